@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// Runs the compiled extender (npm run build) or, in a source checkout, the TypeScript entry through tsx.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const compiled = join(root, 'dist', 'main.js');
+if (existsSync(compiled)) {
+  await import(compiled);
+} else {
+  await import('tsx/esm/api').then(({ register }) => register());
+  await import(join(root, 'src', 'main.ts'));
+}
