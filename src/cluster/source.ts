@@ -1,0 +1,37 @@
+/**
+ * Where the cluster's objects come from. Two implementations: `snapshot` (manifest files, reloaded on change) and
+ * `kube` (list/watch against an API server). A source pushes changes to one `ClusterSink` (the ledger store) and
+ * reports how fresh each resource is.
+ */
+import type { ClusterObject, ClusterObjectKind } from '../ledger/objects.js';
+
+export type ClusterChange =
+  | { type: 'upsert'; kind: ClusterObjectKind; object: ClusterObject }
+  | { type: 'delete'; kind: ClusterObjectKind; key: string }
+  /** An atomic replacement of every object of one kind (initial list, relist, snapshot reload). */
+  | { type: 'replaced'; kind: ClusterObjectKind; objects: ClusterObject[] };
+
+export interface ClusterSink {
+  apply(change: ClusterChange): void;
+  /** Several changes applied as one step; readers never observe a half-applied batch. */
+  applyBatch(changes: ClusterChange[]): void;
+}
+
+export type ResourceFreshness =
+  | { state: 'fresh'; lastSyncedResourceVersion?: string; lastEventAgeSeconds: number }
+  | { state: 'lagging'; seconds: number; lastSyncedResourceVersion?: string }
+  | { state: 'unsynced'; reason: string };
+
+export interface FreshnessReport {
+  synced: boolean;
+  resources: Partial<Record<ClusterObjectKind, ResourceFreshness>>;
+}
+
+export interface ClusterSource {
+  readonly kind: 'snapshot' | 'kube';
+  /** Starts delivering changes to the sink. Resolves once started; `hasSynced()` says when the first full view arrived. */
+  start(sink: ClusterSink): Promise<void>;
+  stop(): Promise<void>;
+  hasSynced(): boolean;
+  freshness(): FreshnessReport;
+}

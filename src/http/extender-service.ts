@@ -1,0 +1,28 @@
+/**
+ * What the HTTP layer needs from the rest of the process. `main.ts` builds one from the scheduling functions and the
+ * ledger; tests substitute their own. Methods may throw `InputError` (→ 400); any other throw is an internal failure.
+ */
+import type {
+  ExtenderArgs,
+  ExtenderFilterResult,
+  ExtenderPreemptionArgs,
+  ExtenderPreemptionResult,
+  HostPriorityList,
+} from '../protocol/types.js';
+
+export interface Readiness {
+  ready: boolean;
+  /** Why not ready, or notes on degraded state; shown in the /readyz body. */
+  reasons: string[];
+}
+
+export interface ExtenderService {
+  filter(args: ExtenderArgs): ExtenderFilterResult;
+  prioritize(args: ExtenderArgs): HostPriorityList;
+  preempt(args: ExtenderPreemptionArgs): Promise<ExtenderPreemptionResult>;
+  /** Per-node verdicts for one known pod; undefined when the pod is unknown. */
+  explain(namespace: string, name: string): unknown | undefined;
+  /** JSON export of the ledger, whole or for one node (undefined when that node is unknown). */
+  exportLedger(node?: string): unknown | undefined;
+  readiness(): Readiness;
+}

@@ -1,0 +1,187 @@
+/**
+ * The parts of Kubernetes objects the ledger reads, in the JSON shape the API server sends (camelCase keys).
+ * `cluster/` trims incoming objects down to these shapes before storing them; everything is optional because the
+ * API server omits empty fields.
+ */
+
+export type ResourceList = Record<string, string>;
+
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: Array<{ apiVersion?: string; kind?: string; name?: string; uid?: string; controller?: boolean }>;
+}
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+}
+
+export interface NodeObject {
+  apiVersion?: string;
+  kind?: 'Node';
+  metadata: ObjectMeta;
+  spec?: { unschedulable?: boolean; taints?: Taint[] };
+  status?: {
+    allocatable?: ResourceList;
+    capacity?: ResourceList;
+    conditions?: Array<{ type: string; status: string }>;
+  };
+}
+
+export interface ContainerResources {
+  requests?: ResourceList;
+  limits?: ResourceList;
+  claims?: Array<{ name: string; request?: string }>;
+}
+
+export interface Container {
+  name: string;
+  resources?: ContainerResources;
+  /** Only on init containers: "Always" marks a restartable sidecar. */
+  restartPolicy?: string;
+}
+
+export interface PodResourceClaim {
+  name: string;
+  resourceClaimName?: string;
+  resourceClaimTemplateName?: string;
+}
+
+export interface PodObject {
+  apiVersion?: string;
+  kind?: 'Pod';
+  metadata: ObjectMeta;
+  spec?: {
+    nodeName?: string;
+    schedulerName?: string;
+    priority?: number;
+    priorityClassName?: string;
+    preemptionPolicy?: string;
+    containers?: Container[];
+    initContainers?: Container[];
+    overhead?: ResourceList;
+    /** Pod-level resources (PodLevelResources feature). */
+    resources?: { requests?: ResourceList; limits?: ResourceList };
+    resourceClaims?: PodResourceClaim[];
+  };
+  status?: {
+    phase?: string;
+    nominatedNodeName?: string;
+    resourceClaimStatuses?: Array<{ name: string; resourceClaimName?: string }>;
+  };
+}
+
+export interface DeviceAttributeValue {
+  int?: number;
+  bool?: boolean;
+  string?: string;
+  version?: string;
+}
+
+export interface DeviceCapacityValue {
+  value: string;
+  requestPolicy?: {
+    default?: string;
+    validValues?: string[];
+    validRange?: { min?: string; max?: string; step?: string };
+  };
+}
+
+/** KEP-5517 (v1.36 alpha shape). */
+export interface NodeAllocatableResourceMapping {
+  capacityKey?: string;
+  allocationMultiplier?: string;
+}
+
+/** Unreleased master shape (targeted 1.37), recognised so it is never silently ignored. */
+export interface NodeAllocatableResourceMaster {
+  mapping?: { capacityKey?: string; capacityMultiplier?: string; deviceMultiplier?: string };
+  overhead?: { perPod?: string; perContainer?: string };
+}
+
+export interface Device {
+  name: string;
+  attributes?: Record<string, DeviceAttributeValue>;
+  capacity?: Record<string, DeviceCapacityValue>;
+  allowMultipleAllocations?: boolean;
+  nodeAllocatableResourceMappings?: Record<string, NodeAllocatableResourceMapping>;
+  nodeAllocatableResources?: Record<string, NodeAllocatableResourceMaster>;
+}
+
+export interface ResourceSliceObject {
+  apiVersion?: string;
+  kind?: 'ResourceSlice';
+  metadata: ObjectMeta;
+  spec: {
+    driver: string;
+    pool: { name: string; generation: number; resourceSliceCount: number };
+    nodeName?: string;
+    nodeSelector?: unknown;
+    allNodes?: boolean;
+    devices?: Device[];
+  };
+}
+
+export interface DeviceRequestResult {
+  request: string;
+  driver: string;
+  pool: string;
+  device: string;
+  shareID?: string;
+  consumedCapacity?: ResourceList;
+}
+
+export interface ExactDeviceRequest {
+  deviceClassName?: string;
+  selectors?: unknown[];
+  allocationMode?: string;
+  count?: number;
+  capacity?: { requests?: ResourceList };
+}
+
+export interface ResourceClaimObject {
+  apiVersion?: string;
+  kind?: 'ResourceClaim';
+  metadata: ObjectMeta;
+  spec?: {
+    devices?: {
+      requests?: Array<{
+        name: string;
+        exactly?: ExactDeviceRequest;
+        firstAvailable?: Array<ExactDeviceRequest & { name: string }>;
+      }>;
+      constraints?: Array<{ requests?: string[]; matchAttribute?: string }>;
+    };
+  };
+  status?: {
+    allocation?: {
+      devices?: { results?: DeviceRequestResult[] };
+      nodeSelector?: unknown;
+    };
+    reservedFor?: Array<{ resource?: string; name?: string; uid?: string }>;
+  };
+}
+
+export interface DeviceClassObject {
+  apiVersion?: string;
+  kind?: 'DeviceClass';
+  metadata: ObjectMeta;
+  spec?: { selectors?: Array<{ cel?: { expression: string } }> };
+}
+
+export type ClusterObjectKind = 'Node' | 'Pod' | 'ResourceSlice' | 'ResourceClaim' | 'DeviceClass';
+
+export type ClusterObject = NodeObject | PodObject | ResourceSliceObject | ResourceClaimObject | DeviceClassObject;
+
+/** Store key as client-go builds it: "namespace/name" or "name" for cluster-scoped objects. */
+export function objectKey(meta: ObjectMeta): string {
+  return meta.namespace ? `${meta.namespace}/${meta.name ?? ''}` : (meta.name ?? '');
+}

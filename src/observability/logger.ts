@@ -1,0 +1,54 @@
+/**
+ * Structured JSON logger: one object per line on stderr. Fields are caller-chosen; never pass whole Kubernetes
+ * objects or credentials — log names, UIDs and reasons.
+ */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  write?: (line: string) => void;
+  bindings?: Record<string, unknown>;
+}
+
+const SECRET_KEYS = /^(token|password|secret|authorization|bearer|client-key-data|keydata|key)$/i;
+
+function redact(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (SECRET_KEYS.test(key)) out[key] = '[redacted]';
+    else if (value instanceof Error) out[key] = value.message;
+    else out[key] = value;
+  }
+  return out;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const threshold = LEVEL_ORDER[options.level ?? 'info'];
+  const write = options.write ?? ((line: string) => process.stderr.write(line + '\n'));
+  const bindings = options.bindings ?? {};
+  const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
+    if (LEVEL_ORDER[level] < threshold) return;
+    const record = { ts: new Date().toISOString(), level, msg, ...bindings, ...(fields ? redact(fields) : {}) };
+    write(JSON.stringify(record));
+  };
+  return {
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warn: (m, f) => emit('warn', m, f),
+    error: (m, f) => emit('error', m, f),
+    child: (extra) => createLogger({ ...options, bindings: { ...bindings, ...extra } }),
+  };
+}
+
+/** A logger that drops everything; for tests that do not assert on logs. */
+export const silentLogger: Logger = createLogger({ level: 'error', write: () => {} });

@@ -1,0 +1,114 @@
+/**
+ * Every kube-ledger metric, defined in one place with help text and units in the name. Each process builds one
+ * `Metrics` (tests build their own, so registries never leak between cases). Add new metrics here, never ad hoc.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const BYTES_BUCKETS = [256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+const PREFIX = 'kube_ledger_';
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX + 'process_' });
+  const r = [registry];
+
+  return {
+    registry,
+
+    // --- http ---
+    httpRequests: new Counter({
+      name: PREFIX + 'http_requests_total',
+      help: 'Extender HTTP requests by verb (filter, prioritize, preempt, other) and outcome (ok, bad_request, error, ...).',
+      labelNames: ['verb', 'outcome'] as const,
+      registers: r,
+    }),
+    httpRequestDuration: new Histogram({
+      name: PREFIX + 'http_request_duration_seconds',
+      help: 'Time from request start to response end, by verb and outcome.',
+      labelNames: ['verb', 'outcome'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: r,
+    }),
+    httpInFlight: new Gauge({
+      name: PREFIX + 'http_requests_in_flight',
+      help: 'Extender HTTP requests currently being served.',
+      labelNames: ['verb'] as const,
+      registers: r,
+    }),
+    httpRequestBodyBytes: new Histogram({
+      name: PREFIX + 'http_request_body_bytes',
+      help: 'Size of extender request bodies in bytes, by verb.',
+      labelNames: ['verb'] as const,
+      buckets: BYTES_BUCKETS,
+      registers: r,
+    }),
+
+    // --- scheduling ---
+    filterNodeVerdicts: new Counter({
+      name: PREFIX + 'filter_node_verdicts_total',
+      help: 'Per-node filter verdicts: passed, failed (resolvable), unresolvable.',
+      labelNames: ['verdict'] as const,
+      registers: r,
+    }),
+    nominatedNodeChecks: new Counter({
+      name: PREFIX + 'nominated_node_checks_total',
+      help: 'Nominated-node-first checks: result hit, or fallback with the reason (not_candidate, unknown_node, does_not_fit).',
+      labelNames: ['result', 'reason'] as const,
+      registers: r,
+    }),
+    preemptCandidates: new Counter({
+      name: PREFIX + 'preempt_candidates_total',
+      help: 'Preemption candidate nodes by outcome (kept, dropped_does_not_fit, dropped_unknown_node, dropped_stale).',
+      labelNames: ['outcome'] as const,
+      registers: r,
+    }),
+    preemptVictimsDropped: new Counter({
+      name: PREFIX + 'preempt_victims_dropped_total',
+      help: 'Proposed preemption victims dropped, by reason (unknown_pod, reprieved).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+
+    // --- ledger ---
+    ledgerNodes: new Gauge({ name: PREFIX + 'ledger_nodes', help: 'Nodes in the ledger.', registers: r }),
+    ledgerPods: new Gauge({
+      name: PREFIX + 'ledger_pods',
+      help: 'Pods known to the ledger, by state (bound, pending, nominated).',
+      labelNames: ['state'] as const,
+      registers: r,
+    }),
+    ledgerEventsApplied: new Counter({
+      name: PREFIX + 'ledger_events_applied_total',
+      help: 'Object changes applied to the ledger, by kind and change type.',
+      labelNames: ['kind', 'type'] as const,
+      registers: r,
+    }),
+    ledgerDuplicateRejections: new Counter({
+      name: PREFIX + 'ledger_duplicate_rejections_total',
+      help: 'Contributions rejected because the same claim UID was already counted on a node.',
+      labelNames: ['kind'] as const,
+      registers: r,
+    }),
+    ledgerRebuildSeconds: new Gauge({
+      name: PREFIX + 'ledger_last_rebuild_seconds',
+      help: 'Duration of the last full ledger rebuild (initial load or replace).',
+      registers: r,
+    }),
+
+    // --- cluster source ---
+    sourceSynced: new Gauge({
+      name: PREFIX + 'cluster_source_synced',
+      help: '1 once the cluster source has delivered a complete snapshot of every resource, else 0.',
+      registers: r,
+    }),
+    snapshotReloads: new Counter({
+      name: PREFIX + 'snapshot_reloads_total',
+      help: 'Snapshot file reloads by outcome (ok, error).',
+      labelNames: ['outcome'] as const,
+      registers: r,
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
