@@ -108,6 +108,60 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['outcome'] as const,
       registers: r,
     }),
+
+    // --- cluster freshness (cluster/freshness/) ---
+    informerLastEventAgeSeconds: new Gauge({
+      name: PREFIX + 'informer_last_event_age_seconds',
+      help: 'Seconds since the last watch event or bookmark for a resource (Node, Pod, ResourceSlice, ...).',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
+    informerSynced: new Gauge({
+      name: PREFIX + 'informer_synced',
+      help: '1 once the resource has had a complete initial list (or initial-events-end bookmark), else 0.',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
+    staleSyncSkips: new Counter({
+      name: PREFIX + 'stale_sync_skips_total',
+      help: 'Syncs skipped and requeued because the cache had not yet observed a resourceVersion the controller wrote.',
+      labelNames: ['controller'] as const,
+      registers: r,
+    }),
+    writtenResourceVersionsUnparsable: new Counter({
+      name: PREFIX + 'written_resource_versions_unparsable_total',
+      help: 'Written resourceVersions ignored by the stale-sync gate because they are not comparable (never block).',
+      labelNames: ['controller'] as const,
+      registers: r,
+    }),
+    oldestWaitingKeyAgeSeconds: new Gauge({
+      name: PREFIX + 'oldest_waiting_key_age_seconds',
+      help: 'Age in seconds of the oldest key waiting in a controller requeue queue (0 when none waits).',
+      labelNames: ['controller'] as const,
+      registers: r,
+    }),
+    directReads: new Counter({
+      name: PREFIX + 'direct_reads_total',
+      help: 'Direct API reads for destructive decisions by outcome (ok, not_found, breaker_open, rate_limited, timeout, concurrency, error).',
+      labelNames: ['outcome'] as const,
+      registers: r,
+    }),
+    directReadBreakerState: new Gauge({
+      name: PREFIX + 'direct_read_breaker_state',
+      help: 'Direct-read circuit breaker state: 0 closed, 1 half-open, 2 open.',
+      registers: r,
+    }),
+    directReadBreakerTransitions: new Counter({
+      name: PREFIX + 'direct_read_breaker_transitions_total',
+      help: 'Direct-read circuit breaker state transitions by target state (closed, half_open, open).',
+      labelNames: ['to'] as const,
+      registers: r,
+    }),
+    directReadsInFlight: new Gauge({
+      name: PREFIX + 'direct_reads_in_flight',
+      help: 'Direct API reads currently running (fetches started and not yet settled).',
+      registers: r,
+    }),
   };
 }
 
