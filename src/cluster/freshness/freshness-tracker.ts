@@ -152,6 +152,6 @@ export class FreshnessTracker implements ResourceVersionObserver {
 /** The store RV only moves forward; a non-comparable RV never replaces a comparable one. */
 function advance(current: string | undefined, incoming: string): string | undefined {
   if (!isComparableResourceVersion(incoming)) return current;
-  if (current === undefined || !isComparableResourceVersion(current)) return incoming;
+  if (current === undefined) return incoming;
   return compareResourceVersions(incoming, current) > 0 ? incoming : current;
 }
