@@ -1,0 +1,57 @@
+/**
+ * Graceful stop for a Node http(s) server: stop accepting, close idle keep-alive sockets right away, let in-flight
+ * requests finish (their replies carry `Connection: close`), and destroy whatever is left at the deadline.
+ */
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+export interface GracefulCloser {
+  /** True once close() started; responses written from then on should carry `Connection: close`. */
+  readonly closing: boolean;
+  close(deadlineMs: number): Promise<void>;
+}
+
+export function trackForGracefulClose(server: Server): GracefulCloser {
+  let closing = false;
+  let inFlight = 0;
+  let closed: Promise<void> | undefined;
+  // Raw sockets too: one still in its TLS handshake is not an http connection yet, and would hold close() open.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  server.on('request', (_request, response) => {
+    inFlight++;
+    response.once('close', () => {
+      inFlight--;
+      // A keep-alive socket whose last request just finished is idle now: close it instead of waiting for it.
+      if (closing) server.closeIdleConnections();
+    });
+  });
+
+  const close = (deadlineMs: number): Promise<void> => {
+    if (closed) return closed;
+    closing = true;
+    closed = new Promise<void>((resolve) => {
+      const deadline = setTimeout(() => {
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+      }, deadlineMs);
+      server.close(() => {
+        clearTimeout(deadline);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+    return closed;
+  };
+
+  return {
+    get closing() {
+      return closing;
+    },
+    close,
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Serving certificates from files, reloaded without a restart: a watch on the files' directories (Kubernetes
+ * secret volumes swap a symlink, so the directory is what changes) plus a slow poll as a safety net. A new pair is
+ * installed with `server.setSecureContext`; a half-written rotation (cert and key not matching yet) is refused, the
+ * old context stays, and the next change retries.
+ */
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import type { Server as HttpsServer, ServerOptions as HttpsServerOptions } from 'node:https';
+import { dirname } from 'node:path';
+import type { Logger } from '../observability/logger.js';
+import type { HttpTlsOptions } from './options.js';
+
+const DEFAULT_RELOAD_POLL_MS = 10_000;
+const WATCH_DEBOUNCE_MS = 100;
+
+interface TlsMaterial {
+  cert: Buffer;
+  key: Buffer;
+  ca?: Buffer;
+}
+
+function readTlsMaterial(tls: HttpTlsOptions): TlsMaterial {
+  const material: TlsMaterial = { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) };
+  if (tls.clientCAFile) material.ca = readFileSync(tls.clientCAFile);
+  return material;
+}
+
+function sameMaterial(a: TlsMaterial, b: TlsMaterial): boolean {
+  const sameCa = a.ca === undefined ? b.ca === undefined : b.ca !== undefined && a.ca.equals(b.ca);
+  return sameCa && a.cert.equals(b.cert) && a.key.equals(b.key);
+}
+
+/** Options for `https.createServer`: the files' contents plus client-certificate policy for mTLS. */
+export function loadHttpsServerOptions(tls: HttpTlsOptions): HttpsServerOptions {
+  const material = readTlsMaterial(tls);
+  if (material.ca === undefined) return { cert: material.cert, key: material.key };
+  return { ...material, requestCert: true, rejectUnauthorized: tls.requireClientCert ?? true };
+}
+
+export interface TlsReloader {
+  /** Re-reads the files now and installs them if they changed; false when they are unreadable or invalid. */
+  reloadNow(): boolean;
+  stop(): void;
+}
+
+export function watchTlsFiles(server: HttpsServer, tls: HttpTlsOptions, logger: Logger): TlsReloader {
+  let installed = readTlsMaterial(tls);
+  let debounce: NodeJS.Timeout | undefined;
+
+  const reloadNow = (): boolean => {
+    try {
+      const candidate = readTlsMaterial(tls);
+      if (sameMaterial(candidate, installed)) return true;
+      server.setSecureContext({ ...candidate });
+      installed = candidate;
+      logger.info('tls certificate reloaded', { certFile: tls.certFile });
+      return true;
+    } catch (err) {
+      logger.warn('tls certificate reload refused; keeping the current one', {
+        certFile: tls.certFile,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return false;
+    }
+  };
+
+  const scheduleReload = (): void => {
+    clearTimeout(debounce);
+    debounce = setTimeout(reloadNow, WATCH_DEBOUNCE_MS);
+    debounce.unref();
+  };
+
+  const directories = new Set([tls.certFile, tls.keyFile, tls.clientCAFile].filter((f): f is string => !!f).map((f) => dirname(f)));
+  const watchers: FSWatcher[] = [];
+  for (const directory of directories) {
+    try {
+      watchers.push(watch(directory, { persistent: false }, scheduleReload).on('error', () => {}));
+    } catch (err) {
+      logger.warn('cannot watch tls directory; relying on polling', { directory, error: (err as Error).message });
+    }
+  }
+  const poll = setInterval(reloadNow, tls.reloadPollMs ?? DEFAULT_RELOAD_POLL_MS);
+  poll.unref();
+
+  return {
+    reloadNow,
+    stop() {
+      clearInterval(poll);
+      clearTimeout(debounce);
+      for (const watcher of watchers) watcher.close();
+    },
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Encoders for extender replies, shaped as Go's json.Marshal shapes the structs: Go field names in declaration
+ * order, null for nil pointers/slices/maps, map keys sorted. Only the declared fields are written, so extra
+ * properties on a result object never leak. Each value is stringified once; in full-Nodes mode the node objects of
+ * the request go out by reference. (Go also escapes <, > and & inside strings; any JSON parser reads both forms.)
+ */
+import type {
+  ExtenderFilterResult,
+  ExtenderPreemptionResult,
+  FailedNodesMap,
+  HostPriorityList,
+  MetaVictims,
+  WireNodeList,
+} from './types.js';
+
+const quote = JSON.stringify as (value: string) => string;
+
+/** Go encodes map keys sorted; node names are ASCII, where UTF-16 order equals Go's byte order. */
+function sortedKeys(map: object): string[] {
+  return Object.keys(map).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Object keys are written by hand: integer-like node names would otherwise be reordered by the JS engine. */
+function encodeMap<T>(map: Record<string, T> | null | undefined, encodeValue: (value: T) => string): string {
+  if (map === null || map === undefined) return 'null';
+  const parts = sortedKeys(map).map((key) => `${quote(key)}:${encodeValue(map[key] as T)}`);
+  return `{${parts.join(',')}}`;
+}
+
+function encodeInt64(value: number, what: string): string {
+  if (!Number.isInteger(value)) throw new Error(`cannot encode ${what} ${value}: not an integer`);
+  return String(value === 0 ? 0 : value);
+}
+
+function encodeNodeList(nodes: WireNodeList | null | undefined): string {
+  return nodes === null || nodes === undefined ? 'null' : JSON.stringify(nodes);
+}
+
+function encodeStrings(names: readonly string[] | null | undefined): string {
+  return names === null || names === undefined ? 'null' : JSON.stringify(names);
+}
+
+function encodeFailedNodes(map: FailedNodesMap | null | undefined): string {
+  return encodeMap(map, quote);
+}
+
+export function encodeFilterResult(result: ExtenderFilterResult): string {
+  return (
+    `{"Nodes":${encodeNodeList(result.Nodes)}` +
+    `,"NodeNames":${encodeStrings(result.NodeNames)}` +
+    `,"FailedNodes":${encodeFailedNodes(result.FailedNodes)}` +
+    `,"FailedAndUnresolvableNodes":${encodeFailedNodes(result.FailedAndUnresolvableNodes)}` +
+    `,"Error":${quote(result.Error ?? '')}}`
+  );
+}
+
+export function encodeHostPriorityList(list: HostPriorityList | null): string {
+  if (list === null) return 'null';
+  const parts = list.map((host) => `{"Host":${quote(host.Host)},"Score":${encodeInt64(host.Score, 'score')}}`);
+  return `[${parts.join(',')}]`;
+}
+
+function encodeMetaVictims(victims: MetaVictims | null): string {
+  if (victims === null) return 'null';
+  const pods = victims.Pods === null ? 'null' : `[${victims.Pods.map((pod) => `{"UID":${quote(pod.UID)}}`).join(',')}]`;
+  return `{"Pods":${pods},"NumPDBViolations":${encodeInt64(victims.NumPDBViolations, 'NumPDBViolations')}}`;
+}
+
+export function encodePreemptionResult(result: ExtenderPreemptionResult): string {
+  return `{"NodeNameToMetaVictims":${encodeMap(result.NodeNameToMetaVictims, encodeMetaVictims)}}`;
+}
