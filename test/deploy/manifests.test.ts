@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { DEPLOY_DIR, KUSTOMIZATIONS, readYamlDocuments, referencedFiles, render, type KubeObject } from './kustomize.js';
+import { validateObject } from './schemas.js';
+
+function yamlFilesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) return yamlFilesUnder(path);
+    return /\.ya?ml$/.test(entry) ? [path] : [];
+  });
+}
+
+function find(objects: KubeObject[], kind: string, name: string): KubeObject & { spec: any } {
+  const object = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  assert.ok(object, `${kind} ${name} missing`);
+  return object as KubeObject & { spec: any };
+}
+
+describe('deploy/ manifests', () => {
+  it('every YAML file under deploy/ parses', () => {
+    const files = yamlFilesUnder(DEPLOY_DIR);
+    assert.ok(files.length > 20);
+    for (const file of files) assert.doesNotThrow(() => readYamlDocuments(file), relative(DEPLOY_DIR, file));
+  });
+
+  for (const dir of KUSTOMIZATIONS) {
+    it(`${dir}: every file the kustomization references exists and parses`, () => {
+      for (const { path, role } of referencedFiles(join(DEPLOY_DIR, dir))) {
+        assert.ok(existsSync(path), `${role} ${path} does not exist`);
+        if (statSync(path).isDirectory()) assert.ok(existsSync(join(path, 'kustomization.yaml')), `${path} has no kustomization`);
+        else assert.ok(readYamlDocuments(path).length > 0, `${path} is empty`);
+      }
+    });
+
+    it(`${dir}: renders and every object validates against its OpenAPI schema`, () => {
+      const objects = render(join(DEPLOY_DIR, dir));
+      assert.ok(objects.length > 0);
+      for (const object of objects) validateObject(object);
+      const identities = objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`);
+      assert.equal(new Set(identities).size, identities.length, 'duplicate objects');
+    });
+  }
+
+  it('every YAML file under deploy/ is used by a kustomization or is a documented standalone file', () => {
+    const used = new Set<string>();
+    for (const dir of KUSTOMIZATIONS) {
+      used.add(join(DEPLOY_DIR, dir, 'kustomization.yaml'));
+      for (const { path } of referencedFiles(join(DEPLOY_DIR, dir))) used.add(path);
+    }
+    const standalone = ['monitoring/rules.yml', 'scheduler/default-scheduler-config.yaml'].map((f) => join(DEPLOY_DIR, f));
+    for (const file of yamlFilesUnder(DEPLOY_DIR)) {
+      assert.ok(used.has(file) || standalone.includes(file), `${relative(DEPLOY_DIR, file)} is not referenced anywhere`);
+    }
+  });
+
+  it('the schema check rejects an invalid Deployment (the validator is really applied)', () => {
+    const broken = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' }, spec: { replicas: 'two' } };
+    assert.throws(() => validateObject(broken as unknown as KubeObject), /replicas/);
+  });
+});
+
+describe('deploy/base Deployment', () => {
+  const objects = render(join(DEPLOY_DIR, 'base'));
+  const deployment = find(objects, 'Deployment', 'kube-ledger');
+  const pod = deployment.spec.template.spec;
+  const container = pod.containers[0];
+
+  it('runs two replicas spread by pod anti-affinity, protected by a PodDisruptionBudget of minAvailable 1', () => {
+    assert.equal(deployment.spec.replicas, 2);
+    assert.ok(pod.affinity.podAntiAffinity);
+    assert.equal(find(objects, 'PodDisruptionBudget', 'kube-ledger').spec.minAvailable, 1);
+  });
+
+  it('is hardened: non-root, read-only root filesystem, no capabilities, RuntimeDefault seccomp', () => {
+    assert.equal(pod.securityContext.runAsNonRoot, true);
+    assert.equal(pod.securityContext.seccompProfile.type, 'RuntimeDefault');
+    assert.equal(container.securityContext.readOnlyRootFilesystem, true);
+    assert.equal(container.securityContext.allowPrivilegeEscalation, false);
+    assert.deepEqual(container.securityContext.capabilities.drop, ['ALL']);
+    assert.ok(container.resources.requests.cpu && container.resources.limits.memory);
+  });
+
+  it('probes /readyz for readiness and /healthz for liveness and startup', () => {
+    assert.equal(container.readinessProbe.httpGet.path, '/readyz');
+    assert.equal(container.livenessProbe.httpGet.path, '/healthz');
+    assert.equal(container.startupProbe.httpGet.path, '/healthz');
+  });
+
+  it('runs system-cluster-critical, tolerates control-plane nodes, uses the placeholder image', () => {
+    assert.equal(pod.priorityClassName, 'system-cluster-critical');
+    assert.ok(pod.tolerations.some((t: { key: string }) => t.key === 'node-role.kubernetes.io/control-plane'));
+    assert.equal(container.image, 'ghcr.io/example/kube-ledger:0.1.0');
+    assert.equal(pod.automountServiceAccountToken, true);
+    assert.equal(pod.serviceAccountName, 'kube-ledger');
+  });
+
+  it('reads its configuration from the generated ConfigMap mounted where --config points', () => {
+    assert.deepEqual(container.args, ['--config', '/etc/kube-ledger/extender.yaml']);
+    const volume = pod.volumes.find((v: { name: string }) => v.name === 'config');
+    assert.equal(volume.configMap.name, 'kube-ledger-config');
+    const mount = container.volumeMounts.find((m: { name: string }) => m.name === 'config');
+    assert.equal(mount.mountPath, '/etc/kube-ledger');
+    assert.ok('extender.yaml' in (find(objects, 'ConfigMap', 'kube-ledger-config') as any).data);
+  });
+});
+
+describe('deploy overlays wire Service, probes and monitoring to the same port', () => {
+  for (const dir of ['base', 'overlays/dev', 'overlays/production']) {
+    it(`${dir}: Service selects the pods and targets a named container port on 8888; probes use that port`, () => {
+      const objects = render(join(DEPLOY_DIR, dir));
+      const deployment = find(objects, 'Deployment', 'kube-ledger');
+      const container = deployment.spec.template.spec.containers[0];
+      const service = find(objects, 'Service', 'kube-ledger');
+      const [port] = service.spec.ports;
+      const containerPort = container.ports.find((p: { name: string }) => p.name === port.targetPort);
+      assert.ok(containerPort, `no container port named ${port.targetPort}`);
+      assert.equal(containerPort.containerPort, 8888);
+      assert.equal(port.port, 8888);
+      assert.equal(port.name, port.targetPort);
+      for (const [k, v] of Object.entries(service.spec.selector)) assert.equal(deployment.spec.template.metadata.labels[k], v);
+      for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+        assert.equal(container[probe].httpGet.port, port.targetPort, probe);
+        assert.equal(container[probe].httpGet.scheme ?? 'HTTP', port.name === 'https' ? 'HTTPS' : 'HTTP', probe);
+      }
+      const monitor = objects.find((o) => o.kind === 'ServiceMonitor') as any;
+      if (monitor) {
+        assert.equal(monitor.spec.endpoints[0].port, port.name);
+        for (const [k, v] of Object.entries(monitor.spec.selector.matchLabels)) assert.equal((service.metadata as any).labels[k], v);
+      }
+    });
+  }
+
+  it('dev runs one replica with debug logging over plain HTTP', () => {
+    const objects = render(join(DEPLOY_DIR, 'overlays/dev'));
+    assert.equal(find(objects, 'Deployment', 'kube-ledger').spec.replicas, 1);
+    assert.match((find(objects, 'ConfigMap', 'kube-ledger-config') as any).data['extender.yaml'], /^ {2}level: debug/m);
+    assert.equal(find(objects, 'Service', 'kube-ledger').spec.ports[0].name, 'http');
+  });
+
+  it('production serves TLS from the cert-manager secret that its configuration names, with mTLS and the nominator', () => {
+    const objects = render(join(DEPLOY_DIR, 'overlays/production'));
+    const pod = find(objects, 'Deployment', 'kube-ledger').spec.template.spec;
+    const tlsVolume = pod.volumes.find((v: any) => v.secret?.secretName === 'kube-ledger-tls');
+    assert.ok(tlsVolume, 'kube-ledger-tls secret not mounted');
+    const mount = pod.containers[0].volumeMounts.find((m: any) => m.name === tlsVolume.name);
+    const certificate = objects.find((o: any) => o.kind === 'Certificate' && o.spec.secretName === 'kube-ledger-tls') as any;
+    assert.ok(certificate, 'no Certificate produces kube-ledger-tls');
+    assert.ok(certificate.spec.dnsNames.includes('kube-ledger.kube-ledger.svc'));
+    const config = (find(objects, 'ConfigMap', 'kube-ledger-config') as any).data['extender.yaml'] as string;
+    for (const file of ['tls.crt', 'tls.key', 'ca.crt']) assert.ok(config.includes(`${mount.mountPath}/${file}`), file);
+    assert.match(config, /clientCAFile: \/etc\/kube-ledger-tls\/ca\.crt/);
+    assert.match(config, /^ {2}enabled: true/m);
+    find(objects, 'ClusterRole', 'kube-ledger-nominator');
+    find(objects, 'PrometheusRule', 'kube-ledger');
+  });
+});
