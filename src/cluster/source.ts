@@ -3,19 +3,10 @@
  * `kube` (list/watch against an API server). A source pushes changes to one `ClusterSink` (the ledger store) and
  * reports how fresh each resource is.
  */
-import type { ClusterObject, ClusterObjectKind } from '../ledger/objects.js';
+import type { ClusterObjectKind } from '../ledger/objects.js';
+import type { ClusterSink } from '../ledger/changes.js';
 
-export type ClusterChange =
-  | { type: 'upsert'; kind: ClusterObjectKind; object: ClusterObject }
-  | { type: 'delete'; kind: ClusterObjectKind; key: string }
-  /** An atomic replacement of every object of one kind (initial list, relist, snapshot reload). */
-  | { type: 'replaced'; kind: ClusterObjectKind; objects: ClusterObject[] };
-
-export interface ClusterSink {
-  apply(change: ClusterChange): void;
-  /** Several changes applied as one step; readers never observe a half-applied batch. */
-  applyBatch(changes: ClusterChange[]): void;
-}
+export type { ClusterChange, ClusterSink } from '../ledger/changes.js';
 
 export type ResourceFreshness =
   | { state: 'fresh'; lastSyncedResourceVersion?: string; lastEventAgeSeconds: number }

@@ -70,6 +70,13 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       registers: r,
     }),
 
+    shadowDecisions: new Counter({
+      name: PREFIX + 'shadow_decisions_total',
+      help: 'Decisions computed in shadow mode, by verb and whether the real answer would differ from the pass-through one.',
+      labelNames: ['verb', 'differs'] as const,
+      registers: r,
+    }),
+
     // --- ledger ---
     ledgerNodes: new Gauge({ name: PREFIX + 'ledger_nodes', help: 'Nodes in the ledger.', registers: r }),
     ledgerPods: new Gauge({
@@ -88,6 +95,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       name: PREFIX + 'ledger_duplicate_rejections_total',
       help: 'Contributions rejected because the same claim UID was already counted on a node.',
       labelNames: ['kind'] as const,
+      registers: r,
+    }),
+    ledgerAllocatable: new Gauge({
+      name: PREFIX + 'ledger_allocatable',
+      help: 'Sum of node allocatable in the ledger by resource (cpu in cores, memory and storage in bytes, others in units).',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
+    ledgerRequested: new Gauge({
+      name: PREFIX + 'ledger_requested',
+      help: 'Sum of effective requests of bound pods in the ledger by resource (same units as ledger_allocatable).',
+      labelNames: ['resource'] as const,
       registers: r,
     }),
     ledgerRebuildSeconds: new Gauge({

@@ -1,0 +1,154 @@
+/**
+ * Glue between HTTP and the pure scheduling functions: reads the current options, runs the verb on the ledger,
+ * records metrics and logs, applies shadow mode, and for preemption first asks the freshness layer which candidate
+ * nodes can be trusted (the only await, placed before the decision reads the ledger).
+ */
+import type { ClusterLedger } from '../ledger/cluster-ledger.js';
+import { exportLedger, exportNode } from '../ledger/ledger-export.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { ExtenderArgs, ExtenderFilterResult, ExtenderPreemptionArgs, ExtenderPreemptionResult, HostPriorityList, MetaVictims } from '../protocol/types.js';
+import { explainPod } from '../scheduling/explain.js';
+import { candidatesFromArgs, filter } from '../scheduling/filter.js';
+import type { SchedulingOptions } from '../scheduling/options.js';
+import { preempt, proposedNodes } from '../scheduling/preempt.js';
+import { prioritize } from '../scheduling/prioritize.js';
+import type { ClusterSource } from '../cluster/source.js';
+import type { ExtenderService, Readiness } from '../http/extender-service.js';
+
+export interface VictimRef {
+  node: string;
+  uid: string;
+  namespace: string;
+  name: string;
+}
+
+/** Resolves to the candidate nodes that must be dropped (node → reason) because their victims are not proven fresh. */
+export type VictimFreshnessCheck = (victims: VictimRef[]) => Promise<Map<string, string>>;
+
+export interface ServiceDeps {
+  ledger: ClusterLedger;
+  source: Pick<ClusterSource, 'hasSynced' | 'freshness'>;
+  options: () => SchedulingOptions;
+  metrics: Metrics;
+  logger: Logger;
+  victimFreshness?: VictimFreshnessCheck;
+  /** Extra readiness conditions (e.g. snapshot load error notes). */
+  readinessNotes?: () => string[];
+}
+
+export function createExtenderService(deps: ServiceDeps): ExtenderService {
+  const { ledger, metrics, logger } = deps;
+
+  const service: ExtenderService = {
+    filter(args: ExtenderArgs): ExtenderFilterResult {
+      const options = deps.options();
+      const decision = filter(ledger, args, options);
+      metrics.filterNodeVerdicts.inc({ verdict: 'passed' }, decision.passed);
+      if (decision.failed) metrics.filterNodeVerdicts.inc({ verdict: 'failed' }, decision.failed);
+      if (decision.unresolvable) metrics.filterNodeVerdicts.inc({ verdict: 'unresolvable' }, decision.unresolvable);
+      const n = decision.nominated;
+      if (n.result === 'hit') metrics.nominatedNodeChecks.inc({ result: 'hit', reason: '' });
+      else if (n.result === 'fallback') {
+        metrics.nominatedNodeChecks.inc({ result: 'fallback', reason: n.reason });
+        logger.debug('nominated node missed; full scan', { pod: podName(args.Pod), node: n.node, reason: n.reason, detail: n.detail });
+      }
+      if (options.mode === 'shadow') {
+        const passthrough = shadowFilter(args);
+        const differs = decision.failed + decision.unresolvable > 0;
+        metrics.shadowDecisions.inc({ verb: 'filter', differs: String(differs) });
+        return passthrough;
+      }
+      return decision.result;
+    },
+
+    prioritize(args: ExtenderArgs): HostPriorityList {
+      const options = deps.options();
+      const scores = prioritize(ledger, args, options);
+      if (options.mode === 'shadow') {
+        const differs = new Set(scores.map((s) => s.Score)).size > 1;
+        metrics.shadowDecisions.inc({ verb: 'prioritize', differs: String(differs) });
+        return scores.map((s) => ({ Host: s.Host, Score: 0 }));
+      }
+      return scores;
+    },
+
+    async preempt(args: ExtenderPreemptionArgs): Promise<ExtenderPreemptionResult> {
+      const proposals = proposedNodes(args);
+      const stale = deps.victimFreshness ? await deps.victimFreshness(victimRefs(ledger, proposals)) : new Map<string, string>();
+      const options = deps.options();
+      const decision = preempt(ledger, args, options, stale);
+      for (const node of decision.nodes) {
+        metrics.preemptCandidates.inc({ outcome: node.outcome });
+        if (node.outcome !== 'kept') logger.info('preemption candidate dropped', { node: node.node, outcome: node.outcome, reason: node.reason });
+        else if (node.reprieved.length) metrics.preemptVictimsDropped.inc({ reason: 'reprieved' }, node.reprieved.length);
+      }
+      for (const v of decision.unknownVictims) {
+        metrics.preemptVictimsDropped.inc({ reason: 'unknown_pod' });
+        logger.warn('preemption victim unknown to the ledger; dropped', { node: v.node, uid: v.uid });
+      }
+      if (options.mode === 'shadow') {
+        const passthrough = shadowPreempt(proposals);
+        const differs = JSON.stringify(passthrough) !== JSON.stringify(decision.result);
+        metrics.shadowDecisions.inc({ verb: 'preempt', differs: String(differs) });
+        return passthrough;
+      }
+      return decision.result;
+    },
+
+    explain(namespace: string, name: string): unknown | undefined {
+      const pod = ledger.podByKey(`${namespace}/${name}`);
+      return pod ? explainPod(ledger, pod, deps.options()) : undefined;
+    },
+
+    exportLedger(nodeName?: string): unknown | undefined {
+      if (nodeName === undefined) return exportLedger(ledger);
+      const node = ledger.node(nodeName);
+      return node ? exportNode(ledger, node) : undefined;
+    },
+
+    readiness(): Readiness {
+      const reasons: string[] = [];
+      const synced = deps.source.hasSynced();
+      if (!synced) reasons.push('cluster source has not synced yet');
+      const report = deps.source.freshness();
+      for (const [kind, f] of Object.entries(report.resources)) {
+        if (f?.state === 'lagging') reasons.push(`${kind} cache lagging ${Math.round(f.seconds)}s (degraded, still serving)`);
+        if (f?.state === 'unsynced') reasons.push(`${kind}: ${f.reason}`);
+      }
+      reasons.push(...(deps.readinessNotes?.() ?? []));
+      return { ready: synced, reasons };
+    },
+  };
+  return service;
+}
+
+function podName(pod: ExtenderArgs['Pod']): string {
+  const meta = pod?.['metadata'] as { namespace?: string; name?: string } | undefined;
+  return `${meta?.namespace ?? ''}/${meta?.name ?? ''}`;
+}
+
+function victimRefs(ledger: ClusterLedger, proposals: ReturnType<typeof proposedNodes>): VictimRef[] {
+  const out: VictimRef[] = [];
+  for (const p of proposals) {
+    for (const uid of p.victimUids) {
+      const pod = ledger.podByUid(uid);
+      if (pod) out.push({ node: p.node, uid, namespace: pod.namespace, name: pod.name });
+    }
+  }
+  return out;
+}
+
+/** What the scheduler would get with kube-ledger absent: every candidate passes. */
+function shadowFilter(args: ExtenderArgs): ExtenderFilterResult {
+  const { mode } = candidatesFromArgs(args);
+  return mode === 'names'
+    ? { Nodes: null, NodeNames: args.NodeNames, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: '' }
+    : { Nodes: args.Nodes, NodeNames: null, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: '' };
+}
+
+function shadowPreempt(proposals: ReturnType<typeof proposedNodes>): ExtenderPreemptionResult {
+  const out: Record<string, MetaVictims> = {};
+  for (const p of proposals) out[p.node] = { Pods: p.victimUids.map((UID) => ({ UID })), NumPDBViolations: p.numPDBViolations };
+  return { NodeNameToMetaVictims: out };
+}

@@ -1,0 +1,169 @@
+/**
+ * Starts one kube-ledger: picks the cluster source, builds the ledger and the HTTP server, and wires metrics and
+ * live configuration. Used by `main.ts` and by integration tests that want a real server in-process.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ExtenderConfig } from '../config/schema.js';
+import { ClusterLedger } from '../ledger/cluster-ledger.js';
+import type { DraAccounting } from '../ledger/dra-port.js';
+import type { Logger } from '../observability/logger.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { SnapshotSource } from '../cluster/snapshot/snapshot-source.js';
+import type { ClusterSource } from '../cluster/source.js';
+import { startExtenderServer } from '../http/server.js';
+import { createExtenderService, type VictimFreshnessCheck } from './extender-service.js';
+import { schedulingOptionsFrom } from './scheduling-options.js';
+
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DEMO_CLUSTER = join(PACKAGE_ROOT, 'config', 'cluster', 'demo.yaml');
+const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+export interface RunningKubeLedger {
+  url: string;
+  port: number;
+  ledger: ClusterLedger;
+  source: ClusterSource;
+  metrics: Metrics;
+  /** Replaces the runtime-safe settings (live reload). */
+  updateConfig(config: ExtenderConfig): void;
+  config(): ExtenderConfig;
+  close(): Promise<void>;
+}
+
+export type SourceChoice = { kind: 'snapshot'; path: string; demo: boolean } | { kind: 'kube'; kubeconfig?: string };
+
+export function chooseSource(config: ExtenderConfig, env: NodeJS.ProcessEnv = process.env): SourceChoice {
+  const { source, snapshotPath, kubeconfig } = config.cluster;
+  if (source === 'snapshot' || (source === 'auto' && snapshotPath !== '')) {
+    return { kind: 'snapshot', path: snapshotPath || DEMO_CLUSTER, demo: snapshotPath === '' };
+  }
+  const inCluster = Boolean(env['KUBERNETES_SERVICE_HOST']) && existsSync(IN_CLUSTER_TOKEN);
+  if (source === 'kube' || kubeconfig !== '' || inCluster) return kubeconfig ? { kind: 'kube', kubeconfig } : { kind: 'kube' };
+  return { kind: 'snapshot', path: DEMO_CLUSTER, demo: true };
+}
+
+export interface StartDeps {
+  logger: Logger;
+  metrics?: Metrics;
+  dra?: DraAccounting;
+  /** Builds the live source; injected so the snapshot path never loads client-node. */
+  kubeSourceFactory?: (choice: Extract<SourceChoice, { kind: 'kube' }>, ctx: { metrics: Metrics; logger: Logger; config: ExtenderConfig }) => Promise<{ source: ClusterSource; victimFreshness?: VictimFreshnessCheck }>;
+}
+
+export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps): Promise<RunningKubeLedger> {
+  let config = initial;
+  const logger = deps.logger;
+  const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
+  const ledger = new ClusterLedger(deps.dra ? { dra: deps.dra } : {}, {
+    onChange: (kind, type) => metrics.ledgerEventsApplied.inc({ kind, type }),
+    onPodError: (pod, message) => logger.warn('pod requests unreadable; counted as zero', { pod, error: message }),
+  });
+  let options = schedulingOptionsFrom(config);
+
+  const choice = chooseSource(config);
+  let source: ClusterSource;
+  let victimFreshness: VictimFreshnessCheck | undefined;
+  if (choice.kind === 'snapshot') {
+    const snapshot = new SnapshotSource({
+      path: choice.path,
+      logger,
+      onReload: (outcome, detail) => {
+        metrics.snapshotReloads.inc({ outcome });
+        if (outcome === 'ok') metrics.ledgerRebuildSeconds.set(detail.durationSeconds);
+      },
+    });
+    source = snapshot;
+    logger.info(choice.demo ? 'serving the embedded demo cluster' : 'serving a snapshot cluster', { path: choice.path });
+  } else {
+    if (!deps.kubeSourceFactory) throw new Error('the live Kubernetes source is not available in this build');
+    ({ source, victimFreshness } = await deps.kubeSourceFactory(choice, { metrics, logger, config }));
+  }
+
+  const service = createExtenderService({
+    ledger,
+    source,
+    options: () => options,
+    metrics,
+    logger,
+    ...(victimFreshness ? { victimFreshness } : {}),
+    readinessNotes: () => {
+      const error = source instanceof SnapshotSource ? source.lastError() : undefined;
+      return error ? [`last snapshot reload failed (serving the previous snapshot): ${error}`] : [];
+    },
+  });
+  const server = await startExtenderServer({
+    service,
+    metrics,
+    logger,
+    options: {
+      host: config.server.host,
+      port: config.server.port,
+      pathPrefix: config.server.pathPrefix,
+      bodyLimitBytes: config.server.bodyLimitBytes,
+      headersTimeoutMs: config.server.headersTimeoutMs,
+      requestTimeoutMs: config.server.requestTimeoutMs,
+      keepAliveTimeoutMs: 65_000,
+      shutdownDeadlineMs: config.server.shutdownDeadlineMs,
+      ...(config.server.tls.certFile
+        ? {
+            tls: {
+              certFile: config.server.tls.certFile,
+              keyFile: config.server.tls.keyFile,
+              ...(config.server.tls.clientCAFile ? { clientCAFile: config.server.tls.clientCAFile, requireClientCert: true } : {}),
+            },
+          }
+        : {}),
+    },
+  });
+  logger.info('kube-ledger listening', { url: server.url, source: source.kind });
+
+  await source.start(ledger);
+  metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
+  const gauges = setInterval(() => updateLedgerGauges(ledger, metrics, source), 5000);
+  gauges.unref();
+  updateLedgerGauges(ledger, metrics, source);
+
+  return {
+    url: server.url,
+    port: server.port,
+    ledger,
+    source,
+    metrics,
+    config: () => config,
+    updateConfig(next: ExtenderConfig) {
+      config = next;
+      options = schedulingOptionsFrom(next);
+    },
+    async close() {
+      clearInterval(gauges);
+      await server.close();
+      await source.stop();
+    },
+  };
+}
+
+function updateLedgerGauges(ledger: ClusterLedger, metrics: Metrics, source: ClusterSource): void {
+  const counts = ledger.counts();
+  metrics.ledgerNodes.set(counts.nodes);
+  metrics.ledgerPods.set({ state: 'bound' }, counts.boundPods);
+  metrics.ledgerPods.set({ state: 'pending' }, counts.pendingPods);
+  metrics.ledgerPods.set({ state: 'nominated' }, counts.nominatedPods);
+  metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
+  const allocatable = new Map<string, bigint>();
+  const requested = new Map<string, bigint>();
+  for (const node of ledger.knownNodes()) {
+    for (const [r, v] of node.allocatable) allocatable.set(r, (allocatable.get(r) ?? 0n) + v);
+    for (const [r, v] of node.requested) requested.set(r, (requested.get(r) ?? 0n) + v);
+  }
+  for (const [resource, total] of allocatable) {
+    metrics.ledgerAllocatable.set({ resource }, toGaugeValue(resource, total));
+    metrics.ledgerRequested.set({ resource }, toGaugeValue(resource, requested.get(resource) ?? 0n));
+  }
+}
+
+/** Gauges are floats: cpu is exported in cores, everything else in its unit. Precision loss is fine for dashboards. */
+function toGaugeValue(resource: string, amount: bigint): number {
+  return resource === 'cpu' ? Number(amount) / 1000 : Number(amount);
+}

@@ -1,0 +1,128 @@
+/**
+ * Reads Kubernetes manifests from a file or a directory: YAML (multi-document) or JSON, single objects or lists
+ * (`kubectl get -o yaml` prints a `v1 List`; the API returns typed lists like `PodList` whose items carry no kind).
+ * Every object is checked enough that a broken edit is reported with file and position instead of half-loading.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
+import { objectKey } from '../../ledger/objects.js';
+import { validateObject } from './manifest-validation.js';
+
+export interface LoadedManifests {
+  objects: Record<ClusterObjectKind, ClusterObject[]>;
+  /** Objects of kinds the ledger does not use, e.g. `ConfigMap default/x in demo.yaml`. */
+  ignored: string[];
+  files: string[];
+}
+
+export class ManifestError extends Error {
+  constructor(
+    readonly file: string,
+    readonly where: string,
+    readonly problem: string,
+  ) {
+    super(`${file}${where ? ` (${where})` : ''}: ${problem}`);
+    this.name = 'ManifestError';
+  }
+}
+
+const KINDS: ReadonlySet<string> = new Set(['Node', 'Pod', 'ResourceSlice', 'ResourceClaim', 'DeviceClass']);
+const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+
+export async function listManifestFiles(path: string): Promise<string[]> {
+  const info = await stat(path);
+  if (info.isFile()) return [path];
+  const out: string[] = [];
+  const entries = await readdir(path, { withFileTypes: true });
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.name.startsWith('.')) continue;
+    const full = join(path, entry.name);
+    if (entry.isDirectory()) out.push(...(await listManifestFiles(full)));
+    else if (entry.isFile() && MANIFEST_EXTENSIONS.has(extname(entry.name).toLowerCase())) out.push(full);
+  }
+  return out;
+}
+
+export async function loadManifests(path: string): Promise<LoadedManifests> {
+  const files = await listManifestFiles(path);
+  const result: LoadedManifests = {
+    objects: { Node: [], Pod: [], ResourceSlice: [], ResourceClaim: [], DeviceClass: [] },
+    ignored: [],
+    files,
+  };
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    const text = await readFile(file, 'utf8');
+    const documents = parseDocuments(file, text);
+    documents.forEach((doc, docIndex) => {
+      for (const [object, where] of flatten(doc, `document ${docIndex + 1}`)) {
+        collect(file, where, object, result, seen);
+      }
+    });
+  }
+  return result;
+}
+
+function parseDocuments(file: string, text: string): unknown[] {
+  const trimmed = text.trimStart();
+  if (extname(file).toLowerCase() === '.json' || trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      return Array.isArray(parsed) ? parsed : [parsed];
+    } catch (err) {
+      if (extname(file).toLowerCase() === '.json') throw new ManifestError(file, '', `invalid JSON: ${(err as Error).message}`);
+    }
+  }
+  const docs = parseAllDocuments(text, { prettyErrors: false });
+  const out: unknown[] = [];
+  for (const [i, doc] of (Array.isArray(docs) ? docs : [docs]).entries()) {
+    const error = doc.errors[0];
+    if (error) throw new ManifestError(file, `document ${i + 1}`, `invalid YAML: ${error.message}`);
+    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    if (value !== null && value !== undefined) out.push(value);
+  }
+  return out;
+}
+
+function* flatten(doc: unknown, where: string, itemKind?: string): Generator<[Record<string, unknown>, string]> {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw new ManifestError('', where, 'expected a Kubernetes object');
+  }
+  const object = doc as Record<string, unknown>;
+  const kind = typeof object['kind'] === 'string' ? object['kind'] : itemKind;
+  if (kind !== undefined && kind.endsWith('List') && Array.isArray(object['items'])) {
+    const inner = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
+    const items = object['items'] as unknown[];
+    for (let i = 0; i < items.length; i++) yield* flatten(items[i], `${where}, items[${i}]`, inner);
+    return;
+  }
+  if (kind !== undefined && object['kind'] === undefined) object['kind'] = kind;
+  yield [object, where];
+}
+
+function collect(
+  file: string,
+  where: string,
+  object: Record<string, unknown>,
+  result: LoadedManifests,
+  seen: Map<string, string>,
+): void {
+  const kind = object['kind'];
+  if (typeof kind !== 'string') throw new ManifestError(file, where, 'object has no kind');
+  const meta = object['metadata'] as { name?: unknown; namespace?: unknown } | undefined;
+  const name = typeof meta?.name === 'string' ? meta.name : '';
+  if (!KINDS.has(kind)) {
+    result.ignored.push(`${kind} ${name || '(unnamed)'} in ${file}`);
+    return;
+  }
+  const problem = validateObject(kind as ClusterObjectKind, object);
+  if (problem) throw new ManifestError(file, `${where}, ${kind} ${name || '(unnamed)'}`, problem);
+  const typed = object as unknown as ClusterObject;
+  const id = `${kind} ${objectKey(typed.metadata)}`;
+  const previous = seen.get(id);
+  if (previous) throw new ManifestError(file, where, `duplicate ${id} (also defined at ${previous})`);
+  seen.set(id, `${file} (${where})`);
+  result.objects[kind as ClusterObjectKind].push(typed);
+}

@@ -1,0 +1,49 @@
+/**
+ * The checks a snapshot object must pass before kube-ledger trusts it: the fields the ledger reads exist with the
+ * right types and every quantity parses. Returns a message naming the field, or undefined when the object is fine.
+ */
+import type { ClusterObjectKind, NodeObject, PodObject, ResourceSliceObject } from '../../ledger/objects.js';
+import { effectivePodRequests } from '../../ledger/pod-requests.js';
+import { QuantityError } from '../../ledger/quantity.js';
+import { amountsFromResourceList } from '../../ledger/resource-amounts.js';
+
+export function validateObject(kind: ClusterObjectKind, object: Record<string, unknown>): string | undefined {
+  const meta = object['metadata'];
+  if (typeof meta !== 'object' || meta === null) return 'metadata: expected an object';
+  const name = (meta as Record<string, unknown>)['name'];
+  if (typeof name !== 'string' || name === '') return 'metadata.name: required';
+  try {
+    switch (kind) {
+      case 'Node':
+        amountsFromResourceList((object as unknown as NodeObject).status?.allocatable, 'status.allocatable');
+        return undefined;
+      case 'Pod':
+        return validatePod(object as unknown as PodObject);
+      case 'ResourceSlice':
+        return validateSlice(object as unknown as ResourceSliceObject);
+      default:
+        return undefined;
+    }
+  } catch (err) {
+    if (err instanceof QuantityError) return `${err.path ?? 'quantity'}: ${err.message}`;
+    return (err as Error).message;
+  }
+}
+
+function validatePod(pod: PodObject): string | undefined {
+  if (pod.spec !== undefined && (typeof pod.spec !== 'object' || pod.spec === null)) return 'spec: expected an object';
+  if (pod.spec?.containers !== undefined && !Array.isArray(pod.spec.containers)) return 'spec.containers: expected a list';
+  if (pod.spec?.priority !== undefined && !Number.isInteger(pod.spec.priority)) return 'spec.priority: expected an integer';
+  effectivePodRequests(pod);
+  return undefined;
+}
+
+function validateSlice(slice: ResourceSliceObject): string | undefined {
+  const spec = slice.spec as ResourceSliceObject['spec'] | undefined;
+  if (!spec || typeof spec.driver !== 'string') return 'spec.driver: required';
+  if (!spec.pool || typeof spec.pool.name !== 'string') return 'spec.pool.name: required';
+  if (!Number.isInteger(spec.pool.generation)) return 'spec.pool.generation: expected an integer';
+  if (!Number.isInteger(spec.pool.resourceSliceCount)) return 'spec.pool.resourceSliceCount: expected an integer';
+  if (spec.devices !== undefined && !Array.isArray(spec.devices)) return 'spec.devices: expected a list';
+  return undefined;
+}

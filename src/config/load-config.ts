@@ -1,0 +1,163 @@
+/**
+ * Builds the effective configuration: defaults, then the YAML file, then KUBE_LEDGER_* environment variables, then
+ * flags. Every value is validated against `FIELDS`; the first problem stops start-up with a message naming the key.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { FIELDS, type ExtenderConfig, type FieldSpec } from './schema.js';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly key: string,
+    readonly problem: string,
+    readonly origin: string,
+  ) {
+    super(`invalid configuration: ${key}: ${problem} (from ${origin})`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Tree = Record<string, unknown>;
+
+export function defaultConfig(): ExtenderConfig {
+  const tree: Tree = {};
+  for (const field of FIELDS) setPath(tree, field.path, structuredClone(field.default));
+  return tree as unknown as ExtenderConfig;
+}
+
+function setPath(tree: Tree, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = tree;
+  for (const part of parts.slice(0, -1)) {
+    if (typeof node[part] !== 'object' || node[part] === null) node[part] = {};
+    node = node[part] as Tree;
+  }
+  node[parts[parts.length - 1]!] = value;
+}
+
+const FIELD_BY_PATH = new Map(FIELDS.map((f) => [f.path, f]));
+const SECTIONS = new Set(FIELDS.flatMap((f) => f.path.split('.').slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join('.'))));
+
+/** Walks a parsed YAML document and applies every leaf, rejecting unknown keys and wrong types. */
+export function applyDocument(config: ExtenderConfig, doc: unknown, origin: string): void {
+  if (doc === null || doc === undefined) return;
+  walk(doc, '', config as unknown as Tree, origin);
+}
+
+function walk(value: unknown, prefix: string, config: Tree, origin: string): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(prefix || '(top level)', 'expected a mapping', origin);
+  }
+  for (const [key, child] of Object.entries(value)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const field = FIELD_BY_PATH.get(path);
+    if (field) setPath(config, path, coerce(field, child, origin));
+    else if (SECTIONS.has(path)) walk(child, path, config, origin);
+    else throw new ConfigError(path, `unknown key${suggest(path)}`, origin);
+  }
+}
+
+function suggest(path: string): string {
+  const close = FIELDS.find((f) => f.path.toLowerCase() === path.toLowerCase());
+  return close ? ` (did you mean ${close.path}?)` : '';
+}
+
+export function coerce(field: FieldSpec, raw: unknown, origin: string): unknown {
+  const rule = field.rule;
+  const fail = (problem: string): never => {
+    throw new ConfigError(field.path, problem, origin);
+  };
+  switch (rule.type) {
+    case 'int': {
+      const n = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+      if (typeof n !== 'number' || !Number.isInteger(n)) return fail(`expected an integer, got ${JSON.stringify(raw)}`);
+      if (n < rule.min || n > rule.max) return fail(`must be between ${rule.min} and ${rule.max}, got ${n}`);
+      return n;
+    }
+    case 'string': {
+      if (raw === null || raw === undefined) return '';
+      if (typeof raw !== 'string') return fail(`expected a string, got ${JSON.stringify(raw)}`);
+      if (rule.pattern && raw !== '' && !rule.pattern.test(raw)) return fail(`${rule.hint ?? 'invalid value'}, got ${JSON.stringify(raw)}`);
+      return raw;
+    }
+    case 'enum': {
+      const v = typeof raw === 'string' && (raw === 'true' || raw === 'false') && rule.values.includes(raw === 'true') ? raw === 'true' : raw;
+      if (!rule.values.includes(v as string | boolean)) return fail(`must be one of ${rule.values.join(', ')}, got ${JSON.stringify(raw)}`);
+      return v;
+    }
+    case 'bool': {
+      if (raw === 'true' || raw === true) return true;
+      if (raw === 'false' || raw === false) return false;
+      return fail(`expected true or false, got ${JSON.stringify(raw)}`);
+    }
+    case 'stringList': {
+      const list = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : raw ?? [];
+      if (!Array.isArray(list) || list.some((s) => typeof s !== 'string' || s === '')) return fail('expected a list of non-empty strings');
+      return list;
+    }
+    case 'weights': {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('expected a mapping of resource name to weight');
+      const out: Record<string, number> = {};
+      for (const [name, w] of Object.entries(raw)) {
+        if (!/^[A-Za-z0-9][-A-Za-z0-9_./]*$/.test(name)) fail(`invalid resource name ${JSON.stringify(name)}`);
+        if (typeof w !== 'number' || !Number.isInteger(w) || w < 0 || w > 100) fail(`weight of ${name} must be an integer 0..100`);
+        out[name] = w as number;
+      }
+      if (Object.values(out).every((w) => w === 0)) fail('at least one resource needs a weight above 0');
+      return out;
+    }
+  }
+}
+
+export function readConfigFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError('--config', `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'command line');
+  }
+  try {
+    return parseYaml(text);
+  } catch (err) {
+    throw new ConfigError('(file)', `invalid YAML: ${(err as Error).message}`, path);
+  }
+}
+
+/** Environment variables: KUBE_LEDGER_ + the path in upper snake case, e.g. KUBE_LEDGER_SERVER_PORT. */
+export function envName(path: string): string {
+  return 'KUBE_LEDGER_' + path.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/\./g, '_').toUpperCase();
+}
+
+export function applyEnvironment(config: ExtenderConfig, env: NodeJS.ProcessEnv): void {
+  for (const field of FIELDS) {
+    const raw = env[envName(field.path)];
+    if (raw === undefined || field.rule.type === 'weights') continue;
+    setPath(config as unknown as Tree, field.path, coerce(field, raw, `environment ${envName(field.path)}`));
+  }
+}
+
+export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: Array<[string, unknown, string]> }): ExtenderConfig {
+  const config = defaultConfig();
+  if (options.file) applyDocument(config, readConfigFile(options.file), options.file);
+  if (options.env) applyEnvironment(config, options.env);
+  for (const [path, raw, origin] of options.overrides ?? []) {
+    const field = FIELD_BY_PATH.get(path);
+    if (!field) throw new ConfigError(path, 'unknown key', origin);
+    setPath(config as unknown as Tree, path, coerce(field, raw, origin));
+  }
+  checkCrossField(config);
+  return config;
+}
+
+function checkCrossField(config: ExtenderConfig): void {
+  const tls = config.server.tls;
+  if ((tls.certFile === '') !== (tls.keyFile === '')) {
+    throw new ConfigError('server.tls', 'certFile and keyFile must be set together', 'configuration');
+  }
+  if (tls.clientCAFile !== '' && tls.certFile === '') {
+    throw new ConfigError('server.tls.clientCAFile', 'client certificates need HTTPS: set certFile and keyFile too', 'configuration');
+  }
+  if (config.cluster.source === 'snapshot' && config.cluster.snapshotPath === '') {
+    // Allowed: the demo cluster is used.
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The extender configuration: its shape, its defaults and the rules every value must satisfy. One table drives
+ * defaults, validation and the README reference, so they cannot drift apart.
+ */
+
+export interface ExtenderConfig {
+  server: {
+    host: string;
+    port: number;
+    pathPrefix: string;
+    bodyLimitBytes: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    shutdownDeadlineMs: number;
+    tls: { certFile: string; keyFile: string; clientCAFile: string };
+  };
+  cluster: { source: 'auto' | 'snapshot' | 'kube'; snapshotPath: string; kubeconfig: string; stalenessWindowSeconds: number };
+  scheduling: {
+    mode: 'enforce' | 'shadow';
+    nominatedNode: { policy: 'exclusive' | 'prefer' | 'off' };
+    scoring: { strategy: 'LeastAllocated' | 'MostAllocated'; resources: Record<string, number> };
+  };
+  dra: {
+    enabled: 'auto' | boolean;
+    numaAttribute: string;
+    extraNumaAttributes: string[];
+    unsafePolicy: 'reject' | 'ignore';
+    freshnessWindowSeconds: number;
+  };
+  freshness: {
+    proofThresholdSeconds: number;
+    requeueCapMs: number;
+    directRead: {
+      maxConcurrent: number;
+      timeoutMs: number;
+      ratePerSecond: number;
+      burst: number;
+      breakerFailures: number;
+      breakerCooldownMs: number;
+    };
+  };
+  nomination: {
+    enabled: boolean;
+    namespaces: string[];
+    priorityClasses: string[];
+    ttlSeconds: number;
+    leaseName: string;
+    leaseNamespace: string;
+  };
+  logging: { level: 'debug' | 'info' | 'warn' | 'error' };
+}
+
+export type FieldRule =
+  | { type: 'int'; min: number; max: number }
+  | { type: 'string'; pattern?: RegExp; hint?: string }
+  | { type: 'enum'; values: readonly (string | boolean)[] }
+  | { type: 'bool' }
+  | { type: 'stringList' }
+  | { type: 'weights' };
+
+export interface FieldSpec {
+  path: string;
+  rule: FieldRule;
+  default: unknown;
+  doc: string;
+  /** Applied on config file change without restart. */
+  live?: boolean;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export const FIELDS: readonly FieldSpec[] = [
+  { path: 'server.host', rule: { type: 'string' }, default: '0.0.0.0', doc: 'Listen address.' },
+  { path: 'server.port', rule: { type: 'int', min: 0, max: 65535 }, default: 8888, doc: 'Listen port (0 = any free port).' },
+  { path: 'server.pathPrefix', rule: { type: 'string', pattern: /^(\/[A-Za-z0-9._~-]+)*$/, hint: 'empty or like /scheduler' }, default: '', doc: 'Prefix for the verb paths, e.g. /scheduler → POST /scheduler/filter.' },
+  { path: 'server.bodyLimitBytes', rule: { type: 'int', min: 1024, max: 1024 * 1024 * 1024 }, default: 64 * 1024 * 1024, doc: 'Largest request body accepted (413 beyond).' },
+  { path: 'server.headersTimeoutMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 10_000, doc: 'Time allowed to receive request headers.' },
+  { path: 'server.requestTimeoutMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 30_000, doc: 'Time allowed to receive a whole request.' },
+  { path: 'server.shutdownDeadlineMs', rule: { type: 'int', min: 0, max: 600_000 }, default: 10_000, doc: 'How long SIGTERM waits for in-flight requests.' },
+  { path: 'server.tls.certFile', rule: { type: 'string' }, default: '', doc: 'PEM certificate; with keyFile enables HTTPS (reloaded on change).' },
+  { path: 'server.tls.keyFile', rule: { type: 'string' }, default: '', doc: 'PEM private key.' },
+  { path: 'server.tls.clientCAFile', rule: { type: 'string' }, default: '', doc: 'CA bundle; when set, clients must present a certificate it signed (mTLS).' },
+  { path: 'cluster.source', rule: { type: 'enum', values: ['auto', 'snapshot', 'kube'] }, default: 'auto', doc: 'auto: snapshot when a path is given, else kube when a kubeconfig or in-cluster config exists, else the demo cluster.' },
+  { path: 'cluster.snapshotPath', rule: { type: 'string' }, default: '', doc: 'Manifest file or directory (--cluster).' },
+  { path: 'cluster.kubeconfig', rule: { type: 'string' }, default: '', doc: 'Kubeconfig file (--kubeconfig).' },
+  { path: 'cluster.stalenessWindowSeconds', rule: { type: 'int', min: 1, max: 3600 }, default: 30, doc: 'A resource with no event or bookmark for longer is reported lagging.' },
+  { path: 'scheduling.mode', rule: { type: 'enum', values: ['enforce', 'shadow'] }, default: 'enforce', doc: 'shadow: answer as if absent (all pass, equal scores, victims unchanged) and count what would differ.', live: true },
+  { path: 'scheduling.nominatedNode.policy', rule: { type: 'enum', values: ['exclusive', 'prefer', 'off'] }, default: 'exclusive', doc: 'exclusive: a fitting nominated node is the only answer; prefer: full scan, nominated node scored highest; off.', live: true },
+  { path: 'scheduling.scoring.strategy', rule: { type: 'enum', values: ['LeastAllocated', 'MostAllocated'] }, default: 'LeastAllocated', doc: 'LeastAllocated spreads; MostAllocated bin-packs.', live: true },
+  { path: 'scheduling.scoring.resources', rule: { type: 'weights' }, default: { cpu: 1, memory: 1 }, doc: 'Resource name → integer weight (1..100) for scoring.', live: true },
+  { path: 'dra.enabled', rule: { type: 'enum', values: ['auto', true, false] }, default: 'auto', doc: 'DRA node-allocatable accounting: auto = on when any ResourceSlice has mappings.', live: true },
+  { path: 'dra.numaAttribute', rule: { type: 'string', pattern: /^\S+$/, hint: 'a qualified attribute name' }, default: 'resource.kubernetes.io/numaNode', doc: 'Device attribute that names the NUMA zone.' },
+  { path: 'dra.extraNumaAttributes', rule: { type: 'stringList' }, default: [], doc: 'Driver-specific NUMA attributes also accepted.' },
+  { path: 'dra.unsafePolicy', rule: { type: 'enum', values: ['reject', 'ignore'] }, default: 'reject', doc: 'reject: pods needing DRA node resources fail on nodes whose DRA data is stale or inconsistent.', live: true },
+  { path: 'dra.freshnessWindowSeconds', rule: { type: 'int', min: 1, max: 86400 }, default: 120, doc: 'Slice data older than this makes DRA accounting unsafe.' },
+  { path: 'freshness.proofThresholdSeconds', rule: { type: 'int', min: 0, max: 3600 }, default: 5, doc: 'Destructive decisions trust the cache only when it lags less than this.' },
+  { path: 'freshness.requeueCapMs', rule: { type: 'int', min: 5, max: 600_000 }, default: 5000, doc: 'Cap of the per-key requeue backoff (starts at 5 ms).' },
+  { path: 'freshness.directRead.maxConcurrent', rule: { type: 'int', min: 1, max: 256 }, default: 4, doc: 'Direct API reads in flight at most.' },
+  { path: 'freshness.directRead.timeoutMs', rule: { type: 'int', min: 10, max: 60_000 }, default: 1000, doc: 'Timeout of one direct read.' },
+  { path: 'freshness.directRead.ratePerSecond', rule: { type: 'int', min: 1, max: 10_000 }, default: 20, doc: 'Token-bucket refill rate for direct reads.' },
+  { path: 'freshness.directRead.burst', rule: { type: 'int', min: 1, max: 10_000 }, default: 40, doc: 'Token-bucket size.' },
+  { path: 'freshness.directRead.breakerFailures', rule: { type: 'int', min: 1, max: 1000 }, default: 5, doc: 'Consecutive failed or slow reads that open the breaker.' },
+  { path: 'freshness.directRead.breakerCooldownMs', rule: { type: 'int', min: 10, max: 600_000 }, default: 10_000, doc: 'Open breaker waits this long before a half-open probe.' },
+  { path: 'nomination.enabled', rule: { type: 'bool' }, default: false, doc: 'External nominator writes status.nominatedNodeName (leader only). false stops writes within 1 s.', live: true },
+  { path: 'nomination.namespaces', rule: { type: 'stringList' }, default: [], doc: 'Namespaces in scope (canary allowlist; empty = none).', live: true },
+  { path: 'nomination.priorityClasses', rule: { type: 'stringList' }, default: [], doc: 'PriorityClass names in scope (empty = any).', live: true },
+  { path: 'nomination.ttlSeconds', rule: { type: 'int', min: 5, max: 3600 }, default: 60, doc: 'A nomination expires after this.', live: true },
+  { path: 'nomination.leaseName', rule: { type: 'string', pattern: DNS_LABEL, hint: 'a DNS label' }, default: 'kube-ledger-nominator', doc: 'Lease used for leader election.' },
+  { path: 'nomination.leaseNamespace', rule: { type: 'string', pattern: DNS_LABEL, hint: 'a DNS label' }, default: 'kube-ledger', doc: 'Namespace of the Lease.' },
+  { path: 'logging.level', rule: { type: 'enum', values: ['debug', 'info', 'warn', 'error'] }, default: 'info', doc: 'Log level.', live: true },
+];

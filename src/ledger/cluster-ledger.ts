@@ -1,0 +1,242 @@
+/**
+ * The node-allocatable ledger: every node's allocatable and the requests of the pods bound to it, plus pending pods'
+ * nominations and (through `DraAccounting`) what DRA claims consume. Fed by a cluster source one change at a time;
+ * each change costs O(resources of the object), never a rebuild. Reads are synchronous so one decision sees one view.
+ */
+import type { ClusterChange, ClusterSink } from './changes.js';
+import { NO_DRA, type DraAccounting } from './dra-port.js';
+import {
+  addBoundPod,
+  applyNodeObject,
+  emptyNodeEntry,
+  forgetNodeObject,
+  removeBoundPod,
+  type NodeEntry,
+} from './node-entry.js';
+import type {
+  ClusterObject,
+  ClusterObjectKind,
+  DeviceClassObject,
+  NodeObject,
+  PodObject,
+  ResourceClaimObject,
+  ResourceSliceObject,
+} from './objects.js';
+import { objectKey } from './objects.js';
+import { occupiesNode, podEntryFromObject, reservesNominatedNode, type PodEntry } from './pod-entry.js';
+
+export interface LedgerCounts {
+  nodes: number;
+  pods: number;
+  boundPods: number;
+  pendingPods: number;
+  nominatedPods: number;
+}
+
+export interface LedgerHooks {
+  /** Called once per applied change (for metrics). */
+  onChange?(kind: ClusterObjectKind, type: ClusterChange['type']): void;
+  /** Called when a pod's requests cannot be computed (malformed quantity); it then counts as zero. */
+  onPodError?(podKey: string, message: string): void;
+}
+
+export class ClusterLedger implements ClusterSink {
+  private readonly nodes = new Map<string, NodeEntry>();
+  private readonly podsByKey = new Map<string, PodEntry>();
+  private readonly podsByUid = new Map<string, PodEntry>();
+  private dra: DraAccounting;
+
+  constructor(
+    options: { dra?: DraAccounting } = {},
+    private readonly hooks: LedgerHooks = {},
+  ) {
+    this.dra = options.dra ?? NO_DRA;
+  }
+
+  // ---- writes -------------------------------------------------------------------------------------------------
+
+  apply(change: ClusterChange): void {
+    switch (change.type) {
+      case 'upsert':
+        this.upsert(change.kind, change.object);
+        break;
+      case 'delete':
+        this.remove(change.kind, change.key);
+        break;
+      case 'replaced':
+        this.replace(change.kind, change.objects);
+        break;
+    }
+    this.hooks.onChange?.(change.kind, change.type);
+  }
+
+  applyBatch(changes: ClusterChange[]): void {
+    for (const change of changes) this.apply(change);
+  }
+
+  private upsert(kind: ClusterObjectKind, object: ClusterObject): void {
+    switch (kind) {
+      case 'Node':
+        return this.upsertNode(object as NodeObject);
+      case 'Pod':
+        return this.upsertPod(object as PodObject);
+      case 'ResourceSlice':
+        return this.dra.upsertSlice(object as ResourceSliceObject);
+      case 'ResourceClaim':
+        return this.dra.upsertClaim(object as ResourceClaimObject);
+      case 'DeviceClass':
+        return this.dra.upsertDeviceClass(object as DeviceClassObject);
+    }
+  }
+
+  private remove(kind: ClusterObjectKind, key: string): void {
+    switch (kind) {
+      case 'Node':
+        return this.deleteNode(key);
+      case 'Pod':
+        return this.deletePod(key);
+      case 'ResourceSlice':
+        return this.dra.deleteSlice(key);
+      case 'ResourceClaim':
+        return this.dra.deleteClaim(key);
+      case 'DeviceClass':
+        return this.dra.deleteDeviceClass(key);
+    }
+  }
+
+  /** Makes the ledger's objects of one kind exactly `objects`: vanished ones are deleted, changed ones updated. */
+  private replace(kind: ClusterObjectKind, objects: ClusterObject[]): void {
+    switch (kind) {
+      case 'Node': {
+        const keep = new Set(objects.map((o) => objectKey(o.metadata)));
+        for (const [name, entry] of this.nodes) if (entry.known && !keep.has(name)) this.deleteNode(name);
+        for (const o of objects) this.upsertNode(o as NodeObject);
+        return;
+      }
+      case 'Pod': {
+        const keep = new Set(objects.map((o) => objectKey(o.metadata)));
+        for (const key of [...this.podsByKey.keys()]) if (!keep.has(key)) this.deletePod(key);
+        for (const o of objects) this.upsertPod(o as PodObject, { skipDra: true });
+        this.dra.replacePods(objects as PodObject[]);
+        return;
+      }
+      case 'ResourceSlice':
+        return this.dra.replaceSlices(objects as ResourceSliceObject[]);
+      case 'ResourceClaim':
+        return this.dra.replaceClaims(objects as ResourceClaimObject[]);
+      case 'DeviceClass':
+        return this.dra.replaceDeviceClasses(objects as DeviceClassObject[]);
+    }
+  }
+
+  private nodeEntryFor(name: string): NodeEntry {
+    let entry = this.nodes.get(name);
+    if (!entry) {
+      entry = emptyNodeEntry(name);
+      this.nodes.set(name, entry);
+    }
+    return entry;
+  }
+
+  private upsertNode(node: NodeObject): void {
+    const name = node.metadata.name ?? '';
+    if (!name) return;
+    const entry = this.nodeEntryFor(name);
+    if (entry.known && entry.resourceVersion !== '' && entry.resourceVersion === node.metadata.resourceVersion) return;
+    applyNodeObject(entry, node);
+  }
+
+  private deleteNode(name: string): void {
+    const entry = this.nodes.get(name);
+    if (!entry) return;
+    forgetNodeObject(entry);
+    this.dropIfUnused(entry);
+  }
+
+  private dropIfUnused(entry: NodeEntry): void {
+    if (!entry.known && entry.pods.size === 0 && entry.nominated.size === 0) this.nodes.delete(entry.name);
+  }
+
+  private upsertPod(pod: PodObject, options: { skipDra?: boolean } = {}): void {
+    const key = objectKey(pod.metadata);
+    const previous = this.podsByKey.get(key);
+    if (previous && previous.resourceVersion !== '' && previous.resourceVersion === pod.metadata.resourceVersion) return;
+    const entry = podEntryFromObject(pod);
+    if (entry.requestsError) this.hooks.onPodError?.(key, entry.requestsError);
+    if (previous) this.detachPod(previous);
+    this.podsByKey.set(key, entry);
+    this.podsByUid.set(entry.uid, entry);
+    this.attachPod(entry);
+    if (!options.skipDra) this.dra.upsertPod(pod);
+  }
+
+  private deletePod(key: string): void {
+    const previous = this.podsByKey.get(key);
+    if (!previous) return;
+    this.detachPod(previous);
+    this.podsByKey.delete(key);
+    if (this.podsByUid.get(previous.uid) === previous) this.podsByUid.delete(previous.uid);
+    this.dra.deletePod(key);
+  }
+
+  private attachPod(pod: PodEntry): void {
+    if (occupiesNode(pod)) addBoundPod(this.nodeEntryFor(pod.nodeName), pod);
+    else if (reservesNominatedNode(pod)) this.nodeEntryFor(pod.nominatedNodeName).nominated.set(pod.uid, pod);
+  }
+
+  private detachPod(pod: PodEntry): void {
+    const bound = pod.nodeName ? this.nodes.get(pod.nodeName) : undefined;
+    if (bound) {
+      removeBoundPod(bound, pod);
+      this.dropIfUnused(bound);
+    }
+    const nominated = pod.nominatedNodeName ? this.nodes.get(pod.nominatedNodeName) : undefined;
+    if (nominated && nominated.nominated.get(pod.uid) === pod) {
+      nominated.nominated.delete(pod.uid);
+      this.dropIfUnused(nominated);
+    }
+  }
+
+  // ---- reads --------------------------------------------------------------------------------------------------
+
+  /** A node whose Node object is known; placeholders (pods pointing at an unseen node) are not returned. */
+  node(name: string): NodeEntry | undefined {
+    const entry = this.nodes.get(name);
+    return entry?.known ? entry : undefined;
+  }
+
+  *knownNodes(): IterableIterator<NodeEntry> {
+    for (const entry of this.nodes.values()) if (entry.known) yield entry;
+  }
+
+  podByKey(key: string): PodEntry | undefined {
+    return this.podsByKey.get(key);
+  }
+
+  podByUid(uid: string): PodEntry | undefined {
+    return this.podsByUid.get(uid);
+  }
+
+  pods(): IterableIterator<PodEntry> {
+    return this.podsByKey.values();
+  }
+
+  draAccounting(): DraAccounting {
+    return this.dra;
+  }
+
+  counts(): LedgerCounts {
+    let nodes = 0;
+    let boundPods = 0;
+    let nominatedPods = 0;
+    for (const entry of this.nodes.values()) {
+      if (entry.known) nodes++;
+      boundPods += entry.pods.size;
+      nominatedPods += entry.nominated.size;
+    }
+    const pods = this.podsByKey.size;
+    let pendingPods = 0;
+    for (const pod of this.podsByKey.values()) if (pod.nodeName === '' && !['Succeeded', 'Failed'].includes(pod.phase)) pendingPods++;
+    return { nodes, pods, boundPods, pendingPods, nominatedPods };
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * What the cluster ledger needs from DRA accounting (`dra/dra-ledger.ts` implements it). Kept as an interface so the
+ * core ledger works, and is tested, with DRA switched off (`NO_DRA`).
+ */
+import type { DeviceClassObject, PodObject, ResourceClaimObject, ResourceSliceObject } from './objects.js';
+import type { ResourceAmounts } from './resource-amounts.js';
+
+export interface DraPodFootprint {
+  footprint: ResourceAmounts;
+  estimated: boolean;
+  notes: string[];
+  numa: { required: boolean; fits: boolean; reason?: string };
+  unsafe?: string;
+}
+
+export interface DraAccounting {
+  upsertSlice(slice: ResourceSliceObject): void;
+  deleteSlice(name: string): void;
+  replaceSlices(all: ResourceSliceObject[]): void;
+  upsertClaim(claim: ResourceClaimObject): void;
+  deleteClaim(key: string): void;
+  replaceClaims(all: ResourceClaimObject[]): void;
+  upsertDeviceClass(deviceClass: DeviceClassObject): void;
+  deleteDeviceClass(name: string): void;
+  replaceDeviceClasses(all: DeviceClassObject[]): void;
+  upsertPod(pod: PodObject): void;
+  deletePod(key: string): void;
+  replacePods(all: PodObject[]): void;
+  hasMappings(): boolean;
+  nodeUsed(node: string): ReadonlyMap<string, bigint> | undefined;
+  assessPod(pod: PodObject, node: string): DraPodFootprint;
+  releasedBy(victimPodUids: ReadonlySet<string>, node: string): ResourceAmounts;
+  unsafeNodes(): Map<string, string>;
+  exportNode(node: string): unknown;
+}
+
+const NO_FOOTPRINT: DraPodFootprint = Object.freeze({
+  footprint: new Map(),
+  estimated: false,
+  notes: [],
+  numa: { required: false, fits: true },
+}) as DraPodFootprint;
+
+/** DRA accounting switched off: objects are ignored and no pod consumes anything through claims. */
+export const NO_DRA: DraAccounting = {
+  upsertSlice: () => {},
+  deleteSlice: () => {},
+  replaceSlices: () => {},
+  upsertClaim: () => {},
+  deleteClaim: () => {},
+  replaceClaims: () => {},
+  upsertDeviceClass: () => {},
+  deleteDeviceClass: () => {},
+  replaceDeviceClasses: () => {},
+  upsertPod: () => {},
+  deletePod: () => {},
+  replacePods: () => {},
+  hasMappings: () => false,
+  nodeUsed: () => undefined,
+  assessPod: () => NO_FOOTPRINT,
+  releasedBy: () => new Map(),
+  unsafeNodes: () => new Map(),
+  exportNode: () => undefined,
+};

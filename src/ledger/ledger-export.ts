@@ -1,0 +1,53 @@
+/**
+ * The ledger as JSON for /debug/ledger: per node allocatable, requested, reserved-by-nominations, DRA use and free,
+ * with every bound pod and nomination listed. Keys and lists are sorted so two exports can be diffed.
+ */
+import type { ClusterLedger } from './cluster-ledger.js';
+import type { NodeEntry } from './node-entry.js';
+import { formatAmount } from './resource-amounts.js';
+
+export function formatAmounts(amounts: ReadonlyMap<string, bigint>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of [...amounts.keys()].sort()) out[key] = formatAmount(key, amounts.get(key)!);
+  return out;
+}
+
+function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function exportNode(ledger: ClusterLedger, node: NodeEntry): Record<string, unknown> {
+  const dra = ledger.draAccounting();
+  const draUsed = dra.nodeUsed(node.name) ?? new Map<string, bigint>();
+  const free = new Map<string, bigint>();
+  for (const [resource, allocatable] of node.allocatable) {
+    free.set(resource, allocatable - (node.requested.get(resource) ?? 0n) - (draUsed.get(resource) ?? 0n));
+  }
+  const pods = [...node.pods.values()]
+    .map((p) => ({ pod: p.key, uid: p.uid, priority: p.priority, terminating: p.terminating, requests: formatAmounts(p.requests) }))
+    .sort((a, b) => byName(a.pod, b.pod));
+  const nominated = [...node.nominated.values()]
+    .map((p) => ({ pod: p.key, uid: p.uid, priority: p.priority, requests: formatAmounts(p.requests) }))
+    .sort((a, b) => byName(a.pod, b.pod));
+  const out: Record<string, unknown> = {
+    node: node.name,
+    resourceVersion: node.resourceVersion,
+    allocatable: formatAmounts(node.allocatable),
+    requested: formatAmounts(node.requested),
+    draUsed: formatAmounts(draUsed),
+    free: formatAmounts(free),
+    podCount: node.pods.size,
+    pods,
+    nominated,
+  };
+  const draDetail = dra.exportNode(node.name);
+  if (draDetail !== undefined) out['dra'] = draDetail;
+  if (node.allocatableError) out['allocatableError'] = node.allocatableError;
+  return out;
+}
+
+export function exportLedger(ledger: ClusterLedger): Record<string, unknown> {
+  const nodes = [...ledger.knownNodes()].sort((a, b) => byName(a.name, b.name)).map((n) => exportNode(ledger, n));
+  const unsafe = Object.fromEntries([...ledger.draAccounting().unsafeNodes()].sort(([a], [b]) => byName(a, b)));
+  return { counts: ledger.counts(), draUnsafeNodes: unsafe, nodes };
+}

@@ -1,0 +1,80 @@
+/**
+ * One node's line in the ledger: what the node offers (allocatable) and what its bound pods request. Totals are
+ * maintained incrementally as pods come and go, so a scheduling decision reads them in O(resources).
+ */
+import type { NodeObject, Taint } from './objects.js';
+import type { PodEntry } from './pod-entry.js';
+import { addInto, amountsFromResourceList, type ResourceAmounts } from './resource-amounts.js';
+
+export const PODS_RESOURCE = 'pods';
+
+export interface NodeEntry {
+  name: string;
+  /** False while only pods or nominations reference the node and its Node object has not been seen. */
+  known: boolean;
+  resourceVersion: string;
+  allocatable: ResourceAmounts;
+  /** Sum of effective requests of pods bound here (terminating pods included until they are gone). */
+  requested: ResourceAmounts;
+  /** Bound pods by UID. */
+  pods: Map<string, PodEntry>;
+  /** Pending pods nominated to this node, by UID. */
+  nominated: Map<string, PodEntry>;
+  unschedulable: boolean;
+  taints: Taint[];
+  labels: Record<string, string>;
+  /** Set when allocatable could not be parsed; the node then offers nothing. */
+  allocatableError?: string;
+}
+
+export function emptyNodeEntry(name: string): NodeEntry {
+  return {
+    name,
+    known: false,
+    resourceVersion: '',
+    allocatable: new Map(),
+    requested: new Map(),
+    pods: new Map(),
+    nominated: new Map(),
+    unschedulable: false,
+    taints: [],
+    labels: {},
+  };
+}
+
+/** Refreshes the node's own fields from its object, keeping the pod bookkeeping. */
+export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
+  entry.known = true;
+  entry.resourceVersion = node.metadata.resourceVersion ?? '';
+  entry.unschedulable = Boolean(node.spec?.unschedulable);
+  entry.taints = node.spec?.taints ?? [];
+  entry.labels = node.metadata.labels ?? {};
+  delete entry.allocatableError;
+  try {
+    entry.allocatable = amountsFromResourceList(node.status?.allocatable, 'status.allocatable');
+  } catch (err) {
+    entry.allocatable = new Map();
+    entry.allocatableError = err instanceof Error ? err.message : String(err);
+  }
+}
+
+export function addBoundPod(entry: NodeEntry, pod: PodEntry): void {
+  entry.pods.set(pod.uid, pod);
+  addInto(entry.requested, pod.requests, 1n);
+}
+
+export function removeBoundPod(entry: NodeEntry, pod: PodEntry): void {
+  if (!entry.pods.delete(pod.uid)) return;
+  addInto(entry.requested, pod.requests, -1n);
+}
+
+/** Forgets the node's own fields (its Node object was deleted) while pods may still reference it. */
+export function forgetNodeObject(entry: NodeEntry): void {
+  entry.known = false;
+  entry.resourceVersion = '';
+  entry.allocatable = new Map();
+  entry.unschedulable = false;
+  entry.taints = [];
+  entry.labels = {};
+  delete entry.allocatableError;
+}

@@ -1,0 +1,69 @@
+/**
+ * What the ledger remembers of one pod: identity, placement, priority and the effective requests computed once
+ * when the pod's object changes (never per extender request).
+ */
+import type { PodObject } from './objects.js';
+import { objectKey } from './objects.js';
+import { effectivePodRequests } from './pod-requests.js';
+import type { ResourceAmounts } from './resource-amounts.js';
+
+export interface PodEntry {
+  key: string;
+  uid: string;
+  namespace: string;
+  name: string;
+  resourceVersion: string;
+  /** spec.nodeName: where the pod is bound; empty while pending. */
+  nodeName: string;
+  nominatedNodeName: string;
+  priority: number;
+  phase: string;
+  terminating: boolean;
+  requests: ResourceAmounts;
+  /** Set when the pod's requests could not be computed (malformed quantity); the pod then counts as zero. */
+  requestsError?: string;
+  object: PodObject;
+}
+
+/** Pods in these phases hold no resources on their node (the scheduler skips them too). */
+export function isTerminalPhase(phase: string): boolean {
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+export function podEntryFromObject(pod: PodObject): PodEntry {
+  const meta = pod.metadata;
+  let requests: ResourceAmounts;
+  let requestsError: string | undefined;
+  try {
+    requests = effectivePodRequests(pod);
+  } catch (err) {
+    requests = new Map();
+    requestsError = err instanceof Error ? err.message : String(err);
+  }
+  const entry: PodEntry = {
+    key: objectKey(meta),
+    uid: meta.uid ?? objectKey(meta),
+    namespace: meta.namespace ?? '',
+    name: meta.name ?? '',
+    resourceVersion: meta.resourceVersion ?? '',
+    nodeName: pod.spec?.nodeName ?? '',
+    nominatedNodeName: pod.status?.nominatedNodeName ?? '',
+    priority: pod.spec?.priority ?? 0,
+    phase: pod.status?.phase ?? '',
+    terminating: Boolean(meta.deletionTimestamp),
+    requests,
+    object: pod,
+  };
+  if (requestsError) entry.requestsError = requestsError;
+  return entry;
+}
+
+/** A pod that occupies its node's resources: bound and not finished (terminating pods still count). */
+export function occupiesNode(pod: PodEntry): boolean {
+  return pod.nodeName !== '' && !isTerminalPhase(pod.phase);
+}
+
+/** A pending pod whose nomination reserves room on a node, as the scheduler's addGENominatedPods does. */
+export function reservesNominatedNode(pod: PodEntry): boolean {
+  return pod.nodeName === '' && pod.nominatedNodeName !== '' && !isTerminalPhase(pod.phase) && !pod.terminating;
+}

@@ -1,0 +1,95 @@
+/**
+ * kube-ledger's composition root: parse the command line, build the configuration, start the extender, reload the
+ * configuration live, and stop gracefully on SIGTERM/SIGINT.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseCommandLine, UsageError, USAGE } from './config/cli.js';
+import { watchConfigFile } from './config/config-watcher.js';
+import { ConfigError, loadConfig } from './config/load-config.js';
+import { createLogger } from './observability/logger.js';
+import { PACKAGE_ROOT, startKubeLedger } from './app/start.js';
+import { buildRuntime } from './app/runtime.js';
+
+async function main(argv: string[]): Promise<number> {
+  let cli;
+  try {
+    cli = parseCommandLine(argv, process.env);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`kube-ledger: ${err.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (cli.command === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  if (cli.command === 'version') {
+    const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
+    process.stdout.write(`kube-ledger ${pkg.version}\n`);
+    return 0;
+  }
+  const defaultFile = join(PACKAGE_ROOT, 'config', 'extender.yaml');
+  const file = cli.configFile ?? (existsSync(defaultFile) ? defaultFile : undefined);
+  let config;
+  try {
+    config = loadConfig({ ...(file ? { file } : {}), env: process.env, overrides: cli.overrides });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`kube-ledger: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const logger = createLogger({ level: config.logging.level });
+  const runtime = buildRuntime(config, logger);
+
+  if (cli.command === 'nominations-clear') return runtime.clearNominations();
+
+  const running = await startKubeLedger(config, { logger, ...runtime.startDeps });
+  const watcher = file
+    ? watchConfigFile({
+        file,
+        env: process.env,
+        overrides: cli.overrides,
+        logger,
+        current: () => running.config(),
+        apply: (next) => {
+          running.updateConfig(next);
+          runtime.onConfig(next);
+        },
+      })
+    : undefined;
+  process.on('SIGHUP', () => {
+    watcher?.reloadNow();
+    const source = running.source as { reload?: () => Promise<void> };
+    void source.reload?.().catch(() => {});
+  });
+
+  await new Promise<void>((resolveStop) => {
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) return;
+      stopping = true;
+      logger.info('shutting down', { signal });
+      watcher?.close();
+      void Promise.resolve(runtime.stop())
+        .then(() => running.close())
+        .finally(resolveStop);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  logger.info('stopped');
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`kube-ledger: fatal: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
