@@ -1,0 +1,115 @@
+/**
+ * Request-level fault state of the fake, changeable at runtime. The server consults it for every request; the watch
+ * hub consults it for 410s and stalls. Resource names are plural ("pods") or qualified ("leases.coordination.k8s.io");
+ * omitting the resource means every resource.
+ */
+import { matchesRequest, type RequestInfo, type RequestMatcher } from './request-info.js';
+import { qualifiedResource, type ResourceType } from './resources.js';
+
+export interface FailureFault {
+  /** HTTP status to answer with; 429 and 503 carry a Retry-After header. Default 500. */
+  status?: number;
+  matcher?: RequestMatcher;
+  /** Retry-After seconds for 429/503. Default 1. */
+  retryAfterSeconds?: number;
+  message?: string;
+}
+
+export interface DelayFault {
+  matcher?: RequestMatcher;
+  ms: number;
+  /** How many matching requests to delay; unlimited when omitted. */
+  times?: number;
+}
+
+interface Counted<T> { remaining: number; fault: T }
+
+const EVERY_RESOURCE = '*';
+
+function resourceKey(resource: string | undefined): string {
+  return resource ?? EVERY_RESOURCE;
+}
+
+function appliesTo(key: string, type: ResourceType): boolean {
+  return key === EVERY_RESOURCE || key === type.resource || key === qualifiedResource(type);
+}
+
+export class FaultState {
+  private readonly failures: Array<Counted<Required<Pick<FailureFault, 'status' | 'retryAfterSeconds'>> & FailureFault>> = [];
+  private readonly delays: Array<Counted<DelayFault>> = [];
+  private readonly conflicts: Array<Counted<RequestMatcher | undefined>> = [];
+  private readonly expiring = new Set<string>();
+  private readonly stalls = new Map<string, number>();
+
+  failNext(count: number, fault: FailureFault = {}): void {
+    this.failures.push({ remaining: count, fault: { ...fault, status: fault.status ?? 500, retryAfterSeconds: fault.retryAfterSeconds ?? 1 } });
+  }
+
+  /** Returns a function that removes this delay. */
+  delay(fault: DelayFault): () => void {
+    const entry = { remaining: fault.times ?? Number.POSITIVE_INFINITY, fault };
+    this.delays.push(entry);
+    return () => {
+      entry.remaining = 0;
+    };
+  }
+
+  conflictNext(count: number, matcher?: RequestMatcher): void {
+    this.conflicts.push({ remaining: count, fault: matcher });
+  }
+
+  always410(resource: string | undefined, on: boolean): void {
+    if (on) this.expiring.add(resourceKey(resource));
+    else this.expiring.delete(resourceKey(resource));
+  }
+
+  stall(resource: string | undefined, until: number): void {
+    this.stalls.set(resourceKey(resource), until);
+  }
+
+  clear(): void {
+    this.failures.length = 0;
+    this.delays.length = 0;
+    this.conflicts.length = 0;
+    this.expiring.clear();
+    this.stalls.clear();
+  }
+
+  /** Total delay for this request; consumes one use of each matching delay. */
+  takeDelay(info: RequestInfo): number {
+    let total = 0;
+    for (const entry of this.delays) {
+      if (entry.remaining <= 0 || !matchesRequest(entry.fault.matcher, info)) continue;
+      entry.remaining -= 1;
+      total += entry.fault.ms;
+    }
+    return total;
+  }
+
+  takeFailure(info: RequestInfo): (FailureFault & { status: number; retryAfterSeconds: number }) | undefined {
+    const entry = this.failures.find((f) => f.remaining > 0 && matchesRequest(f.fault.matcher, info));
+    if (entry === undefined) return undefined;
+    entry.remaining -= 1;
+    return entry.fault;
+  }
+
+  /** Conflict storms hit writes that carry preconditions in practice: update, patch, and create/delete. */
+  takeConflict(info: RequestInfo): boolean {
+    if (!['update', 'patch', 'create', 'delete'].includes(info.verb)) return false;
+    const entry = this.conflicts.find((c) => c.remaining > 0 && matchesRequest(c.fault, info));
+    if (entry === undefined) return false;
+    entry.remaining -= 1;
+    return true;
+  }
+
+  isExpiring(type: ResourceType): boolean {
+    return [...this.expiring].some((key) => appliesTo(key, type));
+  }
+
+  /** Milliseconds until the watch stall covering this resource ends; 0 when not stalled. */
+  stallRemaining(type: ResourceType, now: number): number {
+    let remaining = 0;
+    for (const [key, until] of this.stalls) if (appliesTo(key, type)) remaining = Math.max(remaining, until - now);
+    return remaining;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * LIST with the API server's resourceVersion semantics (unset/"0"/NotOlderThan/Exact), limit/continue pagination over
+ * one consistent snapshot, and label/field selectors. Continue tokens carry the snapshot RV and the next start key;
+ * once that snapshot leaves the history the token answers 410 Expired, as etcd compaction makes it upstream.
+ */
+import { badRequest, expired, invalid, tooLargeResourceVersion } from './kube-status.js';
+import { parseResourceVersion, type ResourceVersionClock } from './resource-versions.js';
+import { apiVersionOf, keyOf, type KubeObject, type ResourceType } from './resources.js';
+import { bothPredicates, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import type { ObjectStore } from './store.js';
+
+export interface ListBody {
+  kind: string;
+  apiVersion: string;
+  metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
+  items: KubeObject[];
+}
+
+export interface ListContext {
+  store: ObjectStore;
+  clock: ResourceVersionClock;
+  /** Whether this resource is under the always-410 fault. */
+  expiring: boolean;
+  /** How long to wait for a resourceVersion newer than the current one before answering 504. */
+  tooLargeWaitMs: number;
+  /** Real servers omit kind/apiVersion on list items; true keeps them. */
+  includeItemTypeMeta: boolean;
+}
+
+interface ContinueToken { rv: string; start: string }
+
+const INCONSISTENT_RV = '-1';
+
+function encodeContinue(token: ContinueToken): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: token.rv, start: token.start })).toString('base64url');
+}
+
+function decodeContinue(text: string): ContinueToken {
+  try {
+    const parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Partial<ContinueToken> & { v?: string };
+    if (parsed.v === 'meta.k8s.io/v1' && typeof parsed.rv === 'string' && typeof parsed.start === 'string') return { rv: parsed.rv, start: parsed.start };
+  } catch {
+    // falls through to the error below
+  }
+  throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+}
+
+export async function waitForResourceVersion(clock: ResourceVersionClock, wanted: bigint, waitMs: number): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  while (clock.current() < wanted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  if (clock.current() < wanted) throw tooLargeResourceVersion(wanted, clock.current());
+}
+
+function parseLimit(text: string | null): number {
+  if (text === null || text === '') return 0;
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit "${text}"`);
+  return limit;
+}
+
+interface Snapshot { objects: KubeObject[]; resourceVersion: bigint; start: string }
+
+function snapshotFromContinue(ctx: ListContext, type: ResourceType, query: URLSearchParams): Snapshot {
+  if (query.get('resourceVersion')) throw badRequest('specifying resource version is not allowed when using continue');
+  const token = decodeContinue(query.get('continue') ?? '');
+  if (token.rv === INCONSISTENT_RV) return { objects: ctx.store.currentObjects(type), resourceVersion: ctx.clock.current(), start: token.start };
+  const rv = parseResourceVersion(token.rv);
+  const objects = rv === undefined || ctx.expiring ? undefined : ctx.store.objectsAt(type, rv);
+  if (rv === undefined || objects === undefined) {
+    throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+      encodeContinue({ rv: INCONSISTENT_RV, start: token.start }));
+  }
+  return { objects, resourceVersion: rv, start: token.start };
+}
+
+async function snapshotFromResourceVersion(ctx: ListContext, type: ResourceType, query: URLSearchParams, limit: number): Promise<Snapshot> {
+  const text = query.get('resourceVersion') ?? '';
+  const match = query.get('resourceVersionMatch') ?? '';
+  const listOptions = { group: 'meta.k8s.io', resource: 'ListOptions' };
+  if (!['', 'Exact', 'NotOlderThan'].includes(match)) throw invalid(listOptions, `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""`);
+  if (match !== '' && text === '') throw invalid(listOptions, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
+  if (match === 'Exact' && text === '0') throw invalid(listOptions, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
+  const current = { objects: ctx.store.currentObjects(type), resourceVersion: ctx.clock.current(), start: '' };
+  if (text === '' || text === '0') return current;
+  const rv = parseResourceVersion(text);
+  if (rv === undefined) throw badRequest(`invalid resource version: ${text}`);
+  await waitForResourceVersion(ctx.clock, rv, ctx.tooLargeWaitMs);
+  const exact = match === 'Exact' || (match === '' && limit > 0);
+  if (!exact) return { ...current, objects: ctx.store.currentObjects(type), resourceVersion: ctx.clock.current() };
+  const objects = ctx.expiring ? undefined : ctx.store.objectsAt(type, rv);
+  if (objects === undefined) throw expired('The resourceVersion for the provided list is too old.');
+  return { objects, resourceVersion: rv, start: '' };
+}
+
+function withoutTypeMeta(object: KubeObject): KubeObject {
+  const { kind: _kind, apiVersion: _apiVersion, ...rest } = object;
+  return rest;
+}
+
+export async function listObjects(ctx: ListContext, type: ResourceType, namespace: string | undefined, query: URLSearchParams): Promise<ListBody> {
+  const limit = parseLimit(query.get('limit'));
+  const matches = bothPredicates(parseLabelSelector(query.get('labelSelector')), parseFieldSelector(query.get('fieldSelector'), type));
+  const snapshot = query.get('continue')
+    ? snapshotFromContinue(ctx, type, query)
+    : await snapshotFromResourceVersion(ctx, type, query, limit);
+  const selected = snapshot.objects.filter((o) =>
+    (namespace === undefined || o.metadata?.namespace === namespace) && keyOf(o) >= snapshot.start && matches(o));
+  const page = limit > 0 ? selected.slice(0, limit) : selected;
+  const metadata: ListBody['metadata'] = { resourceVersion: snapshot.resourceVersion.toString() };
+  const last = page[page.length - 1];
+  if (page.length < selected.length && last !== undefined) {
+    metadata.continue = encodeContinue({ rv: snapshot.resourceVersion.toString(), start: `${keyOf(last)}\u0000` });
+    if (!query.get('labelSelector') && !query.get('fieldSelector')) metadata.remainingItemCount = selected.length - page.length;
+  }
+  const items = page.map((o) => (ctx.includeItemTypeMeta ? structuredClone(o) : withoutTypeMeta(structuredClone(o))));
+  return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, items };
+}
