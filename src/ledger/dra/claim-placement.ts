@@ -1,0 +1,169 @@
+/**
+ * Where an allocated ResourceClaim lands and what it contributes there (KEP-5517):
+ * - capacityKey mapping: Σ over the claim's results on the device of consumedCapacity[key] × allocationMultiplier
+ *   (consumedCapacity missing the key → the capacity's requestPolicy default, else the whole device capacity);
+ * - multiplier-only mapping: allocationMultiplier × number of the claim's results on the device.
+ * Pure: depends only on the claim and the current device index.
+ */
+import type { DeviceRequestResult, ResourceClaimObject } from '../objects.js';
+import { objectKey } from '../objects.js';
+import type { ResourceAmounts } from '../resource-amounts.js';
+import type { DeviceRecord } from './device-index.js';
+import { deviceKeyOf, poolKeyOf } from './device-index.js';
+import { mappedAmount, quantityOf } from './mapped-quantity.js';
+
+export interface PlacedEntry {
+  claimUid: string;
+  claimKey: string;
+  node: string;
+  deviceKey: string;
+  driver: string;
+  pool: string;
+  device: string;
+  zone?: string;
+  amounts: ResourceAmounts;
+  sliceName: string;
+  sliceResourceVersion?: string;
+  poolGeneration: number;
+  exclusive: boolean;
+}
+
+export interface ClaimPlacement {
+  key: string;
+  uid: string;
+  allocated: boolean;
+  /** The node the allocation is for (allocation.nodeSelector, else the node of its devices). */
+  node?: string;
+  /** Contributions of mapped devices on `node`. */
+  entries: PlacedEntry[];
+  /** Contributions of mapped devices on other nodes: never counted (a claim counts on one node only). */
+  foreign: PlacedEntry[];
+  missingDevices: string[];
+  unsupportedDevices: string[];
+  problems: string[];
+  reservedPodUids: string[];
+  pools: string[];
+}
+
+export type DeviceLookup = (driver: string, pool: string, device: string) => DeviceRecord | undefined;
+
+export function claimUidOf(claim: ResourceClaimObject): string {
+  return claim.metadata.uid ?? `no-uid:${objectKey(claim.metadata)}`;
+}
+
+export function placeClaim(claim: ResourceClaimObject, lookup: DeviceLookup): ClaimPlacement {
+  const key = objectKey(claim.metadata);
+  const allocation = claim.status?.allocation;
+  const results = allocation?.devices?.results ?? [];
+  const placement: ClaimPlacement = {
+    key,
+    uid: claimUidOf(claim),
+    allocated: allocation !== undefined,
+    entries: [],
+    foreign: [],
+    missingDevices: [],
+    unsupportedDevices: [],
+    problems: [],
+    reservedPodUids: reservedPodUids(claim),
+    pools: [...new Set(results.map((r) => poolKeyOf(r.driver, r.pool)))].sort(),
+  };
+  if (!placement.allocated) return placement;
+  const byDevice = groupResults(results, lookup, placement);
+  placement.node = nodeFromSelector(allocation?.nodeSelector) ?? firstNode(byDevice);
+  for (const [device, deviceResults] of byDevice) {
+    if (device.unsupported) placement.unsupportedDevices.push(device.unsupported);
+    if (device.mappings.length === 0) continue;
+    const entry = entryFor(placement, device, deviceResults);
+    if (entry.node === placement.node) placement.entries.push(entry);
+    else placement.foreign.push(entry);
+  }
+  return placement;
+}
+
+function reservedPodUids(claim: ResourceClaimObject): string[] {
+  const uids = (claim.status?.reservedFor ?? [])
+    .filter((r) => (r.resource ?? 'pods') === 'pods' && r.uid)
+    .map((r) => r.uid!);
+  return [...new Set(uids)].sort();
+}
+
+function groupResults(
+  results: DeviceRequestResult[],
+  lookup: DeviceLookup,
+  placement: ClaimPlacement,
+): Map<DeviceRecord, DeviceRequestResult[]> {
+  const byDevice = new Map<DeviceRecord, DeviceRequestResult[]>();
+  for (const result of results) {
+    const device = lookup(result.driver, result.pool, result.device);
+    if (!device) {
+      placement.missingDevices.push(deviceKeyOf(result.driver, result.pool, result.device));
+      continue;
+    }
+    const list = byDevice.get(device);
+    if (list) list.push(result);
+    else byDevice.set(device, [result]);
+  }
+  placement.missingDevices = [...new Set(placement.missingDevices)].sort();
+  return new Map([...byDevice].sort(([a], [b]) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)));
+}
+
+function firstNode(byDevice: Map<DeviceRecord, DeviceRequestResult[]>): string | undefined {
+  const nodes = [...byDevice.keys()].flatMap((d) => (d.node ? [d.node] : [])).sort();
+  return nodes[0];
+}
+
+/** The single node named by `matchFields: metadata.name In [x]` (what the allocator writes for node-local devices). */
+export function nodeFromSelector(selector: unknown): string | undefined {
+  const terms = (selector as { nodeSelectorTerms?: unknown[] } | undefined)?.nodeSelectorTerms;
+  if (!Array.isArray(terms) || terms.length !== 1) return undefined;
+  const fields = (terms[0] as { matchFields?: Array<{ key?: string; operator?: string; values?: string[] }> })
+    .matchFields;
+  const byName = fields?.find((f) => f.key === 'metadata.name' && f.operator === 'In' && f.values?.length === 1);
+  return byName?.values?.[0];
+}
+
+function entryFor(placement: ClaimPlacement, device: DeviceRecord, results: DeviceRequestResult[]): PlacedEntry {
+  const amounts: ResourceAmounts = new Map();
+  for (const mapping of device.mappings) {
+    let total = 0n;
+    try {
+      if (mapping.capacityKey) {
+        for (const r of results) {
+          const base = consumedOrDefault(device, mapping.capacityKey, r);
+          if (base === undefined) {
+            placement.problems.push(`device ${device.key} has no capacity ${mapping.capacityKey}`);
+            continue;
+          }
+          total += mappedAmount(mapping.resource, quantityOf(base), mapping.multiplier, 1n);
+        }
+      } else {
+        total = mappedAmount(mapping.resource, undefined, mapping.multiplier, BigInt(results.length));
+      }
+    } catch (err) {
+      placement.problems.push(`device ${device.key} ${mapping.resource}: ${(err as Error).message}`);
+    }
+    if (total !== 0n) amounts.set(mapping.resource, (amounts.get(mapping.resource) ?? 0n) + total);
+  }
+  return {
+    claimUid: placement.uid,
+    claimKey: placement.key,
+    node: device.node ?? placement.node ?? '',
+    deviceKey: device.key,
+    driver: device.driver,
+    pool: device.pool,
+    device: device.name,
+    zone: device.zone,
+    amounts,
+    sliceName: device.sliceName,
+    sliceResourceVersion: device.sliceResourceVersion,
+    poolGeneration: device.poolGeneration,
+    exclusive: !device.shared,
+  };
+}
+
+function consumedOrDefault(device: DeviceRecord, capacityKey: string, result: DeviceRequestResult): string | undefined {
+  const consumed = result.consumedCapacity?.[capacityKey];
+  if (consumed !== undefined) return consumed;
+  const capacity = device.capacity[capacityKey];
+  return capacity?.requestPolicy?.default ?? capacity?.value;
+}

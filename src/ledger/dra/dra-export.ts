@@ -1,0 +1,158 @@
+/**
+ * Stable JSON views of the DRA ledger: `/debug/ledger` exports (formatted quantities, sorted keys and entries) and
+ * the canonical test snapshot (exact integers, no observation times) used to compare incremental and rebuilt ledgers.
+ */
+import type { ResourceAmounts } from '../resource-amounts.js';
+import { formatAmount } from '../resource-amounts.js';
+import type { ClaimRecord } from './claim-indexes.js';
+import type { DeviceRecord, PoolState } from './device-index.js';
+import type { NodeAggregate } from './node-aggregate.js';
+import { compareZones, zoneFreeList } from './numa.js';
+import type { NumaZoneState } from './types.js';
+
+export function exportNodeAggregate(aggregate: NodeAggregate, unsafe: string | undefined): unknown {
+  return sortKeys({
+    node: aggregate.node,
+    hasMappings: aggregate.hasMappings,
+    unsafe: unsafe ?? null,
+    used: formatted(aggregate.used),
+    entries: aggregate.entries.map(({ amounts: _amounts, ...rest }) => rest),
+    zones: exportZones(aggregate.zones),
+    pools: aggregate.pools.map(exportPool),
+    devices: aggregate.mappedDevices.map(exportDevice),
+    unsupported: aggregate.unsupported,
+  });
+}
+
+export interface LedgerExportInput {
+  aggregates: ReadonlyMap<string, NodeAggregate>;
+  unsafeReason(aggregate: NodeAggregate): string | undefined;
+  records: ReadonlyMap<string, ClaimRecord>;
+  rebuilding: boolean;
+  sliceDataAgeMs: number | undefined;
+  freshnessWindowMs: number;
+  hasMappings: boolean;
+}
+
+export function exportLedger(input: LedgerExportInput): unknown {
+  const nodes: Record<string, unknown> = {};
+  const unsafeNodes: Record<string, string> = {};
+  for (const [node, aggregate] of input.aggregates) {
+    const unsafe = input.unsafeReason(aggregate);
+    nodes[node] = exportNodeAggregate(aggregate, unsafe);
+    if (unsafe) unsafeNodes[node] = unsafe;
+  }
+  const claims: Record<string, unknown> = {};
+  for (const [key, record] of input.records) {
+    if (!record.placement.allocated) continue;
+    claims[key] = {
+      uid: record.placement.uid,
+      node: record.placement.node ?? null,
+      counted: record.counted,
+      accepted: record.accepted,
+      rejections: record.rejections,
+      missingDevices: record.placement.missingDevices,
+      problems: record.placement.problems,
+    };
+  }
+  return sortKeys({
+    hasMappings: input.hasMappings,
+    rebuilding: input.rebuilding,
+    sliceDataAgeMs: input.sliceDataAgeMs ?? null,
+    freshnessWindowMs: input.freshnessWindowMs,
+    nodes,
+    unsafeNodes,
+    claims,
+  });
+}
+
+export function snapshotOf(
+  aggregates: ReadonlyMap<string, NodeAggregate>,
+  records: ReadonlyMap<string, ClaimRecord>,
+  unsafeReason: (aggregate: NodeAggregate) => string | undefined,
+): unknown {
+  const nodes: Record<string, unknown> = {};
+  for (const [node, a] of aggregates) {
+    nodes[node] = {
+      used: exact(a.used),
+      entries: a.entries.map(({ observedAt: _observedAt, amounts, ...rest }) => ({ ...rest, amounts: exact(amounts) })),
+      zones: Object.fromEntries([...a.zones].map(([z, s]) => [z, { capacity: exact(s.capacity), used: exact(s.used), unbounded: [...(s.unbounded ?? [])].sort() }])),
+      unsafe: unsafeReason(a) ?? null,
+      hasMappings: a.hasMappings,
+      devices: a.mappedDevices.map((d) => d.key),
+    };
+  }
+  const claims: Record<string, unknown> = {};
+  for (const [key, r] of records) {
+    claims[key] = { uid: r.placement.uid, node: r.placement.node ?? null, counted: r.counted, accepted: r.accepted };
+  }
+  return sortKeys({ nodes, claims });
+}
+
+function exportZones(zones: ReadonlyMap<string, NumaZoneState>): Record<string, unknown> {
+  const free = new Map(zoneFreeList(zones).map((z) => [z.zone, z.free]));
+  const out: Record<string, unknown> = {};
+  for (const zone of [...zones.keys()].sort(compareZones)) {
+    const state = zones.get(zone)!;
+    out[zone] = {
+      capacity: formatted(state.capacity),
+      used: formatted(state.used),
+      free: formatted(free.get(zone) ?? new Map()),
+      unbounded: [...(state.unbounded ?? [])].sort(),
+    };
+  }
+  return out;
+}
+
+function exportPool(pool: PoolState): unknown {
+  return {
+    driver: pool.driver,
+    pool: pool.pool,
+    generation: pool.generation,
+    slices: `${pool.presentSlices}/${pool.expectedSlices}`,
+    staleSlices: pool.staleSliceNames,
+    problems: pool.problems,
+  };
+}
+
+function exportDevice(device: DeviceRecord): unknown {
+  const mappings: Record<string, unknown> = {};
+  for (const m of device.mappings) {
+    mappings[m.resource] = m.capacityKey
+      ? { capacityKey: m.capacityKey, allocationMultiplier: m.multiplierText }
+      : { allocationMultiplier: m.multiplierText };
+  }
+  return {
+    device: device.key,
+    zone: device.zone ?? null,
+    shared: device.shared,
+    sliceName: device.sliceName,
+    mappings,
+    unsupported: device.unsupported ?? null,
+    problems: device.problems,
+  };
+}
+
+function formatted(amounts: ResourceAmounts): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, amount] of amounts) {
+    out[name] = amount < 0n ? `-${formatAmount(name, -amount)}` : formatAmount(name, amount);
+  }
+  return out;
+}
+
+function exact(amounts: ReadonlyMap<string, bigint>): Record<string, string> {
+  return Object.fromEntries([...amounts].map(([k, v]) => [k, String(v)]));
+}
+
+/** Deep copy with object keys sorted; arrays keep their (already sorted) order. */
+export function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined) out[key] = sortKeys(v);
+  }
+  return out;
+}

@@ -1,0 +1,382 @@
+/**
+ * DRA node-allocatable accounting (KEP-5517), maintained incrementally from ResourceSlices, ResourceClaims,
+ * DeviceClasses and pods. Events only mark claims and nodes dirty; the next read settles them (`settle`), so a batch
+ * of events costs one recomputation per touched claim and node. Every derived value is a pure function of the stored
+ * objects, which is what lets the property test compare an incremental ledger with one rebuilt from scratch.
+ *
+ * One entry per claim UID: a claim counts on the node it is allocated for, only while a known, bound, non-terminal
+ * pod on that node reserves it. Duplicates are resolved deterministically (independent of event order):
+ * - two claim objects with the same UID: the lexicographically smallest namespace/name counts;
+ * - an exclusive (non-shared) mapped device in two counted claims: the smallest (UID, key) counts, the other is
+ *   rejected whole;
+ * - a claim whose mapped devices span nodes counts on its allocation node only; the other devices are rejected.
+ */
+import type { DeviceClassObject, PodObject, ResourceClaimObject, ResourceSliceObject } from '../objects.js';
+import { objectKey } from '../objects.js';
+import type { DraAccounting } from '../dra-port.js';
+import type { ResourceAmounts } from '../resource-amounts.js';
+import { addAll } from './claim-estimate.js';
+import { placeClaim } from './claim-placement.js';
+import { classSelection, type ClassSelection } from './device-class.js';
+import { DeviceIndex, type IndexChange } from './device-index.js';
+import { exportLedger, exportNodeAggregate, snapshotOf } from './dra-export.js';
+import { ClaimIndexes, type ClaimRecord } from './claim-indexes.js';
+import { aggregateNode, isEmptyAggregate, type NodeAggregate } from './node-aggregate.js';
+import { assessPodOnNode } from './pod-assessment.js';
+import {
+  DEFAULT_NUMA_ATTRIBUTES,
+  type DraLedgerHooks,
+  type DraLedgerOptions,
+  type DraNodeState,
+  type DraPodAssessment,
+} from './types.js';
+
+export * from './types.js';
+export { trimDeviceClass, trimResourceClaim, trimResourceSlice } from './trim.js';
+
+interface PodInfo {
+  key: string;
+  uid: string;
+  node?: string;
+  phase?: string;
+}
+
+const ASSESS_CACHE_LIMIT = 20_000;
+
+export class DraLedger implements DraAccounting {
+  private readonly options: DraLedgerOptions;
+  private readonly numaAttributes: ReadonlySet<string>;
+  private readonly devices: DeviceIndex;
+  private readonly claims = new Map<string, ResourceClaimObject>();
+  private readonly classes = new Map<string, DeviceClassObject>();
+  private readonly classSelections = new Map<string, ClassSelection>();
+  private readonly pods = new Map<string, PodInfo>();
+  private readonly podsByUid = new Map<string, PodInfo>();
+  private readonly records = new Map<string, ClaimRecord>();
+  private readonly indexes = new ClaimIndexes((key) => this.records.get(key));
+  private readonly aggregates = new Map<string, NodeAggregate>();
+  private readonly dirtyClaims = new Set<string>();
+  private readonly dirtyNodes = new Set<string>();
+  private readonly assessCache = new Map<string, DraPodAssessment>();
+  private sliceDataAgeMs: number | undefined;
+  private rebuilding = false;
+
+  constructor(
+    options: Partial<DraLedgerOptions> & Pick<DraLedgerOptions, 'freshnessWindowMs'>,
+    private readonly hooks: DraLedgerHooks = {},
+  ) {
+    const numaAttributes = options.numaAttributes?.length ? options.numaAttributes : [...DEFAULT_NUMA_ATTRIBUTES];
+    this.options = { numaAttributes, freshnessWindowMs: options.freshnessWindowMs, now: options.now ?? Date.now };
+    this.numaAttributes = new Set(numaAttributes);
+    this.devices = new DeviceIndex(numaAttributes);
+  }
+
+  // --- ResourceSlices ---
+  upsertSlice(slice: ResourceSliceObject): void {
+    const name = slice.metadata.name ?? '';
+    const old = this.devices.slice(name);
+    if (old && sameVersion(old.metadata.resourceVersion, slice.metadata.resourceVersion)) return;
+    this.sliceChanged(this.devices.upsert(slice));
+  }
+
+  deleteSlice(name: string): void {
+    this.sliceChanged(this.devices.remove(name));
+  }
+
+  replaceSlices(all: ResourceSliceObject[]): void {
+    const keep = new Set(all.map((s) => s.metadata.name ?? ''));
+    for (const name of this.devices.sliceNames()) if (!keep.has(name)) this.deleteSlice(name);
+    for (const slice of all) this.upsertSlice(slice);
+  }
+
+  // --- ResourceClaims ---
+  upsertClaim(claim: ResourceClaimObject): void {
+    const key = objectKey(claim.metadata);
+    const old = this.claims.get(key);
+    if (old && sameVersion(old.metadata.resourceVersion, claim.metadata.resourceVersion)) return;
+    this.claims.set(key, claim);
+    this.markClaim(key);
+  }
+
+  deleteClaim(key: string): void {
+    if (this.claims.delete(key)) this.markClaim(key);
+  }
+
+  replaceClaims(all: ResourceClaimObject[]): void {
+    const keep = new Set(all.map((c) => objectKey(c.metadata)));
+    for (const key of [...this.claims.keys()]) if (!keep.has(key)) this.deleteClaim(key);
+    for (const claim of all) this.upsertClaim(claim);
+  }
+
+  // --- DeviceClasses (only estimates read them) ---
+  upsertDeviceClass(deviceClass: DeviceClassObject): void {
+    const name = deviceClass.metadata.name ?? '';
+    this.classes.set(name, deviceClass);
+    this.classSelections.delete(name);
+    this.assessCache.clear();
+  }
+
+  deleteDeviceClass(name: string): void {
+    this.classes.delete(name);
+    this.classSelections.delete(name);
+    this.assessCache.clear();
+  }
+
+  replaceDeviceClasses(all: DeviceClassObject[]): void {
+    this.classes.clear();
+    this.classSelections.clear();
+    for (const d of all) this.classes.set(d.metadata.name ?? '', d);
+    this.assessCache.clear();
+  }
+
+  // --- Pods (only uid, node and phase matter here) ---
+  upsertPod(pod: PodObject): void {
+    const info: PodInfo = {
+      key: objectKey(pod.metadata),
+      uid: pod.metadata.uid ?? '',
+      node: pod.spec?.nodeName || undefined,
+      phase: pod.status?.phase,
+    };
+    const old = this.pods.get(info.key);
+    if (old && old.uid === info.uid && old.node === info.node && old.phase === info.phase) return;
+    if (old) this.forgetPod(old);
+    this.pods.set(info.key, info);
+    if (info.uid) this.podsByUid.set(info.uid, info);
+    this.markPodClaims(info.uid);
+  }
+
+  deletePod(key: string): void {
+    const old = this.pods.get(key);
+    if (old) this.forgetPod(old);
+  }
+
+  replacePods(all: PodObject[]): void {
+    const keep = new Set(all.map((p) => objectKey(p.metadata)));
+    for (const key of [...this.pods.keys()]) if (!keep.has(key)) this.deletePod(key);
+    for (const pod of all) this.upsertPod(pod);
+  }
+
+  // --- freshness ---
+  markSliceDataAge(ageMs: number | undefined): void {
+    this.sliceDataAgeMs = ageMs;
+    this.assessCache.clear();
+  }
+
+  setRebuilding(on: boolean): void {
+    this.rebuilding = on;
+    this.assessCache.clear();
+  }
+
+  // --- reads ---
+  hasMappings(): boolean {
+    return this.devices.hasMappings();
+  }
+
+  nodeState(node: string): DraNodeState | undefined {
+    const aggregate = this.aggregate(node);
+    if (!aggregate) return undefined;
+    const state: DraNodeState = {
+      used: aggregate.used,
+      entries: aggregate.entries,
+      zones: aggregate.zones,
+      hasMappings: aggregate.hasMappings,
+    };
+    const unsafe = this.unsafeReason(aggregate);
+    if (unsafe) state.unsafe = unsafe;
+    return state;
+  }
+
+  nodeUsed(node: string): ReadonlyMap<string, bigint> | undefined {
+    return this.aggregate(node)?.used;
+  }
+
+  assessPod(pod: PodObject, node: string): DraPodAssessment {
+    this.settle();
+    const rv = pod.metadata.resourceVersion;
+    const cacheKey = rv && pod.metadata.uid ? `${pod.metadata.uid}|${rv}|${node}` : undefined;
+    const cached = cacheKey ? this.assessCache.get(cacheKey) : undefined;
+    if (cached) return cached;
+    const aggregate = this.aggregates.get(node);
+    const assessment = assessPodOnNode(pod, {
+      node,
+      aggregate,
+      nodeUnsafe: aggregate ? this.unsafeReason(aggregate) : undefined,
+      numaAttributes: this.numaAttributes,
+      claim: (key) => this.claims.get(key),
+      record: (key) => this.records.get(key),
+      classOf: (name) => this.classOf(name),
+      isActivePodOn: (uid, n) => this.isActivePodOn(uid, n),
+    });
+    if (cacheKey) {
+      if (this.assessCache.size >= ASSESS_CACHE_LIMIT) this.assessCache.clear();
+      this.assessCache.set(cacheKey, assessment);
+    }
+    return assessment;
+  }
+
+  releasedBy(victimPodUids: ReadonlySet<string>, node: string): ResourceAmounts {
+    this.settle();
+    const freed: ResourceAmounts = new Map();
+    for (const key of this.indexes.claimsOnNode(node)) {
+      const record = this.records.get(key);
+      if (!record?.accepted) continue;
+      const holders = record.placement.reservedPodUids.filter((uid) => this.isActivePodOn(uid, node));
+      if (holders.length === 0 || !holders.every((uid) => victimPodUids.has(uid))) continue;
+      for (const entry of record.placement.entries) addAll(freed, entry.amounts);
+    }
+    return freed;
+  }
+
+  unsafeNodes(): Map<string, string> {
+    this.settle();
+    const unsafe = new Map<string, string>();
+    for (const node of [...this.aggregates.keys()].sort()) {
+      const reason = this.unsafeReason(this.aggregates.get(node)!);
+      if (reason) unsafe.set(node, reason);
+    }
+    return unsafe;
+  }
+
+  exportNode(node: string): unknown {
+    const aggregate = this.aggregate(node);
+    return aggregate ? exportNodeAggregate(aggregate, this.unsafeReason(aggregate)) : undefined;
+  }
+
+  exportAll(): unknown {
+    this.settle();
+    return exportLedger({
+      aggregates: this.aggregates,
+      unsafeReason: (a) => this.unsafeReason(a),
+      records: this.records,
+      rebuilding: this.rebuilding,
+      sliceDataAgeMs: this.sliceDataAgeMs,
+      freshnessWindowMs: this.options.freshnessWindowMs,
+      hasMappings: this.devices.hasMappings(),
+    });
+  }
+
+  snapshotForTest(): unknown {
+    this.settle();
+    return snapshotOf(this.aggregates, this.records, (a) => this.unsafeReason(a));
+  }
+
+  // --- internals ---
+  private aggregate(node: string): NodeAggregate | undefined {
+    this.settle();
+    return this.aggregates.get(node);
+  }
+
+  private sliceChanged(change: IndexChange): void {
+    for (const pool of change.pools) for (const key of this.indexes.claimsInPool(pool)) this.markClaim(key);
+    for (const node of change.nodes) this.dirtyNodes.add(node);
+    this.assessCache.clear();
+  }
+
+  private markClaim(key: string): void {
+    this.dirtyClaims.add(key);
+    this.assessCache.clear();
+  }
+
+  private markPodClaims(uid: string): void {
+    if (!uid) return;
+    for (const key of this.indexes.claimsReservedBy(uid)) this.markClaim(key);
+  }
+
+  private forgetPod(info: PodInfo): void {
+    this.pods.delete(info.key);
+    if (this.podsByUid.get(info.uid) === info) this.podsByUid.delete(info.uid);
+    this.markPodClaims(info.uid);
+  }
+
+  private isActivePodOn(uid: string, node: string): boolean {
+    const pod = this.podsByUid.get(uid);
+    return pod !== undefined && pod.node === node && pod.phase !== 'Succeeded' && pod.phase !== 'Failed';
+  }
+
+  private classOf(name: string | undefined): ClassSelection {
+    if (name === undefined) return { fullyEvaluated: false };
+    let selection = this.classSelections.get(name);
+    if (!selection) this.classSelections.set(name, (selection = classSelection(this.classes.get(name))));
+    return selection;
+  }
+
+  private unsafeReason(aggregate: NodeAggregate): string | undefined {
+    const reasons = [...aggregate.reasons];
+    if (aggregate.hasMappings) {
+      if (this.rebuilding) reasons.push('ledger rebuilding after start');
+      const age = this.sliceDataAgeMs;
+      if (age !== undefined && age > this.options.freshnessWindowMs) {
+        reasons.push(`ResourceSlice data is ${formatSeconds(age)} old (freshness window ${formatSeconds(this.options.freshnessWindowMs)})`);
+      }
+    }
+    return reasons.length > 0 ? reasons.join('; ') : undefined;
+  }
+
+  /** Applies pending changes: claims first (placement, then duplicate resolution), then node totals. */
+  private settle(): void {
+    if (this.dirtyClaims.size === 0 && this.dirtyNodes.size === 0) return;
+    const touched = { uids: new Set<string>(), devices: new Set<string>() };
+    for (const key of this.dirtyClaims) this.refreshClaim(key, touched);
+    const toResolve = new Set(this.dirtyClaims);
+    for (const uid of touched.uids) for (const key of this.indexes.claimsWithUid(uid)) toResolve.add(key);
+    for (const device of touched.devices) for (const key of this.indexes.claimsOnExclusiveDevice(device)) toResolve.add(key);
+    for (const key of [...toResolve].sort()) this.resolveClaim(key);
+    for (const node of this.dirtyNodes) this.refreshNode(node);
+    this.dirtyClaims.clear();
+    this.dirtyNodes.clear();
+  }
+
+  private refreshClaim(key: string, touched: { uids: Set<string>; devices: Set<string> }): void {
+    const old = this.records.get(key);
+    if (old) {
+      this.indexes.remove(old, touched);
+      if (old.placement.node) this.dirtyNodes.add(old.placement.node);
+    }
+    const claim = this.claims.get(key);
+    if (!claim) {
+      this.records.delete(key);
+      return;
+    }
+    const placement = placeClaim(claim, (driver, pool, device) => this.devices.device(driver, pool, device));
+    const node = placement.node;
+    const counted = node !== undefined && placement.reservedPodUids.some((uid) => this.isActivePodOn(uid, node));
+    const signature = JSON.stringify(placement.entries, (_k, v: unknown) => (v instanceof Map ? [...v] : typeof v === 'bigint' ? String(v) : v));
+    const observedAt = old && old.signature === signature ? old.observedAt : new Date(this.options.now()).toISOString();
+    const record: ClaimRecord = { placement, counted, accepted: false, rejections: old?.rejections ?? [], signature, observedAt };
+    this.records.set(key, record);
+    this.indexes.add(record, touched);
+    if (node) this.dirtyNodes.add(node);
+  }
+
+  private resolveClaim(key: string): void {
+    const record = this.records.get(key);
+    if (!record) return;
+    const rejections = this.indexes.rejectionsFor(record);
+    record.accepted = record.counted && rejections.whole.length === 0;
+    const reported = [...rejections.whole, ...(record.accepted ? rejections.partial : [])];
+    const signatures = reported.map((r) => `${r.node}|${r.reason}`);
+    for (const [i, r] of reported.entries()) {
+      if (!record.rejections.includes(signatures[i]!)) this.hooks.onDuplicate?.({ claimUid: record.placement.uid, ...r });
+    }
+    record.rejections = signatures;
+    if (record.placement.node) this.dirtyNodes.add(record.placement.node);
+  }
+
+  private refreshNode(node: string): void {
+    const placed = [...this.indexes.claimsOnNode(node)].sort().flatMap((key) => {
+      const record = this.records.get(key);
+      return record ? [{ placement: record.placement, accepted: record.accepted, observedAt: record.observedAt }] : [];
+    });
+    const aggregate = aggregateNode(node, this.devices.poolsOnNode(node), placed);
+    if (isEmptyAggregate(aggregate)) this.aggregates.delete(node);
+    else this.aggregates.set(node, aggregate);
+  }
+}
+
+function sameVersion(a: string | undefined, b: string | undefined): boolean {
+  return a !== undefined && a !== '' && a === b;
+}
+
+function formatSeconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10}s`;
+}

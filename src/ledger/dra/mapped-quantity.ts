@@ -1,0 +1,41 @@
+/**
+ * Exact quantity math for KEP-5517 mappings: multiply Quantity objects first, convert to the ledger unit once
+ * (cpu in millicores rounded up, everything else in whole units rounded up).
+ */
+import {
+  multiplyQuantities,
+  parseQuantity,
+  scaleQuantity,
+  toMilliCeil,
+  toUnitsCeil,
+  type Quantity,
+} from '../quantity.js';
+
+/** KEP-5517 allows only these node resources as mapping targets (no extended resources). */
+export function isNodeAllocatableResource(name: string): boolean {
+  return name === 'cpu' || name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-');
+}
+
+const PARSED_LIMIT = 4096;
+const parsed = new Map<string, Quantity>();
+
+/** parseQuantity with a small memo: slices repeat the same few strings on every device. Throws QuantityError. */
+export function quantityOf(text: string): Quantity {
+  const hit = parsed.get(text);
+  if (hit) return hit;
+  const q = parseQuantity(text);
+  if (parsed.size >= PARSED_LIMIT) parsed.clear();
+  parsed.set(text, q);
+  return q;
+}
+
+export function toLedgerUnits(resource: string, q: Quantity): bigint {
+  return resource === 'cpu' ? toMilliCeil(q) : toUnitsCeil(q);
+}
+
+/** (base × multiplier × count) in ledger units; without a base it is multiplier × count. */
+export function mappedAmount(resource: string, base: Quantity | undefined, multiplier: Quantity, count: bigint): bigint {
+  let q = base ? multiplyQuantities(base, multiplier) : multiplier;
+  if (count !== 1n) q = scaleQuantity(q, count);
+  return toLedgerUnits(resource, q);
+}

@@ -1,0 +1,113 @@
+/**
+ * One node's DRA accounting, recomputed from scratch whenever something on the node changed: used totals from the
+ * accepted claims placed there, NUMA zones, the mapped devices estimates look at, and node-specific reasons the
+ * accounting cannot be trusted (incomplete or mixed-generation pools, claims on devices no slice lists, devices in a
+ * mapping shape we do not account).
+ */
+import type { ResourceAmounts } from '../resource-amounts.js';
+import { formatAmount } from '../resource-amounts.js';
+import type { ClaimPlacement, PlacedEntry } from './claim-placement.js';
+import type { DeviceRecord, PoolState } from './device-index.js';
+import { addAll } from './claim-estimate.js';
+import { zoneCapacities } from './numa.js';
+import type { ClaimContribution, NumaZoneState } from './types.js';
+
+export interface PlacedClaim {
+  placement: ClaimPlacement;
+  accepted: boolean;
+  observedAt: string;
+}
+
+export interface NodeAggregate {
+  node: string;
+  used: ResourceAmounts;
+  entries: ClaimContribution[];
+  zones: Map<string, NumaZoneState>;
+  /** Node-specific reasons, sorted; global ones (rebuilding, stale data) are added by the ledger on read. */
+  reasons: string[];
+  hasMappings: boolean;
+  /** Node-local devices of the newest pool generations that have mappings or an unsupported mapping shape. */
+  mappedDevices: DeviceRecord[];
+  unsupported: string[];
+  pools: PoolState[];
+}
+
+export function aggregateNode(node: string, pools: PoolState[], placed: PlacedClaim[]): NodeAggregate {
+  const mappedDevices = pools
+    .flatMap((p) => [...p.devices.values()])
+    .filter((d) => d.node === node && (d.mappings.length > 0 || d.unsupported !== undefined))
+    .sort((a, b) => compareText(a.key, b.key));
+  const reasons = new Set<string>();
+  for (const pool of pools) for (const problem of pool.problems) reasons.add(problem);
+  const entries: ClaimContribution[] = [];
+  const used: ResourceAmounts = new Map();
+  const zones = zoneCapacities(mappedDevices);
+  for (const { placement, accepted, observedAt } of placed) {
+    for (const missing of placement.missingDevices) {
+      reasons.add(`claim ${placement.key} is allocated device ${missing}, which no current ResourceSlice lists`);
+    }
+    if (!accepted) continue;
+    for (const note of placement.unsupportedDevices) reasons.add(`claim ${placement.key} uses a device kube-ledger cannot count: ${note}`);
+    for (const entry of placement.entries) {
+      entries.push(contributionOf(entry, observedAt));
+      addAll(used, entry.amounts);
+      if (entry.zone !== undefined) addZoneUse(zones, entry);
+    }
+  }
+  entries.sort(compareEntries);
+  return {
+    node,
+    used,
+    entries,
+    zones,
+    reasons: [...reasons].sort(),
+    hasMappings: mappedDevices.length > 0 || entries.length > 0,
+    mappedDevices,
+    unsupported: [...new Set(mappedDevices.flatMap((d) => (d.unsupported ? [d.unsupported] : [])))].sort(),
+    pools,
+  };
+}
+
+export function isEmptyAggregate(aggregate: NodeAggregate): boolean {
+  return aggregate.pools.length === 0 && aggregate.entries.length === 0 && aggregate.reasons.length === 0;
+}
+
+function addZoneUse(zones: Map<string, NumaZoneState>, entry: PlacedEntry): void {
+  let zone = zones.get(entry.zone!);
+  if (!zone) zones.set(entry.zone!, (zone = { capacity: new Map(), used: new Map() }));
+  addAll(zone.used, entry.amounts);
+}
+
+function contributionOf(entry: PlacedEntry, observedAt: string): ClaimContribution {
+  const resources: Record<string, string> = {};
+  for (const name of [...entry.amounts.keys()].sort()) resources[name] = formatAmount(name, entry.amounts.get(name)!);
+  const contribution: ClaimContribution = {
+    claimUid: entry.claimUid,
+    claimKey: entry.claimKey,
+    node: entry.node,
+    driver: entry.driver,
+    pool: entry.pool,
+    device: entry.device,
+    resources,
+    amounts: new Map(entry.amounts),
+    sliceName: entry.sliceName,
+    sliceResourceVersion: entry.sliceResourceVersion,
+    poolGeneration: entry.poolGeneration,
+    observedAt,
+  };
+  if (entry.zone !== undefined) contribution.zone = entry.zone;
+  return contribution;
+}
+
+function compareEntries(a: ClaimContribution, b: ClaimContribution): number {
+  return (
+    compareText(a.claimKey, b.claimKey) ||
+    compareText(a.driver, b.driver) ||
+    compareText(a.pool, b.pool) ||
+    compareText(a.device, b.device)
+  );
+}
+
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

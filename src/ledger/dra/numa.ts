@@ -1,0 +1,130 @@
+/**
+ * NUMA sub-ledgers. The scheduler's node totals are not NUMA-aware (KEP-5517); a claim whose `matchAttribute`
+ * constraint names a NUMA attribute needs its aligned requests to fit in ONE zone. A zone's capacity is the mapped
+ * capacity of the devices in it (capacityKey: capacity value × multiplier; multiplier-only: multiplier per device, a
+ * shared device has no finite bound); its use is the contributions of allocated results on those devices.
+ */
+import type { ResourceAmounts } from '../resource-amounts.js';
+import { formatAmount } from '../resource-amounts.js';
+import type { DeviceRecord } from './device-index.js';
+import type { NumaZoneState } from './types.js';
+import { addAll, estimateRequest, type ClaimRequest, type EstimateInputs } from './claim-estimate.js';
+import { mappedAmount, quantityOf } from './mapped-quantity.js';
+
+export function zoneCapacities(devices: Iterable<DeviceRecord>): Map<string, NumaZoneState> {
+  const zones = new Map<string, NumaZoneState>();
+  for (const device of devices) {
+    if (device.zone === undefined || device.mappings.length === 0) continue;
+    let zone = zones.get(device.zone);
+    if (!zone) zones.set(device.zone, (zone = { capacity: new Map(), used: new Map() }));
+    addDeviceCapacity(zone, device);
+  }
+  return zones;
+}
+
+function addDeviceCapacity(zone: NumaZoneState, device: DeviceRecord): void {
+  for (const mapping of device.mappings) {
+    try {
+      if (mapping.capacityKey) {
+        const value = device.capacity[mapping.capacityKey]?.value;
+        if (value === undefined) continue;
+        const amount = mappedAmount(mapping.resource, quantityOf(value), mapping.multiplier, 1n);
+        zone.capacity.set(mapping.resource, (zone.capacity.get(mapping.resource) ?? 0n) + amount);
+      } else if (device.shared) {
+        (zone.unbounded ??= new Set()).add(mapping.resource);
+      } else {
+        const amount = mappedAmount(mapping.resource, undefined, mapping.multiplier, 1n);
+        zone.capacity.set(mapping.resource, (zone.capacity.get(mapping.resource) ?? 0n) + amount);
+      }
+    } catch {
+      // unparsable capacity: the device index already reported the device
+    }
+  }
+}
+
+export interface ZoneFree {
+  zone: string;
+  free: ResourceAmounts;
+  unbounded: ReadonlySet<string>;
+}
+
+export function zoneFreeList(zones: ReadonlyMap<string, NumaZoneState>): ZoneFree[] {
+  return [...zones.keys()].sort(compareZones).map((zone) => {
+    const state = zones.get(zone)!;
+    const free: ResourceAmounts = new Map();
+    for (const [name, capacity] of state.capacity) free.set(name, capacity - (state.used.get(name) ?? 0n));
+    return { zone, free, unbounded: state.unbounded ?? new Set() };
+  });
+}
+
+export function compareZones(a: string, b: string): number {
+  const na = /^-?\d+$/.test(a) ? Number(a) : NaN;
+  const nb = /^-?\d+$/.test(b) ? Number(b) : NaN;
+  if (!Number.isNaN(na) && !Number.isNaN(nb)) return na - nb;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export interface NumaFit {
+  fits: boolean;
+  zone?: string;
+  reason?: string;
+  note?: string;
+}
+
+/** Finds the first zone whose free amounts hold all aligned requests; on success its `free` is reduced (greedy). */
+export function fitAlignedRequests(requests: ClaimRequest[], inputs: EstimateInputs, zones: ZoneFree[]): NumaFit {
+  const whole = requests.map((r) => estimateRequest(r, inputs)).filter((e) => e.mapped);
+  if (whole.length === 0) return { fits: true };
+  const relevant = requests.filter((r) => whole.some((e) => e.request === r.name));
+  const total: ResourceAmounts = new Map();
+  for (const e of whole) addAll(total, e.amounts);
+  if (!inputs.devices.some((d) => d.zone !== undefined && d.mappings.length > 0)) {
+    return { fits: true, note: 'NUMA alignment requested but no device on this node publishes a NUMA attribute' };
+  }
+  const details: string[] = [];
+  for (const zone of zones) {
+    const inZone: EstimateInputs = { devices: inputs.devices.filter((d) => d.zone === zone.zone), classOf: inputs.classOf };
+    const perRequest = relevant.map((r) => estimateRequest(r, inZone));
+    const lacking = perRequest.filter((e) => !e.mapped).map((e) => e.request);
+    const need: ResourceAmounts = new Map();
+    for (const e of perRequest) addAll(need, e.amounts);
+    if (lacking.length === 0 && fitsIn(need, zone)) {
+      for (const [name, amount] of need) if (!zone.unbounded.has(name)) zone.free.set(name, (zone.free.get(name) ?? 0n) - amount);
+      return { fits: true, zone: zone.zone };
+    }
+    details.push(zoneDetail(zone, total, lacking));
+  }
+  return { fits: false, reason: `NUMA alignment: no single zone has room for ${formatList(total)} (${details.join('; ')})` };
+}
+
+function fitsIn(need: ReadonlyMap<string, bigint>, zone: ZoneFree): boolean {
+  for (const [name, amount] of need) {
+    if (amount <= 0n || zone.unbounded.has(name)) continue;
+    if ((zone.free.get(name) ?? 0n) < amount) return false;
+  }
+  return true;
+}
+
+function zoneDetail(zone: ZoneFree, total: ReadonlyMap<string, bigint>, lacking: string[]): string {
+  const parts = orderedNames(total).map((name) =>
+    zone.unbounded.has(name) ? `${name} unbounded` : `${name} ${formatSigned(name, zone.free.get(name) ?? 0n)}`,
+  );
+  const text = `zone ${zone.zone} free: ${parts.join(', ')}`;
+  return lacking.length > 0 ? `${text}, no device for request ${lacking.join(', ')}` : text;
+}
+
+function formatSigned(name: string, amount: bigint): string {
+  return amount < 0n ? `-${formatAmount(name, -amount)}` : formatAmount(name, amount);
+}
+
+/** cpu, memory first, then the rest alphabetically — the order people read resource lists in. */
+export function orderedNames(amounts: ReadonlyMap<string, bigint>): string[] {
+  const rank = (n: string): number => (n === 'cpu' ? 0 : n === 'memory' ? 1 : 2);
+  return [...amounts.keys()].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export function formatList(amounts: ReadonlyMap<string, bigint>): string {
+  return orderedNames(amounts)
+    .map((name) => `${name} ${formatAmount(name, amounts.get(name)!)}`)
+    .join(', ');
+}

@@ -1,0 +1,147 @@
+/**
+ * What a pending pod's claims would consume on one candidate node.
+ * - Allocated claims count exactly; a claim already counted on the node because another pod there reserves it
+ *   counts 0 (shared claim, one entry per claim UID).
+ * - Unallocated claims are estimated from the node's devices (see claim-estimate.ts); NUMA-constrained requests
+ *   must fit in one zone (see numa.ts).
+ * - A claim that does not exist yet (template not instantiated) has unknown requests: it counts 0 with a note.
+ *   Why not block: kube-scheduler's DRA plugin itself waits in PreFilter until the generated claim exists, so filter
+ *   is rarely asked in that state, and refusing here could keep a pod pending for as long as the claim controller lags.
+ */
+import type { PodObject, ResourceClaimObject } from '../objects.js';
+import type { ResourceAmounts } from '../resource-amounts.js';
+import { addAll, claimRequests, estimateRequest, type EstimateInputs } from './claim-estimate.js';
+import type { ClaimPlacement } from './claim-placement.js';
+import type { ClassSelection } from './device-class.js';
+import type { NodeAggregate } from './node-aggregate.js';
+import { fitAlignedRequests, zoneFreeList, type ZoneFree } from './numa.js';
+import type { DraPodAssessment } from './types.js';
+
+export interface ClaimRecordView {
+  placement: ClaimPlacement;
+  accepted: boolean;
+}
+
+export interface AssessContext {
+  node: string;
+  aggregate: NodeAggregate | undefined;
+  /** Node reasons plus global ones (rebuilding, stale slice data); undefined when the node is safe. */
+  nodeUnsafe: string | undefined;
+  numaAttributes: ReadonlySet<string>;
+  claim(key: string): ResourceClaimObject | undefined;
+  record(key: string): ClaimRecordView | undefined;
+  classOf(name: string | undefined): ClassSelection;
+  isActivePodOn(uid: string, node: string): boolean;
+}
+
+export interface PodClaimRef {
+  podClaimName: string;
+  claimKey?: string;
+  template?: string;
+}
+
+/** The claims a pod uses, deduplicated by claim; generated names come from status.resourceClaimStatuses. */
+export function podClaimRefs(pod: PodObject): PodClaimRef[] {
+  const namespace = pod.metadata.namespace ?? '';
+  const statuses = new Map((pod.status?.resourceClaimStatuses ?? []).map((s) => [s.name, s]));
+  const refs: PodClaimRef[] = [];
+  const seen = new Set<string>();
+  for (const rc of pod.spec?.resourceClaims ?? []) {
+    const status = statuses.get(rc.name);
+    if (rc.resourceClaimName === undefined && status && status.resourceClaimName === undefined) continue; // none needed
+    const name = rc.resourceClaimName ?? status?.resourceClaimName;
+    const claimKey = name === undefined ? undefined : `${namespace}/${name}`;
+    if (claimKey !== undefined && seen.has(claimKey)) continue;
+    if (claimKey !== undefined) seen.add(claimKey);
+    refs.push({ podClaimName: rc.name, claimKey, template: rc.resourceClaimTemplateName });
+  }
+  return refs;
+}
+
+interface Working {
+  result: DraPodAssessment;
+  unsupported: Set<string>;
+  zones?: ZoneFree[];
+}
+
+export function assessPodOnNode(pod: PodObject, ctx: AssessContext): DraPodAssessment {
+  const work: Working = {
+    result: { footprint: new Map(), estimated: false, notes: [], numa: { required: false, fits: true } },
+    unsupported: new Set(),
+  };
+  for (const ref of podClaimRefs(pod)) {
+    const claim = ref.claimKey === undefined ? undefined : ctx.claim(ref.claimKey);
+    if (!claim) noteUnknownClaim(work, ref);
+    else if (claim.status?.allocation) addAllocated(work, pod, ref.claimKey!, ctx);
+    else addEstimated(work, claim, ref.claimKey!, ctx);
+  }
+  finishUnsafe(work, ctx);
+  return work.result;
+}
+
+function noteUnknownClaim(work: Working, ref: PodClaimRef): void {
+  const what = ref.claimKey ? `ResourceClaim ${ref.claimKey}` : `the claim from template ${ref.template ?? '?'}`;
+  work.result.estimated = true;
+  work.result.notes.push(`claim ${ref.podClaimName}: ${what} does not exist yet; its requests are unknown and count 0 here`);
+}
+
+function addAllocated(work: Working, pod: PodObject, key: string, ctx: AssessContext): void {
+  const record = ctx.record(key);
+  if (!record) return;
+  const { placement } = record;
+  if (placement.node !== ctx.node) {
+    work.result.notes.push(`claim ${key} is allocated for node ${placement.node ?? '(unknown)'}, not ${ctx.node}`);
+    return;
+  }
+  const podUid = pod.metadata.uid;
+  const others = placement.reservedPodUids.filter((uid) => uid !== podUid && ctx.isActivePodOn(uid, ctx.node));
+  if (record.accepted && others.length > 0) {
+    work.result.notes.push(`claim ${key} is already counted on ${ctx.node} (shared with pod uid ${others.join(', ')})`);
+    return;
+  }
+  if (record.accepted) work.result.notes.push(`claim ${key} is already included in the node's DRA used totals`);
+  for (const note of placement.unsupportedDevices) work.unsupported.add(note);
+  for (const entry of placement.entries) addAll(work.result.footprint, entry.amounts);
+}
+
+function addEstimated(work: Working, claim: ResourceClaimObject, key: string, ctx: AssessContext): void {
+  const inputs: EstimateInputs = { devices: ctx.aggregate?.mappedDevices ?? [], classOf: (n) => ctx.classOf(n) };
+  const requests = claimRequests(claim);
+  let mapped = false;
+  for (const request of requests) {
+    const estimate = estimateRequest(request, inputs);
+    for (const note of estimate.unsupported) work.unsupported.add(note);
+    for (const note of estimate.notes) work.result.notes.push(`claim ${key}: ${note}`);
+    mapped ||= estimate.mapped;
+    addAll(work.result.footprint, estimate.amounts);
+  }
+  if (mapped) {
+    work.result.estimated = true;
+    work.result.notes.push(`claim ${key} is not allocated yet: its footprint on ${ctx.node} is an estimate`);
+  }
+  checkNuma(work, claim, key, inputs, ctx);
+}
+
+function checkNuma(work: Working, claim: ResourceClaimObject, key: string, inputs: EstimateInputs, ctx: AssessContext): void {
+  const requests = claimRequests(claim);
+  for (const constraint of claim.spec?.devices?.constraints ?? []) {
+    if (!constraint.matchAttribute || !ctx.numaAttributes.has(constraint.matchAttribute)) continue;
+    const names = constraint.requests?.length ? new Set(constraint.requests) : undefined;
+    const aligned = requests.filter((r) => !names || names.has(r.name));
+    work.result.numa.required = true;
+    work.zones ??= zoneFreeList(ctx.aggregate?.zones ?? new Map());
+    const fit = fitAlignedRequests(aligned, inputs, work.zones);
+    if (fit.note) work.result.notes.push(`claim ${key}: ${fit.note}`);
+    if (fit.fits) continue;
+    work.result.numa.fits = false;
+    const reason = `claim ${key}: ${fit.reason}`;
+    work.result.numa.reason = work.result.numa.reason ? `${work.result.numa.reason}; ${reason}` : fit.reason;
+  }
+}
+
+function finishUnsafe(work: Working, ctx: AssessContext): void {
+  const consumes = [...work.result.footprint.values()].some((v) => v > 0n);
+  const reasons = [...work.unsupported].sort();
+  if (consumes && ctx.nodeUnsafe) reasons.push(ctx.nodeUnsafe);
+  if (reasons.length > 0) work.result.unsafe = reasons.join('; ');
+}

@@ -1,0 +1,118 @@
+/**
+ * Trimming for the cluster source: keep only what the DRA ledger reads, so the cache does not hold whole
+ * ResourceSlices (device attribute sets can be large) or claim specs. Devices without node-allocatable mappings keep
+ * only their name: the ledger still needs to know they exist (a claim on a device no slice lists is a consistency
+ * problem) but never reads their capacity or attributes.
+ */
+import type {
+  Device,
+  DeviceClassObject,
+  ExactDeviceRequest,
+  ObjectMeta,
+  ResourceClaimObject,
+  ResourceSliceObject,
+} from '../objects.js';
+
+function trimMeta(meta: ObjectMeta): ObjectMeta {
+  const out: ObjectMeta = {};
+  if (meta.name !== undefined) out.name = meta.name;
+  if (meta.namespace !== undefined) out.namespace = meta.namespace;
+  if (meta.uid !== undefined) out.uid = meta.uid;
+  if (meta.resourceVersion !== undefined) out.resourceVersion = meta.resourceVersion;
+  return out;
+}
+
+function hasMappings(device: Device): boolean {
+  return (
+    Object.keys(device.nodeAllocatableResourceMappings ?? {}).length > 0 ||
+    Object.keys(device.nodeAllocatableResources ?? {}).length > 0
+  );
+}
+
+function trimDevice(device: Device): Device {
+  if (!hasMappings(device)) return { name: device.name };
+  const out: Device = { name: device.name };
+  if (device.attributes) out.attributes = device.attributes;
+  if (device.capacity) out.capacity = device.capacity;
+  if (device.allowMultipleAllocations !== undefined) out.allowMultipleAllocations = device.allowMultipleAllocations;
+  if (device.nodeAllocatableResourceMappings) out.nodeAllocatableResourceMappings = device.nodeAllocatableResourceMappings;
+  if (device.nodeAllocatableResources) out.nodeAllocatableResources = device.nodeAllocatableResources;
+  return out;
+}
+
+export function trimResourceSlice(slice: ResourceSliceObject): ResourceSliceObject {
+  const { spec } = slice;
+  const out: ResourceSliceObject = {
+    metadata: trimMeta(slice.metadata),
+    spec: {
+      driver: spec.driver,
+      pool: { name: spec.pool.name, generation: spec.pool.generation, resourceSliceCount: spec.pool.resourceSliceCount },
+    },
+  };
+  if (spec.nodeName !== undefined) out.spec.nodeName = spec.nodeName;
+  if (spec.nodeSelector !== undefined) out.spec.nodeSelector = spec.nodeSelector;
+  if (spec.allNodes !== undefined) out.spec.allNodes = spec.allNodes;
+  if (spec.devices) out.spec.devices = spec.devices.map(trimDevice);
+  return out;
+}
+
+function trimExact<T extends ExactDeviceRequest & { name?: string }>(request: T): T {
+  const out = {} as T;
+  if (request.name !== undefined) out.name = request.name;
+  if (request.deviceClassName !== undefined) out.deviceClassName = request.deviceClassName;
+  if (request.allocationMode !== undefined) out.allocationMode = request.allocationMode;
+  if (request.count !== undefined) out.count = request.count;
+  if (request.capacity?.requests) out.capacity = { requests: request.capacity.requests };
+  // Selectors are never evaluated; only their presence matters (it makes an estimate conservative).
+  if (request.selectors?.length) out.selectors = request.selectors.map(() => ({}));
+  return out;
+}
+
+export function trimResourceClaim(claim: ResourceClaimObject): ResourceClaimObject {
+  const out: ResourceClaimObject = { metadata: trimMeta(claim.metadata) };
+  const devices = claim.spec?.devices;
+  if (devices) {
+    out.spec = {
+      devices: {
+        requests: devices.requests?.map((r) => ({
+          name: r.name,
+          ...(r.exactly ? { exactly: trimExact(r.exactly) } : {}),
+          ...(r.firstAvailable ? { firstAvailable: r.firstAvailable.map(trimExact) } : {}),
+        })),
+        constraints: devices.constraints
+          ?.filter((c) => c.matchAttribute !== undefined)
+          .map((c) => ({ requests: c.requests, matchAttribute: c.matchAttribute })),
+      },
+    };
+  }
+  const status = claim.status;
+  if (status) {
+    out.status = {};
+    if (status.allocation) {
+      out.status.allocation = {
+        devices: {
+          results: status.allocation.devices?.results?.map((r) => ({
+            request: r.request,
+            driver: r.driver,
+            pool: r.pool,
+            device: r.device,
+            ...(r.shareID !== undefined ? { shareID: r.shareID } : {}),
+            ...(r.consumedCapacity !== undefined ? { consumedCapacity: r.consumedCapacity } : {}),
+          })),
+        },
+        ...(status.allocation.nodeSelector !== undefined ? { nodeSelector: status.allocation.nodeSelector } : {}),
+      };
+    }
+    if (status.reservedFor) {
+      out.status.reservedFor = status.reservedFor.map((r) => ({ resource: r.resource, name: r.name, uid: r.uid }));
+    }
+  }
+  return out;
+}
+
+export function trimDeviceClass(deviceClass: DeviceClassObject): DeviceClassObject {
+  const out: DeviceClassObject = { metadata: trimMeta(deviceClass.metadata) };
+  const selectors = deviceClass.spec?.selectors;
+  if (selectors) out.spec = { selectors: selectors.map((s) => (s.cel ? { cel: { expression: s.cel.expression } } : {})) };
+  return out;
+}

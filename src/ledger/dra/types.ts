@@ -1,0 +1,72 @@
+/**
+ * Public shapes of the DRA node-allocatable ledger (KEP-5517). The `DraLedger` class in `dra-ledger.ts` is the only
+ * producer; the node ledger and the filter/prioritize/preempt verbs read these.
+ */
+import type { ResourceAmounts } from '../resource-amounts.js';
+
+export const DEFAULT_NUMA_ATTRIBUTES: readonly string[] = ['resource.kubernetes.io/numaNode'];
+
+export interface DraLedgerOptions {
+  /** Fully qualified device attribute names that denote a NUMA node (default `resource.kubernetes.io/numaNode`). */
+  numaAttributes: string[];
+  /** Slice data older than this makes every node with DRA mappings unsafe. */
+  freshnessWindowMs: number;
+  now: () => number;
+}
+
+export interface DuplicateInfo {
+  claimUid: string;
+  node: string;
+  reason: string;
+}
+
+export interface DraLedgerHooks {
+  /** Called once each time a duplicate contribution starts being rejected (not again while it persists). */
+  onDuplicate?(info: DuplicateInfo): void;
+}
+
+/** What one claim contributes through one device on one node; a claim has one entry per mapped device it uses. */
+export interface ClaimContribution {
+  claimUid: string;
+  /** namespace/name */
+  claimKey: string;
+  node: string;
+  driver: string;
+  pool: string;
+  device: string;
+  zone?: string;
+  /** Formatted amounts, e.g. `{ cpu: "8", memory: "32Gi" }`. */
+  resources: Record<string, string>;
+  amounts: ResourceAmounts;
+  sliceName?: string;
+  sliceResourceVersion?: string;
+  poolGeneration?: number;
+  /** ISO time this contribution (with this content) was first computed. */
+  observedAt: string;
+}
+
+export interface NumaZoneState {
+  capacity: ResourceAmounts;
+  used: ResourceAmounts;
+  /** Resources without a finite zone capacity (shared devices with a multiplier-only mapping). */
+  unbounded?: Set<string>;
+}
+
+export interface DraNodeState {
+  used: ResourceAmounts;
+  entries: ClaimContribution[];
+  zones: Map<string, NumaZoneState>;
+  /** Why this node's DRA accounting cannot be trusted right now (reasons joined with "; "). */
+  unsafe?: string;
+  hasMappings: boolean;
+}
+
+export interface DraPodAssessment {
+  /** Node-allocatable amounts the pod's claims will consume on this node (empty map if none). */
+  footprint: ResourceAmounts;
+  estimated: boolean;
+  notes: string[];
+  numa: { required: boolean; fits: boolean; reason?: string };
+  /** Set only when the node's DRA accounting is unsafe AND the pod would consume node-allocatable resources there. */
+  unsafe?: string;
+}
