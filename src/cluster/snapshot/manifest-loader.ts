@@ -57,8 +57,11 @@ export async function loadManifests(path: string): Promise<LoadedManifests> {
     const text = await readFile(file, 'utf8');
     const documents = parseDocuments(file, text);
     documents.forEach((doc, docIndex) => {
-      for (const [object, where] of flatten(doc, `document ${docIndex + 1}`)) {
-        collect(file, where, object, result, seen);
+      try {
+        for (const [object, where] of flatten(doc, `document ${docIndex + 1}`)) collect(file, where, object, result, seen);
+      } catch (err) {
+        if (err instanceof ManifestError && err.file === '') throw new ManifestError(file, err.where, err.problem);
+        throw err;
       }
     });
   }

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadManifests, ManifestError } from '../../../src/cluster/snapshot/manifest-loader.js';
+
+const NODE_YAML = `apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+`;
+
+describe('manifest loader', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kl-manifests-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads multi-document YAML and ignores kinds the ledger does not use, naming them', async () => {
+    const file = join(dir, 'c.yaml');
+    await writeFile(file, `${NODE_YAML}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}\n`);
+    const loaded = await loadManifests(file);
+    assert.equal(loaded.objects.Node.length, 1);
+    assert.equal(loaded.objects.Pod.length, 1);
+    assert.deepEqual(loaded.ignored, [`ConfigMap cm in ${file}`]);
+  });
+
+  it('flattens a v1 List as kubectl get -o yaml prints it', async () => {
+    const file = join(dir, 'list.yaml');
+    await writeFile(file, `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: b}\n`);
+    const loaded = await loadManifests(file);
+    assert.deepEqual(loaded.objects.Node.map((n) => n.metadata.name), ['a', 'b']);
+  });
+
+  it('gives items of a typed list (PodList from the API) the kind of the list', async () => {
+    const file = join(dir, 'pods.json');
+    await writeFile(file, JSON.stringify({ kind: 'PodList', apiVersion: 'v1', items: [{ metadata: { name: 'p1', namespace: 'x' } }] }));
+    const loaded = await loadManifests(file);
+    assert.equal(loaded.objects.Pod.length, 1);
+    assert.equal((loaded.objects.Pod[0] as { kind?: string }).kind, 'Pod');
+  });
+
+  it('reads every manifest of a directory tree in name order, skipping other files', async () => {
+    await mkdir(join(dir, 'sub'));
+    await writeFile(join(dir, 'b.yaml'), NODE_YAML.replace('n1', 'nb'));
+    await writeFile(join(dir, 'sub', 'a.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'na' } }));
+    await writeFile(join(dir, 'notes.txt'), 'not a manifest');
+    const loaded = await loadManifests(dir);
+    assert.deepEqual(loaded.objects.Node.map((n) => n.metadata.name).sort(), ['na', 'nb']);
+    assert.equal(loaded.files.length, 2);
+  });
+
+  const broken: Array<[string, string, RegExp]> = [
+    ['invalid YAML', 'kind: Node\nmetadata: {name: [}', /invalid YAML/],
+    ['invalid JSON', '{"kind": "Node",', /invalid JSON/],
+    ['missing name', 'apiVersion: v1\nkind: Node\nmetadata: {}\n', /metadata.name: required/],
+    ['malformed quantity', 'apiVersion: v1\nkind: Node\nmetadata: {name: x}\nstatus: {allocatable: {cpu: "4 cores"}}\n', /status\.allocatable\.cpu/],
+    ['malformed pod request', 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\nspec: {containers: [{name: c, resources: {requests: {memory: 1GB}}}]}\n', /spec\.containers\[0\]\.resources\.requests\.memory/],
+    ['duplicate object', `${NODE_YAML}---\n${NODE_YAML}`, /duplicate Node n1/],
+    ['scalar document', 'just a string\n', /expected a Kubernetes object/],
+  ];
+  for (const [what, text, pattern] of broken) {
+    it(`rejects ${what} with a message naming the problem`, async () => {
+      const file = join(dir, what.includes('JSON') ? 'x.json' : 'x.yaml');
+      await writeFile(file, text);
+      await assert.rejects(loadManifests(file), (err: unknown) => {
+        assert.ok(err instanceof ManifestError, String(err));
+        assert.match(err.message, pattern);
+        return true;
+      });
+    });
+  }
+});

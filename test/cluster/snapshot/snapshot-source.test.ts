@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SnapshotSource } from '../../../src/cluster/snapshot/snapshot-source.js';
+import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
+import type { ClusterChange } from '../../../src/ledger/changes.js';
+import { silentLogger } from '../../../src/observability/logger.js';
+
+function nodeYaml(name: string, cpu: string): string {
+  return `apiVersion: v1\nkind: Node\nmetadata: {name: ${name}}\nstatus: {allocatable: {cpu: "${cpu}", memory: 8Gi, pods: "110"}}\n`;
+}
+
+async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('snapshot source', () => {
+  let dir: string;
+  let source: SnapshotSource | undefined;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kl-snapshot-'));
+  });
+  afterEach(async () => {
+    await source?.stop();
+    source = undefined;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('delivers the whole snapshot as one batch of replaced changes and reports synced', async () => {
+    const file = join(dir, 'c.yaml');
+    await writeFile(file, nodeYaml('a', '4'));
+    const batches: ClusterChange[][] = [];
+    source = new SnapshotSource({ path: file, logger: silentLogger, watch: false });
+    assert.equal(source.hasSynced(), false);
+    await source.start({ apply: () => assert.fail('expected a batch'), applyBatch: (c) => batches.push(c) });
+    assert.equal(batches.length, 1);
+    assert.ok(batches[0]!.every((c) => c.type === 'replaced'));
+    assert.deepEqual(batches[0]!.map((c) => c.kind).sort(), ['DeviceClass', 'Node', 'Pod', 'ResourceClaim', 'ResourceSlice']);
+    assert.equal(source.hasSynced(), true);
+    assert.equal(source.freshness().synced, true);
+  });
+
+  it('reloads when the file is replaced and keeps the last good snapshot when an edit is broken', async () => {
+    const file = join(dir, 'c.yaml');
+    await writeFile(file, nodeYaml('a', '4'));
+    const ledger = new ClusterLedger();
+    const outcomes: string[] = [];
+    source = new SnapshotSource({ path: file, logger: silentLogger, debounceMs: 20, onReload: (o) => outcomes.push(o) });
+    await source.start(ledger);
+    assert.equal(ledger.node('a')?.allocatable.get('cpu'), 4000n);
+
+    // Editors write a temp file and rename it over the original.
+    await writeFile(join(dir, '.tmp'), nodeYaml('a', '6') + '---\n' + nodeYaml('b', '2'));
+    await rename(join(dir, '.tmp'), file);
+    await until(() => ledger.node('b') !== undefined, 'reload after rename');
+    assert.equal(ledger.node('a')?.allocatable.get('cpu'), 6000n);
+
+    await writeFile(file, 'kind: Node\nmetadata: {name: [broken');
+    await until(() => outcomes.includes('error'), 'broken reload reported');
+    assert.match(source.lastError() ?? '', /invalid YAML/);
+    assert.equal(ledger.node('b')?.allocatable.get('cpu'), 2000n, 'last good snapshot still served');
+
+    await writeFile(file, nodeYaml('c', '1'));
+    await until(() => ledger.node('c') !== undefined, 'recovery');
+    assert.equal(ledger.node('a'), undefined, 'nodes gone from the file are gone from the ledger');
+    assert.equal(source.lastError(), undefined);
+  });
+
+  it('fails to start when the path does not exist, naming it', async () => {
+    source = new SnapshotSource({ path: join(dir, 'missing.yaml'), logger: silentLogger, watch: false });
+    await assert.rejects(source.start(new ClusterLedger()), /missing\.yaml: no such file/);
+  });
+});
