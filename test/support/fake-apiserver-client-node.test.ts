@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiException, CoreV1Api, KubeConfig, ListWatch, makeInformer, PatchStrategy, setHeaderOptions, Watch, type V1Pod } from '@kubernetes/client-node';
+import { startFakeApiServer, type FakeApiServer } from './fake-apiserver/index.js';
+
+function pod(name: string) {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'i' }] }, status: { phase: 'Pending' } };
+}
+
+function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const deadline = Date.now() + timeoutMs;
+    const poll = () => (check() ? resolve() : Date.now() > deadline ? reject(new Error('condition not met in time')) : setTimeout(poll, 10));
+    poll();
+  });
+}
+
+describe('fake apiserver with @kubernetes/client-node 1.4.0', () => {
+  let server: FakeApiServer;
+  let dir: string;
+  let kc: KubeConfig;
+  let core: CoreV1Api;
+
+  beforeEach(async () => {
+    server = await startFakeApiServer({ bookmarkIntervalMs: 50 });
+    dir = mkdtempSync(join(tmpdir(), 'fake-apiserver-'));
+    kc = new KubeConfig();
+    kc.loadFromFile(server.writeKubeconfig(dir));
+    core = kc.makeApiClient(CoreV1Api);
+  });
+  afterEach(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('loads the written kubeconfig and lists nodes with the bearer token', async () => {
+    server.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { allocatable: { cpu: '4' } } });
+    const nodes = await core.listNode();
+    assert.deepEqual(nodes.items.map((n) => n.metadata?.name), ['n1']);
+    assert.equal(nodes.metadata?.resourceVersion, server.currentResourceVersion());
+    assert.ok(server.requests({ verb: 'list', resource: 'nodes' }).every((r) => r.bearerToken));
+  });
+
+  it('an informer lists and watches pods and sees add, update and delete', async () => {
+    server.create(pod('existing'));
+    const informer = makeInformer(kc, '/api/v1/namespaces/default/pods', () => core.listNamespacedPod({ namespace: 'default' }));
+    const seen: string[] = [];
+    informer.on('add', (p: V1Pod) => seen.push(`add ${p.metadata?.name}`));
+    informer.on('update', (p: V1Pod) => seen.push(`update ${p.metadata?.name}`));
+    informer.on('delete', (p: V1Pod) => seen.push(`delete ${p.metadata?.name}`));
+    await informer.start();
+    await eventually(() => server.openWatches('pods') === 1);
+    const created = server.create(pod('new'));
+    server.update({ ...created, metadata: { ...created.metadata, labels: { a: 'b' } } });
+    server.remove('pods', 'default', 'existing');
+    await eventually(() => seen.length === 4);
+    assert.deepEqual(seen, ['add existing', 'add new', 'update new', 'delete existing']);
+    await informer.stop();
+  });
+
+  it('a ListWatch asking for bookmarks advances its resourceVersion past big RVs and relists after 410', async () => {
+    server.create(pod('a'));
+    const watch = new Watch(kc);
+    const informer = new ListWatch('/api/v1/namespaces/default/pods?allowWatchBookmarks=true&timeoutSeconds=300', watch,
+      () => core.listNamespacedPod({ namespace: 'default' }), false);
+    const errors: unknown[] = [];
+    informer.on('error', (error) => errors.push(error));
+    await informer.start();
+    await eventually(() => server.openWatches('pods') === 1);
+    server.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'unrelated' } });
+    await eventually(() => informer.latestResourceVersion() === server.currentResourceVersion());
+    const listsBefore = server.countRequests({ verb: 'list', resource: 'pods' });
+    server.expireWatches('pods');
+    await eventually(() => server.countRequests({ verb: 'list', resource: 'pods' }) > listsBefore && server.openWatches('pods') === 1);
+    assert.deepEqual(errors, []);
+    await informer.stop();
+  });
+
+  it('patchNamespacedPodStatus with a merge patch succeeds with the current RV and throws ApiException 409 when stale', async () => {
+    const created = server.create(pod('a'));
+    const options = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+    const patched = await core.patchNamespacedPodStatus({
+      name: 'a', namespace: 'default', body: { metadata: { resourceVersion: created.metadata?.resourceVersion }, status: { nominatedNodeName: 'n1' } },
+    }, options);
+    assert.equal(patched.status?.nominatedNodeName, 'n1');
+    await assert.rejects(
+      core.patchNamespacedPodStatus({ name: 'a', namespace: 'default', body: { metadata: { resourceVersion: created.metadata?.resourceVersion }, status: { nominatedNodeName: 'n2' } } }, options),
+      (error: unknown) => error instanceof ApiException && error.code === 409 && JSON.parse(String(error.body)).reason === 'Conflict',
+    );
+    const [entry] = server.requests({ verb: 'patch', subresource: 'status' });
+    assert.equal(entry?.headers['content-type'], 'application/merge-patch+json');
+  });
+});
