@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { claim, expectAmounts, gpuDevice, cpuDevice, newLedger, plain, pod, result, slice } from './builders.js';
+
+const GPU = 'gpu.example.com';
+const CPU = 'cpu.example.com';
+
+function gpuNode(duplicates: Array<{ claimUid: string; node: string; reason: string }> = []) {
+  const ledger = newLedger({}, (info) => duplicates.push(info));
+  ledger.upsertSlice(slice('s1', 'n1', GPU, [gpuDevice('g0'), gpuDevice('g1')]));
+  ledger.upsertSlice(slice('s2', 'n2', GPU, [gpuDevice('g0')]));
+  ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+  ledger.upsertPod(pod('ns', 'b', 'pod-b', { node: 'n1' }));
+  return ledger;
+}
+
+const G0 = [result(GPU, 'n1', 'g0')];
+
+describe('DRA ledger: one entry per claim UID', () => {
+  it('counts a claim shared by two pods (and several containers) once', () => {
+    const ledger = gpuNode();
+    ledger.upsertClaim(claim('ns', 'shared', 'uid-s', { results: G0, node: 'n1', reservedFor: ['pod-a', 'pod-b'] }));
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
+    assert.equal(ledger.nodeState('n1')!.entries.length, 1);
+  });
+
+  it('gives a new pod sharing an already counted claim a zero footprint', () => {
+    const ledger = gpuNode();
+    ledger.upsertClaim(claim('ns', 'shared', 'uid-s', { results: G0, node: 'n1', reservedFor: ['pod-a'] }));
+    const newcomer = pod('ns', 'c', 'pod-c', { claims: [{ name: 'x', claimName: 'shared' }, { name: 'y', claimName: 'shared' }] });
+    const assessment = ledger.assessPod(newcomer, 'n1');
+    assert.deepEqual(plain(assessment.footprint), {});
+    assert.ok(assessment.notes.some((n) => n.includes('already counted')));
+  });
+
+  it('counts the claim exactly for a pending pod when nobody on the node holds it yet', () => {
+    const ledger = gpuNode();
+    ledger.upsertClaim(claim('ns', 'mine', 'uid-m', { results: G0, node: 'n1', reservedFor: ['pod-c'] }));
+    const pending = pod('ns', 'c', 'pod-c', { claims: [{ name: 'x', claimName: 'mine' }] });
+    ledger.upsertPod(pending);
+    const assessment = ledger.assessPod(pending, 'n1');
+    assert.equal(assessment.estimated, false);
+    assert.deepEqual(plain(assessment.footprint), expectAmounts({ cpu: '2', memory: '8Gi' }));
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
+  });
+
+  it('ignores repeated and re-added events', () => {
+    const ledger = gpuNode();
+    const c = claim('ns', 'c', 'uid-c', { results: G0, node: 'n1', reservedFor: ['pod-a'] });
+    ledger.upsertClaim(c);
+    ledger.upsertClaim(c);
+    ledger.upsertClaim({ ...c, metadata: { ...c.metadata, resourceVersion: '2' } });
+    ledger.deleteClaim('ns/c');
+    ledger.upsertClaim(c);
+    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+    ledger.replaceClaims([c]);
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
+  });
+
+  it('stops counting a claim when it is deallocated, unreserved, or its pod finishes or leaves', () => {
+    const ledger = gpuNode();
+    const c = claim('ns', 'c', 'uid-c', { results: G0, node: 'n1', reservedFor: ['pod-a'] });
+    ledger.upsertClaim(c);
+    ledger.upsertClaim({ ...c, metadata: { ...c.metadata, resourceVersion: '2' }, status: { reservedFor: c.status!.reservedFor } });
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
+    ledger.upsertClaim({ ...c, metadata: { ...c.metadata, resourceVersion: '3' } });
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
+    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1', phase: 'Succeeded' }));
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
+    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+    ledger.deletePod('ns/a');
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
+  });
+
+  it('does not count a claim reserved only by a pod of another node', () => {
+    const ledger = gpuNode();
+    ledger.upsertPod(pod('ns', 'z', 'pod-z', { node: 'n2' }));
+    ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: G0, node: 'n1', reservedFor: ['pod-z'] }));
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
+    assert.deepEqual(plain(ledger.nodeUsed('n2')), {});
+  });
+
+  it('rejects a second claim object with the same UID and reports it once', () => {
+    const seen: Array<{ claimUid: string; node: string; reason: string }> = [];
+    const ledger = gpuNode(seen);
+    ledger.upsertClaim(claim('ns', 'a', 'uid-dup', { results: G0, node: 'n1', reservedFor: ['pod-a'] }));
+    ledger.upsertClaim(claim('ns', 'b', 'uid-dup', { results: [result(GPU, 'n1', 'g1')], node: 'n1', reservedFor: ['pod-b'] }));
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
+    ledger.upsertPod(pod('ns', 'b', 'pod-b', { node: 'n1', resourceVersion: '2', phase: 'Running' }));
+    ledger.nodeUsed('n1');
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]!.claimUid, 'uid-dup');
+    assert.match(seen[0]!.reason, /same UID/);
+    ledger.deleteClaim('ns/a');
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
+    assert.equal(ledger.nodeState('n1')!.entries[0]!.claimKey, 'ns/b');
+  });
+
+  it('rejects a claim whose exclusive device is already counted for another claim', () => {
+    const seen: Array<{ claimUid: string; node: string; reason: string }> = [];
+    const ledger = gpuNode(seen);
+    ledger.upsertClaim(claim('ns', 'b', 'uid-2', { results: G0, node: 'n1', reservedFor: ['pod-b'] }));
+    ledger.upsertClaim(claim('ns', 'a', 'uid-1', { results: G0, node: 'n1', reservedFor: ['pod-a'] }));
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
+    assert.equal(seen.length, 1);
+    assert.match(seen[0]!.reason, /exclusively allocated/);
+    assert.equal(ledger.nodeState('n1')!.entries[0]!.claimUid, 'uid-1');
+  });
+
+  it('lets two claims share a device that allows multiple allocations', () => {
+    const ledger = newLedger();
+    ledger.upsertSlice(slice('s1', 'n1', CPU, [cpuDevice('d0', 0)]));
+    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+    const consumed = { 'cpu.example.com/cpu': '2', 'cpu.example.com/memory': '2Gi' };
+    ledger.upsertClaim(claim('ns', 'a', 'uid-1', { results: [result(CPU, 'n1', 'd0', consumed)], node: 'n1', reservedFor: ['pod-a'] }));
+    ledger.upsertClaim(claim('ns', 'b', 'uid-2', { results: [result(CPU, 'n1', 'd0', consumed)], node: 'n1', reservedFor: ['pod-a'] }));
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '4', memory: '4Gi' }));
+  });
+
+  it('counts a claim whose devices span nodes on its allocation node only', () => {
+    const seen: Array<{ claimUid: string; node: string; reason: string }> = [];
+    const ledger = gpuNode(seen);
+    ledger.upsertClaim(
+      claim('ns', 'c', 'uid-c', { results: [result(GPU, 'n1', 'g0'), result(GPU, 'n2', 'g0')], node: 'n1', reservedFor: ['pod-a'] }),
+    );
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
+    assert.deepEqual(plain(ledger.nodeUsed('n2')), {});
+    assert.deepEqual(seen.map((s) => s.node), ['n2']);
+  });
+
+  it('frees a claim for preemption only when every pod holding it on the node is a victim', () => {
+    const ledger = gpuNode();
+    ledger.upsertClaim(claim('ns', 'shared', 'uid-s', { results: G0, node: 'n1', reservedFor: ['pod-a', 'pod-b'] }));
+    ledger.upsertClaim(claim('ns', 'own', 'uid-o', { results: [result(GPU, 'n1', 'g1')], node: 'n1', reservedFor: ['pod-a'] }));
+    assert.deepEqual(plain(ledger.releasedBy(new Set(['pod-a']), 'n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
+    assert.deepEqual(plain(ledger.releasedBy(new Set(['pod-a', 'pod-b']), 'n1')), expectAmounts({ cpu: '4', memory: '16Gi' }));
+    assert.deepEqual(plain(ledger.releasedBy(new Set(['pod-x']), 'n1')), {});
+  });
+});

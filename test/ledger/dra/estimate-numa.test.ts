@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import type { ResourceClaimObject } from '../../../src/ledger/objects.js';
+import { claim, cpuDevice, deviceClass, expectAmounts, gpuDevice, newLedger, NUMA, plain, pod, result, slice } from './builders.js';
+
+const CPU = 'cpu.example.com';
+const GPU = 'gpu.example.com';
+
+type Requests = NonNullable<NonNullable<ResourceClaimObject['spec']>['devices']>['requests'];
+
+function nodeWithTwoZones() {
+  const ledger = newLedger();
+  ledger.upsertDeviceClass(deviceClass(CPU, CPU));
+  ledger.upsertDeviceClass(deviceClass(GPU, GPU));
+  ledger.upsertSlice(slice('cpu', 'n1', CPU, [cpuDevice('numa0', 0), cpuDevice('numa1', 1)]));
+  ledger.upsertSlice(slice('gpu', 'n1', GPU, [gpuDevice('g0', 0), gpuDevice('g1', 1)]));
+  ledger.upsertPod(pod('ns', 'busy', 'pod-busy', { node: 'n1' }));
+  return ledger;
+}
+
+/** Occupies zone 0 down to cpu 4 free and zone 1 down to memory 8Gi free (of 34 cpu / 136Gi per zone). */
+function occupy(ledger: ReturnType<typeof nodeWithTwoZones>) {
+  ledger.upsertClaim(
+    claim('ns', 'z0', 'uid-z0', {
+      results: [result(CPU, 'n1', 'numa0', { 'cpu.example.com/cpu': '30', 'cpu.example.com/memory': '48Gi' })],
+      node: 'n1',
+      reservedFor: ['pod-busy'],
+    }),
+  );
+  ledger.upsertClaim(
+    claim('ns', 'z1', 'uid-z1', {
+      results: [result(CPU, 'n1', 'numa1', { 'cpu.example.com/cpu': '10', 'cpu.example.com/memory': '128Gi' })],
+      node: 'n1',
+      reservedFor: ['pod-busy'],
+    }),
+  );
+}
+
+function alignedClaim(name: string, cpu: string, memory: string) {
+  return claim('ns', name, `uid-${name}`, {
+    requests: [
+      { name: 'cpus', exactly: { deviceClassName: CPU, capacity: { requests: { 'cpu.example.com/cpu': cpu, 'cpu.example.com/memory': memory } } } },
+      { name: 'gpu', exactly: { deviceClassName: GPU, count: 1 } },
+    ],
+    constraints: [{ requests: ['cpus', 'gpu'], matchAttribute: NUMA }],
+  });
+}
+
+function pendingFor(claimName: string) {
+  return pod('ns', `p-${claimName}`, `pod-${claimName}`, { claims: [{ name: 'x', claimName }] });
+}
+
+describe('DRA ledger: NUMA alignment', () => {
+  it('fits aligned requests in a single zone that has room', () => {
+    const ledger = nodeWithTwoZones();
+    occupy(ledger);
+    ledger.upsertClaim(alignedClaim('small', '2', '6Gi'));
+    const a = ledger.assessPod(pendingFor('small'), 'n1');
+    assert.deepEqual(a.numa, { required: true, fits: true });
+    assert.deepEqual(plain(a.footprint), expectAmounts({ cpu: '4', memory: '14Gi' }));
+  });
+
+  it('refuses when the room exists only split across zones, naming each zone and its free amounts', () => {
+    const ledger = nodeWithTwoZones();
+    occupy(ledger);
+    ledger.upsertClaim(alignedClaim('big', '8', '32Gi'));
+    const a = ledger.assessPod(pendingFor('big'), 'n1');
+    assert.equal(a.numa.required, true);
+    assert.equal(a.numa.fits, false);
+    assert.equal(
+      a.numa.reason,
+      'NUMA alignment: no single zone has room for cpu 10, memory 40Gi (zone 0 free: cpu 4, memory 88Gi; zone 1 free: cpu 24, memory 8Gi)',
+    );
+    // the node totals alone would have room: the scheduler is not NUMA-aware
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '40', memory: '176Gi' }));
+  });
+
+  it('does not require alignment for constraints on other attributes', () => {
+    const ledger = nodeWithTwoZones();
+    occupy(ledger);
+    const c = alignedClaim('other', '8', '32Gi');
+    c.spec!.devices!.constraints = [{ matchAttribute: 'gpu.example.com/model' }];
+    ledger.upsertClaim(c);
+    assert.deepEqual(ledger.assessPod(pendingFor('other'), 'n1').numa, { required: false, fits: true });
+  });
+});
+
+describe('DRA ledger: estimates for unallocated claims', () => {
+  function estimate(requests: Requests, extraClasses: Array<ReturnType<typeof deviceClass>> = []) {
+    const ledger = nodeWithTwoZones();
+    for (const d of extraClasses) ledger.upsertDeviceClass(d);
+    ledger.upsertClaim(claim('ns', 'c', 'uid-c', { requests }));
+    return ledger.assessPod(pendingFor('c'), 'n1');
+  }
+
+  it('uses the requested device count for multiplier mappings', () => {
+    const a = estimate([{ name: 'g', exactly: { deviceClassName: GPU, count: 2 } }]);
+    assert.equal(a.estimated, true);
+    assert.deepEqual(plain(a.footprint), expectAmounts({ cpu: '4', memory: '16Gi' }));
+  });
+
+  it('counts every matching device for allocationMode All', () => {
+    const a = estimate([{ name: 'g', exactly: { deviceClassName: GPU, allocationMode: 'All' } }]);
+    assert.deepEqual(plain(a.footprint), expectAmounts({ cpu: '4', memory: '16Gi' }));
+  });
+
+  it('uses the requestPolicy default when the request names no capacity', () => {
+    const a = estimate([{ name: 'c', exactly: { deviceClassName: CPU } }]);
+    assert.deepEqual(plain(a.footprint), expectAmounts({ cpu: '1', memory: '1Gi' }));
+  });
+
+  it('takes the largest alternative of firstAvailable', () => {
+    const a = estimate([
+      {
+        name: 'any',
+        firstAvailable: [
+          { name: 'one', deviceClassName: GPU, count: 1 },
+          { name: 'cpus', deviceClassName: CPU, capacity: { requests: { 'cpu.example.com/cpu': '6', 'cpu.example.com/memory': '1Gi' } } },
+        ],
+      },
+    ]);
+    assert.deepEqual(plain(a.footprint), expectAmounts({ cpu: '6', memory: '8Gi' }));
+  });
+
+  it('takes the largest footprint among the driver devices when selectors cannot be evaluated, and says so', () => {
+    const ledger = newLedger();
+    ledger.upsertDeviceClass(deviceClass('big-gpu', GPU, ['device.attributes["gpu.example.com"].model == "x"']));
+    ledger.upsertSlice(
+      slice('gpu', 'n1', GPU, [
+        gpuDevice('g0'),
+        { name: 'g1', nodeAllocatableResourceMappings: { cpu: { allocationMultiplier: '6' } } },
+      ]),
+    );
+    ledger.upsertClaim(claim('ns', 'c', 'uid-c', { requests: [{ name: 'g', exactly: { deviceClassName: 'big-gpu' } }] }));
+    const a = ledger.assessPod(pendingFor('c'), 'n1');
+    assert.deepEqual(plain(a.footprint), expectAmounts({ cpu: '6', memory: '8Gi' }));
+    assert.ok(a.notes.some((n) => n.includes('selectors not evaluated')));
+  });
+
+  it('counts 0 with a note for a template claim that has not been generated yet', () => {
+    const ledger = nodeWithTwoZones();
+    const waiting = pod('ns', 'w', 'pod-w', { claims: [{ name: 'gpu', template: 'gpu-template' }] });
+    const a = ledger.assessPod(waiting, 'n1');
+    assert.deepEqual(plain(a.footprint), {});
+    assert.equal(a.estimated, true);
+    assert.match(a.notes.join('\n'), /template gpu-template does not exist yet/);
+  });
+
+  it('finds the generated claim through status.resourceClaimStatuses', () => {
+    const ledger = nodeWithTwoZones();
+    ledger.upsertClaim(claim('ns', 'w-gpu-abc12', 'uid-g', { requests: [{ name: 'g', exactly: { deviceClassName: GPU } }] }));
+    const waiting = pod('ns', 'w', 'pod-w', { claims: [{ name: 'gpu', template: 'gpu-template' }], generated: { gpu: 'w-gpu-abc12' } });
+    assert.deepEqual(plain(ledger.assessPod(waiting, 'n1').footprint), expectAmounts({ cpu: '2', memory: '8Gi' }));
+  });
+
+  it('estimates nothing on a node without devices of the requested driver', () => {
+    const ledger = nodeWithTwoZones();
+    ledger.upsertClaim(claim('ns', 'c', 'uid-c', { requests: [{ name: 'g', exactly: { deviceClassName: GPU } }] }));
+    const a = ledger.assessPod(pendingFor('c'), 'elsewhere');
+    assert.deepEqual(plain(a.footprint), {});
+    assert.equal(a.estimated, false);
+  });
+});
+
+describe('DRA ledger: unreleased master mapping shape', () => {
+  const masterDevice = {
+    name: 'numa0',
+    nodeAllocatableResources: { cpu: { mapping: { capacityKey: 'cpu.example.com/cpu', capacityMultiplier: '1' }, overhead: { perPod: '100m' } } },
+    capacity: { 'cpu.example.com/cpu': { value: '32' } },
+  };
+
+  it('is reported per device and makes pods that would use it unsafe, never silently ignored', () => {
+    const ledger = newLedger();
+    ledger.upsertDeviceClass(deviceClass(CPU, CPU));
+    ledger.upsertSlice(slice('cpu', 'n1', CPU, [masterDevice]));
+    assert.equal(ledger.hasMappings(), true);
+    const exported = ledger.exportNode('n1') as { unsupported: string[] };
+    assert.equal(exported.unsupported.length, 1);
+    assert.match(exported.unsupported[0]!, /cpu.example.com\/n1\/numa0 uses the unreleased nodeAllocatableResources shape/);
+    ledger.upsertClaim(claim('ns', 'c', 'uid-c', { requests: [{ name: 'c', exactly: { deviceClassName: CPU } }] }));
+    assert.match(ledger.assessPod(pendingFor('c'), 'n1').unsafe ?? '', /unreleased nodeAllocatableResources shape/);
+    assert.equal(ledger.assessPod(pod('ns', 'plain', 'pod-plain'), 'n1').unsafe, undefined);
+  });
+
+  it('makes the node unsafe when a counted claim uses such a device', () => {
+    const ledger = newLedger();
+    ledger.upsertSlice(slice('cpu', 'n1', CPU, [masterDevice]));
+    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+    ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(CPU, 'n1', 'numa0')], node: 'n1', reservedFor: ['pod-a'] }));
+    assert.match(ledger.unsafeNodes().get('n1') ?? '', /claim ns\/c uses a device kube-ledger cannot count/);
+  });
+});
