@@ -2,18 +2,16 @@
  * Graceful stop for a Node http(s) server: stop accepting, close idle keep-alive sockets right away, let in-flight
  * requests finish (their replies carry `Connection: close`), and destroy whatever is left at the deadline.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface GracefulCloser {
-  /** True once close() started; responses written from then on should carry `Connection: close`. */
-  readonly closing: boolean;
   close(deadlineMs: number): Promise<void>;
 }
 
 export function trackForGracefulClose(server: Server): GracefulCloser {
   let closing = false;
-  let inFlight = 0;
+  const inFlight = new Set<ServerResponse>();
   let closed: Promise<void> | undefined;
   // Raw sockets too: one still in its TLS handshake is not an http connection yet, and would hold close() open.
   const sockets = new Set<Socket>();
@@ -22,10 +20,15 @@ export function trackForGracefulClose(server: Server): GracefulCloser {
     socket.once('close', () => sockets.delete(socket));
   });
 
-  server.on('request', (_request, response) => {
-    inFlight++;
+  const askClientToClose = (response: ServerResponse): void => {
+    if (!response.headersSent) response.setHeader('Connection', 'close');
+  };
+
+  server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+    inFlight.add(response);
+    if (closing) askClientToClose(response);
     response.once('close', () => {
-      inFlight--;
+      inFlight.delete(response);
       // A keep-alive socket whose last request just finished is idle now: close it instead of waiting for it.
       if (closing) server.closeIdleConnections();
     });
@@ -34,6 +37,7 @@ export function trackForGracefulClose(server: Server): GracefulCloser {
   const close = (deadlineMs: number): Promise<void> => {
     if (closed) return closed;
     closing = true;
+    inFlight.forEach(askClientToClose);
     closed = new Promise<void>((resolve) => {
       const deadline = setTimeout(() => {
         server.closeAllConnections();
@@ -48,10 +52,5 @@ export function trackForGracefulClose(server: Server): GracefulCloser {
     return closed;
   };
 
-  return {
-    get closing() {
-      return closing;
-    },
-    close,
-  };
+  return { close };
 }

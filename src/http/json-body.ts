@@ -68,6 +68,15 @@ export function readBoundedBody(request: IncomingMessage, limitBytes: number): P
 // ignoreBOM keeps a leading BOM in the text so JSON.parse refuses it, as Go's decoder does.
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** V8's message quotes part of the body; the reply and the log carry only the kind of mistake and its position. */
+function describeJsonSyntaxError(err: Error, length: number): string {
+  const position = /at position (\d+)/.exec(err.message)?.[1];
+  if (/end of (JSON )?input|unterminated/i.test(err.message) || Number(position) >= length) {
+    return 'malformed JSON: unexpected end of input';
+  }
+  return position === undefined ? 'malformed JSON' : `malformed JSON at character ${position}`;
+}
+
 export function parseJson(body: Buffer): unknown {
   let text: string;
   try {
@@ -78,9 +87,7 @@ export function parseJson(body: Buffer): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    // V8's message quotes part of the body; the reply and the log carry only what kind of mistake it was.
-    const truncated = /end of (JSON )?input/i.test((err as Error).message);
-    throw new HttpProblem(400, 'bad_request', truncated ? 'malformed JSON: unexpected end of input' : 'malformed JSON');
+    throw new HttpProblem(400, 'bad_request', describeJsonSyntaxError(err as Error, text.length));
   }
 }
 

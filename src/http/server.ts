@@ -39,15 +39,7 @@ function verbResolver(pathPrefix: string): (path: string) => VerbLabel {
   return (path) => byPath.get(path) ?? 'other';
 }
 
-/** Tells clients to drop the connection once the server is stopping, so keep-alive sockets drain. */
-function connectionCloseWhile(isClosing: () => boolean): Koa.Middleware {
-  return async (ctx, next) => {
-    if (isClosing()) ctx.set('Connection', 'close');
-    await next();
-  };
-}
-
-function buildApp(deps: ExtenderServerDeps, isClosing: () => boolean): Koa {
+export function createExtenderApp(deps: ExtenderServerDeps): Koa {
   const options = validateHttpOptions(deps.options);
   const app = new Koa({ proxy: false });
   app.silent = true; // every error is answered and logged by requestMiddleware
@@ -61,14 +53,9 @@ function buildApp(deps: ExtenderServerDeps, isClosing: () => boolean): Koa {
   });
   registerOpsRoutes(router, { service: deps.service, metrics: deps.metrics });
   app.use(requestMiddleware({ metrics: deps.metrics, logger: deps.logger, verbOf: verbResolver(options.pathPrefix) }));
-  app.use(connectionCloseWhile(isClosing));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
-}
-
-export function createExtenderApp(deps: ExtenderServerDeps): Koa {
-  return buildApp(deps, () => false);
 }
 
 function nodeServerOptions(options: HttpServerOptions): ServerOptions {
@@ -99,8 +86,7 @@ function urlOf(scheme: string, host: string, port: number): string {
 
 export async function startExtenderServer(deps: ExtenderServerDeps): Promise<RunningExtenderServer> {
   const options = validateHttpOptions({ ...DEFAULT_HTTP_OPTIONS, ...deps.options });
-  let isClosing = (): boolean => false;
-  const app = buildApp({ ...deps, options }, () => isClosing());
+  const app = createExtenderApp({ ...deps, options });
   const tls: HttpTlsOptions | undefined = options.tls;
   const serverOptions = nodeServerOptions(options);
   const server = tls
@@ -109,7 +95,6 @@ export async function startExtenderServer(deps: ExtenderServerDeps): Promise<Run
   server.keepAliveTimeout = options.keepAliveTimeoutMs;
   const reloader: TlsReloader | undefined = tls ? watchTlsFiles(server as HttpsServer, tls, deps.logger) : undefined;
   const closer = trackForGracefulClose(server);
-  isClosing = () => closer.closing;
 
   let port: number;
   try {

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { Agent, request } from 'node:http';
+import * as fx from '../protocol/fixtures.js';
+import { post, send, startTestServer } from './support.js';
+
+describe('graceful close', () => {
+  it('waits for an in-flight slow request, answers it with Connection: close, then refuses new connections', async () => {
+    const t = await startTestServer({ shutdownDeadlineMs: 5000 });
+    let release!: () => void;
+    t.stub.preemptDelay = new Promise<void>((resolve) => (release = resolve));
+    const slow = post(t.running.port, '/preempt', fx.GO_PREEMPT_META);
+    while (!t.stub.calls.includes('preempt')) await new Promise((r) => setTimeout(r, 5));
+
+    let closed = false;
+    const closing = t.running.close().then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(closed, false, 'close must wait for the in-flight request');
+
+    release();
+    const res = await slow;
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['connection'], 'close');
+    await closing;
+    await assert.rejects(send(t.running.port, 'GET', '/healthz'), /ECONNREFUSED/);
+  });
+
+  it('closes idle keep-alive connections right away', async () => {
+    // Keep-alive and deadline both far beyond the mocha timeout: close() can only finish in time if idle sockets go now.
+    const t = await startTestServer({ keepAliveTimeoutMs: 60_000, shutdownDeadlineMs: 60_000 });
+    const agent = new Agent({ keepAlive: true });
+    const res = await send(t.running.port, 'GET', '/healthz', undefined, {}, { agent });
+    assert.equal(res.status, 200);
+    await t.running.close();
+    agent.destroy();
+  });
+
+  it('destroys requests still running at the deadline', async () => {
+    const t = await startTestServer({ shutdownDeadlineMs: 100 });
+    t.stub.preemptDelay = new Promise<void>(() => {});
+    const stuck = new Promise<string>((resolve) => {
+      const req = request({ host: '127.0.0.1', port: t.running.port, method: 'POST', path: '/preempt' }, () => resolve('answered'));
+      req.on('error', (err) => resolve((err as NodeJS.ErrnoException).code ?? 'error'));
+      req.end(fx.GO_PREEMPT_META);
+    });
+    while (!t.stub.calls.includes('preempt')) await new Promise((r) => setTimeout(r, 5));
+    await t.running.close();
+    assert.equal(await stuck, 'ECONNRESET');
+  });
+});
