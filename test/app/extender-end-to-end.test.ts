@@ -1,0 +1,165 @@
+/**
+ * The real extender (snapshot source, ledger, scheduling, Koa server) started in-process on a loopback port and
+ * driven over HTTP with Go-shaped (capitalised keys, nulls, compact, no trailing newline) and legacy lowercase bodies.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultConfig } from '../../src/config/load-config.js';
+import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
+import { silentLogger } from '../../src/observability/logger.js';
+
+const CLUSTER = {
+  apiVersion: 'v1',
+  kind: 'List',
+  items: [
+    node('big', '8', '32Gi'),
+    node('small', '2', '4Gi'),
+    node('full', '4', '8Gi'),
+    pod('default', 'filler', { node: 'full', cpu: '3500m', uid: 'u-filler', priority: 0 }),
+    pod('default', 'low-a', { node: 'small', cpu: '1', uid: 'u-low-a', priority: 0 }),
+    pod('default', 'low-b', { node: 'small', cpu: '500m', uid: 'u-low-b', priority: 10 }),
+    pod('default', 'pending', { cpu: '1500m', uid: 'u-pending', priority: 100 }),
+  ],
+};
+
+function node(name: string, cpu: string, memory: string) {
+  return { apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: '10' }, status: { allocatable: { cpu, memory, pods: '110' } } };
+}
+
+function pod(namespace: string, name: string, o: { node?: string; cpu: string; uid: string; priority: number }) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, uid: o.uid, resourceVersion: '20' },
+    spec: { ...(o.node ? { nodeName: o.node } : {}), priority: o.priority, containers: [{ name: 'c', resources: { requests: { cpu: o.cpu } } }] },
+    status: { phase: o.node ? 'Running' : 'Pending' },
+  };
+}
+
+const WIRE_POD = { metadata: { name: 'pending', namespace: 'default', uid: 'u-pending', resourceVersion: '20' }, spec: { priority: 100, containers: [{ name: 'c', resources: { requests: { cpu: '1500m' } } }] }, status: { phase: 'Pending' } };
+const WIRE_NODES = CLUSTER.items.filter((i) => i.kind === 'Node');
+
+describe('extender end to end over HTTP (snapshot source)', () => {
+  let dir: string;
+  let running: RunningKubeLedger;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kl-e2e-'));
+    const file = join(dir, 'cluster.json');
+    await writeFile(file, JSON.stringify(CLUSTER));
+    const config = defaultConfig();
+    config.server.host = '127.0.0.1';
+    config.server.port = 0;
+    config.cluster.snapshotPath = file;
+    running = await startKubeLedger(config, { logger: silentLogger });
+  });
+  after(async () => {
+    await running.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function post(path: string, body: string): Promise<{ status: number; json: any; text: string }> {
+    const res = await fetch(running.url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    const text = await res.text();
+    return { status: res.status, text, json: JSON.parse(text) };
+  }
+
+  it('filter, NodeNames mode, Go shape: replies in NodeNames with the exact Go keys and nulls', async () => {
+    const body = JSON.stringify({ Pod: WIRE_POD, Nodes: null, NodeNames: ['big', 'small', 'full'] });
+    const { status, json, text } = await post('/filter', body);
+    assert.equal(status, 200);
+    assert.deepEqual(Object.keys(json), ['Nodes', 'NodeNames', 'FailedNodes', 'FailedAndUnresolvableNodes', 'Error']);
+    assert.equal(json.Nodes, null);
+    assert.deepEqual(json.NodeNames, ['big']);
+    assert.equal(json.FailedNodes.small, 'Insufficient cpu: requests 1500m, free 500m of 2');
+    assert.equal(json.FailedNodes.full, 'Insufficient cpu: requests 1500m, free 500m of 4');
+    assert.equal(json.Error, '');
+    assert.ok(!text.endsWith('\n') || text.endsWith('}\n'));
+  });
+
+  it('filter, legacy lowercase keys (schedulers <= 1.16) give the same answer', async () => {
+    const body = JSON.stringify({ pod: WIRE_POD, nodes: null, nodenames: ['big', 'small', 'full'] });
+    const { status, json } = await post('/filter', body);
+    assert.equal(status, 200);
+    assert.deepEqual(json.NodeNames, ['big']);
+  });
+
+  it('filter, Nodes mode: replies in Nodes with the request node objects, never a node that was not sent', async () => {
+    const body = JSON.stringify({ Pod: WIRE_POD, Nodes: { metadata: {}, items: WIRE_NODES }, NodeNames: null });
+    const { json } = await post('/filter', body);
+    assert.equal(json.NodeNames, null);
+    assert.deepEqual(json.Nodes.items, [WIRE_NODES[0]]);
+    const lower = await post('/filter', JSON.stringify({ pod: WIRE_POD, nodes: { items: WIRE_NODES.slice(1) } }));
+    assert.deepEqual(lower.json.Nodes.items, []);
+    assert.deepEqual(Object.keys(lower.json.FailedNodes).sort(), ['full', 'small']);
+  });
+
+  it('filter marks a pod larger than a node as unresolvable there', async () => {
+    const big = { ...WIRE_POD, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '6' } } }] } };
+    const { json } = await post('/filter', JSON.stringify({ Pod: big, Nodes: null, NodeNames: ['big', 'small', 'ghost'] }));
+    assert.deepEqual(json.NodeNames, ['big']);
+    assert.equal(json.FailedAndUnresolvableNodes.small, 'Insufficient cpu: requests 6, node allocatable 2');
+    assert.match(json.FailedNodes.ghost, /not in kube-ledger's cache/);
+  });
+
+  it('prioritize, both shapes: integer scores 0..10, the emptier node higher (LeastAllocated)', async () => {
+    for (const body of [
+      JSON.stringify({ Pod: WIRE_POD, Nodes: null, NodeNames: ['big', 'small'] }),
+      JSON.stringify({ pod: WIRE_POD, nodes: { items: WIRE_NODES.slice(0, 2) } }),
+    ]) {
+      const { status, json } = await post('/prioritize', body);
+      assert.equal(status, 200);
+      assert.deepEqual(json.map((h: { Host: string }) => h.Host), ['big', 'small']);
+      for (const h of json) assert.ok(Number.isInteger(h.Score) && h.Score >= 0 && h.Score <= 10);
+      assert.ok(json[0].Score > json[1].Score, JSON.stringify(json));
+    }
+  });
+
+  it('preempt, meta victims: keeps a node whose victims make room, trimmed to the lowest-priority victim that suffices', async () => {
+    const body = JSON.stringify({
+      Pod: WIRE_POD,
+      NodeNameToVictims: null,
+      NodeNameToMetaVictims: {
+        small: { Pods: [{ UID: 'u-low-a' }, { UID: 'u-low-b' }], NumPDBViolations: 1 },
+        full: { Pods: [{ UID: 'u-unknown' }], NumPDBViolations: 0 },
+      },
+    });
+    const { status, json } = await post('/preempt', body);
+    assert.equal(status, 200);
+    assert.deepEqual(json, { NodeNameToMetaVictims: { small: { Pods: [{ UID: 'u-low-a' }], NumPDBViolations: 1 } } });
+  });
+
+  it('preempt, full victim pods (not nodeCacheCapable, lowercase keys) reply with meta victims', async () => {
+    const victims = CLUSTER.items.filter((i) => i.metadata.name === 'low-a' || i.metadata.name === 'low-b');
+    const body = JSON.stringify({ pod: WIRE_POD, nodenametovictims: { small: { pods: victims, numpdbviolations: 0 } } });
+    const { json } = await post('/preempt', body);
+    assert.deepEqual(json, { NodeNameToMetaVictims: { small: { Pods: [{ UID: 'u-low-a' }], NumPDBViolations: 0 } } });
+  });
+
+  it('a malformed quantity in the pod is a 400 naming the JSON path, and the next request is served', async () => {
+    const bad = { ...WIRE_POD, spec: { containers: [{ name: 'c', resources: { requests: { cpu: 'lots' } } }] } };
+    const res = await post('/filter', JSON.stringify({ Pod: bad, Nodes: null, NodeNames: ['big'] }));
+    assert.equal(res.status, 400);
+    assert.match(res.json.error, /\$\.Pod\.spec\.containers\[0\]\.resources\.requests\.cpu/);
+    const ok = await post('/filter', JSON.stringify({ Pod: WIRE_POD, Nodes: null, NodeNames: ['big'] }));
+    assert.deepEqual(ok.json.NodeNames, ['big']);
+  });
+
+  it('readyz is 200 once the snapshot is loaded; explain gives every node a verdict and reason', async () => {
+    const ready = await fetch(running.url + '/readyz');
+    assert.equal(ready.status, 200);
+    const explain = (await (await fetch(running.url + '/debug/explain?pod=default/pending')).json()) as any;
+    assert.deepEqual(explain.nodes.map((n: any) => [n.node, n.verdict]), [['big', 'fits'], ['full', 'fails'], ['small', 'fails']]);
+    assert.match(explain.nodes[1].reason, /Insufficient cpu/);
+  });
+
+  it('debug/ledger exports every node and the node filter', async () => {
+    const all = (await (await fetch(running.url + '/debug/ledger')).json()) as any;
+    assert.deepEqual(all.nodes.map((n: any) => n.node), ['big', 'full', 'small']);
+    const one = (await (await fetch(running.url + '/debug/ledger?node=small')).json()) as any;
+    assert.equal(one.requested.cpu, '1500m');
+    assert.equal((await fetch(running.url + '/debug/ledger?node=ghost')).status, 404);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * The command line as an operator runs it: a child process started the way `npm start -- ...` starts it.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function start(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+async function waitReady(url: string, ms = 15000): Promise<Response> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const res = await fetch(url + '/readyz');
+      if (res.status === 200) return res;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('never became ready');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('kube-ledger command line', function () {
+  this.timeout(30000);
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kl-main-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves a JSON snapshot given with --cluster on --port, ready once loaded, and stops on SIGTERM', async () => {
+    const file = join(dir, 'snap.json');
+    await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'only' }, status: { allocatable: { cpu: '1', memory: '1Gi', pods: '10' } } }] }));
+    const port = await freePort();
+    const proc = start(['--cluster', file, '--port', String(port), '--host', '127.0.0.1']);
+    try {
+      await waitReady(`http://127.0.0.1:${port}`);
+      const ledger = (await (await fetch(`http://127.0.0.1:${port}/debug/ledger`)).json()) as { nodes: Array<{ node: string }> };
+      assert.deepEqual(ledger.nodes.map((n) => n.node), ['only']);
+    } finally {
+      proc.child.kill('SIGTERM');
+    }
+    assert.equal(await proc.exited, 0, proc.output());
+    assert.match(proc.output(), /"msg":"stopped"/);
+  });
+
+  it('serves the embedded demo cluster when neither --cluster nor a kubeconfig is given', async () => {
+    const port = await freePort();
+    const proc = start(['--port', String(port), '--host', '127.0.0.1'], { KUBERNETES_SERVICE_HOST: '' });
+    try {
+      await waitReady(`http://127.0.0.1:${port}`);
+      const explain = (await (await fetch(`http://127.0.0.1:${port}/debug/explain?pod=batch/low-fill`)).json()) as {
+        nodes: Array<{ node: string; verdict: string; reason: string }>;
+      };
+      assert.ok(explain.nodes.length >= 6);
+      const workerC = explain.nodes.find((n) => n.node === 'worker-c');
+      assert.match(workerC?.reason ?? '', /reserved for nominated pods/);
+    } finally {
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+    }
+  });
+
+  it('refuses an invalid configuration at start with exit code 2 and a message naming the key', async () => {
+    const bad = join(dir, 'bad.yaml');
+    await writeFile(bad, 'scheduling:\n  nominatedNode:\n    policy: always\n');
+    const proc = start(['--config', bad]);
+    assert.equal(await proc.exited, 2);
+    assert.match(proc.output(), /scheduling\.nominatedNode\.policy: must be one of exclusive, prefer, off/);
+  });
+
+  it('refuses an unknown flag with the usage text', async () => {
+    const proc = start(['--clustr', 'x']);
+    assert.equal(await proc.exited, 2);
+    assert.match(proc.output(), /Usage: kube-ledger/);
+  });
+});
