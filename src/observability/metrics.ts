@@ -128,6 +128,32 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       registers: r,
     }),
 
+    // --- kube source reflectors (cluster/kube/) ---
+    informerRelists: new Counter({
+      name: PREFIX + 'informer_relists_total',
+      help: 'Full relists by resource after the initial list (410 Expired, failed pagination, missing API retries).',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
+    informerRestarts: new Counter({
+      name: PREFIX + 'informer_restarts_total',
+      help: 'Watches re-established from the last resourceVersion after an abnormal end (error, reset, stall), by resource.',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
+    informerErrors: new Counter({
+      name: PREFIX + 'informer_errors_total',
+      help: 'List/watch failures by resource and kind (list_failed, watch_failed, watch_expired, watch_stalled, watch_error_event, api_missing, bad_event).',
+      labelNames: ['resource', 'kind'] as const,
+      registers: r,
+    }),
+    informerObjects: new Gauge({
+      name: PREFIX + 'informer_objects',
+      help: 'Objects held in the informer store, by resource.',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
+
     // --- cluster freshness (cluster/freshness/) ---
     informerLastEventAgeSeconds: new Gauge({
       name: PREFIX + 'informer_last_event_age_seconds',
