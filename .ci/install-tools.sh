@@ -36,10 +36,9 @@ $SUDO apt-get update -qq >/dev/null
 if [ ! -e /usr/sbin/policy-rc.d ]; then
   printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
   $SUDO chmod +x /usr/sbin/policy-rc.d
-  remove_policy=1
+  trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
 fi
 $SUDO apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
-if [ "${remove_policy:-0}" -eq 1 ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
 
 for command in "${!PACKAGE_FOR_COMMAND[@]}"; do
   command -v "$command" >/dev/null 2>&1 || { echo "install-tools: $command still missing after install" >&2; exit 1; }
