@@ -1,0 +1,162 @@
+/**
+ * Starting, probing and stopping the processes under test: kube-ledger (`node --import tsx src/main.ts`) and the
+ * floor server. Both are separate processes so neither shares an event loop with the load generator.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const HOST = '127.0.0.1';
+
+export interface ServerProcess {
+  name: string;
+  pid: number;
+  baseUrl: string;
+  /** Milliseconds from spawn until GET /readyz answered 200. */
+  readyAfterMs: number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, HOST, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+}
+
+function tail(path: string, chars = 2000): string {
+  try {
+    const text = readFileSync(path, 'utf8');
+    return text.slice(-chars);
+  } catch {
+    return '';
+  }
+}
+
+async function waitReady(baseUrl: string, child: ChildProcess, timeoutMs: number, logPath: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`process exited (${child.exitCode ?? child.signalCode}) before ready; log tail:\n${tail(logPath)}`);
+    }
+    try {
+      const res = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`not ready after ${timeoutMs} ms; log tail:\n${tail(logPath)}`);
+}
+
+export interface LedgerOptions {
+  clusterFile: string;
+  logPath: string;
+  readyTimeoutMs?: number;
+}
+
+export async function startLedger(options: LedgerOptions): Promise<ServerProcess> {
+  const port = await freePort();
+  const logFd = openSync(options.logPath, 'w');
+  const started = performance.now();
+  const child = spawn(process.execPath,
+    ['--import', 'tsx', 'src/main.ts', '--cluster', options.clusterFile, '--port', String(port), '--host', HOST],
+    { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd], env: process.env });
+  closeSync(logFd);
+  const baseUrl = `http://${HOST}:${port}`;
+  const stop = stopper(child);
+  try {
+    await waitReady(baseUrl, child, options.readyTimeoutMs ?? 180_000, options.logPath);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { name: 'kube-ledger', pid: child.pid ?? -1, baseUrl, readyAfterMs: performance.now() - started, stop };
+}
+
+export async function startFloor(): Promise<ServerProcess> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/floor-server.ts', '--port', '0'],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = stopper(child);
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`floor server exited with ${code}`)));
+    lines.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
+  });
+  lines.close();
+  return { name: 'floor', pid: child.pid ?? -1, baseUrl: `http://${HOST}:${port}`,
+    readyAfterMs: performance.now() - started, stop };
+}
+
+export interface ProcessMemory {
+  rssBytes: number | null;
+  peakRssBytes: number | null;
+}
+
+/** Current and peak resident set of a process, from /proc (Linux). */
+export function readProcessMemory(pid: number): ProcessMemory {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) => {
+      const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+      return match ? Number(match[1]) * 1024 : null;
+    };
+    return { rssBytes: kib('VmRSS'), peakRssBytes: kib('VmHWM') };
+  } catch {
+    return { rssBytes: null, peakRssBytes: null };
+  }
+}
+
+/** Prometheus text exposition → sample name (with labels) → value. */
+export function parseMetricsText(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    if (space <= 0) continue;
+    samples.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return samples;
+}
+
+export async function scrapeMetrics(baseUrl: string): Promise<Map<string, number>> {
+  try {
+    const res = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(5000) });
+    if (res.status !== 200) return new Map();
+    return parseMetricsText(await res.text());
+  } catch {
+    return new Map();
+  }
+}
+
+/** First sample whose name (without labels) ends with the suffix. */
+export function findSample(samples: Map<string, number>, suffix: string): number | null {
+  for (const [name, value] of samples) {
+    const bare = name.split('{')[0] ?? name;
+    if (bare.endsWith(suffix)) return value;
+  }
+  return null;
+}
