@@ -163,7 +163,11 @@ export class ClusterLedger implements ClusterSink {
     if (previous && previous.resourceVersion !== '' && previous.resourceVersion === pod.metadata.resourceVersion) return;
     const entry = podEntryFromObject(pod);
     if (entry.requestsError) this.hooks.onPodError?.(key, entry.requestsError);
-    if (previous) this.detachPod(previous);
+    if (previous) {
+      this.detachPod(previous);
+      // A pod recreated under the same name (StatefulSet, relist) has a new UID: the old UID must not keep resolving.
+      if (previous.uid !== entry.uid && this.podsByUid.get(previous.uid) === previous) this.podsByUid.delete(previous.uid);
+    }
     this.podsByKey.set(key, entry);
     this.podsByUid.set(entry.uid, entry);
     this.attachPod(entry);

@@ -12,6 +12,14 @@ export function formatAmounts(amounts: ReadonlyMap<string, bigint>): Record<stri
   return out;
 }
 
+/**
+ * Sums shown without zero entries: a missing key means zero, and the ledger keeps keys that subtraction brought to zero,
+ * so without this an incrementally maintained ledger would export differently from one rebuilt from the same objects.
+ */
+function nonZero(amounts: ReadonlyMap<string, bigint>): ReadonlyMap<string, bigint> {
+  return new Map([...amounts].filter(([, amount]) => amount !== 0n));
+}
+
 function byName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -33,8 +41,8 @@ export function exportNode(ledger: ClusterLedger, node: NodeEntry): Record<strin
     node: node.name,
     resourceVersion: node.resourceVersion,
     allocatable: formatAmounts(node.allocatable),
-    requested: formatAmounts(node.requested),
-    draUsed: formatAmounts(draUsed),
+    requested: formatAmounts(nonZero(node.requested)),
+    draUsed: formatAmounts(nonZero(draUsed)),
     free: formatAmounts(free),
     podCount: node.pods.size,
     pods,
