@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { trimDeviceClass, trimResourceClaim, trimResourceSlice } from '../../../src/ledger/dra/dra-ledger.js';
+import type { ResourceSliceObject } from '../../../src/ledger/objects.js';
+import { feed, loadExample, newLedger, slice } from './builders.js';
+
+describe('DRA trimming for the cluster source', () => {
+  it('keeps everything the ledger reads: a ledger fed trimmed objects equals one fed full objects', () => {
+    const example = loadExample();
+    const trimmed = {
+      classes: example.classes.map(trimDeviceClass),
+      slices: example.slices.map(trimResourceSlice),
+      claims: example.claims.map(trimResourceClaim),
+      pods: example.pods,
+    };
+    const full = feed(newLedger(), example);
+    const small = feed(newLedger(), trimmed);
+    assert.deepEqual(small.snapshotForTest(), full.snapshotForTest());
+    const pending = { ...example.pods[0]!, spec: { ...example.pods[0]!.spec, nodeName: undefined } };
+    assert.deepEqual(small.assessPod(pending, 'worker-1'), full.assessPod(pending, 'worker-1'));
+  });
+
+  it('drops metadata the ledger never reads and reduces unmapped devices to their name', () => {
+    const raw: ResourceSliceObject = slice('s', 'n1', 'nic.example.com', [
+      { name: 'nic0', attributes: { 'nic.example.com/speed': { string: '100G' } }, capacity: { bw: { value: '100' } } },
+    ]);
+    raw.metadata = { ...raw.metadata, labels: { a: 'b' }, ownerReferences: [{ kind: 'Node', name: 'n1' }], uid: 'u' };
+    const out = trimResourceSlice(raw);
+    assert.deepEqual(out.metadata, { name: 's', uid: 'u', resourceVersion: '1' });
+    assert.deepEqual(out.spec.devices, [{ name: 'nic0' }]);
+  });
+
+  it('keeps the unreleased master mapping shape so it can be reported', () => {
+    const raw = slice('s', 'n1', 'cpu.example.com', [
+      { name: 'numa0', nodeAllocatableResources: { cpu: { mapping: { deviceMultiplier: '2' } } } },
+    ]);
+    assert.deepEqual(trimResourceSlice(raw).spec.devices![0]!.nodeAllocatableResources, { cpu: { mapping: { deviceMultiplier: '2' } } });
+  });
+
+  it('replaces claim selectors by placeholders (only their presence matters) and drops other constraints', () => {
+    const [c] = loadExample().claims;
+    const withSelectors = structuredClone(c!);
+    withSelectors.spec!.devices!.requests![0]!.exactly!.selectors = [{ cel: { expression: 'device.attributes["x"].y == 1' } }];
+    withSelectors.spec!.devices!.constraints!.push({ requests: ['gpu'] });
+    const out = trimResourceClaim(withSelectors);
+    assert.deepEqual(out.spec!.devices!.requests![0]!.exactly!.selectors, [{}]);
+    assert.equal(out.spec!.devices!.constraints!.length, 1);
+    assert.equal(out.status!.allocation!.devices!.results!.length, 2);
+    assert.equal((out.metadata as Record<string, unknown>)['annotations'], undefined);
+  });
+});
