@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { request, type RequestOptions } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
+import { startTestServer, type TestServer } from './support.js';
+
+/** Certificates made at test time with the openssl CLI: a CA, two server certificates and a client certificate. */
+function makeCertificates(dir: string): void {
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=test-ca');
+  const signed = (name: string, extensions: string) => {
+    openssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
+    openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1',
+      '-out', `${name}.crt`, '-extfile', extensions);
+  };
+  execFileSync('sh', ['-c', 'printf "subjectAltName=IP:127.0.0.1\\n" > server.ext; printf "extendedKeyUsage=clientAuth\\n" > client.ext'], { cwd: dir });
+  signed('server-one', 'server.ext');
+  signed('server-two', 'server.ext');
+  signed('client', 'client.ext');
+}
+
+interface TlsReply {
+  status: number;
+  peer: PeerCertificate;
+}
+
+function httpsGet(port: number, path: string, options: RequestOptions = {}): Promise<TlsReply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET', agent: false, ...options }, (res) => {
+      const peer = (res.socket as TLSSocket).getPeerCertificate();
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, peer }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('TLS serving', function () {
+  let dir: string;
+  const file = (name: string) => join(dir, name);
+
+  before(function () {
+    dir = mkdtempSync(join(tmpdir(), 'kube-ledger-tls-'));
+    makeCertificates(dir);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('with a server certificate', () => {
+    let t: TestServer;
+    before(async () => {
+      copyFileSync(file('server-one.crt'), file('tls.crt'));
+      copyFileSync(file('server-one.key'), file('tls.key'));
+      t = await startTestServer({ tls: { certFile: file('tls.crt'), keyFile: file('tls.key'), reloadPollMs: 100 } });
+    });
+    after(() => t.running.close());
+
+    it('serves HTTPS verified against the CA', async () => {
+      assert.match(t.running.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+      const reply = await httpsGet(t.running.port, '/healthz', { ca: readFileSync(file('ca.crt')) });
+      assert.equal(reply.status, 200);
+      assert.equal(reply.peer.subject.CN, 'server-one');
+    });
+
+    it('serves a rotated certificate without a restart', async () => {
+      // Write aside, then rename into place, as kubelet's atomic writer swaps secret volumes.
+      copyFileSync(file('server-two.key'), file('tls.key.new'));
+      copyFileSync(file('server-two.crt'), file('tls.crt.new'));
+      renameSync(file('tls.key.new'), file('tls.key'));
+      renameSync(file('tls.crt.new'), file('tls.crt'));
+      let served = '';
+      for (let attempt = 0; attempt < 100 && served !== 'server-two'; attempt++) {
+        await new Promise((r) => setTimeout(r, 50));
+        served = String((await httpsGet(t.running.port, '/healthz', { rejectUnauthorized: false })).peer.subject.CN);
+      }
+      assert.equal(served, 'server-two');
+    });
+  });
+
+  describe('with a client CA (mTLS)', () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startTestServer({
+        tls: { certFile: file('server-one.crt'), keyFile: file('server-one.key'), clientCAFile: file('ca.crt') },
+      });
+    });
+    after(() => t.running.close());
+
+    const ca = () => readFileSync(file('ca.crt'));
+
+    it('accepts a client presenting a certificate signed by the client CA', async () => {
+      const reply = await httpsGet(t.running.port, '/healthz', {
+        ca: ca(),
+        cert: readFileSync(file('client.crt')),
+        key: readFileSync(file('client.key')),
+      });
+      assert.equal(reply.status, 200);
+    });
+
+    it('rejects a client without a certificate', async () => {
+      await assert.rejects(httpsGet(t.running.port, '/healthz', { ca: ca() }), (err: NodeJS.ErrnoException) => {
+        assert.match(String(err.code ?? err.message), /ECONNRESET|ERR_SSL|EPROTO|certificate/i);
+        return true;
+      });
+    });
+
+    it('rejects a client whose certificate the client CA did not sign', async () => {
+      // The server's own certificate is CA-signed but not for client auth; a self-signed one is not signed at all.
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+        '-keyout', 'rogue.key', '-out', 'rogue.crt', '-days', '1', '-subj', '/CN=rogue'], { cwd: dir, stdio: 'pipe' });
+      await assert.rejects(
+        httpsGet(t.running.port, '/healthz', {
+          ca: ca(),
+          cert: readFileSync(file('rogue.crt')),
+          key: readFileSync(file('rogue.key')),
+        }),
+      );
+    });
+  });
+});
