@@ -10,7 +10,7 @@ const PREFIX = 'kube_ledger_';
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
-  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX + 'process_' });
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX });
   const r = [registry];
 
   return {
