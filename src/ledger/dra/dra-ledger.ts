@@ -65,7 +65,8 @@ export class DraLedger implements DraAccounting {
     options: Partial<DraLedgerOptions> & Pick<DraLedgerOptions, 'freshnessWindowMs'>,
     private readonly hooks: DraLedgerHooks = {},
   ) {
-    const numaAttributes = options.numaAttributes?.length ? options.numaAttributes : [...DEFAULT_NUMA_ATTRIBUTES];
+    // Configured (driver-specific) names first: a device carrying several NUMA attributes is zoned by the first one.
+    const numaAttributes = [...new Set([...(options.numaAttributes ?? []), ...DEFAULT_NUMA_ATTRIBUTES])];
     this.options = { numaAttributes, freshnessWindowMs: options.freshnessWindowMs, now: options.now ?? Date.now };
     this.numaAttributes = new Set(numaAttributes);
     this.devices = new DeviceIndex(numaAttributes);

@@ -37,7 +37,8 @@ function addDeviceCapacity(zone: NumaZoneState, device: DeviceRecord): void {
         zone.capacity.set(mapping.resource, (zone.capacity.get(mapping.resource) ?? 0n) + amount);
       }
     } catch {
-      // unparsable capacity: the device index already reported the device
+      // An unparsable capacity adds nothing to the zone (the API server validates quantities; only hand-written
+      // snapshots can get here) — the claim side reports the same value as a problem when a claim uses it.
     }
   }
 }

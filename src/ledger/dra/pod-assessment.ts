@@ -134,8 +134,8 @@ function checkNuma(work: Working, claim: ResourceClaimObject, key: string, input
     if (fit.note) work.result.notes.push(`claim ${key}: ${fit.note}`);
     if (fit.fits) continue;
     work.result.numa.fits = false;
-    const reason = `claim ${key}: ${fit.reason}`;
-    work.result.numa.reason = work.result.numa.reason ? `${work.result.numa.reason}; ${reason}` : fit.reason;
+    work.result.numa.reason = work.result.numa.reason ? `${work.result.numa.reason}; ${fit.reason}` : fit.reason;
+    work.result.notes.push(`claim ${key}: ${fit.reason}`);
   }
 }
 
