@@ -17,6 +17,8 @@ import { DEFAULT_HTTP_OPTIONS, type HttpServerOptions, type HttpTlsOptions, vali
 import { requestMiddleware, type VerbLabel } from './request-middleware.js';
 import { loadHttpsServerOptions, watchTlsFiles, type TlsReloader } from './tls-files.js';
 
+import { clientCertificateGate } from './client-certificate-gate.js';
+
 export { DEFAULT_HTTP_OPTIONS, normalizePathPrefix } from './options.js';
 export type { HttpServerOptions, HttpTlsOptions } from './options.js';
 
@@ -53,6 +55,7 @@ export function createExtenderApp(deps: ExtenderServerDeps): Koa {
   });
   registerOpsRoutes(router, { service: deps.service, metrics: deps.metrics });
   app.use(requestMiddleware({ metrics: deps.metrics, logger: deps.logger, verbOf: verbResolver(options.pathPrefix) }));
+  if (options.tls?.clientCAFile && (options.tls.requireClientCert ?? true)) app.use(clientCertificateGate());
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -34,7 +34,9 @@ function sameMaterial(a: TlsMaterial, b: TlsMaterial): boolean {
 export function loadHttpsServerOptions(tls: HttpTlsOptions): HttpsServerOptions {
   const material = readTlsMaterial(tls);
   if (material.ca === undefined) return { cert: material.cert, key: material.key };
-  return { ...material, requestCert: true, rejectUnauthorized: tls.requireClientCert ?? true };
+  // The handshake asks for a client certificate but lets clients without one in: kubelet probes and Prometheus carry
+  // none. `clientCertificateGate` then refuses unverified clients on every path except the probe and metrics paths.
+  return { ...material, requestCert: true, rejectUnauthorized: false };
 }
 
 export interface TlsReloader {
