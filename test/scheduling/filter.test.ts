@@ -1,0 +1,240 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { InputError } from '../../src/protocol/errors.js';
+import type { ExtenderArgs, ExtenderFilterResult } from '../../src/protocol/types.js';
+import { filter } from '../../src/scheduling/filter.js';
+import type { NominatedNodePolicy } from '../../src/scheduling/options.js';
+import { ledgerOf, namesArgs, node, nodesArgs, pod, schedulingOptions } from '../support/builders.js';
+
+const OPTIONS = schedulingOptions();
+const withPolicy = (nominatedNodePolicy: NominatedNodePolicy) => schedulingOptions({ nominatedNodePolicy });
+
+/** n-fit has room, n-busy has 200m of 4 cpus free, n-small can never hold 500m. */
+const NODES = [node('n-fit', { cpu: '4', memory: '8Gi' }), node('n-busy', { cpu: '4', memory: '8Gi' }), node('n-small', { cpu: '250m', memory: '8Gi' })];
+const BOUND = [pod('ns', 'hog', { node: 'n-busy', cpu: '3800m' })];
+const cluster = () => ledgerOf(NODES, BOUND);
+const incoming = (extra: Parameters<typeof pod>[2] = {}) => pod('ns', 'new', { cpu: '500m', memory: '1Gi', ...extra });
+
+const BUSY_REASON = 'Insufficient cpu: requests 500m, free 200m of 4';
+const SMALL_REASON = 'Insufficient cpu: requests 500m, node allocatable 250m';
+
+function passedNames(result: ExtenderFilterResult): string[] {
+  if (result.NodeNames !== null) return result.NodeNames;
+  return (result.Nodes?.items ?? []).map((item) => (item['metadata'] as { name: string }).name);
+}
+
+describe('filter', () => {
+  describe('verdicts', () => {
+    it('passes nodes with room, lists resolvable shortages in FailedNodes and impossible ones in FailedAndUnresolvableNodes', () => {
+      const decision = filter(cluster(), namesArgs(incoming(), ['n-fit', 'n-busy', 'n-small']), OPTIONS);
+      assert.deepEqual(decision.result, {
+        Nodes: null,
+        NodeNames: ['n-fit'],
+        FailedNodes: { 'n-busy': BUSY_REASON },
+        FailedAndUnresolvableNodes: { 'n-small': SMALL_REASON },
+        Error: '',
+      });
+      assert.deepEqual({ passed: decision.passed, failed: decision.failed, unresolvable: decision.unresolvable }, { passed: 1, failed: 1, unresolvable: 1 });
+      assert.deepEqual(decision.nominated, { result: 'none' });
+    });
+
+    it('fails a node the ledger has not seen as resolvable, with a reason', () => {
+      const decision = filter(cluster(), namesArgs(incoming(), ['n-fit', 'n-new']), OPTIONS);
+      assert.deepEqual(decision.result.NodeNames, ['n-fit']);
+      assert.deepEqual(decision.result.FailedNodes, { 'n-new': "node is not in kube-ledger's cache yet" });
+    });
+
+    it('answers each node once when the request repeats names', () => {
+      const decision = filter(cluster(), namesArgs(incoming(), ['n-fit', 'n-busy', 'n-fit', 'n-busy']), OPTIONS);
+      assert.deepEqual(decision.result.NodeNames, ['n-fit']);
+      assert.deepEqual(decision.result.FailedNodes, { 'n-busy': BUSY_REASON });
+      assert.equal(decision.failed, 1);
+    });
+
+    it('counts pods against the node pod limit: full is resolvable, a limit of zero is not', () => {
+      const ledger = ledgerOf(
+        [node('full', { cpu: '4', pods: '2' }), node('none', { cpu: '4', pods: '0' }), node('room', { cpu: '4', pods: '3' })],
+        [pod('ns', 'a', { node: 'full' }), pod('ns', 'b', { node: 'full' }), pod('ns', 'c', { node: 'room' })],
+      );
+      const decision = filter(ledger, namesArgs(pod('ns', 'new', { cpu: '500m' }), ['full', 'none', 'room']), OPTIONS);
+      assert.deepEqual(decision.result.NodeNames, ['room']);
+      assert.deepEqual(decision.result.FailedNodes, { full: 'Too many pods: 2 of 2 already placed' });
+      assert.deepEqual(decision.result.FailedAndUnresolvableNodes, { none: 'Too many pods: 0 of 0 already placed' });
+    });
+
+    it('never places a pod needing an extended resource the node does not offer, and says so as unresolvable', () => {
+      const ledger = ledgerOf([node('cpu-only', { cpu: '4' }), node('gpu', { cpu: '4', 'example.com/gpu': '2' })]);
+      const decision = filter(ledger, namesArgs(pod('ns', 'new', { cpu: '1', requests: { 'example.com/gpu': '1' } }), ['cpu-only', 'gpu']), OPTIONS);
+      assert.deepEqual(decision.result.NodeNames, ['gpu']);
+      assert.deepEqual(decision.result.FailedAndUnresolvableNodes, {
+        'cpu-only': 'Insufficient example.com/gpu: requests 1, node allocatable 0',
+      });
+    });
+
+    it('keeps counting a terminating pod, so its node stays full until the pod is gone', () => {
+      const ledger = ledgerOf([node('n1', { cpu: '4' })], [pod('ns', 'leaving', { node: 'n1', cpu: '3', terminating: true })]);
+      const decision = filter(ledger, namesArgs(pod('ns', 'new', { cpu: '2' }), ['n1']), OPTIONS);
+      assert.deepEqual(decision.result.FailedNodes, { n1: 'Insufficient cpu: requests 2, free 1 of 4' });
+    });
+
+    it('does not count the pod against itself when it is already bound to the node', () => {
+      const bound = pod('ns', 'self', { node: 'n1', cpu: '3' });
+      const ledger = ledgerOf([node('n1', { cpu: '4' })], [bound]);
+      assert.deepEqual(filter(ledger, namesArgs(bound, ['n1']), OPTIONS).result.NodeNames, ['n1']);
+    });
+  });
+
+  describe('reply shape', () => {
+    it('answers a NodeNames request in NodeNames with Nodes null', () => {
+      const result = filter(cluster(), namesArgs(incoming(), ['n-fit', 'n-small']), OPTIONS).result;
+      assert.equal(result.Nodes, null);
+      assert.deepEqual(result.NodeNames, ['n-fit']);
+    });
+
+    it('answers a Nodes request in Nodes with the very node objects it was sent, NodeNames null', () => {
+      const args = nodesArgs(incoming(), NODES);
+      const result = filter(cluster(), args, OPTIONS).result;
+      assert.equal(result.NodeNames, null);
+      assert.equal(result.Nodes!.items.length, 1);
+      assert.equal(result.Nodes!.items[0], args.Nodes!.items[0]);
+      assert.equal(result.Nodes!.kind, 'NodeList');
+      assert.deepEqual(result.FailedNodes, { 'n-busy': BUSY_REASON });
+      assert.deepEqual(result.FailedAndUnresolvableNodes, { 'n-small': SMALL_REASON });
+    });
+
+    it('rejects a request with neither NodeNames nor Nodes, and a Nodes item without a name', () => {
+      const neither: ExtenderArgs = { Pod: namesArgs(incoming(), []).Pod, Nodes: null, NodeNames: null };
+      assert.throws(() => filter(cluster(), neither, OPTIONS), (err: unknown) => err instanceof InputError && err.path === '$');
+      const nameless = nodesArgs(incoming(), NODES);
+      nameless.Nodes!.items[1] = { metadata: {} };
+      assert.throws(
+        () => filter(cluster(), nameless, OPTIONS),
+        (err: unknown) => err instanceof InputError && err.path === '$.Nodes.items[1].metadata.name',
+      );
+    });
+
+    it('rejects a pod with a malformed quantity with an InputError naming the JSON path', () => {
+      const args = namesArgs(pod('ns', 'bad', { cpu: 'a-lot' }), ['n-fit']);
+      assert.throws(
+        () => filter(cluster(), args, OPTIONS),
+        (err: unknown) => err instanceof InputError && err.path === '$.Pod.spec.containers[0].resources.requests.cpu',
+      );
+    });
+
+    it('never answers with a node it was not asked about, and answers every requested node exactly once (property)', () => {
+      const pool = ['n-fit', 'n-busy', 'n-small', 'n-unknown', 'n-other'];
+      fc.assert(
+        fc.property(
+          fc.array(fc.constantFrom(...pool), { maxLength: 8 }),
+          fc.constantFrom('100m', '500m', '3', '5'),
+          fc.constantFrom('', ...pool),
+          fc.constantFrom<NominatedNodePolicy>('exclusive', 'prefer', 'off'),
+          fc.boolean(),
+          (names, cpu, nominated, policy, namesMode) => {
+            const p = pod('ns', 'new', { cpu, ...(nominated ? { nominated } : {}) });
+            const args = namesMode ? namesArgs(p, names) : nodesArgs(p, names.map((n) => node(n, { cpu: '4' })));
+            const { result } = filter(cluster(), args, withPolicy(policy));
+            assert.equal(result.Nodes === null, namesMode);
+            assert.equal(result.NodeNames === null, !namesMode);
+            const answered = [
+              ...passedNames(result),
+              ...Object.keys(result.FailedNodes ?? {}),
+              ...Object.keys(result.FailedAndUnresolvableNodes ?? {}),
+            ];
+            assert.deepEqual([...answered].sort(), [...new Set(names)].sort());
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+  });
+
+  describe('nominated node first', () => {
+    const candidates = ['n-fit', 'n-busy', 'n-other'];
+    const ledger = () => ledgerOf([...NODES, node('n-other', { cpu: '4', memory: '8Gi' })], BOUND);
+
+    it('under exclusive, a fitting nominated node is the only answer and the others say why they were skipped', () => {
+      const decision = filter(ledger(), namesArgs(incoming({ nominated: 'n-other' }), candidates), withPolicy('exclusive'));
+      assert.deepEqual(decision.nominated, { result: 'hit', node: 'n-other' });
+      assert.deepEqual(decision.result.NodeNames, ['n-other']);
+      const skipped = "not evaluated: the pod's nominated node n-other fits (nominated-node policy exclusive)";
+      assert.deepEqual(decision.result.FailedNodes, { 'n-fit': skipped, 'n-busy': skipped });
+      assert.deepEqual(decision.result.FailedAndUnresolvableNodes, {});
+    });
+
+    it('under prefer, a fitting nominated node is recorded as a hit but every feasible node is returned', () => {
+      const decision = filter(ledger(), namesArgs(incoming({ nominated: 'n-other' }), candidates), withPolicy('prefer'));
+      assert.deepEqual(decision.nominated, { result: 'hit', node: 'n-other' });
+      assert.deepEqual(decision.result.NodeNames, ['n-fit', 'n-other']);
+      assert.deepEqual(decision.result.FailedNodes, { 'n-busy': BUSY_REASON });
+    });
+
+    it('under off, the nomination is ignored', () => {
+      const decision = filter(ledger(), namesArgs(incoming({ nominated: 'n-other' }), candidates), withPolicy('off'));
+      assert.deepEqual(decision.nominated, { result: 'none' });
+      assert.deepEqual(decision.result.NodeNames, ['n-fit', 'n-other']);
+    });
+
+    const misses: Array<{ nominated: string; reason: string; candidates: string[] }> = [
+      { nominated: 'n-busy', reason: 'does_not_fit', candidates },
+      { nominated: 'n-elsewhere', reason: 'not_candidate', candidates },
+      { nominated: 'n-ghost', reason: 'unknown_node', candidates: [...candidates, 'n-ghost'] },
+    ];
+    for (const miss of misses) {
+      for (const policy of ['exclusive', 'prefer'] as const) {
+        it(`under ${policy}, a miss (${miss.reason}) falls back to the full scan and answers as if there were no nomination`, () => {
+          const decision = filter(ledger(), namesArgs(incoming({ nominated: miss.nominated }), miss.candidates), withPolicy(policy));
+          assert.equal(decision.nominated.result, 'fallback');
+          assert.ok(decision.nominated.result === 'fallback');
+          assert.equal(decision.nominated.reason, miss.reason);
+          assert.equal(decision.nominated.node, miss.nominated);
+          assert.notEqual(decision.nominated.detail, '');
+          const plain = filter(ledger(), namesArgs(incoming(), miss.candidates), withPolicy(policy));
+          assert.deepEqual(decision.result, plain.result);
+        });
+      }
+    }
+
+    it('gives the does_not_fit detail the same reason the full scan reports', () => {
+      const decision = filter(ledger(), namesArgs(incoming({ nominated: 'n-busy' }), candidates), OPTIONS);
+      assert.ok(decision.nominated.result === 'fallback');
+      assert.equal(decision.nominated.detail, BUSY_REASON);
+    });
+  });
+
+  describe('room reserved by nominated pods', () => {
+    /** n1 has 4 cpus free, 3 of them held for a pending pod of priority 10 nominated there. */
+    const reserved = () =>
+      ledgerOf([node('n1', { cpu: '4' }), node('n2', { cpu: '4' })], [pod('ns', 'waiting', { cpu: '3', priority: 10, nominated: 'n1' })]);
+
+    for (const { priority, fits } of [
+      { priority: 5, fits: false },
+      { priority: 10, fits: false },
+      { priority: 11, fits: true },
+    ]) {
+      it(`a pod of priority ${priority} ${fits ? 'may take' : 'cannot take'} room held for a nominated pod of priority 10`, () => {
+        const decision = filter(reserved(), namesArgs(pod('ns', 'new', { cpu: '2', priority }), ['n1', 'n2']), OPTIONS);
+        if (fits) assert.deepEqual(decision.result.NodeNames, ['n1', 'n2']);
+        else {
+          assert.deepEqual(decision.result.NodeNames, ['n2']);
+          assert.deepEqual(decision.result.FailedNodes, {
+            n1: 'Insufficient cpu: requests 2, free 1 of 4 (3 reserved for nominated pods of equal or higher priority)',
+          });
+        }
+      });
+    }
+
+    it('the nominated pod itself is not blocked by its own reservation', () => {
+      const self = pod('ns', 'waiting', { cpu: '3', priority: 10, nominated: 'n1' });
+      const decision = filter(reserved(), namesArgs(self, ['n1', 'n2']), OPTIONS);
+      assert.deepEqual(decision.nominated, { result: 'hit', node: 'n1' });
+      assert.deepEqual(decision.result.NodeNames, ['n1']);
+    });
+
+    it('a reservation counts against the node pod limit too', () => {
+      const ledger = ledgerOf([node('n1', { cpu: '4', pods: '1' })], [pod('ns', 'waiting', { priority: 10, nominated: 'n1' })]);
+      const decision = filter(ledger, namesArgs(pod('ns', 'new', { cpu: '1' }), ['n1']), OPTIONS);
+      assert.deepEqual(decision.result.FailedNodes, { n1: 'Too many pods: 1 of 1 already placed' });
+    });
+  });
+});

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import type { ScoringStrategy } from '../../src/scheduling/options.js';
+import { prioritize } from '../../src/scheduling/prioritize.js';
+import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY } from '../../src/protocol/types.js';
+import { ledgerOf, namesArgs, node, nodesArgs, pod, schedulingOptions } from '../support/builders.js';
+
+const scoring = (strategy: ScoringStrategy, weights: Record<string, bigint> = { cpu: 1n, memory: 1n }) =>
+  schedulingOptions({ scoring: { strategy, weights: new Map(Object.entries(weights)) } });
+
+/** empty: nothing placed; half: 2 of 4 cpus and 4Gi of 8Gi in use. */
+const cluster = () =>
+  ledgerOf(
+    [node('empty', { cpu: '4', memory: '8Gi' }), node('half', { cpu: '4', memory: '8Gi' })],
+    [pod('ns', 'resident', { node: 'half', cpu: '2', memory: '4Gi' })],
+  );
+const incoming = pod('ns', 'new', { cpu: '1', memory: '1Gi' });
+
+const scoresOf = (list: Array<{ Host: string; Score: number }>) => Object.fromEntries(list.map((h) => [h.Host, h.Score]));
+
+describe('prioritize', () => {
+  it('LeastAllocated prefers the emptier node (integer scores, rounded down per resource then averaged)', () => {
+    // empty: cpu 3/4 free → 7, memory 7/8 free → 8, mean 7; half: cpu 1/4 → 2, memory 3/8 → 3, mean 2.
+    assert.deepEqual(scoresOf(prioritize(cluster(), namesArgs(incoming, ['empty', 'half']), scoring('LeastAllocated'))), { empty: 7, half: 2 });
+  });
+
+  it('MostAllocated prefers the fuller node', () => {
+    // empty: cpu 1/4 → 2, memory 1/8 → 1, mean 1; half: cpu 3/4 → 7, memory 5/8 → 6, mean 6.
+    assert.deepEqual(scoresOf(prioritize(cluster(), namesArgs(incoming, ['empty', 'half']), scoring('MostAllocated'))), { empty: 1, half: 6 });
+  });
+
+  it('weights decide which resource matters', () => {
+    const ledger = ledgerOf(
+      [node('cpu-busy', { cpu: '4', memory: '8Gi' }), node('mem-busy', { cpu: '4', memory: '8Gi' })],
+      [pod('ns', 'a', { node: 'cpu-busy', cpu: '3', memory: '1Gi' }), pod('ns', 'b', { node: 'mem-busy', cpu: '1', memory: '6Gi' })],
+    );
+    const args = namesArgs(pod('ns', 'new', { cpu: '500m', memory: '512Mi' }), ['cpu-busy', 'mem-busy']);
+    const cpuOnly = scoresOf(prioritize(ledger, args, scoring('LeastAllocated', { cpu: 1n })));
+    const memoryOnly = scoresOf(prioritize(ledger, args, scoring('LeastAllocated', { memory: 1n })));
+    const cpuHeavy = scoresOf(prioritize(ledger, args, scoring('LeastAllocated', { cpu: 3n, memory: 1n })));
+    assert.ok(cpuOnly['cpu-busy']! < cpuOnly['mem-busy']!, JSON.stringify(cpuOnly));
+    assert.ok(memoryOnly['cpu-busy']! > memoryOnly['mem-busy']!, JSON.stringify(memoryOnly));
+    // cpu-busy: cpu 0.5/4 free → 1 (×3), memory 6.5/8 → 8 (×1): 11/4 = 2; mem-busy: cpu 2.5/4 → 6 (×3), memory 1.5/8 → 1: 19/4 = 4.
+    assert.deepEqual(cpuHeavy, { 'cpu-busy': 2, 'mem-busy': 4 });
+  });
+
+  it('scores a pod without requests as the scheduler does, with 100m cpu and 200Mi memory', () => {
+    const ledger = ledgerOf([node('n1', { cpu: '1', memory: '1Gi' })]);
+    // cpu (1000-100)*10/1000 = 9; memory (1024-200)*10/1024 = 8; mean 8.
+    assert.deepEqual(prioritize(ledger, namesArgs(pod('ns', 'bare'), ['n1']), scoring('LeastAllocated')), [{ Host: 'n1', Score: 8 }]);
+  });
+
+  it('gives a node the ledger does not know the minimum score', () => {
+    assert.deepEqual(prioritize(cluster(), namesArgs(incoming, ['nowhere']), scoring('LeastAllocated')), [{ Host: 'nowhere', Score: MIN_EXTENDER_PRIORITY }]);
+  });
+
+  it('answers in request order, once per node, in both NodeNames and Nodes mode', () => {
+    const byNames = prioritize(cluster(), namesArgs(incoming, ['half', 'empty', 'half']), scoring('LeastAllocated'));
+    assert.deepEqual(byNames.map((h) => h.Host), ['half', 'empty']);
+    const byNodes = prioritize(cluster(), nodesArgs(incoming, [node('half', {}), node('empty', {})]), scoring('LeastAllocated'));
+    assert.deepEqual(byNodes, byNames);
+  });
+
+  describe('nominated node', () => {
+    const nominatedTo = (name: string) => pod('ns', 'new', { cpu: '1', memory: '1Gi', nominated: name });
+
+    it('scores the nominated node at the maximum when the pod fits there', () => {
+      const scores = scoresOf(prioritize(cluster(), namesArgs(nominatedTo('half'), ['empty', 'half']), scoring('LeastAllocated')));
+      assert.deepEqual(scores, { empty: 7, half: MAX_EXTENDER_PRIORITY });
+    });
+
+    it('scores the nominated node normally when the pod does not fit there', () => {
+      const ledger = ledgerOf(
+        [node('empty', { cpu: '4', memory: '8Gi' }), node('full', { cpu: '4', memory: '8Gi' })],
+        [pod('ns', 'resident', { node: 'full', cpu: '3500m', memory: '1Gi' })],
+      );
+      const scores = scoresOf(prioritize(ledger, namesArgs(nominatedTo('full'), ['empty', 'full']), scoring('LeastAllocated')));
+      assert.ok(scores['full']! < MAX_EXTENDER_PRIORITY && scores['full']! < scores['empty']!, JSON.stringify(scores));
+    });
+
+    it('ignores the nomination when the nominated-node policy is off', () => {
+      const options = { ...scoring('LeastAllocated'), nominatedNodePolicy: 'off' as const };
+      assert.deepEqual(scoresOf(prioritize(cluster(), namesArgs(nominatedTo('half'), ['empty', 'half']), options)), { empty: 7, half: 2 });
+    });
+  });
+
+  it('always returns integer scores between 0 and 10 (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ cpu: fc.constantFrom('0', '100m', '1', '3', '9'), memory: fc.constantFrom('0', '1Gi', '6Gi', '20Gi'), on: fc.constantFrom('a', 'b') }), { maxLength: 6 }),
+        fc.constantFrom('0', '1m', '2', '16'),
+        fc.constantFrom<ScoringStrategy>('LeastAllocated', 'MostAllocated'),
+        fc.record({ cpu: fc.bigInt(0n, 5n), memory: fc.bigInt(0n, 5n), 'example.com/gpu': fc.bigInt(0n, 2n) }),
+        (residents, cpu, strategy, weights) => {
+          const ledger = ledgerOf(
+            [node('a', { cpu: '4', memory: '8Gi' }), node('b', { cpu: '500m', memory: '1Gi' })],
+            residents.map((r, i) => pod('ns', `r${i}`, { node: r.on, cpu: r.cpu, memory: r.memory })),
+          );
+          const list = prioritize(ledger, namesArgs(pod('ns', 'new', { cpu }), ['a', 'b', 'c']), scoring(strategy, weights));
+          for (const { Score } of list) {
+            assert.ok(Number.isInteger(Score) && Score >= MIN_EXTENDER_PRIORITY && Score <= MAX_EXTENDER_PRIORITY, String(Score));
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
