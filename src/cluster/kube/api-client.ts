@@ -1,0 +1,99 @@
+/**
+ * A minimal Kubernetes API client over node:http(s): `@kubernetes/client-node`'s `KubeConfig` supplies the server
+ * URL, credentials and TLS (through `applyToHTTPSOptions`, called per request so rotating tokens and exec plugins
+ * stay current); we do the requests ourselves so list bodies are parsed once and watch bodies are streamed line by
+ * line instead of going through client-node's informer (see reference/stack.md for its traps).
+ */
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { readJsonLines } from './json-lines.js';
+
+/** A non-2xx answer; `status` is the decoded `Status` object when the server sent one. */
+export class KubeApiError extends Error {
+  override readonly name = 'KubeApiError';
+  constructor(
+    readonly code: number,
+    readonly path: string,
+    readonly status?: { reason?: string; message?: string; code?: number },
+  ) {
+    super(`${path}: HTTP ${code}${status?.reason ? ` ${status.reason}` : ''}${status?.message ? `: ${status.message}` : ''}`);
+  }
+}
+
+export interface JsonResponse {
+  statusCode: number;
+  body: unknown;
+}
+
+export class KubeApiClient {
+  readonly server: string;
+
+  constructor(private readonly kubeConfig: KubeConfig) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    this.server = cluster.server.replace(/\/+$/, '');
+  }
+
+  /** GET `path` and decode the JSON body; throws `KubeApiError` for non-2xx answers. */
+  async getJson(path: string, signal?: AbortSignal): Promise<unknown> {
+    const response = await this.open(path, signal);
+    const text = await readText(response);
+    const body = parseOrUndefined(text);
+    if (!isSuccess(response.statusCode)) throw new KubeApiError(response.statusCode ?? 0, path, statusOf(body));
+    if (body === undefined) throw new Error(`${path}: response is not JSON`);
+    return body;
+  }
+
+  /**
+   * Opens a watch at `path` and yields decoded events as they arrive. A non-2xx answer throws `KubeApiError` before
+   * the first event. Aborting `signal` ends the iteration with an AbortError.
+   */
+  async openStream(path: string, signal: AbortSignal): Promise<AsyncIterable<unknown>> {
+    const response = await this.open(path, signal);
+    if (!isSuccess(response.statusCode)) {
+      const text = await readText(response);
+      throw new KubeApiError(response.statusCode ?? 0, path, statusOf(parseOrUndefined(text)));
+    }
+    return readJsonLines(response);
+  }
+
+  private async open(path: string, signal?: AbortSignal): Promise<IncomingMessage> {
+    const url = new URL(this.server + path);
+    const options: RequestOptions & { rejectUnauthorized?: boolean } = {
+      method: 'GET',
+      headers: { Accept: 'application/json' },
+    };
+    await this.kubeConfig.applyToHTTPSOptions(options);
+    signal?.throwIfAborted();
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const req = send(url, { ...options, ...(signal ? { signal } : {}) }, resolve);
+      req.on('error', reject);
+      req.end();
+    });
+  }
+}
+
+function isSuccess(code: number | undefined): boolean {
+  return code !== undefined && code >= 200 && code < 300;
+}
+
+async function readText(response: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function statusOf(body: unknown): KubeApiError['status'] {
+  if (typeof body !== 'object' || body === null || (body as { kind?: unknown }).kind !== 'Status') return undefined;
+  return body as KubeApiError['status'];
+}

@@ -1,0 +1,74 @@
+/**
+ * The live cluster source: one Reflector per resource feeding the ledger, one FreshnessTracker holding each store's
+ * resourceVersion. Synced once every reflector's first list completed; until then readiness stays false and no
+ * destructive decision trusts the cache.
+ */
+import type { ClusterSink } from '../../ledger/changes.js';
+import type { ClusterObjectKind } from '../../ledger/objects.js';
+import type { Logger } from '../../observability/logger.js';
+import type { FreshnessTracker } from '../freshness/freshness-tracker.js';
+import type { ClusterSource, FreshnessReport } from '../source.js';
+import type { KubeApiClient } from './api-client.js';
+import { Reflector, type ReflectorMetrics, type ReflectorTuning } from './reflector.js';
+import { KUBE_RESOURCES, type KubeResource } from './resources.js';
+
+export interface KubeSourceOptions {
+  client: Pick<KubeApiClient, 'getJson' | 'openStream'>;
+  tracker: FreshnessTracker;
+  logger: Logger;
+  metrics?: ReflectorMetrics;
+  resources?: readonly KubeResource[];
+  tuning?: Partial<ReflectorTuning>;
+}
+
+export class KubeSource implements ClusterSource {
+  readonly kind = 'kube' as const;
+  private readonly reflectors = new Map<ClusterObjectKind, Reflector>();
+
+  constructor(private readonly options: KubeSourceOptions) {}
+
+  async start(sink: ClusterSink): Promise<void> {
+    if (this.reflectors.size > 0) throw new Error('kube source already started');
+    for (const resource of this.options.resources ?? KUBE_RESOURCES) {
+      const reflector = new Reflector({
+        resource,
+        client: this.options.client,
+        sink,
+        tracker: this.options.tracker,
+        logger: this.options.logger.child({ resource: resource.kind }),
+        ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
+        ...(this.options.tuning ? { tuning: this.options.tuning } : {}),
+      });
+      this.reflectors.set(resource.kind, reflector);
+      reflector.start();
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.reflectors.values()].map((r) => r.stop()));
+  }
+
+  hasSynced(): boolean {
+    if (this.reflectors.size === 0) return false;
+    for (const reflector of this.reflectors.values()) if (!reflector.hasSynced()) return false;
+    return true;
+  }
+
+  freshness(): FreshnessReport {
+    return this.options.tracker.report();
+  }
+
+  /** The reflector of one resource (tests and debugging). */
+  reflector(kind: ClusterObjectKind): Reflector | undefined {
+    return this.reflectors.get(kind);
+  }
+
+  /** Resolves once synced, or rejects after `timeoutMs`. */
+  async waitForSync(timeoutMs: number, pollMs = 20): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.hasSynced()) {
+      if (Date.now() > deadline) throw new Error(`kube source did not sync within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  }
+}

@@ -1,0 +1,320 @@
+/**
+ * One resource's list/watch loop, after client-go's Reflector but with the failure handling client-node lacks:
+ * - LIST (paginated, consistent read) builds the whole new store and hands it to the sink as ONE `replaced` change
+ *   (AtomicFIFO-like: readers never see a half-applied relist), then records the list RV as the store RV;
+ * - WATCH from the last RV with bookmarks and a jittered server timeout, decoded line by line; every applied event or
+ *   bookmark advances the store RV in the freshness tracker (after the sink has applied it);
+ * - 410 Expired (HTTP or ERROR event) → exactly one relist, after a growing delay (never a tight loop);
+ * - any other failure or a stream end → re-watch from the last RV with capped exponential backoff and jitter;
+ * - a watch silent for longer than its timeout plus a grace period is aborted and restarted (stall detection);
+ * - a missing optional API (404 on list) is synced as empty and retried slowly.
+ * It never stops by itself; only `stop()` ends it.
+ */
+import type { ClusterSink } from '../../ledger/changes.js';
+import { objectKey, type ClusterObject, type ObjectMeta } from '../../ledger/objects.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { FreshnessTracker } from '../freshness/freshness-tracker.js';
+import { KubeApiError, type KubeApiClient } from './api-client.js';
+import { Backoff, sleep, type BackoffOptions } from './backoff.js';
+import { JsonLineError } from './json-lines.js';
+import type { KubeResource } from './resources.js';
+
+export type ReflectorMetrics = Pick<Metrics, 'informerRelists' | 'informerRestarts' | 'informerErrors' | 'informerObjects'>;
+
+export interface ReflectorTuning {
+  pageSize: number;
+  /** Server-side watch timeout; each watch asks for this ± `watchTimeoutJitter`. */
+  watchTimeoutSeconds: number;
+  watchTimeoutJitter: number;
+  /** A watch silent for longer than its timeout plus this is considered stalled. */
+  stallGraceMs: number;
+  watchBackoff: BackoffOptions;
+  relistBackoff: BackoffOptions;
+  /** How often an optional resource whose API is missing is listed again. */
+  missingApiRetryMs: number;
+}
+
+export const DEFAULT_REFLECTOR_TUNING: ReflectorTuning = {
+  pageSize: 500,
+  watchTimeoutSeconds: 300,
+  watchTimeoutJitter: 0.1,
+  stallGraceMs: 30_000,
+  watchBackoff: { initialMs: 200, maxMs: 30_000, jitter: 0.2 },
+  relistBackoff: { initialMs: 200, maxMs: 30_000, jitter: 0.2 },
+  missingApiRetryMs: 60_000,
+};
+
+export interface ReflectorDeps {
+  resource: KubeResource;
+  client: Pick<KubeApiClient, 'getJson' | 'openStream'>;
+  sink: ClusterSink;
+  tracker: Pick<FreshnessTracker, 'recordReplace' | 'recordObjectEvent' | 'recordBookmark'>;
+  logger: Logger;
+  metrics?: ReflectorMetrics;
+  tuning?: Partial<ReflectorTuning>;
+  random?: () => number;
+}
+
+type ErrorKind = 'list_failed' | 'watch_failed' | 'watch_expired' | 'watch_stalled' | 'watch_error_event' | 'api_missing' | 'bad_event';
+
+type WatchOutcome =
+  | { kind: 'expired' }
+  | { kind: 'ended'; events: number }
+  | { kind: 'failed'; error: ErrorKind; message: string }
+  | { kind: 'stopped' };
+
+interface WatchEvent {
+  type?: string;
+  object?: { metadata?: ObjectMeta; code?: number; reason?: string; message?: string };
+}
+
+interface ListPage {
+  metadata?: { resourceVersion?: string; continue?: string };
+  items?: ClusterObject[];
+}
+
+export class Reflector {
+  private readonly stopper = new AbortController();
+  private readonly tuning: ReflectorTuning;
+  private readonly watchBackoff: Backoff;
+  private readonly relistBackoff: Backoff;
+  private readonly keys = new Set<string>();
+  private readonly label: { resource: string };
+  private lastRv: string | undefined;
+  private synced = false;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly deps: ReflectorDeps) {
+    this.tuning = { ...DEFAULT_REFLECTOR_TUNING, ...deps.tuning };
+    this.watchBackoff = new Backoff({ ...this.tuning.watchBackoff, ...(deps.random ? { random: deps.random } : {}) });
+    this.relistBackoff = new Backoff({ ...this.tuning.relistBackoff, ...(deps.random ? { random: deps.random } : {}) });
+    this.label = { resource: deps.resource.kind };
+  }
+
+  start(): void {
+    this.running ??= this.run().catch((err: unknown) => {
+      // run() handles every failure itself; reaching this is a bug worth a loud log, not a silent dead informer.
+      this.deps.logger.error('reflector crashed', { resource: this.label.resource, error: err instanceof Error ? err : String(err) });
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    await this.running;
+  }
+
+  /** True once the first list completed (or the optional API was found missing). */
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** The RV the next watch starts from: the list RV, then each event's or bookmark's RV. */
+  lastResourceVersion(): string | undefined {
+    return this.lastRv;
+  }
+
+  objectCount(): number {
+    return this.keys.size;
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.stopper.signal;
+    let first = true;
+    while (!signal.aborted) {
+      if (!first) this.deps.metrics?.informerRelists.inc(this.label);
+      first = false;
+      if (!(await this.listUntilDone(signal))) return;
+      await this.watchUntilExpired(signal);
+      // One relist per 410, after a growing delay: an always-410 server gets a few lists, not thousands.
+      await sleep(this.relistBackoff.next(), signal);
+    }
+  }
+
+  /** Lists until it succeeds (backing off between failures); false when stopped. */
+  private async listUntilDone(signal: AbortSignal): Promise<boolean> {
+    while (!signal.aborted) {
+      try {
+        const listed = await this.listAndReplace(signal);
+        if (listed) return true;
+        await sleep(this.tuning.missingApiRetryMs, signal);
+      } catch (err) {
+        if (signal.aborted) return false;
+        this.countError('list_failed', err);
+        await sleep(this.watchBackoff.next(), signal);
+      }
+    }
+    return false;
+  }
+
+  /** One full list and atomic replace; false when the optional API is missing (synced as empty instead). */
+  private async listAndReplace(signal: AbortSignal): Promise<boolean> {
+    const { resource } = this.deps;
+    const objects: ClusterObject[] = [];
+    let token: string | undefined;
+    let listRv: string | undefined;
+    do {
+      const query = new URLSearchParams({ limit: String(this.tuning.pageSize) });
+      if (token) query.set('continue', token);
+      let page: ListPage;
+      try {
+        page = (await this.deps.client.getJson(`${resource.collectionPath}?${query}`, signal)) as ListPage;
+      } catch (err) {
+        if (resource.optional && token === undefined && err instanceof KubeApiError && err.code === 404) {
+          this.syncMissingApi(err);
+          return false;
+        }
+        throw err;
+      }
+      for (const item of page.items ?? []) objects.push(resource.trim(item));
+      listRv = page.metadata?.resourceVersion;
+      token = page.metadata?.continue || undefined;
+    } while (token);
+    this.replace(objects, listRv);
+    return true;
+  }
+
+  private replace(objects: ClusterObject[], listRv: string | undefined): void {
+    this.keys.clear();
+    for (const object of objects) this.keys.add(objectKey(object.metadata));
+    this.deps.sink.apply({ type: 'replaced', kind: this.deps.resource.kind, objects });
+    this.lastRv = listRv;
+    this.deps.tracker.recordReplace(this.deps.resource.kind, listRv);
+    this.synced = true;
+    this.publishCount();
+    this.deps.logger.debug('listed', { resource: this.label.resource, objects: objects.length, resourceVersion: listRv });
+  }
+
+  private syncMissingApi(err: KubeApiError): void {
+    this.countError('api_missing', err);
+    if (!this.synced || this.keys.size > 0) this.replace([], undefined);
+    this.lastRv = undefined;
+  }
+
+  /** Watches (re-watching from the last RV after failures) until the RV expires or the reflector stops. */
+  private async watchUntilExpired(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted && this.lastRv !== undefined) {
+      const outcome = await this.watchOnce(this.lastRv, signal);
+      if (outcome.kind === 'stopped') return;
+      if (outcome.kind === 'expired') {
+        this.countError('watch_expired', `resourceVersion ${this.lastRv} expired; relisting`);
+        return;
+      }
+      // A normal server-side timeout after a healthy watch: resume at once (the backoffs were reset by its events).
+      if (outcome.kind === 'ended' && outcome.events > 0) continue;
+      if (outcome.kind === 'failed') {
+        this.countError(outcome.error, outcome.message);
+        this.deps.metrics?.informerRestarts.inc(this.label);
+      }
+      await sleep(this.watchBackoff.next(), signal);
+    }
+  }
+
+  private async watchOnce(resourceVersion: string, signal: AbortSignal): Promise<WatchOutcome> {
+    const timeoutSeconds = this.jitteredTimeoutSeconds();
+    const query = new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', timeoutSeconds: String(timeoutSeconds), resourceVersion });
+    const stream = new AbortController();
+    const onStop = (): void => stream.abort();
+    signal.addEventListener('abort', onStop, { once: true });
+    const stallMs = timeoutSeconds * 1000 + this.tuning.stallGraceMs;
+    let stalled = false;
+    let stallTimer: NodeJS.Timeout | undefined;
+    const armStallTimer = (): void => {
+      clearTimeout(stallTimer);
+      stallTimer = setTimeout(() => {
+        stalled = true;
+        stream.abort();
+      }, stallMs);
+    };
+    let events = 0;
+    try {
+      armStallTimer();
+      const lines = await this.deps.client.openStream(`${this.deps.resource.collectionPath}?${query}`, stream.signal);
+      for await (const line of lines) {
+        armStallTimer();
+        events += 1;
+        const outcome = this.handleEvent(line as WatchEvent);
+        if (outcome) return outcome;
+      }
+      return { kind: 'ended', events };
+    } catch (err) {
+      if (signal.aborted) return { kind: 'stopped' };
+      if (stalled) return { kind: 'failed', error: 'watch_stalled', message: `no event or bookmark for ${stallMs} ms` };
+      if (err instanceof KubeApiError && err.code === 410) return { kind: 'expired' };
+      return { kind: 'failed', error: err instanceof JsonLineError ? 'bad_event' : 'watch_failed', message: messageOf(err) };
+    } finally {
+      clearTimeout(stallTimer);
+      signal.removeEventListener('abort', onStop);
+      stream.abort();
+    }
+  }
+
+  /** Applies one watch event; returns an outcome when the watch must end. */
+  private handleEvent(event: WatchEvent): WatchOutcome | undefined {
+    const { kind } = this.deps.resource;
+    switch (event.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+      case 'DELETED': {
+        const meta = event.object?.metadata;
+        if (!meta?.name) {
+          this.countError('bad_event', `${event.type} event without metadata.name`);
+          return undefined;
+        }
+        const key = objectKey(meta);
+        if (event.type === 'DELETED') {
+          this.keys.delete(key);
+          this.deps.sink.apply({ type: 'delete', kind, key });
+        } else {
+          this.keys.add(key);
+          this.deps.sink.apply({ type: 'upsert', kind, object: this.deps.resource.trim(event.object as ClusterObject) });
+        }
+        this.advance(meta.resourceVersion);
+        this.deps.tracker.recordObjectEvent(kind, meta.resourceVersion);
+        this.publishCount();
+        return undefined;
+      }
+      case 'BOOKMARK': {
+        const rv = event.object?.metadata?.resourceVersion;
+        if (rv) {
+          this.advance(rv);
+          this.deps.tracker.recordBookmark(kind, rv);
+        }
+        return undefined;
+      }
+      case 'ERROR':
+        if (event.object?.code === 410) return { kind: 'expired' };
+        return { kind: 'failed', error: 'watch_error_event', message: `${event.object?.code ?? '?'} ${event.object?.reason ?? ''}: ${event.object?.message ?? ''}` };
+      default:
+        this.countError('bad_event', `unknown watch event type ${String(event.type)}`);
+        return undefined;
+    }
+  }
+
+  /** A data event or bookmark proves the watch healthy, so the next failure starts from the shortest delay. */
+  private advance(resourceVersion: string | undefined): void {
+    if (resourceVersion) this.lastRv = resourceVersion;
+    this.watchBackoff.reset();
+    this.relistBackoff.reset();
+  }
+
+  private jitteredTimeoutSeconds(): number {
+    const { watchTimeoutSeconds, watchTimeoutJitter } = this.tuning;
+    const factor = 1 + watchTimeoutJitter * (2 * (this.deps.random ?? Math.random)() - 1);
+    return Math.max(1, Math.round(watchTimeoutSeconds * factor));
+  }
+
+  private publishCount(): void {
+    this.deps.metrics?.informerObjects.set(this.label, this.keys.size);
+  }
+
+  private countError(kind: ErrorKind, err: unknown): void {
+    this.deps.metrics?.informerErrors.inc({ ...this.label, kind });
+    const level = kind === 'watch_expired' || kind === 'api_missing' ? 'info' : 'warn';
+    this.deps.logger[level]('informer ' + kind.replace('_', ' '), { resource: this.label.resource, error: messageOf(err) });
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,95 @@
+/**
+ * The kube source against the fake API server: first a paginated list per resource, readiness only after every
+ * resource synced, then watch events reaching a real ClusterLedger, one `replaced` change per list.
+ */
+import assert from 'node:assert/strict';
+import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
+import type { ClusterChange, ClusterSink } from '../../../src/ledger/changes.js';
+import { assertCacheConverges, counterValue, delay, node, pod, startHarness, waitFor, type Harness } from './support.js';
+
+describe('kube source: initial sync and events (fake API server)', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('is not synced until every resource listed, then holds exactly the server objects (paginated lists)', async () => {
+    const objects = [node('n1'), node('n2'), node('n3'), ...Array.from({ length: 7 }, (_, i) => pod(`p${i}`, { node: 'n1' }))];
+    h = await startHarness({ server: { objects }, tuning: { pageSize: 2 }, start: false });
+    const release = h.api.delay({ matcher: { verb: 'list', resource: 'resourceclaims' }, ms: 300, times: 1 });
+    assert.equal(h.runtime.source.hasSynced(), false);
+    await h.runtime.source.start(h.ledger);
+    await waitFor(() => h!.ledger.counts().pods === 7 && h!.ledger.counts().nodes === 3, 'pods and nodes listed');
+    assert.equal(h.runtime.source.hasSynced(), false, 'resourceclaims still listing');
+    assert.equal(h.runtime.source.freshness().synced, false);
+    await h.runtime.source.waitForSync(3000);
+    release();
+    assert.equal(h.runtime.source.freshness().synced, true);
+    await assertCacheConverges(h);
+    const podLists = h.api.requests({ verb: 'list', resource: 'pods' });
+    assert.equal(podLists.length, 4, '7 pods in pages of 2');
+    assert.ok(podLists.every((r) => r.query['limit'] === '2'));
+    assert.ok(podLists.slice(1).every((r) => (r.query['continue'] ?? '') !== ''));
+    assert.equal(await counterValue(h.metrics, 'kube_ledger_informer_objects', { resource: 'Pod' }), 7);
+    assert.equal(await counterValue(h.metrics, 'kube_ledger_informer_synced', { resource: 'Pod' }), 1);
+  });
+
+  it('delivers one replaced change per resource list, then watch events as upserts and deletes', async () => {
+    const changes: ClusterChange[] = [];
+    const ledger = new ClusterLedger();
+    const recording: ClusterSink = {
+      apply: (c) => { changes.push(c); ledger.apply(c); },
+      applyBatch: (cs) => cs.forEach((c) => recording.apply(c)),
+    };
+    h = await startHarness({ server: { objects: [node('n1'), pod('a', { node: 'n1' }), pod('b')] }, start: false });
+    await h.runtime.source.start(recording);
+    await h.runtime.source.waitForSync(3000);
+    const replaced = changes.filter((c) => c.type === 'replaced');
+    assert.deepEqual(replaced.map((c) => c.kind).sort(), ['DeviceClass', 'Node', 'Pod', 'ResourceClaim', 'ResourceSlice']);
+    assert.equal(changes.length, 5, 'nothing but the five replaces before any event');
+    await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
+    h.api.create(pod('c', { node: 'n1' }));
+    h.api.remove('pods', 'default', 'b');
+    h.api.update({ ...node('n1', '8'), metadata: { name: 'n1' } });
+    await waitFor(() => changes.length >= 8, 'three events');
+    assert.deepEqual(changes.slice(5).map((c) => `${c.type} ${c.kind}`), ['upsert Pod', 'delete Pod', 'upsert Node']);
+    const deleted = changes[6];
+    assert.ok(deleted?.type === 'delete' && deleted.key === 'default/b');
+    await assertCacheConverges({ api: h.api, ledger });
+    assert.equal(ledger.node('n1')?.allocatable.get('cpu'), 8000n);
+  });
+
+  it('stores trimmed objects and tracks the store resourceVersion from events and bookmarks', async () => {
+    h = await startHarness({ server: { objects: [node('n1')], bookmarkIntervalMs: 50 } });
+    await h.runtime.source.waitForSync(3000);
+    const big = pod('fat', { node: 'n1' });
+    const withNoise = { ...big, metadata: { ...big.metadata, annotations: { 'kube-ledger.io/nomination': 'x', other: 'y' }, managedFields: [{ manager: 'm' }] }, spec: { ...big.spec, volumes: [{ name: 'v' }] } };
+    await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
+    const created = h.api.create(withNoise);
+    await waitFor(() => h!.ledger.podByKey('default/fat') !== undefined, 'the pod event');
+    const stored = h.ledger.podByKey('default/fat')!.object as unknown as Record<string, Record<string, unknown>>;
+    assert.deepEqual(stored['metadata']?.['annotations'], { 'kube-ledger.io/nomination': 'x' });
+    assert.equal(stored['metadata']?.['managedFields'], undefined);
+    assert.equal(stored['spec']?.['volumes'], undefined);
+    assert.equal(h.runtime.tracker.hasObserved('Pod', created.metadata!.resourceVersion!), true);
+    // Bookmarks advance the store RV with no object change: a later node write becomes "observed" by pods too.
+    const later = h.api.update({ ...node('n1', '6'), metadata: { name: 'n1' } });
+    await waitFor(() => h!.runtime.tracker.hasObserved('Pod', later.metadata!.resourceVersion!), 'a pod bookmark past the node write');
+  });
+
+  it('syncs a missing resource.k8s.io API as empty and retries the list slowly', async () => {
+    h = await startHarness({ server: { objects: [node('n1')] }, start: false });
+    h.api.failNext(1000, { status: 404, matcher: { verb: 'list', resource: 'resourceslices' } });
+    await h.runtime.source.start(h.ledger);
+    await h.runtime.source.waitForSync(3000);
+    assert.equal(h.runtime.source.reflector('ResourceSlice')?.hasSynced(), true);
+    await delay(800);
+    const lists = h.api.countRequests({ verb: 'list', resource: 'resourceslices' });
+    assert.ok(lists >= 2 && lists <= 4, `retried slowly (300 ms apart), got ${lists} lists in ~0.8 s`);
+    assert.equal(h.api.countRequests({ verb: 'watch', resource: 'resourceslices' }), 0);
+    assert.ok((await counterValue(h.metrics, 'kube_ledger_informer_errors_total', { resource: 'ResourceSlice', kind: 'api_missing' })) >= 2);
+    h.api.clearFaults();
+    await waitFor(() => h!.api.openWatches('resourceslices') === 1, 'the API to be found again and watched', 3000);
+  });
+});

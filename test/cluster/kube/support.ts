@@ -1,0 +1,134 @@
+/**
+ * Shared set-up for the kube source integration tests: a fake API server, a KubeConfig pointing at it, a real
+ * ClusterLedger as sink, fast reflector tuning, and the "cache equals server" comparison used after every fault.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { defaultConfig } from '../../../src/config/load-config.js';
+import type { ExtenderConfig } from '../../../src/config/schema.js';
+import { createKubeRuntime, type KubeRuntime } from '../../../src/app/kube-runtime.js';
+import type { ReflectorTuning } from '../../../src/cluster/kube/reflector.js';
+import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
+import { silentLogger } from '../../../src/observability/logger.js';
+import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
+import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from '../../support/fake-apiserver/index.js';
+
+/** Short delays so fault tests finish in bounded time; the shape (exponential, capped, jittered) is the real one. */
+export const FAST_TUNING: Partial<ReflectorTuning> = {
+  watchTimeoutSeconds: 30,
+  watchBackoff: { initialMs: 20, maxMs: 200, jitter: 0.2 },
+  relistBackoff: { initialMs: 200, maxMs: 2000, jitter: 0.2 },
+  missingApiRetryMs: 300,
+};
+
+export interface Harness {
+  api: FakeApiServer;
+  runtime: KubeRuntime;
+  ledger: ClusterLedger;
+  metrics: Metrics;
+  config: ExtenderConfig;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  server?: FakeApiServerOptions;
+  tuning?: Partial<ReflectorTuning>;
+  configure?: (config: ExtenderConfig) => void;
+  /** Start the source right away (default true). */
+  start?: boolean;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const api = await startFakeApiServer(options.server);
+  const dir = mkdtempSync(join(tmpdir(), 'kl-kube-'));
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(api.writeKubeconfig(dir));
+  const config = defaultConfig();
+  options.configure?.(config);
+  const metrics = createMetrics();
+  const runtime = createKubeRuntime({ kubeConfig, config, metrics, logger: silentLogger, tuning: { ...FAST_TUNING, ...options.tuning } });
+  const ledger = new ClusterLedger();
+  if (options.start ?? true) await runtime.source.start(ledger);
+  return {
+    api,
+    runtime,
+    ledger,
+    metrics,
+    config,
+    async close() {
+      await runtime.source.stop();
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await delay(10);
+  }
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** "ns/name@rv" of every pod the server has, and of every pod in the ledger. */
+function serverPods(api: FakeApiServer): string[] {
+  return api.list('pods').map((p) => `${p.metadata?.namespace}/${p.metadata?.name}@${p.metadata?.resourceVersion}`).sort();
+}
+
+function ledgerPods(ledger: ClusterLedger): string[] {
+  return [...ledger.pods()].map((p) => `${p.key}@${p.resourceVersion}`).sort();
+}
+
+function serverNodes(api: FakeApiServer): string[] {
+  return api.list('nodes').map((n) => `${n.metadata?.name}@${n.metadata?.resourceVersion}`).sort();
+}
+
+function ledgerNodes(ledger: ClusterLedger): string[] {
+  return [...ledger.knownNodes()].map((n) => `${n.name}@${n.resourceVersion}`).sort();
+}
+
+export function cacheEqualsServer(h: Pick<Harness, 'api' | 'ledger'>): boolean {
+  return JSON.stringify(serverPods(h.api)) === JSON.stringify(ledgerPods(h.ledger))
+    && JSON.stringify(serverNodes(h.api)) === JSON.stringify(ledgerNodes(h.ledger));
+}
+
+/** Waits until the ledger holds exactly the server's pods and nodes (same keys, same resourceVersions). */
+export async function assertCacheConverges(h: Pick<Harness, 'api' | 'ledger'>, timeoutMs = 5000): Promise<void> {
+  try {
+    await waitFor(() => cacheEqualsServer(h), 'the cache to equal the server', timeoutMs);
+  } catch {
+    assert.deepEqual(ledgerPods(h.ledger), serverPods(h.api), 'ledger pods = server pods');
+    assert.deepEqual(ledgerNodes(h.ledger), serverNodes(h.api), 'ledger nodes = server nodes');
+  }
+}
+
+export async function counterValue(metrics: Metrics, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const metric = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === name);
+  let total = 0;
+  for (const sample of metric?.values ?? []) {
+    if (Object.entries(labels).every(([k, v]) => String(sample.labels[k]) === v)) total += sample.value;
+  }
+  return total;
+}
+
+export function node(name: string, cpu = '4') {
+  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } }, status: { allocatable: { cpu, memory: '8Gi', pods: '110' } } };
+}
+
+export function pod(name: string, o: { node?: string; cpu?: string; namespace?: string; uid?: string } = {}) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: o.namespace ?? 'default', ...(o.uid ? { uid: o.uid } : {}) },
+    spec: { ...(o.node ? { nodeName: o.node } : {}), containers: [{ name: 'c', resources: { requests: { cpu: o.cpu ?? '100m' } } }] },
+    status: { phase: o.node ? 'Running' : 'Pending' },
+  };
+}
