@@ -7,7 +7,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExtenderConfig } from '../config/schema.js';
 import { ClusterLedger } from '../ledger/cluster-ledger.js';
-import type { DraAccounting } from '../ledger/dra-port.js';
+import { DraLedger } from '../ledger/dra/dra-ledger.js';
+import { draUnsafeCategories } from './dra-unsafe-categories.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { SnapshotSource } from '../cluster/snapshot/snapshot-source.js';
@@ -47,7 +48,7 @@ export function chooseSource(config: ExtenderConfig, env: NodeJS.ProcessEnv = pr
 export interface StartDeps {
   logger: Logger;
   metrics?: Metrics;
-  dra?: DraAccounting;
+  dra?: DraLedger;
   /** Builds the live source; injected so the snapshot path never loads client-node. */
   kubeSourceFactory?: (choice: Extract<SourceChoice, { kind: 'kube' }>, ctx: { metrics: Metrics; logger: Logger; config: ExtenderConfig }) => Promise<{ source: ClusterSource; victimFreshness?: VictimFreshnessCheck }>;
 }
@@ -56,7 +57,20 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   let config = initial;
   const logger = deps.logger;
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
-  const ledger = new ClusterLedger(deps.dra ? { dra: deps.dra } : {}, {
+  const dra =
+    deps.dra ??
+    new DraLedger(
+      { numaAttributes: [config.dra.numaAttribute, ...config.dra.extraNumaAttributes], freshnessWindowMs: config.dra.freshnessWindowSeconds * 1000 },
+      {
+        onDuplicate: (info) => {
+          metrics.ledgerDuplicateRejections.inc({ kind: 'ResourceClaim' });
+          logger.warn('DRA claim contribution rejected as a duplicate', { claimUid: info.claimUid, node: info.node, reason: info.reason });
+        },
+      },
+    );
+  // Until the first complete view arrives, DRA accounting cannot be trusted.
+  dra.setRebuilding(true);
+  const ledger = new ClusterLedger({ dra }, {
     onChange: (kind, type) => metrics.ledgerEventsApplied.inc({ kind, type }),
     onPodError: (pod, message) => logger.warn('pod requests unreadable; counted as zero', { pod, error: message }),
   });
@@ -121,9 +135,13 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
 
   await source.start(ledger);
   metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
-  const gauges = setInterval(() => updateLedgerGauges(ledger, metrics, source), 5000);
+  const trackFreshness = (): void => feedDraFreshness(dra, source);
+  trackFreshness();
+  const freshnessTimer = setInterval(trackFreshness, 1000);
+  freshnessTimer.unref();
+  const gauges = setInterval(() => updateLedgerGauges(ledger, dra, metrics, source), 5000);
   gauges.unref();
-  updateLedgerGauges(ledger, metrics, source);
+  updateLedgerGauges(ledger, dra, metrics, source);
 
   return {
     url: server.url,
@@ -138,13 +156,23 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     },
     async close() {
       clearInterval(gauges);
+      clearInterval(freshnessTimer);
       await server.close();
       await source.stop();
     },
   };
 }
 
-function updateLedgerGauges(ledger: ClusterLedger, metrics: Metrics, source: ClusterSource): void {
+/** DRA accounting is unsafe while the source has not synced and when slice data is older than the window. */
+function feedDraFreshness(dra: DraLedger, source: ClusterSource): void {
+  dra.setRebuilding(!source.hasSynced());
+  const slices = source.freshness().resources.ResourceSlice;
+  dra.markSliceDataAge(slices?.state === 'lagging' ? slices.seconds * 1000 : undefined);
+}
+
+function updateLedgerGauges(ledger: ClusterLedger, dra: DraLedger, metrics: Metrics, source: ClusterSource): void {
+  metrics.draUnsafeNodes.reset();
+  for (const [category, count] of draUnsafeCategories(dra.unsafeNodes())) metrics.draUnsafeNodes.set({ reason: category }, count);
   const counts = ledger.counts();
   metrics.ledgerNodes.set(counts.nodes);
   metrics.ledgerPods.set({ state: 'bound' }, counts.boundPods);

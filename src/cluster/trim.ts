@@ -2,15 +2,7 @@
  * Trimming: keep only what the ledger reads, so 150k pods fit comfortably in memory and cached objects never carry
  * data nobody needs (environment variables, volumes, managed fields, images). Applied before objects are stored.
  */
-import type {
-  Container,
-  DeviceClassObject,
-  NodeObject,
-  ObjectMeta,
-  PodObject,
-  ResourceClaimObject,
-  ResourceSliceObject,
-} from '../ledger/objects.js';
+import type { Container, NodeObject, ObjectMeta, PodObject } from '../ledger/objects.js';
 
 /** The pod annotation prefix kube-ledger owns (nomination decision records); other annotations are dropped. */
 export const OWN_ANNOTATION_PREFIX = 'kube-ledger.io/';
@@ -77,34 +69,4 @@ export function trimNode(node: NodeObject): NodeObject {
   return out;
 }
 
-export function trimResourceSlice(slice: ResourceSliceObject): ResourceSliceObject {
-  const spec = slice.spec;
-  return {
-    metadata: trimMeta(slice.metadata, false),
-    spec: {
-      driver: spec.driver,
-      pool: spec.pool,
-      ...(spec.nodeName !== undefined ? { nodeName: spec.nodeName } : {}),
-      ...(spec.nodeSelector !== undefined ? { nodeSelector: spec.nodeSelector } : {}),
-      ...(spec.allNodes !== undefined ? { allNodes: spec.allNodes } : {}),
-      ...(spec.devices !== undefined ? { devices: spec.devices } : {}),
-    },
-  };
-}
-
-export function trimResourceClaim(claim: ResourceClaimObject): ResourceClaimObject {
-  const out: ResourceClaimObject = { metadata: trimMeta(claim.metadata, false) };
-  if (claim.spec) out.spec = claim.spec;
-  if (claim.status) {
-    out.status = {};
-    if (claim.status.allocation) out.status.allocation = claim.status.allocation;
-    if (claim.status.reservedFor) out.status.reservedFor = claim.status.reservedFor;
-  }
-  return out;
-}
-
-export function trimDeviceClass(dc: DeviceClassObject): DeviceClassObject {
-  const out: DeviceClassObject = { metadata: trimMeta(dc.metadata, false) };
-  if (dc.spec) out.spec = dc.spec;
-  return out;
-}
+export { trimDeviceClass, trimResourceClaim, trimResourceSlice } from '../ledger/dra/dra-ledger.js';

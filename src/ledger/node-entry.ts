@@ -16,6 +16,10 @@ export interface NodeEntry {
   allocatable: ResourceAmounts;
   /** Sum of effective requests of pods bound here (terminating pods included until they are gone). */
   requested: ResourceAmounts;
+  /** allocatable − requested, kept in step with both so the common filter check is one comparison per resource. */
+  free: ResourceAmounts;
+  /** Allocatable pod count as a number (Infinity when the node does not say). */
+  maxPods: number;
   /** Bound pods by UID. */
   pods: Map<string, PodEntry>;
   /** Pending pods nominated to this node, by UID. */
@@ -34,6 +38,8 @@ export function emptyNodeEntry(name: string): NodeEntry {
     resourceVersion: '',
     allocatable: new Map(),
     requested: new Map(),
+    free: new Map(),
+    maxPods: Number.POSITIVE_INFINITY,
     pods: new Map(),
     nominated: new Map(),
     unschedulable: false,
@@ -56,16 +62,27 @@ export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
     entry.allocatable = new Map();
     entry.allocatableError = err instanceof Error ? err.message : String(err);
   }
+  recomputeFree(entry);
+}
+
+function recomputeFree(entry: NodeEntry): void {
+  const free: ResourceAmounts = new Map(entry.allocatable);
+  addInto(free, entry.requested, -1n);
+  entry.free = free;
+  const pods = entry.allocatable.get(PODS_RESOURCE);
+  entry.maxPods = pods === undefined ? Number.POSITIVE_INFINITY : Number(pods);
 }
 
 export function addBoundPod(entry: NodeEntry, pod: PodEntry): void {
   entry.pods.set(pod.uid, pod);
   addInto(entry.requested, pod.requests, 1n);
+  addInto(entry.free, pod.requests, -1n);
 }
 
 export function removeBoundPod(entry: NodeEntry, pod: PodEntry): void {
   if (!entry.pods.delete(pod.uid)) return;
   addInto(entry.requested, pod.requests, -1n);
+  addInto(entry.free, pod.requests, 1n);
 }
 
 /** Forgets the node's own fields (its Node object was deleted) while pods may still reference it. */
@@ -73,6 +90,7 @@ export function forgetNodeObject(entry: NodeEntry): void {
   entry.known = false;
   entry.resourceVersion = '';
   entry.allocatable = new Map();
+  recomputeFree(entry);
   entry.unschedulable = false;
   entry.taints = [];
   entry.labels = {};

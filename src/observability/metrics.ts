@@ -109,6 +109,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['resource'] as const,
       registers: r,
     }),
+    draUnsafeNodes: new Gauge({
+      name: PREFIX + 'dra_unsafe_nodes',
+      help: 'Nodes whose DRA node-allocatable accounting is unsafe (stale or inconsistent slices), by reason category.',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    draUnsafeRejections: new Counter({
+      name: PREFIX + 'dra_unsafe_rejections_total',
+      help: 'Filter verdicts that kept a pod off a node because its DRA accounting was unsafe.',
+      registers: r,
+    }),
     ledgerRebuildSeconds: new Gauge({
       name: PREFIX + 'ledger_last_rebuild_seconds',
       help: 'Duration of the last full ledger rebuild (initial load or replace).',

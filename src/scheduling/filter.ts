@@ -22,6 +22,8 @@ export interface FilterDecision {
   passed: number;
   failed: number;
   unresolvable: number;
+  /** Nodes refused because their DRA accounting was unsafe. */
+  draUnsafe: number;
 }
 
 interface Candidate {
@@ -57,6 +59,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   const unresolvableNodes: FailedNodesMap = {};
   let failed = 0;
   let unresolvable = 0;
+  let draUnsafe = 0;
 
   if (nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive') {
     const seen = new Set<string>();
@@ -82,6 +85,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       } else {
         failedNodes[c.name] = verdict.reason;
         failed++;
+        if (verdict.kind === 'dra_unsafe') draUnsafe++;
       }
     }
   }
@@ -91,6 +95,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     passed: passed.length,
     failed,
     unresolvable,
+    draUnsafe,
   };
 }
 

@@ -89,7 +89,8 @@ export function assessFit(
     return { fits: false, unresolvable: false, kind: 'node_error', reason: `node allocatable unreadable: ${node.allocatableError}` };
   }
   const useDra = draIsEnabled(ledger, options);
-  const draFootprint = useDra ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
+  const draFootprint = useDra && podUsesClaims(pod) ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
+  if (!draFootprint && removal.podUids.size === 0 && fitsWithoutAdjustments(ledger, node, pod, useDra)) return FITS;
   if (draFootprint?.unsafe && options.dra.unsafePolicy === 'reject') {
     return { fits: false, unresolvable: false, kind: 'dra_unsafe', reason: `DRA accounting unsafe on this node: ${draFootprint.unsafe}` };
   }
@@ -101,6 +102,30 @@ export function assessFit(
     return { fits: false, unresolvable: false, kind: 'numa', reason: draFootprint.numa.reason ?? 'NUMA alignment not possible' };
   }
   return { fits: true, notes: draFootprint?.notes ?? [] };
+}
+
+const FITS: FitVerdict = Object.freeze({ fits: true, notes: [] as string[] }) as FitVerdict;
+
+export function podUsesClaims(pod: PodEntry): boolean {
+  const claims = pod.object.spec?.resourceClaims;
+  return claims !== undefined && claims.length > 0;
+}
+
+/**
+ * The common case, answered from the node's maintained free amounts without building a usage map: no removals, no
+ * nominated pods on the node, the pod not already bound there, and no DRA use on the node. Returns false whenever
+ * the full computation is needed (including every failure, so reasons always come from one place).
+ */
+function fitsWithoutAdjustments(ledger: ClusterLedger, node: NodeEntry, pod: PodEntry, useDra: boolean): boolean {
+  if (node.nominated.size !== 0 || node.pods.has(pod.uid)) return false;
+  if (useDra && ledger.draAccounting().nodeUsed(node.name) !== undefined) return false;
+  if (node.pods.size + 1 > node.maxPods) return false;
+  for (const [resource, need] of pod.requests) {
+    if (need <= 0n || resource === PODS_RESOURCE) continue;
+    const free = node.free.get(resource);
+    if (free === undefined || need > free) return false;
+  }
+  return true;
 }
 
 function checkCapacity(

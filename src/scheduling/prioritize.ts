@@ -8,7 +8,7 @@ import type { NodeEntry } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type HostPriorityList } from '../protocol/types.js';
 import { candidatesFromArgs } from './filter.js';
-import { assessFit, demandFor, draIsEnabled, usageFor } from './fit.js';
+import { assessFit, demandFor, draIsEnabled, podUsesClaims, usageFor } from './fit.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 
@@ -45,7 +45,7 @@ export function scoreNode(
   if (options.nominatedNodePolicy !== 'off' && pod.nominatedNodeName === node.name && assessFit(ledger, node, pod, options).fits) {
     return MAX_EXTENDER_PRIORITY;
   }
-  const footprint = useDra ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
+  const footprint = useDra && podUsesClaims(pod) ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
   const demand = demandFor(pod, footprint);
   const { used } = usageFor(ledger, node, pod, useDra);
   let weighted = 0n;
