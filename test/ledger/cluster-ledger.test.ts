@@ -20,6 +20,9 @@ import {
 
 const GI = 1024n ** 3n;
 
+const nonZero = (amounts: ReadonlyMap<string, bigint>): Record<string, bigint> =>
+  Object.fromEntries([...amounts].filter(([, v]) => v !== 0n));
+
 const nominatedUids = (ledger: ClusterLedger, nodeName: string): string[] =>
   [...(ledger.node(nodeName)?.nominated.keys() ?? [])].sort();
 
@@ -248,7 +251,7 @@ describe('ClusterLedger', () => {
   });
 
   describe('incremental equals rebuilt (property)', () => {
-    it('any sequence of node/pod upserts, deletes and relists, with repeats and reordering, ends equal to a ledger built from the final objects', () => {
+    it('any sequence of node/pod upserts, deletes and relists, with repeats and reordering, ends equal to a ledger built from the final objects, free amounts included', () => {
       fc.assert(fc.property(eventScript(), ({ changes, nodes, pods }) => {
         const incremental = new ClusterLedger();
         incremental.applyBatch(changes);
@@ -258,6 +261,12 @@ describe('ClusterLedger', () => {
         const liveUids = new Set(pods.map((p) => p.metadata.uid));
         for (const entry of incremental.pods()) assert.ok(liveUids.has(entry.uid));
         for (const uid of allUids()) if (!liveUids.has(uid)) assert.equal(incremental.podByUid(uid), undefined, uid);
+        for (const entry of incremental.knownNodes()) {
+          const expectedFree = nonZero(new Map([...entry.allocatable].map(([k, v]) => [k, v - (entry.requested.get(k) ?? 0n)])));
+          for (const [k, v] of entry.requested) if (!entry.allocatable.has(k) && v !== 0n) expectedFree[k] = -v;
+          assert.deepEqual(nonZero(entry.free), expectedFree, `free of ${entry.name}`);
+          assert.deepEqual(nonZero(entry.free), nonZero(rebuilt.node(entry.name)!.free), `free of ${entry.name} vs rebuilt`);
+        }
       }), { numRuns: 300 });
     });
   });

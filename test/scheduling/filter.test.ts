@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { InputError } from '../../src/protocol/errors.js';
 import type { ExtenderArgs, ExtenderFilterResult } from '../../src/protocol/types.js';
+import { assessFit } from '../../src/scheduling/fit.js';
 import { filter } from '../../src/scheduling/filter.js';
+import { incomingPodFromWire } from '../../src/scheduling/incoming-pod.js';
 import type { NominatedNodePolicy } from '../../src/scheduling/options.js';
-import { ledgerOf, namesArgs, node, nodesArgs, pod, schedulingOptions } from '../support/builders.js';
+import { deletePod, ledgerOf, namesArgs, node, nodesArgs, pod, schedulingOptions, upsertNode, upsertPod, wire } from '../support/builders.js';
 
 const OPTIONS = schedulingOptions();
 const withPolicy = (nominatedNodePolicy: NominatedNodePolicy) => schedulingOptions({ nominatedNodePolicy });
@@ -235,6 +237,50 @@ describe('filter', () => {
       const ledger = ledgerOf([node('n1', { cpu: '4', pods: '1' })], [pod('ns', 'waiting', { priority: 10, nominated: 'n1' })]);
       const decision = filter(ledger, namesArgs(pod('ns', 'new', { cpu: '1' }), ['n1']), OPTIONS);
       assert.deepEqual(decision.result.FailedNodes, { n1: 'Too many pods: 1 of 1 already placed' });
+    });
+  });
+
+  describe('fast path', () => {
+    it('answers from maintained free amounts exactly as the full computation does, after any pod and node churn (property)', () => {
+      type Resident = typeof residentArb extends fc.Arbitrary<infer T> ? T : never;
+      const residentArb = fc.record({
+        on: fc.constantFrom('a', 'b'),
+        cpu: fc.constantFrom('0', '250m', '1', '3'),
+        memory: fc.constantFrom('0', '1Gi', '5Gi'),
+        gpu: fc.constantFrom(undefined, '1'),
+        phase: fc.constantFrom('Running', 'Succeeded'),
+      });
+      fc.assert(
+        fc.property(
+          fc.array(residentArb, { maxLength: 6 }),
+          fc.array(fc.oneof(fc.record({ update: fc.nat(5), to: residentArb }), fc.record({ remove: fc.nat(5) })), { maxLength: 6 }),
+          fc.constantFrom('4', '2'),
+          fc.record({ cpu: fc.constantFrom('0', '100m', '1', '2', '4'), memory: fc.constantFrom('0', '1Gi', '4Gi'), gpu: fc.constantFrom(undefined, '1') }),
+          (residents, churn, bCpu, want) => {
+            const make = (i: number, r: Resident) =>
+              pod('ns', `r${i}`, { node: r.on, cpu: r.cpu, memory: r.memory, phase: r.phase, ...(r.gpu ? { requests: { 'example.com/gpu': r.gpu } } : {}) });
+            const ledger = ledgerOf(
+              [node('a', { cpu: '4', memory: '8Gi', pods: '4' }), node('b', { cpu: '4', memory: '8Gi', 'example.com/gpu': '1' })],
+              residents.map((r, i) => make(i, r)),
+            );
+            for (const step of churn) {
+              if ('remove' in step) ledger.apply(deletePod(`ns/r${step.remove}`));
+              else ledger.apply(upsertPod(make(step.update, step.to)));
+            }
+            ledger.apply(upsertNode(node('b', { cpu: bCpu, memory: '8Gi', 'example.com/gpu': '1' })));
+            const incomingPod = incomingPodFromWire(
+              wire(pod('ns', 'new', { cpu: want.cpu, memory: want.memory, ...(want.gpu ? { requests: { 'example.com/gpu': want.gpu } } : {}) })),
+            );
+            for (const name of ['a', 'b']) {
+              const entry = ledger.node(name)!;
+              const fast = assessFit(ledger, entry, incomingPod, OPTIONS);
+              const full = assessFit(ledger, entry, incomingPod, OPTIONS, { podUids: new Set(['no-such-pod']) });
+              assert.deepEqual(fast, full, name);
+            }
+          },
+        ),
+        { numRuns: 300 },
+      );
     });
   });
 });
