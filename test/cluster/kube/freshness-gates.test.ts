@@ -1,0 +1,148 @@
+/**
+ * The freshness guards of the live source against the fake API server: the KEP-5647 written-RV gate (a key whose
+ * write the cache has not seen yet waits, others proceed), the direct-read circuit breaker and concurrency bound,
+ * and the preemption victim check built on them.
+ */
+import assert from 'node:assert/strict';
+import { RequeueQueue } from '../../../src/cluster/freshness/requeue-queue.js';
+import { gateKey } from '../../../src/cluster/freshness/written-rv-gate.js';
+import { createVictimFreshnessCheck } from '../../../src/cluster/kube/victim-freshness.js';
+import { counterValue, delay, node, pod, startHarness, waitFor, type Harness } from './support.js';
+
+const FIXTURES = [node('n1'), node('n2'), node('n3'), pod('a', { node: 'n1', uid: 'uid-a' }), pod('b', { node: 'n2', uid: 'uid-b' }), pod('c', { node: 'n3', uid: 'uid-c' })];
+
+describe('kube source: written-RV gate, direct reads and victim freshness (fake API server)', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  async function synced(configure?: Parameters<typeof startHarness>[0]['configure']): Promise<Harness> {
+    h = await startHarness({ server: { objects: FIXTURES, bookmarkIntervalMs: 100 }, ...(configure ? { configure } : {}) });
+    await h.runtime.source.waitForSync(3000);
+    await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
+    return h;
+  }
+
+  it('a key whose written RV is not in the cache yet skips and requeues while other keys proceed; it proceeds once the watch delivers it', async () => {
+    const { api, runtime, metrics } = await synced();
+    const gate = runtime.gate('test-controller');
+    const queue = new RequeueQueue<string>({ baseDelayMs: 5, maxDelayMs: 100 });
+    api.stallWatches('pods', 700); // the write below reaches the cache only when the stall ends
+    const written = api.patchStatus('pods', 'default', 'a', { nominatedNodeName: 'n1' });
+    assert.equal(gate.recordWrite('default/a', 'Pod', written.metadata!.resourceVersion!), true);
+
+    const processed: Array<{ key: string; at: number }> = [];
+    const started = Date.now();
+    const worker = (async () => {
+      while (processed.length < 2) {
+        const key = await queue.get();
+        if (key === undefined) return;
+        if (gateKey(gate, queue, key).ready) {
+          processed.push({ key, at: Date.now() - started });
+          queue.forget(key);
+        }
+        queue.done(key);
+      }
+    })();
+    queue.add('default/a');
+    queue.add('default/b');
+    await delay(300);
+    assert.deepEqual(processed.map((p) => p.key), ['default/b'], 'b proceeds while a waits');
+    const skipsWhileStale = await counterValue(metrics, 'kube_ledger_stale_sync_skips_total', { controller: 'test-controller' });
+    assert.ok(skipsWhileStale >= 2, `a was skipped and requeued with backoff (${skipsWhileStale} skips)`);
+    assert.ok((await counterValue(metrics, 'kube_ledger_oldest_waiting_key_age_seconds', { controller: 'test-controller' })) > 0);
+
+    await waitFor(() => processed.length === 2, 'a to proceed after the watch delivered the write', 3000);
+    await worker;
+    queue.shutDown();
+    assert.equal(processed[1]?.key, 'default/a');
+    assert.ok((processed[1]?.at ?? 0) >= 600, 'not before the cache saw the write');
+    assert.equal(runtime.tracker.hasObserved('Pod', written.metadata!.resourceVersion!), true);
+    assert.equal(h!.ledger.podByKey('default/a')?.nominatedNodeName, 'n1', 'the proceeding key sees its own write');
+    assert.equal(gate.pendingKeys(), 0, 'record cleared once observed');
+    const skipsAfter = await counterValue(metrics, 'kube_ledger_stale_sync_skips_total', { controller: 'test-controller' });
+    assert.ok(skipsAfter < 40, `backoff, not a spin (${skipsAfter} skips in ~0.7 s)`);
+  });
+
+  it('the breaker opens after the configured failures, refuses only keys that need a direct read, half-opens after the cooldown and closes on success', async () => {
+    const { api, runtime, metrics } = await synced((c) => {
+      c.freshness.directRead.breakerFailures = 3;
+      c.freshness.directRead.breakerCooldownMs = 400;
+      c.freshness.directRead.burst = 1000;
+      c.freshness.directRead.ratePerSecond = 1000;
+    });
+    api.failNext(3, { status: 500, matcher: { verb: 'get', resource: 'pods' } });
+    for (let i = 0; i < 3; i += 1) assert.equal((await runtime.reader.read('Pod', 'default', 'a')).ok, false);
+    assert.equal(runtime.reader.state(), 'open');
+    const getsWhenOpened = api.countRequests({ verb: 'get', resource: 'pods' });
+
+    // Only a's key has a pending write (a direct read is needed); b's cache copy is fresh and needs none.
+    const gate = runtime.gate('victims');
+    gate.recordWrite('default/a', 'Pod', (BigInt(api.currentResourceVersion()) + 1000n).toString());
+    const check = createVictimFreshnessCheck({ tracker: runtime.tracker, reader: runtime.reader, gate, maxCacheAgeSeconds: 5, hasSynced: () => true });
+    const dropped = await check([
+      { node: 'n1', uid: 'uid-a', namespace: 'default', name: 'a' },
+      { node: 'n2', uid: 'uid-b', namespace: 'default', name: 'b' },
+    ]);
+    assert.deepEqual([...dropped.keys()], ['n1']);
+    assert.match(dropped.get('n1') ?? '', /breaker_open/);
+    assert.equal(api.countRequests({ verb: 'get', resource: 'pods' }), getsWhenOpened, 'an open breaker costs the API server nothing');
+
+    await delay(450);
+    const trial = await runtime.reader.read('Pod', 'default', 'b');
+    assert.equal(trial.ok, true);
+    assert.equal(runtime.reader.state(), 'closed');
+    assert.equal(await counterValue(metrics, 'kube_ledger_direct_read_breaker_transitions_total', { to: 'open' }), 1);
+    assert.equal(await counterValue(metrics, 'kube_ledger_direct_read_breaker_transitions_total', { to: 'half_open' }), 1);
+    assert.equal(await counterValue(metrics, 'kube_ledger_direct_read_breaker_transitions_total', { to: 'closed' }), 1);
+    assert.equal(await counterValue(metrics, 'kube_ledger_direct_read_breaker_state'), 0);
+    assert.equal(await counterValue(metrics, 'kube_ledger_direct_reads_total', { outcome: 'error' }), 3);
+    assert.equal(await counterValue(metrics, 'kube_ledger_direct_reads_total', { outcome: 'breaker_open' }), 1);
+  });
+
+  it('concurrent direct reads never exceed the bound; the overflow is refused, not queued without limit', async () => {
+    const { api, runtime, metrics } = await synced((c) => {
+      c.freshness.directRead.maxConcurrent = 2;
+      c.freshness.directRead.burst = 1000;
+      c.freshness.directRead.ratePerSecond = 1000;
+    });
+    const lift = api.delay({ matcher: { verb: 'get', resource: 'pods' }, ms: 150 });
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => runtime.reader.read('Pod', 'default', ['a', 'b', 'c'][i % 3]!)));
+    lift();
+    assert.ok(api.maxConcurrentRequests({ verb: 'get', resource: 'pods' }) <= 2, `max in flight ${api.maxConcurrentRequests({ verb: 'get', resource: 'pods' })}`);
+    const ok = results.filter((r) => r.ok).length;
+    const refused = results.filter((r) => !r.ok && r.reason === 'concurrency').length;
+    assert.equal(ok, 4, 'two running + two queued');
+    assert.equal(refused, 4);
+    assert.equal(await counterValue(metrics, 'kube_ledger_direct_reads_total', { outcome: 'concurrency' }), 4);
+  });
+
+  it('drops a candidate node when a direct read shows its victim is gone, replaced or moved (the cache was stale)', async () => {
+    const { api, runtime } = await synced((c) => {
+      c.freshness.proofThresholdSeconds = 0; // every victim needs a direct read
+    });
+    api.stallWatches('pods', 2000); // the cache keeps the old view meanwhile
+    api.remove('pods', 'default', 'a');
+    api.remove('pods', 'default', 'b');
+    api.create(pod('b', { node: 'n2', uid: 'uid-b2' }));
+    const dropped = await runtime.victimFreshness([
+      { node: 'n1', uid: 'uid-a', namespace: 'default', name: 'a' },
+      { node: 'n2', uid: 'uid-b', namespace: 'default', name: 'b' },
+      { node: 'n3', uid: 'uid-c', namespace: 'default', name: 'c' },
+      { node: 'n2', uid: 'uid-c', namespace: 'default', name: 'c' },
+    ]);
+    assert.match(dropped.get('n1') ?? '', /no longer exists/);
+    assert.match(dropped.get('n2') ?? '', /replaced|bound to/);
+    assert.equal(dropped.has('n3'), false, 'a victim that is still there as cached keeps its node');
+    assert.equal(api.countRequests({ verb: 'get', resource: 'pods', name: 'c' }), 1, 'one direct read per object, however many nodes name it');
+  });
+
+  it('allows no preemption before the first consistent list', async () => {
+    h = await startHarness({ server: { objects: FIXTURES }, start: false });
+    const dropped = await h.runtime.victimFreshness([{ node: 'n1', uid: 'uid-a', namespace: 'default', name: 'a' }]);
+    assert.match(dropped.get('n1') ?? '', /first consistent list/);
+    assert.equal(h.api.countRequests({ verb: 'get' }), 0);
+  });
+});
