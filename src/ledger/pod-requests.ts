@@ -14,6 +14,7 @@
  * (SetDefaults_Pod): a container limit without a request is also the request, and with PodLevelResources a pod-level
  * limit without a pod-level request becomes the request unless containers already request that cpu/memory (then the
  * pod-level request defaults to their aggregate, which changes nothing). For pods read from a cluster both are no-ops.
+ * Containers that reference DRA claims are the exception: their limits include the claims' node-allocatable share.
  *
  * Not included, on purpose: the scheduler's non-zero scoring defaults (100m / 200Mi, scoring only); in-place resize
  * status (status.containerStatuses[].allocatedResources, not kept by the ledger's trimmed pods); DRA node-allocatable
@@ -61,7 +62,10 @@ function addContainerRequests(target: NanoAmounts, container: Container, path: s
   if (requests) {
     for (const name of Object.keys(requests)) addNanos(target, name, nanosAt(requests, name, `${path}.resources.requests`));
   }
-  if (limits) {
+  // A container that uses DRA claims sets limits that cover what its claims bring (KEP-5517: the worked example's
+  // limits are pod requests plus the claim's node-allocatable share). Defaulting those limits into requests would count
+  // the DRA share twice, so limits only stand in for requests in containers without claims.
+  if (limits && !(resources.claims && resources.claims.length > 0)) {
     for (const name of Object.keys(limits)) {
       if (requests && Object.hasOwn(requests, name)) continue;
       addNanos(target, name, nanosAt(limits, name, `${path}.resources.limits`));

@@ -243,3 +243,13 @@ describe('effectivePodRequests', () => {
     assert.equal(JSON.stringify(spec), before);
   });
 });
+
+describe('effective pod requests with DRA claims', () => {
+  it('does not default limits into requests in a container that uses claims (KEP-5517 worked example: limits cover the claim share)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const example = JSON.parse(readFileSync('test/fixtures/dra-v1.36-example.json', 'utf8')) as { items: Array<{ kind: string }> };
+    const trainer = example.items.find((i) => i.kind === 'Pod') as unknown as Parameters<typeof effectivePodRequests>[0];
+    const requests = effectivePodRequests(trainer);
+    assert.deepEqual(Object.fromEntries(requests), { cpu: 500n, memory: 1073741824n });
+  });
+});
