@@ -93,6 +93,10 @@ function evaluateNode(
     if (victim) victims.push(victim);
     else unknownVictims.push({ node: proposal.node, uid });
   }
+  if (victims.length === 0 && proposal.victimUids.length > 0) {
+    // None of the proposed victims is in the cache: the cache is behind the scheduler, so no decision can be trusted.
+    return { node: proposal.node, outcome: 'dropped_stale', reason: 'none of the proposed victims is in kube-ledger\'s cache' };
+  }
   const all = new Set(victims.map((v) => v.uid));
   const withAll = assessFit(ledger, node, pod, options, { podUids: all });
   if (!withAll.fits) {

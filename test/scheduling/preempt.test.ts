@@ -181,3 +181,15 @@ describe('preempt', () => {
     );
   });
 });
+
+describe('preempt with a cache that is behind the scheduler', () => {
+  it('drops a node when none of its proposed victims is in the cache, instead of answering with an empty victim list', async () => {
+    const { ledgerOf, node, pod, metaPreemptArgs, schedulingOptions } = await import('../support/builders.js');
+    const { preempt } = await import('../../src/scheduling/preempt.js');
+    const ledger = ledgerOf([node('n1', { cpu: '4', memory: '8Gi', pods: '10' })], []);
+    const decision = preempt(ledger, metaPreemptArgs(pod('d', 'p', { cpu: '1' }), { n1: { uids: ['ghost-1', 'ghost-2'] } }), schedulingOptions());
+    assert.deepEqual(decision.result.NodeNameToMetaVictims, {});
+    assert.equal(decision.nodes[0]?.outcome, 'dropped_stale');
+    assert.equal(decision.unknownVictims.length, 2);
+  });
+});
