@@ -101,3 +101,44 @@ describe('kube-ledger command line', function () {
     assert.match(proc.output(), /Usage: kube-ledger/);
   });
 });
+
+describe('live configuration reload', function () {
+  this.timeout(30000);
+  it('switches scheduling.mode to shadow when the config file changes, without a restart', async () => {
+    const { mkdtemp, writeFile, readFile, rm } = await import('node:fs/promises');
+    const dir = await mkdtemp(join(tmpdir(), 'kl-live-'));
+    try {
+      const configFile = join(dir, 'extender.yaml');
+      const shipped = await readFile('config/extender.yaml', 'utf8');
+      await writeFile(configFile, shipped);
+      const port = await freePort();
+      const proc = start(['--config', configFile, '--port', String(port), '--host', '127.0.0.1']);
+      try {
+        const url = `http://127.0.0.1:${port}`;
+        await waitReady(url);
+        const body = JSON.stringify({
+          Pod: { metadata: { name: 'w', namespace: 'd', uid: 'w' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '96' } } }] } },
+          Nodes: null,
+          NodeNames: ['worker-a', 'worker-b'],
+        });
+        const filter = async () =>
+          (await (await fetch(url + '/filter', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body })).json()) as { NodeNames: string[] };
+        assert.deepEqual((await filter()).NodeNames, []);
+        await writeFile(configFile, shipped.replace('mode: enforce', 'mode: shadow'));
+        const deadline = Date.now() + 5000;
+        let names: string[] = [];
+        while (Date.now() < deadline && names.length === 0) {
+          await new Promise((r) => setTimeout(r, 100));
+          names = (await filter()).NodeNames;
+        }
+        assert.deepEqual(names, ['worker-a', 'worker-b'], 'shadow mode passes every candidate');
+        assert.match(proc.output(), /configuration reloaded.*scheduling\.mode/);
+      } finally {
+        proc.child.kill('SIGTERM');
+        await proc.exited;
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
