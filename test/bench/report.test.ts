@@ -54,7 +54,8 @@ describe('benchmark report', () => {
     assert.equal(reasons.length, 1);
     assert.match(reasons[0] ?? '', /3 non-2xx/);
     const report: BenchReport = {
-      startedAt: '', elapsedSeconds: 1, machine: { cpuModel: 'cpu', cores: 2, node: 'v20', platform: 'linux', totalMemoryBytes: 1 },
+      startedAt: '', elapsedSeconds: 1, machine: { cpuModel: 'cpu', cores: 2, node: 'v20', platform: 'linux', totalMemoryBytes: 1,
+        loadAverage: { start: 0.5, end: 0.7 } },
       settings: { quick: true, durationSeconds: 1, rounds: 3, warmupSeconds: 1 }, scenarios, large: LARGE,
       invalidReasons: reasons, checks: evaluateChecks({ scenarios, large: LARGE, invalidReasons: reasons }),
     };

@@ -57,7 +57,11 @@ export interface CheckResult {
 export interface BenchReport {
   startedAt: string;
   elapsedSeconds: number;
-  machine: { cpuModel: string; cores: number; node: string; platform: string; totalMemoryBytes: number };
+  machine: {
+    cpuModel: string; cores: number; node: string; platform: string; totalMemoryBytes: number;
+    /** 1-minute load average at start and end: the machine may be shared, and load skews absolute figures. */
+    loadAverage: { start: number; end: number };
+  };
   settings: { quick: boolean; durationSeconds: number; rounds: number; warmupSeconds: number };
   scenarios: ScenarioResult[];
   large: LargeClusterFigures;
@@ -147,7 +151,8 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     `${machine.cpuModel}, ${machine.cores} cores, ${(machine.totalMemoryBytes / GIB).toFixed(0)} GiB, node ${machine.node} `
       + `(${machine.platform}); ${settings.rounds} alternating rounds of ${settings.durationSeconds} s per target, medians`
-      + `${settings.quick ? ' (--quick)' : ''}; run took ${report.elapsedSeconds.toFixed(0)} s.`,
+      + `${settings.quick ? ' (--quick)' : ''}; run took ${report.elapsedSeconds.toFixed(0)} s; load average `
+      + `${fmt(machine.loadAverage.start, 2)} at start, ${fmt(machine.loadAverage.end, 2)} at end.`,
     '',
     report.invalidReasons.length > 0
       ? `**INVALID BENCHMARK — failed requests:**\n${report.invalidReasons.map((r) => `- ${r}`).join('\n')}\n`

@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, platform, release, totalmem } from 'node:os';
+import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cachedClusterFile, type CachedCluster } from './cluster-cache.js';
 import {
@@ -166,6 +166,7 @@ async function runLargeCluster(large: CachedCluster, floor: ServerProcess, setti
 async function main(): Promise<number> {
   const settings = parseArgs(process.argv.slice(2));
   const started = performance.now();
+  const startLoad = loadavg()[0] ?? 0;
   mkdirSync(settings.outDir, { recursive: true });
   const cacheDir = join(REPO_ROOT, '.tmp', 'bench');
   log('generating synthetic clusters (cached in .tmp/bench)');
@@ -188,7 +189,8 @@ async function main(): Promise<number> {
     startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
     elapsedSeconds: (performance.now() - started) / 1000,
     machine: { cpuModel: cpuList[0]?.model ?? 'unknown', cores: cpuList.length, node: process.version,
-      platform: `${platform()} ${release()}`, totalMemoryBytes: totalmem() },
+      platform: `${platform()} ${release()}`, totalMemoryBytes: totalmem(),
+      loadAverage: { start: startLoad, end: loadavg()[0] ?? 0 } },
     settings: { quick: settings.quick, durationSeconds: settings.durationSeconds, rounds: settings.rounds,
       warmupSeconds: settings.warmupSeconds },
     scenarios,
