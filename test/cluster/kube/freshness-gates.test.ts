@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { RequeueQueue } from '../../../src/cluster/freshness/requeue-queue.js';
 import { gateKey } from '../../../src/cluster/freshness/written-rv-gate.js';
 import { createVictimFreshnessCheck } from '../../../src/cluster/kube/victim-freshness.js';
-import { counterValue, delay, node, pod, startHarness, waitFor, type Harness } from './support.js';
+import { counterValue, delay, node, pod, startHarness, waitFor, type Harness, type HarnessOptions } from './support.js';
 
 const FIXTURES = [node('n1'), node('n2'), node('n3'), pod('a', { node: 'n1', uid: 'uid-a' }), pod('b', { node: 'n2', uid: 'uid-b' }), pod('c', { node: 'n3', uid: 'uid-c' })];
 
@@ -18,7 +18,7 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     h = undefined;
   });
 
-  async function synced(configure?: Parameters<typeof startHarness>[0]['configure']): Promise<Harness> {
+  async function synced(configure?: HarnessOptions['configure']): Promise<Harness> {
     h = await startHarness({ server: { objects: FIXTURES, bookmarkIntervalMs: 100 }, ...(configure ? { configure } : {}) });
     await h.runtime.source.waitForSync(3000);
     await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');

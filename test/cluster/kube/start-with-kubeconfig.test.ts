@@ -1,0 +1,108 @@
+/**
+ * kube-ledger as a user runs it against a cluster (`npm start -- --kubeconfig FILE`, i.e. `tsx src/main.ts`), here
+ * against the fake API server: the process becomes ready only after the caches synced, /debug/ledger shows the
+ * server's nodes and follows a change, and SIGTERM stops it cleanly.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
+import { node, pod, waitFor } from './support.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..', '..');
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => done(port));
+    });
+  });
+}
+
+async function getJson(url: string): Promise<{ status: number; body: any }> {
+  try {
+    const response = await fetch(url);
+    return { status: response.status, body: await response.json() };
+  } catch {
+    return { status: 0, body: undefined };
+  }
+}
+
+async function poll(url: string, until: (r: { status: number; body: any }) => boolean, what: string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await getJson(url);
+    if (until(r)) return r;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last answer ${r.status} ${JSON.stringify(r.body)}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!k.startsWith('KUBE_LEDGER_') && !k.startsWith('KUBERNETES_') && k !== 'KUBECONFIG') env[k] = v;
+  }
+  return env;
+}
+
+describe('npm start -- --kubeconfig FILE against the fake API server', function () {
+  this.timeout(60_000);
+  let api: FakeApiServer;
+  let dir: string;
+  let child: ChildProcess | undefined;
+  let stderr = '';
+
+  before(async () => {
+    api = await startFakeApiServer({ objects: [node('worker-1', '8'), node('worker-2', '4'), pod('web', { node: 'worker-1', cpu: '2' })] });
+    dir = mkdtempSync(join(tmpdir(), 'kl-start-'));
+  });
+  after(async () => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+    await api.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('becomes ready after the caches synced, serves the server nodes in /debug/ledger, follows changes and stops on SIGTERM', async () => {
+    const kubeconfig = api.writeKubeconfig(dir);
+    const port = await freePort();
+    // Hold the pod list so the process is provably not ready before its caches synced.
+    const release = api.delay({ matcher: { verb: 'list', resource: 'pods' }, ms: 1500, times: 1 });
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--kubeconfig', kubeconfig, '--port', String(port), '--host', '127.0.0.1'], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      const notReady = await poll(`${base}/readyz`, (r) => r.status !== 0, 'the server to listen', 30_000);
+      assert.equal(notReady.status, 503, 'not ready while the pod list is held');
+      await poll(`${base}/readyz`, (r) => r.status === 200, 'readiness', 15_000);
+      release();
+      const ledger = await getJson(`${base}/debug/ledger`);
+      assert.deepEqual(ledger.body.nodes.map((n: { node: string }) => n.node), ['worker-1', 'worker-2']);
+      assert.equal(ledger.body.counts.boundPods, 1);
+
+      api.create(node('worker-3', '2'));
+      await poll(`${base}/debug/ledger`, (r) => r.body?.nodes?.length === 3, 'the new node through the watch', 10_000);
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      assert.match(metrics, /kube_ledger_informer_synced\{resource="Pod"\} 1/);
+      assert.match(metrics, /kube_ledger_informer_objects\{resource="Node"\} 3/);
+
+      const exited = new Promise<number | null>((done) => child!.once('exit', (code) => done(code)));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      await waitFor(() => api.openWatches() === 0, 'the watches to close', 5000);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n--- kube-ledger stderr ---\n${stderr.slice(-4000)}`);
+    }
+  });
+});
