@@ -123,7 +123,7 @@ export class ResourceWriter {
   }
 
   private merged(type: ResourceType, current: KubeObject, incoming: KubeObject, subresource: Subresource, origin: WriteOrigin): [KubeObject, KubeObject] {
-    if (subresource === 'status') return [{ ...current, status: incoming['status'] }, current];
+    if (subresource === 'status') return [this.statusUpdate(type, current, incoming), current];
     const next: KubeObject = { ...incoming, apiVersion: apiVersionOf(type), kind: type.kind };
     const currentMeta = meta(current);
     const { resourceVersion: _ignored, ...incomingMeta } = meta(incoming);
@@ -136,6 +136,20 @@ export class ResourceWriter {
     if (!isDeepStrictEqual(next['spec'], current['spec'])) next.metadata.generation = (currentMeta.generation ?? 1) + 1;
     else next.metadata.generation = currentMeta.generation;
     return [next, current];
+  }
+
+  /**
+   * A status write changes status only, except for pods: kube-apiserver's pod status strategy resets just spec,
+   * deletionTimestamp and ownerReferences, so labels and annotations written through pods/status are kept.
+   */
+  private statusUpdate(type: ResourceType, current: KubeObject, incoming: KubeObject): KubeObject {
+    const next: KubeObject = { ...current, status: incoming['status'] };
+    if (type.resource !== 'pods' || type.group !== '') return next;
+    const { labels, annotations } = meta(incoming);
+    const metadata: KubeObjectMeta = { ...meta(current) };
+    if (labels === undefined) delete metadata.labels; else metadata.labels = labels;
+    if (annotations === undefined) delete metadata.annotations; else metadata.annotations = annotations;
+    return { ...next, metadata };
   }
 
   /** Pods are bound once: an update may not move spec.nodeName (the real validation forbids far more). */

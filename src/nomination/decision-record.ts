@@ -1,0 +1,106 @@
+/**
+ * The decision record: kube-ledger's claim of ownership over a pod's `status.nominatedNodeName`, kept in the pod's
+ * annotation `kube-ledger.io/nomination`. A nomination is kube-ledger's (owned) only while the annotation is present
+ * AND the status field equals the annotated node; anything else belongs to someone else.
+ *
+ * Both are written by ONE merge PATCH on `pods/status`: kube-apiserver's pod status strategy resets only spec,
+ * metadata.deletionTimestamp and metadata.ownerReferences on that subresource, so annotations go through with the
+ * status in a single atomic write under one resourceVersion precondition (and RBAC needs only `pods/status patch`).
+ * There is therefore no crash window where the status is set without its record, or the reverse.
+ */
+import { createHash } from 'node:crypto';
+import { OWN_ANNOTATION_PREFIX } from '../cluster/trim.js';
+import type { PodObject } from '../ledger/objects.js';
+
+export const NOMINATION_ANNOTATION = `${OWN_ANNOTATION_PREFIX}nomination`;
+/** Bumped whenever the recommendation logic changes meaning; recorded in every decision. */
+export const ALGORITHM_VERSION = 'ledger-fit-v1';
+
+export interface DecisionRecord {
+  decisionId: string;
+  node: string;
+  reason: string;
+  algorithmVersion: string;
+  /** RFC 3339 UTC. */
+  issuedAt: string;
+  ttlSeconds: number;
+  /** Hash of the scheduling-relevant spec and priority when the decision was made (invalidates on change). */
+  specHash: string;
+}
+
+export function parseDecisionRecord(pod: PodObject): DecisionRecord | undefined {
+  const text = pod.metadata.annotations?.[NOMINATION_ANNOTATION];
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as Partial<DecisionRecord>;
+    if (typeof value.decisionId !== 'string' || typeof value.node !== 'string' || value.node === '') return undefined;
+    if (typeof value.issuedAt !== 'string' || Number.isNaN(Date.parse(value.issuedAt))) return undefined;
+    if (typeof value.ttlSeconds !== 'number' || !(value.ttlSeconds > 0)) return undefined;
+    return {
+      decisionId: value.decisionId,
+      node: value.node,
+      reason: typeof value.reason === 'string' ? value.reason : '',
+      algorithmVersion: typeof value.algorithmVersion === 'string' ? value.algorithmVersion : '',
+      issuedAt: value.issuedAt,
+      ttlSeconds: value.ttlSeconds,
+      specHash: typeof value.specHash === 'string' ? value.specHash : '',
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A record that exists but cannot be read still marks the pod as touched by kube-ledger (never owned). */
+export function hasDecisionAnnotation(pod: PodObject): boolean {
+  return pod.metadata.annotations?.[NOMINATION_ANNOTATION] !== undefined;
+}
+
+/** kube-ledger owns the pod's nomination: a readable record whose node is the current status value. */
+export function ownedRecord(pod: PodObject): DecisionRecord | undefined {
+  const record = parseDecisionRecord(pod);
+  const current = pod.status?.nominatedNodeName ?? '';
+  return record && current !== '' && current === record.node ? record : undefined;
+}
+
+export function expiresAtMs(record: DecisionRecord): number {
+  return Date.parse(record.issuedAt) + record.ttlSeconds * 1000;
+}
+
+/**
+ * Hash of what the scheduler decides on and the ledger reads: requests, overhead, claims and priority (trimmed pod
+ * spec minus placement fields). Keys are sorted so equal specs hash equally whatever order the API server used.
+ */
+export function podSpecHash(pod: PodObject): string {
+  const { nodeName: _node, schedulerName: _scheduler, ...relevant } = pod.spec ?? {};
+  return createHash('sha256').update(stableJson(relevant)).digest('hex').slice(0, 16);
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Merge patch for pods/status that sets the nomination and its record together. */
+export function nominatePatch(record: DecisionRecord): Record<string, unknown> {
+  return {
+    metadata: { annotations: { [NOMINATION_ANNOTATION]: JSON.stringify(record) } },
+    status: { nominatedNodeName: record.node },
+  };
+}
+
+/** Merge patch for pods/status that clears kube-ledger's own nomination and removes its record. */
+export function withdrawPatch(): Record<string, unknown> {
+  return {
+    metadata: { annotations: { [NOMINATION_ANNOTATION]: null } },
+    status: { nominatedNodeName: null },
+  };
+}

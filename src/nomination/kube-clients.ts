@@ -1,0 +1,192 @@
+/**
+ * The nominator's clients over @kubernetes/client-node 1.4.0: pods (GET, list, merge PATCH on pods/status with a
+ * resourceVersion precondition), core/v1 Events and coordination.k8s.io/v1 Leases. client-node's typed models turn
+ * timestamps into Date objects; everything handed back is plain JSON again (Dates as RFC 3339 strings) so the
+ * controller sees what the API server sent. MicroTime fields are written as strings with six fractional digits.
+ */
+import {
+  ApiException,
+  CoordinationV1Api,
+  CoreV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type CoreV1Event,
+  type KubeConfig,
+  type V1Lease,
+} from '@kubernetes/client-node';
+import type { PodObject } from '../ledger/objects.js';
+import type { Logger } from '../observability/logger.js';
+import {
+  ConflictError,
+  NotFoundError,
+  type EventReason,
+  type EventRecorder,
+  type LeaseClient,
+  type LeaseRecord,
+  type PodRef,
+  type PodStatusClient,
+} from './clients.js';
+
+const COMPONENT = 'kube-ledger-nominator';
+
+function plain<T>(value: unknown): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** Maps client-node's ApiException to our error values; anything else is rethrown as is. */
+function translate(err: unknown, what: string): never {
+  if (err instanceof ApiException) {
+    const detail = `${what}: HTTP ${err.code}`;
+    if (err.code === 409) throw new ConflictError(detail);
+    if (err.code === 404) throw new NotFoundError(detail);
+    throw new Error(`${detail}: ${typeof err.body === 'string' ? err.body.slice(0, 300) : ''}`);
+  }
+  throw err;
+}
+
+export class KubePodStatusClient implements PodStatusClient {
+  private readonly core: CoreV1Api;
+
+  constructor(kubeConfig: KubeConfig) {
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+  }
+
+  async get(namespace: string, name: string): Promise<PodObject | null> {
+    try {
+      return plain<PodObject>(await this.core.readNamespacedPod({ namespace, name }));
+    } catch (err) {
+      if (err instanceof ApiException && err.code === 404) return null;
+      return translate(err, `GET pod ${namespace}/${name}`);
+    }
+  }
+
+  async patchStatus(namespace: string, name: string, body: Record<string, unknown>, resourceVersion: string): Promise<PodObject> {
+    const metadata = { ...((body['metadata'] as Record<string, unknown> | undefined) ?? {}), resourceVersion };
+    try {
+      const written = await this.core.patchNamespacedPodStatus(
+        { namespace, name, body: { ...body, metadata } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      return plain<PodObject>(written);
+    } catch (err) {
+      return translate(err, `PATCH pods/status ${namespace}/${name}`);
+    }
+  }
+
+  async list(): Promise<PodObject[]> {
+    const pods: PodObject[] = [];
+    let continueToken: string | undefined;
+    do {
+      const page = await this.core.listPodForAllNamespaces({ limit: 500, ...(continueToken ? { _continue: continueToken } : {}) });
+      for (const item of page.items) pods.push(plain<PodObject>(item));
+      continueToken = page.metadata?._continue || undefined;
+    } while (continueToken);
+    return pods;
+  }
+}
+
+export class KubeEventRecorder implements EventRecorder {
+  private readonly core: CoreV1Api;
+
+  constructor(kubeConfig: KubeConfig, private readonly logger: Logger, private readonly instance: string) {
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+  }
+
+  async record(pod: PodRef, type: 'Normal' | 'Warning', reason: EventReason, message: string): Promise<void> {
+    const now = new Date().toISOString();
+    const event = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { generateName: `${pod.name}.`, namespace: pod.namespace },
+      involvedObject: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        namespace: pod.namespace,
+        name: pod.name,
+        ...(pod.uid ? { uid: pod.uid } : {}),
+        ...(pod.resourceVersion ? { resourceVersion: pod.resourceVersion } : {}),
+      },
+      reason,
+      message,
+      type,
+      source: { component: COMPONENT },
+      reportingComponent: COMPONENT,
+      reportingInstance: this.instance,
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    };
+    try {
+      await this.core.createNamespacedEvent({ namespace: pod.namespace, body: event as unknown as CoreV1Event });
+    } catch (err) {
+      this.logger.warn('could not record event', { pod: `${pod.namespace}/${pod.name}`, reason, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+}
+
+export class KubeLeaseClient implements LeaseClient {
+  private readonly coordination: CoordinationV1Api;
+
+  constructor(kubeConfig: KubeConfig) {
+    this.coordination = kubeConfig.makeApiClient(CoordinationV1Api);
+  }
+
+  async get(namespace: string, name: string): Promise<LeaseRecord | null> {
+    try {
+      return fromLease(plain<V1Lease>(await this.coordination.readNamespacedLease({ namespace, name })), namespace);
+    } catch (err) {
+      if (err instanceof ApiException && err.code === 404) return null;
+      return translate(err, `GET lease ${namespace}/${name}`);
+    }
+  }
+
+  async create(record: LeaseRecord): Promise<LeaseRecord> {
+    try {
+      const created = await this.coordination.createNamespacedLease({ namespace: record.namespace, body: toLease(record) });
+      return fromLease(plain<V1Lease>(created), record.namespace);
+    } catch (err) {
+      return translate(err, `create lease ${record.namespace}/${record.name}`);
+    }
+  }
+
+  async update(record: LeaseRecord): Promise<LeaseRecord> {
+    try {
+      const updated = await this.coordination.replaceNamespacedLease({ namespace: record.namespace, name: record.name, body: toLease(record) });
+      return fromLease(plain<V1Lease>(updated), record.namespace);
+    } catch (err) {
+      return translate(err, `update lease ${record.namespace}/${record.name}`);
+    }
+  }
+}
+
+function toLease(record: LeaseRecord): V1Lease {
+  const spec: Record<string, unknown> = {
+    holderIdentity: record.holderIdentity,
+    leaseDurationSeconds: record.leaseDurationSeconds,
+    leaseTransitions: record.leaseTransitions,
+  };
+  // Strings on purpose: a Date would be sent with millisecond precision, which MicroTime does not parse.
+  if (record.acquireTime) spec['acquireTime'] = record.acquireTime;
+  if (record.renewTime) spec['renewTime'] = record.renewTime;
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: record.name, namespace: record.namespace, ...(record.resourceVersion ? { resourceVersion: record.resourceVersion } : {}) },
+    spec,
+  } as unknown as V1Lease;
+}
+
+function fromLease(lease: V1Lease, namespace: string): LeaseRecord {
+  const spec = (lease.spec ?? {}) as unknown as Record<string, unknown>;
+  const record: LeaseRecord = {
+    name: lease.metadata?.name ?? '',
+    namespace: lease.metadata?.namespace ?? namespace,
+    holderIdentity: typeof spec['holderIdentity'] === 'string' ? spec['holderIdentity'] : '',
+    leaseDurationSeconds: typeof spec['leaseDurationSeconds'] === 'number' ? spec['leaseDurationSeconds'] : 0,
+    leaseTransitions: typeof spec['leaseTransitions'] === 'number' ? spec['leaseTransitions'] : 0,
+  };
+  if (lease.metadata?.resourceVersion) record.resourceVersion = lease.metadata.resourceVersion;
+  if (typeof spec['acquireTime'] === 'string') record.acquireTime = spec['acquireTime'];
+  if (typeof spec['renewTime'] === 'string') record.renewTime = spec['renewTime'];
+  return record;
+}

@@ -1,0 +1,119 @@
+/**
+ * Assembles the nominator for a live cluster: client-node clients, Lease leader election and the controller, with
+ * the `nomination.*` settings swapped on live reload. Campaigning for the Lease happens only while
+ * `nomination.enabled` is true (off by default, so a default install never touches Leases); turning it off stops
+ * writes at once (the controller reads the flag right before each write) and releases the Lease.
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate.js';
+import type { ClusterSource } from '../cluster/source.js';
+import type { ExtenderConfig } from '../config/schema.js';
+import { ClusterLedger } from '../ledger/cluster-ledger.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { SchedulingOptions } from '../scheduling/options.js';
+import { clearOwnedNominations, type ClearResult } from './clear-nominations.js';
+import { KubeEventRecorder, KubeLeaseClient, KubePodStatusClient } from './kube-clients.js';
+import { LeaseLeaderElector } from './leader-election.js';
+import { Nominator } from './nominator.js';
+import type { NominationSettings } from './reconcile-plan.js';
+
+export const NOMINATOR_CONTROLLER = 'nominator';
+
+export interface KubeNominatorOptions {
+  kubeConfig: KubeConfig;
+  ledger: ClusterLedger;
+  hasSynced: () => boolean;
+  gate: WrittenResourceVersionGate;
+  config: ExtenderConfig;
+  schedulingOptions: () => SchedulingOptions;
+  metrics: Metrics;
+  logger: Logger;
+  identity?: string;
+  /** Test knobs; production uses client-go's 15 s / 10 s / 2 s. */
+  lease?: { durationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
+  resyncIntervalMs?: number;
+}
+
+export interface RunningNominator {
+  nominator: Nominator;
+  elector: LeaseLeaderElector;
+  onConfig(next: ExtenderConfig): void;
+  stop(): Promise<void>;
+}
+
+export function settingsFrom(config: ExtenderConfig): NominationSettings {
+  const n = config.nomination;
+  return { enabled: n.enabled, namespaces: n.namespaces, priorityClasses: n.priorityClasses, ttlSeconds: n.ttlSeconds };
+}
+
+export function startKubeNominator(options: KubeNominatorOptions): RunningNominator {
+  const logger = options.logger.child({ component: 'nominator' });
+  let settings = settingsFrom(options.config);
+  const identity = options.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
+  const elector = new LeaseLeaderElector({
+    client: new KubeLeaseClient(options.kubeConfig),
+    namespace: options.config.nomination.leaseNamespace,
+    name: options.config.nomination.leaseName,
+    identity,
+    ...(options.lease?.durationMs ? { leaseDurationMs: options.lease.durationMs } : {}),
+    ...(options.lease?.renewDeadlineMs ? { renewDeadlineMs: options.lease.renewDeadlineMs } : {}),
+    ...(options.lease?.retryPeriodMs ? { retryPeriodMs: options.lease.retryPeriodMs } : {}),
+    logger,
+    onLeadershipChange: (leading) => options.metrics.nominationLeader.set(leading ? 1 : 0),
+  });
+  const nominator = new Nominator({
+    ledger: options.ledger,
+    hasSynced: options.hasSynced,
+    gate: options.gate,
+    pods: new KubePodStatusClient(options.kubeConfig),
+    events: new KubeEventRecorder(options.kubeConfig, logger, identity),
+    leadership: elector,
+    settings: () => settings,
+    schedulingOptions: options.schedulingOptions,
+    logger,
+    metrics: options.metrics,
+    ...(options.resyncIntervalMs ? { resyncIntervalMs: options.resyncIntervalMs } : {}),
+  });
+  nominator.start();
+  if (settings.enabled) elector.start();
+  return {
+    nominator,
+    elector,
+    onConfig(next) {
+      const wasEnabled = settings.enabled;
+      settings = settingsFrom(next);
+      if (settings.enabled && !wasEnabled) elector.start();
+      if (!settings.enabled && wasEnabled) void elector.stop();
+      if (settings.enabled !== wasEnabled) logger.info(settings.enabled ? 'nominator enabled' : 'nominator disabled: writes stopped');
+    },
+    async stop() {
+      await nominator.stop();
+      await elector.stop();
+    },
+  };
+}
+
+/** `kube-ledger nominations clear` over a kubeconfig: withdraws every nomination kube-ledger owns. */
+export async function clearNominationsWith(kubeConfig: KubeConfig, logger: Logger): Promise<ClearResult> {
+  return clearOwnedNominations({
+    pods: new KubePodStatusClient(kubeConfig),
+    events: new KubeEventRecorder(kubeConfig, logger, `${hostname()}_clear`),
+    logger,
+  });
+}
+
+/**
+ * Calls `onLedger` with the ledger the source feeds, once the source has started. The composition root builds the
+ * ledger itself and only hands it to `source.start`, so this is where the nominator gets hold of it.
+ */
+export function tapLedger<S extends ClusterSource>(source: S, onLedger: (ledger: ClusterLedger) => void): S {
+  const start = source.start.bind(source);
+  source.start = async (sink) => {
+    await start(sink);
+    if (sink instanceof ClusterLedger) onLedger(sink);
+  };
+  return source;
+}

@@ -1,0 +1,311 @@
+/**
+ * The external nominator controller (leader only). A resync walks the ledger and queues pending pods in scope plus
+ * every pod carrying kube-ledger's record; one worker reconciles a key at a time from a RequeueQueue (capped
+ * backoff). Each reconcile: written-RV gate first (never act on a cache older than our own last write), plan from
+ * one ledger view, then — right before the write — re-check `enabled`, leadership and cache sync, so a config
+ * reload to `enabled: false` or a lost Lease stops writes at once. A 409 re-reads the pod directly, re-plans on that
+ * object and retries with backoff; the re-plan stands back if someone else's value is now there (never overwrite).
+ * Nothing is written before the cache has synced; after a restart owned nominations are recognised from their
+ * records (not re-issued) and expired ones cleared by the same rules.
+ */
+import { randomUUID } from 'node:crypto';
+import { realTimerScheduler, RequeueQueue, type TimerScheduler } from '../cluster/freshness/requeue-queue.js';
+import { gateKey, type WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate.js';
+import { trimPod } from '../cluster/trim.js';
+import type { ClusterLedger } from '../ledger/cluster-ledger.js';
+import type { PodObject } from '../ledger/objects.js';
+import { isTerminalPhase, podEntryFromObject, type PodEntry } from '../ledger/pod-entry.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { SchedulingOptions } from '../scheduling/options.js';
+import { ConflictError, NotFoundError, type EventRecorder, type PodStatusClient } from './clients.js';
+import { ALGORITHM_VERSION, hasDecisionAnnotation, nominatePatch, withdrawPatch, type DecisionRecord } from './decision-record.js';
+import type { LeadershipView } from './leader-election.js';
+import { inScope, planReconcile, type Cooldown, type NominationSettings, type Plan } from './reconcile-plan.js';
+
+export type NominatorMetrics = Pick<
+  Metrics,
+  | 'nominationWrites'
+  | 'nominationResults'
+  | 'nominationDecisionsInFlight'
+  | 'nominationTimeToBindingSeconds'
+  | 'nominationTimeToFallbackSeconds'
+  | 'nominationLeader'
+>;
+
+export interface NominatorDeps {
+  ledger: ClusterLedger;
+  /** The cluster source has delivered its first complete view. */
+  hasSynced: () => boolean;
+  /** This controller's written-RV gate (observer: the source's freshness tracker). */
+  gate: WrittenResourceVersionGate;
+  pods: PodStatusClient;
+  events: EventRecorder;
+  leadership: LeadershipView;
+  /** Read on every decision and right before every write (live reload). */
+  settings: () => NominationSettings;
+  schedulingOptions: () => SchedulingOptions;
+  logger: Logger;
+  metrics?: NominatorMetrics;
+  now?: () => number;
+  timers?: TimerScheduler;
+  resyncIntervalMs?: number;
+  /** How long kube-ledger leaves a pod alone after someone else set or cleared its nomination. Default 5 min. */
+  standBackMs?: number;
+  /** How long a pod whose nomination was withdrawn or expired is left to the scheduler's full pass. Default 30 s. */
+  fallbackCooldownMs?: number;
+  /** Re-read-and-retry rounds after a 409 inside one reconcile before requeueing with backoff. Default 3. */
+  conflictRetries?: number;
+  requeueCapMs?: number;
+  newDecisionId?: () => string;
+}
+
+type Outcome = 'written' | 'expired' | 'withdrawn' | 'conflict' | 'stood_back' | 'error' | 'skipped_stale' | 'skipped_disabled';
+
+export class Nominator {
+  private readonly queue: RequeueQueue<string>;
+  private readonly now: () => number;
+  private readonly timers: TimerScheduler;
+  /** Decisions kube-ledger owns right now, by pod key. */
+  private readonly active = new Map<string, DecisionRecord>();
+  private readonly cooldowns = new Map<string, Cooldown>();
+  private cancelResync: (() => void) | undefined;
+  private worker: Promise<void> | undefined;
+  private running = false;
+
+  constructor(private readonly deps: NominatorDeps) {
+    this.now = deps.now ?? Date.now;
+    this.timers = deps.timers ?? realTimerScheduler;
+    this.queue = new RequeueQueue<string>({ maxDelayMs: deps.requeueCapMs ?? 30_000, scheduler: this.timers });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.worker = this.work();
+    this.scheduleResync();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.cancelResync?.();
+    this.queue.shutDown();
+    await this.worker;
+  }
+
+  /** Queues one pod key (e.g. from a sink that saw the pod change). */
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  /** Queues every pod the nominator may have to act on; returns how many. Nothing before the cache synced. */
+  resync(): number {
+    const leading = this.deps.leadership.isLeader();
+    this.deps.metrics?.nominationLeader.set(leading ? 1 : 0);
+    const settings = this.deps.settings();
+    if (!leading || !settings.enabled || !this.deps.hasSynced()) return 0;
+    let queued = 0;
+    for (const pod of this.deps.ledger.pods()) {
+      if (this.active.has(pod.key) || isCandidate(pod, settings)) {
+        this.queue.add(pod.key);
+        queued++;
+      }
+    }
+    for (const key of this.active.keys()) if (!this.deps.ledger.podByKey(key)) this.queue.add(key);
+    return queued;
+  }
+
+  /** Nominations this replica currently owns. */
+  owned(): ReadonlyMap<string, DecisionRecord> {
+    return this.active;
+  }
+
+  private scheduleResync(): void {
+    if (!this.running) return;
+    this.cancelResync = this.timers.setTimer(() => {
+      this.resync();
+      this.scheduleResync();
+    }, this.deps.resyncIntervalMs ?? 1000);
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.process(key);
+      } catch (err) {
+        this.count('error');
+        this.deps.logger.error('nominator reconcile failed', { pod: key, error: err instanceof Error ? err.message : String(err) });
+        this.queue.addRateLimited(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private async process(key: string): Promise<void> {
+    if (!this.running || !this.deps.hasSynced() || !this.deps.leadership.isLeader()) return;
+    if (!gateKey(this.deps.gate, this.queue, key).ready) return this.count('skipped_stale');
+    const pod = this.deps.ledger.podByKey(key);
+    if (!pod) return this.settle(key, undefined, 'deleted');
+    await this.reconcile(pod, 0);
+  }
+
+  private async reconcile(pod: PodEntry, conflicts: number): Promise<void> {
+    const nowMs = this.now();
+    const plan = planReconcile({
+      pod,
+      ledger: this.deps.ledger,
+      settings: this.deps.settings(),
+      options: this.deps.schedulingOptions(),
+      nowMs,
+      cooldown: this.cooldowns.get(pod.key),
+    });
+    switch (plan.kind) {
+      case 'settled':
+        return this.settle(pod.key, pod, plan.outcome);
+      case 'idle':
+        return this.idle(pod, plan);
+      case 'stand_back':
+        return this.standBack(pod, plan.token, plan.reason);
+      case 'nominate':
+      case 'withdraw':
+        return this.write(pod, plan, conflicts);
+    }
+  }
+
+  private idle(pod: PodEntry, plan: Extract<Plan, { kind: 'idle' }>): void {
+    if (plan.owned && !this.active.has(pod.key)) {
+      // Recognised after a restart (or a leader change): ours, still valid; not re-issued.
+      this.active.set(pod.key, plan.owned);
+      this.publishInFlight();
+    }
+    this.queue.forget(pod.key);
+    if (plan.recheckAfterMs !== undefined) this.queue.addAfter(pod.key, Math.max(1, plan.recheckAfterMs));
+  }
+
+  private standBack(pod: PodEntry, token: string, reason: string): void {
+    const existing = this.cooldowns.get(pod.key);
+    if (existing?.token === token) return;
+    this.cooldowns.set(pod.key, { untilMs: this.now() + (this.deps.standBackMs ?? 300_000), token, reason });
+    this.count('stood_back');
+    const ours = this.active.get(pod.key);
+    if (ours) this.fallback(pod.key, ours, token.startsWith('foreign:') ? 'overridden' : 'cleared_by_other');
+    this.deps.logger.info('standing back from a pod', { pod: pod.key, reason });
+  }
+
+  private async write(pod: PodEntry, plan: Extract<Plan, { kind: 'nominate' | 'withdraw' }>, conflicts: number): Promise<void> {
+    if (!this.mayWrite()) return this.count('skipped_disabled');
+    const record = plan.kind === 'nominate' ? this.newRecord(plan) : undefined;
+    const body = record ? nominatePatch(record) : withdrawPatch();
+    let written: PodObject;
+    try {
+      written = await this.deps.pods.patchStatus(pod.namespace, pod.name, body, pod.resourceVersion);
+    } catch (err) {
+      return this.writeFailed(pod, err, conflicts);
+    }
+    const rv = written.metadata.resourceVersion;
+    if (rv) this.deps.gate.recordWrite(pod.key, 'Pod', rv);
+    this.queue.forget(pod.key);
+    const ref = { namespace: pod.namespace, name: pod.name, uid: pod.uid, ...(rv ? { resourceVersion: rv } : {}) };
+    if (record) {
+      this.count('written');
+      this.active.set(pod.key, record);
+      this.publishInFlight();
+      this.queue.addAfter(pod.key, record.ttlSeconds * 1000);
+      await this.deps.events.record(ref, 'Normal', 'Nominated',
+        `kube-ledger nominated node ${record.node} (decision ${record.decisionId}, ${record.reason}, ttl ${record.ttlSeconds}s)`);
+      return;
+    }
+    const withdrawal = plan as Extract<Plan, { kind: 'withdraw' }>;
+    const expired = withdrawal.reason === 'expired';
+    this.count(expired ? 'expired' : 'withdrawn');
+    this.fallback(pod.key, withdrawal.record, withdrawal.reason);
+    this.cooldowns.set(pod.key, { untilMs: this.now() + (this.deps.fallbackCooldownMs ?? 30_000), token: 'fallback', reason: `fell back: ${withdrawal.reason}` });
+    await this.deps.events.record(ref, 'Normal', expired ? 'NominationExpired' : 'NominationWithdrawn',
+      `kube-ledger cleared its nomination of node ${withdrawal.record.node} (decision ${withdrawal.record.decisionId}): ${withdrawal.detail}`);
+  }
+
+  private async writeFailed(pod: PodEntry, err: unknown, conflicts: number): Promise<void> {
+    if (err instanceof NotFoundError) return this.settle(pod.key, undefined, 'deleted');
+    if (!(err instanceof ConflictError)) {
+      this.count('error');
+      this.deps.logger.warn('nomination write failed', { pod: pod.key, error: err instanceof Error ? err.message : String(err) });
+      this.queue.addRateLimited(pod.key);
+      return;
+    }
+    this.count('conflict');
+    if (conflicts >= (this.deps.conflictRetries ?? 3)) {
+      this.queue.addRateLimited(pod.key);
+      return;
+    }
+    await this.sleep(5 * 2 ** conflicts);
+    const fresh = await this.deps.pods.get(pod.namespace, pod.name);
+    if (!fresh) return this.settle(pod.key, undefined, 'deleted');
+    // Re-plan on what the API server has now: a newer value set by someone else makes the plan stand back.
+    await this.reconcile(podEntryFromObject(trimPod(fresh)), conflicts + 1);
+  }
+
+  /** The pod left the nominator's hands: bound, finished or deleted. */
+  private settle(key: string, pod: PodEntry | undefined, outcome: 'bound' | 'finished' | 'deleted'): void {
+    const ours = this.active.get(key);
+    if (ours && outcome === 'bound' && pod) {
+      const hit = pod.nodeName === ours.node;
+      this.deps.metrics?.nominationResults.inc({ result: hit ? 'hit' : 'fallback', reason: hit ? '' : 'bound_elsewhere' });
+      this.deps.metrics?.nominationTimeToBindingSeconds.observe({ result: hit ? 'hit' : 'elsewhere' }, this.secondsSince(ours));
+    } else if (ours) {
+      this.deps.metrics?.nominationResults.inc({ result: 'fallback', reason: outcome });
+    }
+    this.active.delete(key);
+    this.cooldowns.delete(key);
+    this.publishInFlight();
+    this.queue.forget(key);
+    if (outcome === 'deleted') this.deps.gate.forget(key);
+  }
+
+  private fallback(key: string, record: DecisionRecord, reason: string): void {
+    this.deps.metrics?.nominationResults.inc({ result: 'fallback', reason });
+    this.deps.metrics?.nominationTimeToFallbackSeconds.observe({ reason }, this.secondsSince(record));
+    this.active.delete(key);
+    this.publishInFlight();
+  }
+
+  private mayWrite(): boolean {
+    return this.running && this.deps.settings().enabled && this.deps.leadership.isLeader() && this.deps.hasSynced();
+  }
+
+  private newRecord(plan: Extract<Plan, { kind: 'nominate' }>): DecisionRecord {
+    return {
+      decisionId: (this.deps.newDecisionId ?? randomUUID)(),
+      node: plan.node,
+      reason: plan.reason,
+      algorithmVersion: ALGORITHM_VERSION,
+      issuedAt: new Date(this.now()).toISOString(),
+      ttlSeconds: this.deps.settings().ttlSeconds,
+      specHash: plan.specHash,
+    };
+  }
+
+  private secondsSince(record: DecisionRecord): number {
+    return Math.max(0, (this.now() - Date.parse(record.issuedAt)) / 1000);
+  }
+
+  private publishInFlight(): void {
+    this.deps.metrics?.nominationDecisionsInFlight.set(this.active.size);
+  }
+
+  private count(outcome: Outcome): void {
+    this.deps.metrics?.nominationWrites.inc({ outcome });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.timers.setTimer(resolve, ms));
+  }
+}
+
+/** Pending pods in scope, and pending pods with our record (which may need clearing even out of scope). */
+function isCandidate(pod: PodEntry, settings: NominationSettings): boolean {
+  if (pod.nodeName !== '' || isTerminalPhase(pod.phase) || pod.terminating) return false;
+  return inScope(pod, settings) || hasDecisionAnnotation(pod.object);
+}

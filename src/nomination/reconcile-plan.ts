@@ -1,0 +1,98 @@
+/**
+ * What the nominator should do for one pod, decided from one object version and one ledger view, with no I/O:
+ * the controller executes the plan. Ownership rules (the safe contract for an external nominator):
+ * - write only when status.nominatedNodeName is empty or still holds kube-ledger's own decision (record annotation);
+ * - a value set by anyone else makes kube-ledger stand back for that pod (no write war);
+ * - our record with an empty field means someone cleared our nomination: stand back too (once per decision);
+ * - an owned decision is withdrawn when it expires, its node disappears or stops fitting, the pod's spec or
+ *   priority changes, or the pod leaves the canary scope.
+ */
+import type { ClusterLedger } from '../ledger/cluster-ledger.js';
+import { isTerminalPhase, type PodEntry } from '../ledger/pod-entry.js';
+import type { SchedulingOptions } from '../scheduling/options.js';
+import { invalidation, recommendNode } from '../scheduling/recommend.js';
+import { expiresAtMs, parseDecisionRecord, podSpecHash, type DecisionRecord } from './decision-record.js';
+
+export interface NominationSettings {
+  enabled: boolean;
+  /** Canary allowlist; empty = no namespace is in scope. */
+  namespaces: readonly string[];
+  /** PriorityClass names in scope; empty = any. */
+  priorityClasses: readonly string[];
+  ttlSeconds: number;
+}
+
+export type WithdrawReason = 'expired' | 'node_gone' | 'node_ineligible' | 'no_longer_fits' | 'spec_changed' | 'out_of_scope';
+
+/** A per-pod pause: `token` names the situation it was set for (a foreign value or one of our decision IDs). */
+export interface Cooldown {
+  untilMs: number;
+  token: string;
+  reason: string;
+}
+
+export type Plan =
+  | { kind: 'settled'; outcome: 'bound' | 'finished' }
+  | { kind: 'idle'; reason: string; recheckAfterMs?: number; owned?: DecisionRecord }
+  | { kind: 'stand_back'; token: string; reason: string }
+  | { kind: 'nominate'; node: string; reason: string; specHash: string }
+  | { kind: 'withdraw'; reason: WithdrawReason; record: DecisionRecord; detail: string };
+
+export interface PlanInput {
+  pod: PodEntry;
+  ledger: ClusterLedger;
+  settings: NominationSettings;
+  options: SchedulingOptions;
+  nowMs: number;
+  cooldown: Cooldown | undefined;
+}
+
+export function inScope(pod: PodEntry, settings: NominationSettings): boolean {
+  if (!settings.namespaces.includes(pod.namespace)) return false;
+  if (settings.priorityClasses.length === 0) return true;
+  return settings.priorityClasses.includes(pod.object.spec?.priorityClassName ?? '');
+}
+
+export function planReconcile(input: PlanInput): Plan {
+  const { pod, nowMs, cooldown } = input;
+  if (pod.nodeName !== '') return { kind: 'settled', outcome: 'bound' };
+  if (isTerminalPhase(pod.phase) || pod.terminating) return { kind: 'settled', outcome: 'finished' };
+  const record = parseDecisionRecord(pod.object);
+  const current = pod.nominatedNodeName;
+  if (record && current === record.node) return planOwned(input, record);
+  if (current !== '') return { kind: 'stand_back', token: `foreign:${current}`, reason: `status.nominatedNodeName ${current} was set by someone else` };
+  if (record) {
+    const served = cooldown?.token === record.decisionId;
+    if (!served) return { kind: 'stand_back', token: record.decisionId, reason: `decision ${record.decisionId} was cleared by someone else` };
+    if (nowMs < cooldown.untilMs) return { kind: 'idle', reason: cooldown.reason, recheckAfterMs: cooldown.untilMs - nowMs };
+  } else if (cooldown && nowMs < cooldown.untilMs) {
+    return { kind: 'idle', reason: cooldown.reason, recheckAfterMs: cooldown.untilMs - nowMs };
+  }
+  return planNomination(input);
+}
+
+function planOwned(input: PlanInput, record: DecisionRecord): Plan {
+  const { pod, ledger, settings, options, nowMs } = input;
+  const withdraw = (reason: WithdrawReason, detail: string): Plan => ({ kind: 'withdraw', reason, record, detail });
+  if (!inScope(pod, settings)) return withdraw('out_of_scope', 'pod is no longer in the nomination scope');
+  const expiresAt = expiresAtMs(record);
+  if (nowMs >= expiresAt) return withdraw('expired', `TTL of ${record.ttlSeconds}s elapsed`);
+  if (record.specHash !== podSpecHash(pod.object)) return withdraw('spec_changed', 'pod spec or priority changed');
+  const invalid = invalidation(ledger, pod, record.node, options);
+  if (invalid) return withdraw(invalid as WithdrawReason, describeInvalidation(invalid, record.node));
+  return { kind: 'idle', reason: 'own nomination still valid', recheckAfterMs: expiresAt - nowMs, owned: record };
+}
+
+function planNomination(input: PlanInput): Plan {
+  const { pod, ledger, settings, options } = input;
+  if (!inScope(pod, settings)) return { kind: 'idle', reason: 'out of scope' };
+  const recommendation = recommendNode(ledger, pod, options);
+  if (recommendation.node === undefined) return { kind: 'idle', reason: recommendation.reason };
+  return { kind: 'nominate', node: recommendation.node, reason: recommendation.reason, specHash: podSpecHash(pod.object) };
+}
+
+function describeInvalidation(reason: string, node: string): string {
+  if (reason === 'node_gone') return `node ${node} no longer exists`;
+  if (reason === 'node_ineligible') return `node ${node} is cordoned or tainted`;
+  return `pod no longer fits node ${node} by the ledger`;
+}

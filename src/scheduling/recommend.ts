@@ -1,0 +1,60 @@
+/**
+ * The nominator's recommendation: the best known node for a pending pod by kube-ledger's ledger — a fast pre-check,
+ * not the final decision (the scheduler still runs every in-tree filter). Never a node whose Node object is unknown
+ * (Cluster Autoscaler treats a nominated pod as placed, so a phantom node would suppress scale-up), never a cordoned
+ * node, never a node with a NoSchedule/NoExecute taint.
+ *
+ * Trimmed pods carry no tolerations (nor node selectors or affinity), so every NoSchedule/NoExecute taint counts
+ * as not tolerated: the recommendation errs towards nominating nothing rather than a node the scheduler rejects.
+ * PreferNoSchedule taints are soft and ignored.
+ */
+import type { ClusterLedger } from '../ledger/cluster-ledger.js';
+import type { NodeEntry } from '../ledger/node-entry.js';
+import type { PodEntry } from '../ledger/pod-entry.js';
+import { assessFit, draIsEnabled } from './fit.js';
+import type { SchedulingOptions } from './options.js';
+import { scoreNode } from './prioritize.js';
+
+export type Recommendation =
+  | { node: string; score: number; reason: string }
+  | { node: undefined; reason: string };
+
+const HARD_TAINT_EFFECTS: ReadonlySet<string> = new Set(['NoSchedule', 'NoExecute']);
+
+/** Why a node can never be recommended regardless of capacity, or undefined when it is eligible. */
+export function ineligibility(node: NodeEntry): string | undefined {
+  if (!node.known) return 'node object unknown';
+  if (node.unschedulable) return 'node is cordoned (spec.unschedulable)';
+  const taint = node.taints.find((t) => HARD_TAINT_EFFECTS.has(t.effect));
+  if (taint) return `node has taint ${taint.key}:${taint.effect} (tolerations are not tracked)`;
+  return undefined;
+}
+
+export function recommendNode(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): Recommendation {
+  const useDra = draIsEnabled(ledger, options);
+  let best: { node: string; score: number } | undefined;
+  let considered = 0;
+  let ineligible = 0;
+  for (const node of ledger.knownNodes()) {
+    considered++;
+    if (ineligibility(node) !== undefined) {
+      ineligible++;
+      continue;
+    }
+    if (!assessFit(ledger, node, pod, options).fits) continue;
+    const score = scoreNode(ledger, node, pod, options, useDra);
+    if (!best || score > best.score || (score === best.score && node.name < best.node)) best = { node: node.name, score };
+  }
+  if (best) return { node: best.node, score: best.score, reason: `best fit by ledger (score ${best.score} of ${considered} nodes)` };
+  if (considered === 0) return { node: undefined, reason: 'no nodes known' };
+  if (ineligible === considered) return { node: undefined, reason: 'every node is cordoned or tainted' };
+  return { node: undefined, reason: `no eligible node fits (${considered} nodes, ${ineligible} cordoned or tainted)` };
+}
+
+/** Whether `nodeName` is still a valid target for the pod: known, eligible and fitting. Undefined means valid. */
+export function invalidation(ledger: ClusterLedger, pod: PodEntry, nodeName: string, options: SchedulingOptions): string | undefined {
+  const node = ledger.node(nodeName);
+  if (!node) return 'node_gone';
+  if (ineligibility(node) !== undefined) return 'node_ineligible';
+  return assessFit(ledger, node, pod, options).fits ? undefined : 'no_longer_fits';
+}
