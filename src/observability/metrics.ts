@@ -218,6 +218,44 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       help: 'Direct API reads currently running (fetches started and not yet settled).',
       registers: r,
     }),
+
+    // --- external nominator (nomination/) ---
+    nominationWrites: new Counter({
+      name: PREFIX + 'nomination_writes_total',
+      help: 'Nominator decisions by outcome: written, expired, withdrawn (writes that succeeded), conflict (409), stood_back (someone else owns the field), error, skipped_stale (cache behind our last write), skipped_disabled (disabled or not leader right before the write).',
+      labelNames: ['outcome'] as const,
+      registers: r,
+    }),
+    nominationResults: new Counter({
+      name: PREFIX + 'nomination_results_total',
+      help: 'How kube-ledger nominations ended: result hit (bound to the nominated node) or fallback, with the reason (bound_elsewhere, expired, no_longer_fits, node_gone, spec_changed, overridden, cleared_by_other, deleted, ...).',
+      labelNames: ['result', 'reason'] as const,
+      registers: r,
+    }),
+    nominationDecisionsInFlight: new Gauge({
+      name: PREFIX + 'nomination_decisions_in_flight',
+      help: 'Nominations kube-ledger currently owns (written and not yet bound, expired or withdrawn).',
+      registers: r,
+    }),
+    nominationTimeToBindingSeconds: new Histogram({
+      name: PREFIX + 'nomination_time_to_binding_seconds',
+      help: 'Seconds from a kube-ledger nomination to the pod being bound, by result (hit = on the nominated node, elsewhere).',
+      labelNames: ['result'] as const,
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
+      registers: r,
+    }),
+    nominationTimeToFallbackSeconds: new Histogram({
+      name: PREFIX + 'nomination_time_to_fallback_seconds',
+      help: 'Seconds from a kube-ledger nomination to its fallback (withdrawn, expired, overridden), by reason.',
+      labelNames: ['reason'] as const,
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
+      registers: r,
+    }),
+    nominationLeader: new Gauge({
+      name: PREFIX + 'nomination_leader',
+      help: '1 while this replica holds the nominator Lease (and may write), else 0.',
+      registers: r,
+    }),
   };
 }
 
