@@ -19,11 +19,14 @@ export interface KubeSourceOptions {
   metrics?: ReflectorMetrics;
   resources?: readonly KubeResource[];
   tuning?: Partial<ReflectorTuning>;
+  /** How often the freshness gauges (last event age, synced) are refreshed; default 5 s. */
+  gaugeIntervalMs?: number;
 }
 
 export class KubeSource implements ClusterSource {
   readonly kind = 'kube' as const;
   private readonly reflectors = new Map<ClusterObjectKind, Reflector>();
+  private gaugeTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: KubeSourceOptions) {}
 
@@ -42,9 +45,13 @@ export class KubeSource implements ClusterSource {
       this.reflectors.set(resource.kind, reflector);
       reflector.start();
     }
+    // Last-event age keeps growing while nothing arrives; refresh it between scrapes so a silent watch shows.
+    this.gaugeTimer = setInterval(() => this.options.tracker.publishMetrics(), this.options.gaugeIntervalMs ?? 5000);
+    this.gaugeTimer.unref();
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.gaugeTimer);
     await Promise.all([...this.reflectors.values()].map((r) => r.stop()));
   }
 
