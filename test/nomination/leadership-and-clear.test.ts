@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { silentLogger } from '../../src/observability/logger.js';
+import { clearOwnedNominations } from '../../src/nomination/clear-nominations.js';
+import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
+import { KubeEventRecorder, KubeLeaseClient, KubePodStatusClient } from '../../src/nomination/kube-clients.js';
+import { LeaseLeaderElector } from '../../src/nomination/leader-election.js';
+import { delay, eventually, node, nominatedNodeName, pod, startHarness, statusPatches, type Harness } from './support.js';
+
+function record(node: string, id: string): Record<string, string> {
+  const value = { decisionId: id, node, reason: 'test', algorithmVersion: 'ledger-fit-v1', issuedAt: new Date().toISOString(), ttlSeconds: 60, specHash: 'x' };
+  return { [NOMINATION_ANNOTATION]: JSON.stringify(value) };
+}
+
+describe('nominations clear', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('removes only nominations kube-ledger owns (record present and status equal to it)', async () => {
+    h.api.create(pod('owned', { nominatedNodeName: 'n1', annotations: record('n1', 'd1') }));
+    h.api.create(pod('owned-elsewhere', { namespace: 'team-b', nominatedNodeName: 'n2', annotations: record('n2', 'd2') }));
+    h.api.create(pod('overwritten', { nominatedNodeName: 'n3', annotations: record('n1', 'd3') }));
+    h.api.create(pod('scheduler', { nominatedNodeName: 'n1' }));
+    h.api.create(pod('record-only', { annotations: record('n1', 'd4') }));
+    const pods = new KubePodStatusClient(h.kubeConfig);
+    const result = await clearOwnedNominations({ pods, events: new KubeEventRecorder(h.kubeConfig, silentLogger, 't'), logger: silentLogger });
+    assert.deepEqual(result, { cleared: 2, skipped: 0, failed: 0 });
+    assert.equal(nominatedNodeName(h.api, 'owned'), undefined);
+    assert.equal(h.api.get('pods', 'canary', 'owned')?.metadata?.annotations?.[NOMINATION_ANNOTATION], undefined);
+    assert.equal(nominatedNodeName(h.api, 'owned-elsewhere', 'team-b'), undefined);
+    assert.equal(nominatedNodeName(h.api, 'overwritten'), 'n3');
+    assert.equal(nominatedNodeName(h.api, 'scheduler'), 'n1');
+    assert.ok(h.api.get('pods', 'canary', 'record-only')?.metadata?.annotations?.[NOMINATION_ANNOTATION]);
+    assert.equal(statusPatches(h.api), 2);
+  });
+
+  it('re-checks ownership after a 409 and leaves a value someone else just wrote', async () => {
+    h.api.create(pod('owned', { nominatedNodeName: 'n1', annotations: record('n1', 'd1') }));
+    const pods = new KubePodStatusClient(h.kubeConfig);
+    const racing = {
+      get: pods.get.bind(pods),
+      list: async () => {
+        const listed = await pods.list();
+        h.api.patchStatus('pods', 'canary', 'owned', { nominatedNodeName: 'n9' }); // the scheduler wins the race
+        return listed;
+      },
+      patchStatus: pods.patchStatus.bind(pods),
+    };
+    const result = await clearOwnedNominations({ pods: racing, events: new KubeEventRecorder(h.kubeConfig, silentLogger, 't'), logger: silentLogger });
+    assert.deepEqual(result, { cleared: 0, skipped: 1, failed: 0 });
+    assert.equal(nominatedNodeName(h.api, 'owned'), 'n9');
+  });
+});
+
+describe('leader election on a Lease', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  function elector(identity: string): LeaseLeaderElector {
+    return new LeaseLeaderElector({
+      client: new KubeLeaseClient(h.kubeConfig), namespace: 'kube-ledger', name: 'kube-ledger-nominator', identity,
+      leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 50, logger: silentLogger,
+    });
+  }
+
+  it('two controllers never both write: only the Lease holder nominates; on release the other takes over', async () => {
+    h.api.create(node('n1', '64'));
+    h.api.create(pod('a'));
+    h.feed.startPolling();
+    const first = elector('replica-a');
+    const second = elector('replica-b');
+    first.start();
+    await eventually(() => first.isLeader(), 'first leads');
+    second.start();
+    await delay(200);
+    assert.equal(second.isLeader(), false, 'one holder at a time');
+    const patchesBy = new Map<string, number>();
+    const countingPods = (who: string) => {
+      const pods = new KubePodStatusClient(h.kubeConfig);
+      return {
+        get: pods.get.bind(pods),
+        list: pods.list.bind(pods),
+        patchStatus: (ns: string, name: string, body: Record<string, unknown>, rv: string) => {
+          patchesBy.set(who, (patchesBy.get(who) ?? 0) + 1);
+          return pods.patchStatus(ns, name, body, rv);
+        },
+      };
+    };
+    h.makeNominator({ leadership: first, pods: countingPods('a') }).start();
+    h.makeNominator({ leadership: second, pods: countingPods('b') }).start();
+    await eventually(() => nominatedNodeName(h.api, 'a') === 'n1', 'leader nominated');
+    await delay(200);
+    assert.deepEqual([...patchesBy], [['a', 1]]);
+
+    await first.stop(); // releases the Lease
+    const lease = h.api.get('leases.coordination.k8s.io', 'kube-ledger', 'kube-ledger-nominator') as { spec?: { holderIdentity?: string } };
+    assert.ok(lease.spec?.holderIdentity === '' || lease.spec?.holderIdentity === 'replica-b');
+    await eventually(() => second.isLeader(), 'second takes over quickly after release', 1000);
+    h.api.create(pod('b'));
+    await eventually(() => nominatedNodeName(h.api, 'b') === 'n1', 'new leader nominates');
+    assert.equal(patchesBy.get('a'), 1, 'the old leader wrote nothing more');
+    await second.stop();
+  });
+
+  it('a leader that cannot renew stops writing once the renew deadline passes', async () => {
+    const leader = elector('replica-a');
+    leader.start();
+    await eventually(() => leader.isLeader(), 'leads');
+    await h.api.down(true);
+    await eventually(() => !leader.isLeader(), 'lost leadership without the API server', 2000);
+    await h.api.down(false);
+    await leader.stop();
+  });
+});

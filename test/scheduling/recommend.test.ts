@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
+import type { NodeObject, PodObject } from '../../src/ledger/objects.js';
+import { podEntryFromObject } from '../../src/ledger/pod-entry.js';
+import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
+import { invalidation, recommendNode } from '../../src/scheduling/recommend.js';
+
+function node(name: string, cpu: string, spec: NodeObject['spec'] = {}): NodeObject {
+  return { metadata: { name, resourceVersion: '1' }, spec, status: { allocatable: { cpu, memory: '8Gi', pods: '10' } } };
+}
+
+function pod(name: string, cpu: string, extra: Partial<NonNullable<PodObject['spec']>> = {}): PodObject {
+  return {
+    metadata: { name, namespace: 'ns', uid: name, resourceVersion: '1' },
+    spec: { containers: [{ name: 'c', resources: { requests: { cpu } } }], ...extra },
+    status: { phase: extra.nodeName ? 'Running' : 'Pending' },
+  };
+}
+
+function ledgerWith(nodes: NodeObject[], pods: PodObject[] = []): ClusterLedger {
+  const ledger = new ClusterLedger();
+  for (const n of nodes) ledger.apply({ type: 'upsert', kind: 'Node', object: n });
+  for (const p of pods) ledger.apply({ type: 'upsert', kind: 'Pod', object: p });
+  return ledger;
+}
+
+const pending = podEntryFromObject(pod('p', '2'));
+
+describe('recommendNode', () => {
+  it('picks the best-scoring fitting node', () => {
+    const ledger = ledgerWith([node('small', '2'), node('big', '16')], [pod('busy', '1', { nodeName: 'small' })]);
+    const result = recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS);
+    assert.equal(result.node, 'big');
+    assert.ok(result.node !== undefined && result.score >= 0 && result.score <= 10);
+  });
+
+  it('breaks score ties by node name', () => {
+    const ledger = ledgerWith([node('b', '4'), node('a', '4'), node('c', '4')]);
+    assert.equal(recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS).node, 'a');
+  });
+
+  it('never recommends a cordoned node or one with a NoSchedule/NoExecute taint (tolerations are not tracked)', () => {
+    const ledger = ledgerWith([
+      node('cordoned', '64', { unschedulable: true }),
+      node('no-schedule', '64', { taints: [{ key: 'gpu', effect: 'NoSchedule' }] }),
+      node('no-execute', '64', { taints: [{ key: 'x', effect: 'NoExecute' }] }),
+      node('soft', '4', { taints: [{ key: 'y', effect: 'PreferNoSchedule' }] }),
+    ]);
+    assert.equal(recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS).node, 'soft');
+  });
+
+  it('never recommends a node whose Node object is unknown', () => {
+    // A bound pod references node "ghost": the ledger keeps a placeholder entry for it.
+    const ledger = ledgerWith([node('full', '1')], [pod('runner', '1', { nodeName: 'ghost' })]);
+    const result = recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS);
+    assert.equal(result.node, undefined);
+    assert.match(result.reason, /no eligible node fits/);
+  });
+
+  it('explains why nothing was recommended', () => {
+    assert.equal(recommendNode(new ClusterLedger(), pending, DEFAULT_SCHEDULING_OPTIONS).reason, 'no nodes known');
+    const cordoned = ledgerWith([node('c', '8', { unschedulable: true })]);
+    assert.equal(recommendNode(cordoned, pending, DEFAULT_SCHEDULING_OPTIONS).reason, 'every node is cordoned or tainted');
+  });
+
+  it('respects nominated pods of higher priority holding the node', () => {
+    const holder = pod('holder', '3', { priority: 100 });
+    holder.status = { phase: 'Pending', nominatedNodeName: 'only' };
+    const ledger = ledgerWith([node('only', '4')], [holder]);
+    assert.equal(recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS).node, undefined);
+  });
+});
+
+describe('invalidation', () => {
+  it('names why a target node stopped being valid', () => {
+    const ledger = ledgerWith([node('ok', '4'), node('tiny', '1'), node('tainted', '4', { taints: [{ key: 'k', effect: 'NoExecute' }] })]);
+    assert.equal(invalidation(ledger, pending, 'ok', DEFAULT_SCHEDULING_OPTIONS), undefined);
+    assert.equal(invalidation(ledger, pending, 'tiny', DEFAULT_SCHEDULING_OPTIONS), 'no_longer_fits');
+    assert.equal(invalidation(ledger, pending, 'tainted', DEFAULT_SCHEDULING_OPTIONS), 'node_ineligible');
+    assert.equal(invalidation(ledger, pending, 'gone', DEFAULT_SCHEDULING_OPTIONS), 'node_gone');
+  });
+});
