@@ -7,7 +7,3 @@ export function timestampSecondsAgo(seconds: number): string {
   return new Date(BASE_EPOCH_MS - seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** A resourceVersion as a digit string without leading zeros (never a JS number on the wire). */
-export function resourceVersion(base: number, offset: number): string {
-  return String(base + offset);
-}
