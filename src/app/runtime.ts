@@ -4,8 +4,10 @@
  */
 import type { ExtenderConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
+import type { RunningNominator } from '../nomination/kube-nominator.js';
 import type { KubeRuntime } from './kube-runtime.js';
-import type { StartDeps } from './start.js';
+import { schedulingOptionsFrom } from './scheduling-options.js';
+import { chooseSource, type StartDeps } from './start.js';
 
 export interface Runtime {
   startDeps: Omit<StartDeps, 'logger'>;
@@ -16,23 +18,55 @@ export interface Runtime {
   kube(): KubeRuntime | undefined;
 }
 
-export function buildRuntime(_config: ExtenderConfig, logger: Logger): Runtime {
+export function buildRuntime(initial: ExtenderConfig, logger: Logger): Runtime {
   let kube: KubeRuntime | undefined;
+  let config = initial;
+  let nominator: RunningNominator | undefined;
   return {
     startDeps: {
       kubeSourceFactory: async (choice, ctx) => {
         // Dynamic import: @kubernetes/client-node is loaded only when the live source is chosen.
         const { kubeSourceFactory } = await import('./kube-runtime.js');
-        return kubeSourceFactory(choice, ctx, (runtime) => {
+        const { NOMINATOR_CONTROLLER, startKubeNominator, tapLedger } = await import('../nomination/kube-nominator.js');
+        const built = await kubeSourceFactory(choice, ctx, (runtime) => {
           kube = runtime;
         });
+        // The nominator needs the ledger the source feeds; it idles (no Lease, no writes) until nomination.enabled.
+        tapLedger(built.source, (ledger) => {
+          const live = kube;
+          if (!live) return;
+          nominator = startKubeNominator({
+            kubeConfig: live.kubeConfig,
+            ledger,
+            hasSynced: () => live.source.hasSynced(),
+            gate: live.gate(NOMINATOR_CONTROLLER),
+            config,
+            schedulingOptions: () => schedulingOptionsFrom(config),
+            metrics: ctx.metrics,
+            logger,
+          });
+        });
+        return built;
       },
     },
-    onConfig: () => {},
-    stop: () => {},
+    onConfig: (next) => {
+      config = next;
+      nominator?.onConfig(next);
+    },
+    stop: async () => {
+      await nominator?.stop();
+    },
     clearNominations: async () => {
-      logger.error('nominations clear needs the live Kubernetes source (--kubeconfig or in-cluster)');
-      return 2;
+      const choice = chooseSource(config);
+      if (choice.kind !== 'kube') {
+        logger.error('nominations clear needs the live Kubernetes source (--kubeconfig or in-cluster)');
+        return 2;
+      }
+      const { loadKubeConfig } = await import('./kube-runtime.js');
+      const { clearNominationsWith } = await import('../nomination/kube-nominator.js');
+      const result = await clearNominationsWith(loadKubeConfig(choice.kubeconfig), logger);
+      process.stdout.write(`cleared ${result.cleared} nominations owned by kube-ledger (${result.skipped} no longer ours, ${result.failed} failed)\n`);
+      return result.failed > 0 ? 1 : 0;
     },
     kube: () => kube,
   };

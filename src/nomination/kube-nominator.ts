@@ -8,9 +8,9 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate.js';
-import type { ClusterSource } from '../cluster/source.js';
+import type { ClusterSink, ClusterSource } from '../cluster/source.js';
 import type { ExtenderConfig } from '../config/schema.js';
-import { ClusterLedger } from '../ledger/cluster-ledger.js';
+import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
@@ -113,7 +113,16 @@ export function tapLedger<S extends ClusterSource>(source: S, onLedger: (ledger:
   const start = source.start.bind(source);
   source.start = async (sink) => {
     await start(sink);
-    if (sink instanceof ClusterLedger) onLedger(sink);
+    if (isLedger(sink)) onLedger(sink);
   };
   return source;
+}
+
+/**
+ * Structural, not `instanceof`: the nominator is loaded by dynamic import, and a loader may hand that import its own
+ * copy of the ledger module, whose class would then differ from the composition root's.
+ */
+function isLedger(sink: ClusterSink): sink is ClusterLedger {
+  const candidate = sink as Partial<ClusterLedger>;
+  return typeof candidate.podByKey === 'function' && typeof candidate.knownNodes === 'function' && typeof candidate.pods === 'function';
 }

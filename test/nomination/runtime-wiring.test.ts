@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildRuntime } from '../../src/app/runtime.js';
+import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import type { ExtenderConfig } from '../../src/config/schema.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
+import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
+import { assertNeverBinds, delay, eventually, node, nominatedNodeName, pod, statusPatches } from './support.js';
+
+function configFor(kubeconfig: string, nomination: Partial<ExtenderConfig['nomination']>): ExtenderConfig {
+  const config = loadConfig({ overrides: [['cluster.kubeconfig', kubeconfig, 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']] });
+  return { ...config, nomination: { ...config.nomination, ...nomination } };
+}
+
+describe('nominator wired through the runtime', () => {
+  let api: FakeApiServer;
+  let dir: string;
+  let kubeconfig: string;
+  beforeEach(async () => {
+    api = await startFakeApiServer({ bookmarkIntervalMs: 100 });
+    dir = mkdtempSync(join(tmpdir(), 'runtime-nominator-'));
+    kubeconfig = api.writeKubeconfig(dir);
+  });
+  afterEach(async () => {
+    assertNeverBinds(api);
+    await api.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('nominations clear withdraws only owned nominations, prints the count and exits 0', async () => {
+    const record = JSON.stringify({ decisionId: 'd1', node: 'n1', reason: 'r', algorithmVersion: 'v', issuedAt: new Date().toISOString(), ttlSeconds: 60, specHash: 'x' });
+    api.create(pod('owned', { nominatedNodeName: 'n1', annotations: { [NOMINATION_ANNOTATION]: record } }));
+    api.create(pod('foreign', { nominatedNodeName: 'n1' }));
+    const runtime = buildRuntime(configFor(kubeconfig, {}), silentLogger);
+    const printed: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
+    let code: number;
+    try {
+      code = await runtime.clearNominations();
+    } finally {
+      process.stdout.write = write;
+    }
+    assert.equal(code, 0);
+    assert.match(printed.join(''), /cleared 1 nominations/);
+    assert.equal(nominatedNodeName(api, 'owned'), undefined);
+    assert.equal(nominatedNodeName(api, 'foreign'), 'n1');
+  });
+
+  it('starts idle, nominates once enabled by live reload, and stops writing when disabled again', async () => {
+    api.create(node('n1', '64'));
+    api.create(pod('a'));
+    const initial = configFor(kubeconfig, { enabled: false, namespaces: ['canary'] });
+    const runtime = buildRuntime(initial, silentLogger);
+    let running: RunningKubeLedger | undefined;
+    try {
+      running = await startKubeLedger(initial, { logger: silentLogger, ...runtime.startDeps });
+      await delay(300);
+      assert.equal(statusPatches(api), 0, 'off by default: no writes');
+      assert.equal(api.countRequests({ resource: 'leases.coordination.k8s.io' }), 0, 'and no Lease traffic');
+      runtime.onConfig({ ...initial, nomination: { ...initial.nomination, enabled: true } });
+      await eventually(() => nominatedNodeName(api, 'a') === 'n1', 'nominated after enabling', 8000);
+      runtime.onConfig(initial);
+      const before = statusPatches(api);
+      api.create(pod('b'));
+      await delay(1000);
+      assert.equal(statusPatches(api), before);
+    } finally {
+      await runtime.stop();
+      await running?.close();
+    }
+  });
+});
