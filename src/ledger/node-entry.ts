@@ -5,6 +5,7 @@
 import type { NodeObject, Taint } from './objects.js';
 import type { PodEntry } from './pod-entry.js';
 import { addInto, amountsFromResourceList, type ResourceAmounts } from './resource-amounts.js';
+import { adjustNumericFree, numericFree, type NumericFree } from './numeric-amounts.js';
 
 export const PODS_RESOURCE = 'pods';
 
@@ -18,6 +19,8 @@ export interface NodeEntry {
   requested: ResourceAmounts;
   /** allocatable − requested, kept in step with both so the common filter check is one comparison per resource. */
   free: ResourceAmounts;
+  /** Float64 mirror of `free` for the filter's hot path (see numeric-amounts.ts). */
+  freeNumeric: NumericFree;
   /** Allocatable pod count as a number (Infinity when the node does not say). */
   maxPods: number;
   /** Bound pods by UID. */
@@ -39,6 +42,7 @@ export function emptyNodeEntry(name: string): NodeEntry {
     allocatable: new Map(),
     requested: new Map(),
     free: new Map(),
+    freeNumeric: { byId: [], exact: true },
     maxPods: Number.POSITIVE_INFINITY,
     pods: new Map(),
     nominated: new Map(),
@@ -69,6 +73,7 @@ function recomputeFree(entry: NodeEntry): void {
   const free: ResourceAmounts = new Map(entry.allocatable);
   addInto(free, entry.requested, -1n);
   entry.free = free;
+  entry.freeNumeric = numericFree(free);
   const pods = entry.allocatable.get(PODS_RESOURCE);
   entry.maxPods = pods === undefined ? Number.POSITIVE_INFINITY : Number(pods);
 }
@@ -77,12 +82,14 @@ export function addBoundPod(entry: NodeEntry, pod: PodEntry): void {
   entry.pods.set(pod.uid, pod);
   addInto(entry.requested, pod.requests, 1n);
   addInto(entry.free, pod.requests, -1n);
+  adjustNumericFree(entry.freeNumeric, pod.requests, -1);
 }
 
 export function removeBoundPod(entry: NodeEntry, pod: PodEntry): void {
   if (!entry.pods.delete(pod.uid)) return;
   addInto(entry.requested, pod.requests, -1n);
   addInto(entry.free, pod.requests, 1n);
+  adjustNumericFree(entry.freeNumeric, pod.requests, 1);
 }
 
 /** Forgets the node's own fields (its Node object was deleted) while pods may still reference it. */

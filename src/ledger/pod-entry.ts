@@ -6,6 +6,7 @@ import type { PodObject } from './objects.js';
 import { objectKey } from './objects.js';
 import { effectivePodRequests } from './pod-requests.js';
 import type { ResourceAmounts } from './resource-amounts.js';
+import { numericDemand, type NumericDemand } from './numeric-amounts.js';
 
 export interface PodEntry {
   key: string;
@@ -20,6 +21,8 @@ export interface PodEntry {
   phase: string;
   terminating: boolean;
   requests: ResourceAmounts;
+  /** Float64 mirror of `requests` for the filter's hot path, built on first use. */
+  numericRequests?: NumericDemand;
   /** Set when the pod's requests could not be computed (malformed quantity); the pod then counts as zero. */
   requestsError?: string;
   object: PodObject;
@@ -66,4 +69,8 @@ export function occupiesNode(pod: PodEntry): boolean {
 /** A pending pod whose nomination reserves room on a node, as the scheduler's addGENominatedPods does. */
 export function reservesNominatedNode(pod: PodEntry): boolean {
   return pod.nodeName === '' && pod.nominatedNodeName !== '' && !isTerminalPhase(pod.phase) && !pod.terminating;
+}
+
+export function numericRequestsOf(pod: PodEntry): NumericDemand {
+  return (pod.numericRequests ??= numericDemand(pod.requests, 'pods'));
 }

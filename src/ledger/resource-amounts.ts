@@ -40,18 +40,39 @@ export function isByteResource(resourceName: string): boolean {
 
 const BINARY_SUFFIXES = ['Ei', 'Pi', 'Ti', 'Gi', 'Mi', 'Ki'] as const;
 
+const BINARY_UNITS: ReadonlyArray<readonly [bigint, string]> = BINARY_SUFFIXES.map(
+  (suffix, i) => [1n << BigInt(10 * (BINARY_SUFFIXES.length - i)), suffix] as const,
+);
+
+/**
+ * Formatting runs for every failing node of every filter call, and the same amounts (allocatable, common requests)
+ * recur, so results are memoised; the memo is dropped whole when it grows past a bound.
+ */
+const FORMAT_MEMO_LIMIT = 8192;
+const bytesMemo = new Map<bigint, string>();
+const milliMemo = new Map<bigint, string>();
+
+function remember(memo: Map<bigint, string>, amount: bigint, text: string): string {
+  if (memo.size >= FORMAT_MEMO_LIMIT) memo.clear();
+  memo.set(amount, text);
+  return text;
+}
+
 function formatBytes(amount: bigint): string {
+  const known = bytesMemo.get(amount);
+  if (known !== undefined) return known;
   const magnitude = amount < 0n ? -amount : amount;
   if (magnitude === 0n) return '0';
-  for (let i = 0; i < BINARY_SUFFIXES.length; i++) {
-    const unit = 1n << BigInt(10 * (BINARY_SUFFIXES.length - i));
-    if (magnitude % unit === 0n) return `${amount / unit}${BINARY_SUFFIXES[i]}`;
+  for (const [unit, suffix] of BINARY_UNITS) {
+    if ((magnitude & (unit - 1n)) === 0n) return remember(bytesMemo, amount, `${amount / unit}${suffix}`);
   }
-  return amount.toString();
+  return remember(bytesMemo, amount, amount.toString());
 }
 
 function formatMillicores(amount: bigint): string {
-  return amount % 1000n === 0n ? (amount / 1000n).toString() : `${amount}m`;
+  const known = milliMemo.get(amount);
+  if (known !== undefined) return known;
+  return remember(milliMemo, amount, amount % 1000n === 0n ? (amount / 1000n).toString() : `${amount}m`);
 }
 
 /** For people (explanations, logs, exports): cpu "500m" / "4", bytes "4Gi" / "512Mi" / "1000", counts "3". */
@@ -69,7 +90,9 @@ export function formatAmount(resourceName: string, amount: bigint): string {
 export function quantityText(value: unknown): string {
   if (typeof value === 'string') return value.trim();
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  throw new QuantityError(String(value), `expected a quantity string, got ${value === null ? 'null' : typeof value}`);
+  // Never String() an object from the wire: a deeply nested array overflows the stack, an own `toString` key throws.
+  const shown = typeof value === 'object' && value !== null ? (Array.isArray(value) ? '[array]' : '[object]') : String(value);
+  throw new QuantityError(shown, `expected a quantity string, got ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}`);
 }
 
 /** Parses a ResourceList; a QuantityError carries `path` = pathForErrors + '.' + resource name. */

@@ -36,9 +36,9 @@ export function explainPod(ledger: ClusterLedger, pod: PodEntry, options: Schedu
   const summary = { fits: 0, fails: 0, unresolvable: 0 };
   for (const node of [...ledger.knownNodes()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const verdict = assessFit(ledger, node, pod, options);
-    const { used } = usageFor(ledger, node, pod, useDra);
+    const usage = usageFor(ledger, node, pod, useDra);
     const free = new Map<string, bigint>();
-    for (const [resource, allocatable] of node.allocatable) free.set(resource, allocatable - (used.get(resource) ?? 0n));
+    for (const resource of node.allocatable.keys()) free.set(resource, usage.free(resource));
     const explanation: NodeExplanation = verdict.fits
       ? { node: node.name, verdict: 'fits', reason: 'fits', free: formatAmounts(free) }
       : { node: node.name, verdict: verdict.unresolvable ? 'unresolvable' : 'fails', reason: verdict.reason, free: formatAmounts(free) };

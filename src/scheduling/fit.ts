@@ -1,11 +1,15 @@
 /**
  * Does a pod fit a node, by kube-ledger's ledger? The one place that combines a node's allocatable, its bound pods,
  * the reservations of nominated pods of equal or higher priority, DRA use and the pod's own footprint.
+ *
+ * This runs once per candidate node per request (5000 nodes in a call), so it allocates nothing in the common case:
+ * amounts are read per resource from the node's maintained totals instead of building usage maps.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { DraPodFootprint } from '../ledger/dra-port.js';
 import { PODS_RESOURCE, type NodeEntry } from '../ledger/node-entry.js';
-import type { PodEntry } from '../ledger/pod-entry.js';
+import { numericRequestsOf, type PodEntry } from '../ledger/pod-entry.js';
+import { demandValue, resourceName } from '../ledger/numeric-amounts.js';
 import { formatAmount, type ResourceAmounts } from '../ledger/resource-amounts.js';
 import type { SchedulingOptions } from './options.js';
 
@@ -21,21 +25,56 @@ export interface Removal {
 }
 
 const NO_REMOVAL: Removal = { podUids: new Set() };
+const NO_PODS: readonly PodEntry[] = [];
+const FITS: FitVerdict = Object.freeze({ fits: true, notes: [] as string[] }) as FitVerdict;
 
 export function draIsEnabled(ledger: ClusterLedger, options: SchedulingOptions): boolean {
   const setting = options.dra.enabled;
   return setting === 'auto' ? ledger.draAccounting().hasMappings() : setting;
 }
 
-export interface NodeUsage {
-  /** Everything counted against the node for this pod: bound pods, reservations, DRA use, minus removals. */
-  used: ResourceAmounts;
-  podCount: bigint;
-  /** The part of `used` held for nominated pods of equal or higher priority. */
-  reserved: ResourceAmounts;
+export function podUsesClaims(pod: PodEntry): boolean {
+  const claims = pod.object.spec?.resourceClaims;
+  return claims !== undefined && claims.length > 0;
 }
 
-/** What the node has in use from this pod's point of view. */
+/**
+ * What a node has in use from one pod's point of view: bound pods, plus nominated pods of equal or higher priority
+ * (as the scheduler's addGENominatedPods), plus DRA use, minus removed pods (and the DRA claims only they held).
+ */
+export class NodeUsage {
+  readonly podCount: number;
+
+  constructor(
+    readonly node: NodeEntry,
+    private readonly reservedPods: readonly PodEntry[],
+    private readonly removedPods: readonly PodEntry[],
+    private readonly draUsed: ReadonlyMap<string, bigint> | undefined,
+    private readonly draReleased: ReadonlyMap<string, bigint> | undefined,
+  ) {
+    this.podCount = node.pods.size + reservedPods.length - removedPods.length;
+  }
+
+  used(resource: string): bigint {
+    let total = this.node.requested.get(resource) ?? 0n;
+    for (const p of this.reservedPods) total += p.requests.get(resource) ?? 0n;
+    for (const p of this.removedPods) total -= p.requests.get(resource) ?? 0n;
+    if (this.draUsed) total += this.draUsed.get(resource) ?? 0n;
+    if (this.draReleased) total -= this.draReleased.get(resource) ?? 0n;
+    return total;
+  }
+
+  reserved(resource: string): bigint {
+    let total = 0n;
+    for (const p of this.reservedPods) total += p.requests.get(resource) ?? 0n;
+    return total;
+  }
+
+  free(resource: string): bigint {
+    return (this.node.allocatable.get(resource) ?? 0n) - this.used(resource);
+  }
+}
+
 export function usageFor(
   ledger: ClusterLedger,
   node: NodeEntry,
@@ -43,37 +82,35 @@ export function usageFor(
   useDra: boolean,
   removal: Removal = NO_REMOVAL,
 ): NodeUsage {
-  const used: ResourceAmounts = new Map(node.requested);
-  let podCount = BigInt(node.pods.size);
-  const removed = new Set(removal.podUids);
-  if (node.pods.has(pod.uid)) removed.add(pod.uid);
-  for (const uid of removed) {
-    const victim = node.pods.get(uid);
-    if (!victim) continue;
-    subtract(used, victim.requests);
-    podCount--;
-  }
-  const reserved: ResourceAmounts = new Map();
+  let reserved: PodEntry[] | undefined;
   for (const nominated of node.nominated.values()) {
     if (nominated.uid === pod.uid || nominated.priority < pod.priority) continue;
-    add(reserved, nominated.requests);
-    podCount++;
+    (reserved ??= []).push(nominated);
   }
-  add(used, reserved);
-  if (useDra) {
-    const dra = ledger.draAccounting();
-    const draUsed = dra.nodeUsed(node.name);
-    if (draUsed) add(used, draUsed);
-    if (removed.size > 0) subtract(used, dra.releasedBy(removed, node.name));
+  let removed: PodEntry[] | undefined;
+  let removedUids: Set<string> | undefined;
+  const self = node.pods.get(pod.uid);
+  if (self) {
+    (removed ??= []).push(self);
+    (removedUids ??= new Set()).add(self.uid);
   }
-  return { used, podCount, reserved };
+  for (const uid of removal.podUids) {
+    const victim = node.pods.get(uid);
+    if (!victim || victim === self) continue;
+    (removed ??= []).push(victim);
+    (removedUids ??= new Set()).add(uid);
+  }
+  const dra = useDra ? ledger.draAccounting() : undefined;
+  const draUsed = dra?.nodeUsed(node.name);
+  const draReleased = dra && removedUids ? dra.releasedBy(removedUids, node.name) : undefined;
+  return new NodeUsage(node, reserved ?? NO_PODS, removed ?? NO_PODS, draUsed, draReleased);
 }
 
 /** The pod's demand on this node: its effective requests plus what its DRA claims would consume here. */
 export function demandFor(pod: PodEntry, dra: DraPodFootprint | undefined): ResourceAmounts {
   if (!dra || dra.footprint.size === 0) return pod.requests;
   const demand: ResourceAmounts = new Map(pod.requests);
-  add(demand, dra.footprint);
+  for (const [k, v] of dra.footprint) demand.set(k, (demand.get(k) ?? 0n) + v);
   return demand;
 }
 
@@ -101,57 +138,78 @@ export function assessFit(
   if (draFootprint?.numa.required && !draFootprint.numa.fits) {
     return { fits: false, unresolvable: false, kind: 'numa', reason: draFootprint.numa.reason ?? 'NUMA alignment not possible' };
   }
-  return { fits: true, notes: draFootprint?.notes ?? [] };
-}
-
-const FITS: FitVerdict = Object.freeze({ fits: true, notes: [] as string[] }) as FitVerdict;
-
-export function podUsesClaims(pod: PodEntry): boolean {
-  const claims = pod.object.spec?.resourceClaims;
-  return claims !== undefined && claims.length > 0;
+  return draFootprint && draFootprint.notes.length > 0 ? { fits: true, notes: draFootprint.notes } : FITS;
 }
 
 /**
- * The common case, answered from the node's maintained free amounts without building a usage map: no removals, no
- * nominated pods on the node, the pod not already bound there, and no DRA use on the node. Returns false whenever
- * the full computation is needed (including every failure, so reasons always come from one place).
+ * The common case, answered from the node's maintained free amounts: no removals, the pod not already bound there.
+ * Nominated pods and DRA use are added per resource without building maps. Returns false whenever the full
+ * computation is needed (including every failure, so reasons always come from one place).
  */
 function fitsWithoutAdjustments(ledger: ClusterLedger, node: NodeEntry, pod: PodEntry, useDra: boolean): boolean {
-  if (node.nominated.size !== 0 || node.pods.has(pod.uid)) return false;
-  if (useDra && ledger.draAccounting().nodeUsed(node.name) !== undefined) return false;
-  if (node.pods.size + 1 > node.maxPods) return false;
-  for (const [resource, need] of pod.requests) {
-    if (need <= 0n || resource === PODS_RESOURCE) continue;
-    const free = node.free.get(resource);
-    if (free === undefined || need > free) return false;
+  if (node.pods.has(pod.uid)) return false;
+  const draUsed = useDra ? ledger.draAccounting().nodeUsed(node.name) : undefined;
+  let reservedCount = 0;
+  if (node.nominated.size !== 0) {
+    for (const n of node.nominated.values()) if (n.uid !== pod.uid && n.priority >= pod.priority) reservedCount++;
+  }
+  if (node.pods.size + reservedCount + 1 > node.maxPods) return false;
+  const demand = numericRequestsOf(pod);
+  if (!demand.exact || !node.freeNumeric.exact) return fitsExactly(node, pod, draUsed, reservedCount);
+  const free = node.freeNumeric.byId;
+  for (let i = 0; i < demand.ids.length; i++) {
+    const id = demand.ids[i]!;
+    let room = free[id] ?? 0;
+    if (reservedCount !== 0) {
+      for (const n of node.nominated.values()) {
+        if (n.uid !== pod.uid && n.priority >= pod.priority) room -= demandValue(numericRequestsOf(n), id);
+      }
+    }
+    if (draUsed) room -= Number(draUsed.get(resourceName(id)) ?? 0n);
+    if (demand.values[i]! > room) return false;
   }
   return true;
 }
 
-function checkCapacity(
-  node: NodeEntry,
-  demand: ResourceAmounts,
-  { used, podCount, reserved }: NodeUsage,
-  estimated: boolean,
-): FitVerdict | undefined {
+/** The same check in exact bigint arithmetic, for amounts beyond 2^53. */
+function fitsExactly(node: NodeEntry, pod: PodEntry, draUsed: ReadonlyMap<string, bigint> | undefined, reservedCount: number): boolean {
+  for (const [resource, need] of pod.requests) {
+    if (need <= 0n || resource === PODS_RESOURCE) continue;
+    const free = node.free.get(resource);
+    if (free === undefined) return false;
+    let held = 0n;
+    if (reservedCount !== 0) {
+      for (const n of node.nominated.values()) {
+        if (n.uid !== pod.uid && n.priority >= pod.priority) held += n.requests.get(resource) ?? 0n;
+      }
+    }
+    if (draUsed) held += draUsed.get(resource) ?? 0n;
+    if (need + held > free) return false;
+  }
+  return true;
+}
+
+function checkCapacity(node: NodeEntry, demand: ResourceAmounts, usage: NodeUsage, estimated: boolean): FitVerdict | undefined {
   const problems: string[] = [];
   let unresolvable = false;
+  let kind: FailureKind = 'insufficient';
   const maxPods = node.allocatable.get(PODS_RESOURCE);
-  if (maxPods !== undefined && podCount + 1n > maxPods) {
-    problems.push(`Too many pods: ${podCount} of ${maxPods} already placed`);
+  if (maxPods !== undefined && BigInt(usage.podCount) + 1n > maxPods) {
+    problems.push(`Too many pods: ${usage.podCount} of ${maxPods} already placed`);
+    kind = 'too_many_pods';
     if (maxPods < 1n) unresolvable = true;
   }
   for (const [resource, need] of demand) {
     if (need <= 0n || resource === PODS_RESOURCE) continue;
     const allocatable = node.allocatable.get(resource) ?? 0n;
-    const free = allocatable - (used.get(resource) ?? 0n);
+    const free = allocatable - usage.used(resource);
     if (need <= free) continue;
     const requested = formatAmount(resource, need) + (estimated ? ' (DRA share estimated)' : '');
     if (need > allocatable) {
       unresolvable = true;
       problems.push(`Insufficient ${resource}: requests ${requested}, node allocatable ${formatAmount(resource, allocatable)}`);
     } else {
-      const held = reserved.get(resource) ?? 0n;
+      const held = usage.reserved(resource);
       const note = held > 0n ? ` (${formatAmount(resource, held)} reserved for nominated pods of equal or higher priority)` : '';
       problems.push(
         `Insufficient ${resource}: requests ${requested}, free ${formatAmount(resource, free > 0n ? free : 0n)} of ${formatAmount(resource, allocatable)}${note}`,
@@ -159,13 +217,5 @@ function checkCapacity(
     }
   }
   if (problems.length === 0) return undefined;
-  return { fits: false, unresolvable, kind: problems[0]!.startsWith('Too many') ? 'too_many_pods' : 'insufficient', reason: problems.join('; ') };
-}
-
-function add(target: ResourceAmounts, source: ReadonlyMap<string, bigint>): void {
-  for (const [k, v] of source) target.set(k, (target.get(k) ?? 0n) + v);
-}
-
-function subtract(target: ResourceAmounts, source: ReadonlyMap<string, bigint>): void {
-  for (const [k, v] of source) target.set(k, (target.get(k) ?? 0n) - v);
+  return { fits: false, unresolvable, kind, reason: problems.join('; ') };
 }

@@ -47,7 +47,7 @@ export function scoreNode(
   }
   const footprint = useDra && podUsesClaims(pod) ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
   const demand = demandFor(pod, footprint);
-  const { used } = usageFor(ledger, node, pod, useDra);
+  const usage = usageFor(ledger, node, pod, useDra);
   let weighted = 0n;
   let totalWeight = 0n;
   for (const [resource, weight] of options.scoring.weights) {
@@ -55,7 +55,7 @@ export function scoreNode(
     const allocatable = node.allocatable.get(resource) ?? 0n;
     totalWeight += weight;
     if (allocatable <= 0n) continue;
-    const after = (used.get(resource) ?? 0n) + scoringRequest(resource, demand.get(resource) ?? 0n);
+    const after = usage.used(resource) + scoringRequest(resource, demand.get(resource) ?? 0n);
     weighted += weight * resourceScore(options.scoring.strategy, allocatable, after);
   }
   if (totalWeight === 0n) return MIN_EXTENDER_PRIORITY;
