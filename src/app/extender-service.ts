@@ -81,7 +81,7 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       const decision = preempt(ledger, args, options, stale);
       for (const node of decision.nodes) {
         metrics.preemptCandidates.inc({ outcome: node.outcome });
-        if (node.outcome !== 'kept') logger.info('preemption candidate dropped', { node: node.node, outcome: node.outcome, reason: node.reason });
+        if (node.outcome !== 'kept') logger.debug('preemption candidate dropped', { node: node.node, outcome: node.outcome, reason: node.reason });
         else if (node.reprieved.length) metrics.preemptVictimsDropped.inc({ reason: 'reprieved' }, node.reprieved.length);
       }
       for (const v of decision.unknownVictims) {

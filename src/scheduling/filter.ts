@@ -55,20 +55,22 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   const { mode, candidates } = candidatesFromArgs(args);
   const nominated = checkNominatedFirst(ledger, pod, candidates, options);
   const passed: Candidate[] = [];
-  const failedNodes: FailedNodesMap = {};
-  const unresolvableNodes: FailedNodesMap = {};
+  // Prototype-free maps: a node name is only a key here, whatever it spells.
+  const failedNodes: FailedNodesMap = Object.create(null) as FailedNodesMap;
+  const unresolvableNodes: FailedNodesMap = Object.create(null) as FailedNodesMap;
   let failed = 0;
   let unresolvable = 0;
   let draUnsafe = 0;
 
   if (nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive') {
     const seen = new Set<string>();
+    const notEvaluated = `not evaluated: the pod's nominated node ${nominated.outcome.node} fits (nominated-node policy exclusive)`;
     for (const c of candidates) {
       if (seen.has(c.name)) continue;
       seen.add(c.name);
       if (c.name === nominated.outcome.node) passed.push(c);
       else {
-        failedNodes[c.name] = `not evaluated: the pod's nominated node ${nominated.outcome.node} fits (nominated-node policy exclusive)`;
+        failedNodes[c.name] = notEvaluated;
         failed++;
       }
     }
