@@ -55,9 +55,10 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   const { mode, candidates } = candidatesFromArgs(args);
   const nominated = checkNominatedFirst(ledger, pod, candidates, options);
   const passed: Candidate[] = [];
-  // Prototype-free maps: a node name is only a key here, whatever it spells.
-  const failedNodes: FailedNodesMap = Object.create(null) as FailedNodesMap;
-  const unresolvableNodes: FailedNodesMap = Object.create(null) as FailedNodesMap;
+  // Plain objects: Kubernetes node names are DNS subdomains, so `__proto__` cannot be one (assigning it would be a
+  // no-op, not a prototype change, and the node would be left out of the reply: unresolvable for the scheduler).
+  const failedNodes: FailedNodesMap = {};
+  const unresolvableNodes: FailedNodesMap = {};
   let failed = 0;
   let unresolvable = 0;
   let draUnsafe = 0;
