@@ -200,7 +200,7 @@ function binaryQuantity(mantissa: bigint, fractionDigits: number, exp2: number):
 
 /** Parses a quantity string exactly as Kubernetes ParseQuantity does (see the module comment for the differences). */
 export function parseQuantity(input: string): Quantity {
-  if (typeof input !== 'string') throw new QuantityError(String(input), `expected a string, got ${typeof input}`);
+  if (typeof input !== 'string') throw new QuantityError(typeof input === 'object' ? `[${typeof input}]` : String(input), `expected a string, got ${typeof input}`);
   if (input.length === 0) throw new QuantityError(input, 'empty string');
   if (input.length > MAX_QUANTITY_LENGTH) throw new QuantityError(input, `longer than ${MAX_QUANTITY_LENGTH} characters`);
 

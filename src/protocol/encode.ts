@@ -12,6 +12,7 @@ import type {
   MetaVictims,
   WireNodeList,
 } from './types.js';
+import { InputError } from './errors.js';
 
 const quote = JSON.stringify as (value: string) => string;
 
@@ -32,8 +33,18 @@ function encodeInt64(value: number, what: string): string {
   return String(value === 0 ? 0 : value);
 }
 
+/**
+ * The node objects are the request's own, never walked on the way in, so a client can nest them deeper than
+ * JSON.stringify can recurse; that overflow is the request's fault, not an internal failure.
+ */
 function encodeNodeList(nodes: WireNodeList | null | undefined): string {
-  return nodes === null || nodes === undefined ? 'null' : JSON.stringify(nodes);
+  if (nodes === null || nodes === undefined) return 'null';
+  try {
+    return JSON.stringify(nodes);
+  } catch (err) {
+    if (err instanceof RangeError) throw new InputError('$.Nodes', 'nested too deeply to be sent back in the reply');
+    throw err;
+  }
 }
 
 function encodeStrings(names: readonly string[] | null | undefined): string {

@@ -1,0 +1,215 @@
+/**
+ * Hostile input against the REAL extender process (a child `node src/main.ts`, loopback only): property-based
+ * random and mutated requests for all three verbs, slow clients, oversized chunked uploads, and a memory check.
+ * Every request must end with 2xx or 4xx and a JSON body within 2 s; a valid request sent right after a sample of
+ * the bad ones must get exactly the answer it got before any of them; the process must never exit or log a crash.
+ * The `after` hook prints a table of every case tried (category → count, statuses seen).
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { CHAOS_CLUSTER, VALID_REQUESTS, assertExpectedAnswer, type ValidRequest } from './support/chaos-cluster.js';
+import * as hostile from './support/hostile-arbitraries.js';
+import { describeCase, type HostileCase } from './support/hostile-arbitraries.js';
+import { crashLines, readChildMemory, startLedgerChild, type ChildMemory, type LedgerChild } from './support/ledger-child.js';
+import { keepAliveAgent, sendHostile, type Exchange } from './support/raw-http.js';
+import { endlessChunkedUpload, trickle } from './support/slow-client.js';
+import { CaseTally } from './support/tally.js';
+
+const BODY_LIMIT = 1024 * 1024;
+const HEADERS_TIMEOUT_MS = 1000;
+const REQUEST_TIMEOUT_MS = 2000;
+const ANSWER_WITHIN_MS = 2000;
+/** One valid request after every Nth hostile one, on the same keep-alive connection pool. */
+const VALID_CHECK_EVERY = 3;
+const MiB = 1024 * 1024;
+
+interface Category {
+  arbitrary: fc.Arbitrary<HostileCase>;
+  runs: number;
+  /** Statuses this category must produce; otherwise any 2xx or 4xx. */
+  only?: number[];
+}
+
+/**
+ * Known limit, not hidden: past the body limit the server answers 413 with `Connection: close` and closes at once
+ * (no lingering close as Go's net/http does), so a client still writing can see EPIPE/ECONNRESET before it reads
+ * the 413. Counted in the table under its own status.
+ */
+const RESET_AFTER_413 = new Set(['EPIPE', 'ECONNRESET']);
+const BEYOND_LIMIT = 'huge arrays beyond limit';
+
+const CATEGORIES: Record<string, Category> = {
+  'wrong types (retyped fields)': { arbitrary: hostile.wrongTypes, runs: 250 },
+  'wrong types (top level)': { arbitrary: hostile.wrongTopLevel, runs: 100 },
+  'missing fields': { arbitrary: hostile.missingFields, runs: 200 },
+  'deep nesting': { arbitrary: hostile.deepNesting, runs: 120 },
+  'huge arrays within limit': { arbitrary: hostile.hugeArraysWithin(BODY_LIMIT), runs: 60 },
+  'huge arrays beyond limit': { arbitrary: hostile.hugeArraysBeyond(BODY_LIMIT), runs: 40, only: [413] },
+  'duplicate keys': { arbitrary: hostile.duplicateKeys, runs: 200 },
+  'invalid UTF-8': { arbitrary: hostile.invalidUtf8, runs: 200, only: [400] },
+  'truncated bodies': { arbitrary: hostile.truncatedBodies, runs: 200, only: [400] },
+  'prototype keys': { arbitrary: hostile.prototypeKeys, runs: 200 },
+  'numbers out of range': { arbitrary: hostile.outOfRangeNumbers, runs: 200 },
+  'malformed quantities': { arbitrary: hostile.malformedQuantities, runs: 300 },
+  'mutated Go requests': { arbitrary: hostile.mutatedRequests, runs: 300 },
+  'random bytes': { arbitrary: hostile.randomBytes, runs: 150 },
+  'wrong media types': { arbitrary: hostile.wrongMediaTypes, runs: 30, only: [415] },
+};
+
+/** 2xx or 4xx, a JSON body (with an `error` string on 4xx), in time. */
+function assertWellFormedAnswer(exchange: Exchange, sent: HostileCase, only?: number[]): void {
+  if (sent.category === BEYOND_LIMIT && exchange.status === 0 && RESET_AFTER_413.has(exchange.error ?? '')) return;
+  const context = `${describeCase(sent)}\n→ ${exchange.status} ${exchange.error ?? ''} ${exchange.text.slice(0, 300)}`;
+  assert.equal(exchange.error, undefined, `no answer: ${context}`);
+  assert.ok(exchange.status >= 200 && exchange.status < 500, `status: ${context}`);
+  if (only) assert.ok(only.includes(exchange.status), `expected ${only.join('/')}: ${context}`);
+  assert.ok(exchange.elapsedMs < ANSWER_WITHIN_MS, `took ${Math.round(exchange.elapsedMs)} ms: ${context}`);
+  let parsed: unknown;
+  assert.doesNotThrow(() => (parsed = JSON.parse(exchange.text)), `body is not JSON: ${context}`);
+  if (exchange.status >= 400) assert.equal(typeof (parsed as { error?: unknown }).error, 'string', context);
+  // A filter failure is answered 200 with Error set; bad input must be a 400, never an internal error.
+  assert.doesNotMatch(String((parsed as { Error?: unknown } | null)?.Error ?? ''), /internal error/, context);
+}
+
+describe('hostile input against the real extender process', function () {
+  this.timeout(180_000);
+  const tally = new CaseTally();
+  const agent = keepAliveAgent();
+  const golden = new Map<ValidRequest, unknown>();
+  let dir: string;
+  let child: LedgerChild;
+  let sentSoFar = 0;
+
+  async function sendValid(request: ValidRequest): Promise<unknown> {
+    const exchange = await sendHostile(child.port, { verb: request.verb, body: Buffer.from(JSON.stringify(request.body)) }, agent, ANSWER_WITHIN_MS);
+    assert.equal(exchange.status, 200, `${request.name}: ${exchange.status} ${exchange.error ?? ''} ${exchange.text.slice(0, 300)}`);
+    return JSON.parse(exchange.text);
+  }
+
+  async function checkValidAnswerAfter(sent: HostileCase): Promise<void> {
+    const request = VALID_REQUESTS[sentSoFar % VALID_REQUESTS.length]!;
+    const reply = await sendValid(request);
+    assert.deepEqual(reply, golden.get(request), `valid ${request.name} answered differently right after ${describeCase(sent)}`);
+    tally.record('valid request right after a bad one', '200', 0, 0);
+  }
+
+  async function sendAndCheck(category: string, sent: HostileCase, only?: number[]): Promise<void> {
+    const exchange = await sendHostile(child.port, sent, agent, ANSWER_WITHIN_MS + 1000);
+    tally.record(category, exchange.error ? `${exchange.status}/${exchange.error}` : String(exchange.status), exchange.elapsedMs, sent.body.length);
+    assertWellFormedAnswer(exchange, sent, only);
+    sentSoFar += 1;
+    if (sentSoFar % VALID_CHECK_EVERY === 0) await checkValidAnswerAfter(sent);
+  }
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kl-chaos-'));
+    const clusterFile = join(dir, 'cluster.json');
+    await writeFile(clusterFile, JSON.stringify(CHAOS_CLUSTER));
+    child = await startLedgerChild({
+      clusterFile,
+      logPath: join(dir, 'kube-ledger.log'),
+      args: ['--body-limit-bytes', String(BODY_LIMIT)],
+      env: {
+        KUBE_LEDGER_SERVER_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+        KUBE_LEDGER_SERVER_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+      },
+    });
+    for (const request of VALID_REQUESTS) {
+      const reply = await sendValid(request);
+      assertExpectedAnswer(request, reply);
+      golden.set(request, reply);
+    }
+  });
+
+  after(async () => {
+    agent.destroy();
+    await child?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+    console.log(`\nHostile input summary (${tally.total()} exchanges against one kube-ledger process):\n${tally.table()}\n`);
+  });
+
+  for (const [category, { arbitrary, runs, only }] of Object.entries(CATEGORIES)) {
+    it(`${category}: every request ends 2xx/4xx with a JSON body within ${ANSWER_WITHIN_MS} ms, valid requests after it still answered exactly`, async () => {
+      await fc.assert(fc.asyncProperty(arbitrary, (sent) => sendAndCheck(category, sent, only)), { numRuns: runs, endOnFailure: true });
+      assert.equal(child.exited(), null, 'the process exited');
+    });
+  }
+
+  it('cuts off a slow-loris client sending one header byte every 500 ms at the headers timeout (408, socket closed)', async () => {
+    const head = `POST /filter HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Padding: ${'a'.repeat(200)}\r\n\r\n`;
+    const outcome = await trickle(child.port, head, 500);
+    tally.record('slow loris (headers)', outcome.reply.slice(9, 12) || 'closed', outcome.closedAfterMs, outcome.bytesSent);
+    assert.match(outcome.reply, /^HTTP\/1\.1 408/);
+    assert.ok(outcome.bytesSent < 10, `the server took ${outcome.bytesSent} header bytes before hanging up`);
+    assert.ok(outcome.closedAfterMs < HEADERS_TIMEOUT_MS + 2000, `closed after ${Math.round(outcome.closedAfterMs)} ms`);
+  });
+
+  it('cuts off a client that sends complete headers, then trickles its body one byte every 300 ms, at the request timeout', async () => {
+    const body = JSON.stringify(VALID_REQUESTS[0]!.body);
+    const head = `POST /filter HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const outcome = await trickle(child.port, head + body, 300, head.length);
+    tally.record('slow body (trickle)', outcome.reply.slice(9, 12) || 'closed', outcome.closedAfterMs, outcome.bytesSent);
+    assert.ok(outcome.closedAfterMs < REQUEST_TIMEOUT_MS + 2000, `closed after ${Math.round(outcome.closedAfterMs)} ms`);
+    assert.ok(outcome.bytesSent < head.length + 20, `the server took ${outcome.bytesSent - head.length} body bytes`);
+    // Node answers 408 when it can; a socket closed without a reply is as good: the request is not left hanging.
+    assert.ok(outcome.reply === '' || /^HTTP\/1\.1 408/.test(outcome.reply), outcome.reply.slice(0, 200));
+  });
+
+  it('refuses chunked uploads without Content-Length past the limit (5 tries): 413, then the connection is closed', async () => {
+    const head = 'POST /filter HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
+    const intended = 64 * BODY_LIMIT;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const outcome = await endlessChunkedUpload(child.port, head, 16 * 1024, intended);
+      assert.equal(child.exited(), null);
+      tally.record('chunked upload beyond limit', outcome.reply.slice(9, 12) || 'closed without reply', outcome.closedAfterMs, outcome.bytesSent);
+      // The 413 arrives unless the close races it (see RESET_AFTER_413); either way the upload is cut off.
+      if (outcome.reply !== '') assert.match(outcome.reply, /^HTTP\/1\.1 413[^]*request body exceeds 1048576 bytes/);
+      // Loopback socket buffers hold a few MiB; far less than the 64 MiB the client meant to push.
+      assert.ok(outcome.bytesSent < 16 * BODY_LIMIT, `the client pushed ${outcome.bytesSent} bytes before the server hung up`);
+    }
+  });
+
+  it('keeps heap and RSS bounded over 1600 more mixed hostile requests (no leak of bodies or errors)', async () => {
+    const mixed = fc.oneof(...Object.values(CATEGORIES).map((c) => c.arbitrary));
+    const samples: ChildMemory[] = [];
+    let bytes = 0;
+    await runRound(mixed, 200); // warm-up: JIT, caches, socket pools
+    const afterWarmUp = await readChildMemory(child.baseUrl);
+    for (let round = 0; round < 64; round++) {
+      bytes += await runRound(mixed, 25);
+      samples.push(await readChildMemory(child.baseUrl));
+    }
+    // Heap in use swings between ~20 and ~80 MiB as garbage from 1 MiB bodies comes and goes; its floor (the
+    // lowest of many samples) is what survives collection. Compare the floor of the first and last third.
+    const floor = (part: ChildMemory[]) => Math.min(...part.map((sample) => sample.heapUsedBytes));
+    const early = floor(samples.slice(0, 21));
+    const late = floor(samples.slice(-21));
+    const last = samples[samples.length - 1]!;
+    const rssGrowth = last.rssBytes - afterWarmUp.rssBytes;
+    console.log(`      memory: heap floor ${(early / MiB).toFixed(1)} → ${(late / MiB).toFixed(1)} MiB, RSS ` +
+      `${(afterWarmUp.rssBytes / MiB).toFixed(1)} → ${(last.rssBytes / MiB).toFixed(1)} MiB over ${(bytes / MiB).toFixed(1)} MiB of hostile bodies`);
+    // Keeping even 1/20 of every body would exceed this bound several times over.
+    assert.ok(late - early < 16 * MiB, `heap floor grew ${((late - early) / MiB).toFixed(1)} MiB`);
+    assert.ok(rssGrowth < 160 * MiB, `RSS grew ${(rssGrowth / MiB).toFixed(1)} MiB`);
+  });
+
+  async function runRound(arbitrary: fc.Arbitrary<HostileCase>, count: number): Promise<number> {
+    let bytes = 0;
+    for (const sent of fc.sample(arbitrary, count)) {
+      await sendAndCheck('memory run (mixed categories)', sent);
+      bytes += sent.body.length;
+    }
+    return bytes;
+  }
+
+  it('is still alive afterwards: /healthz answers, every valid request answers exactly, no crash in the log', async () => {
+    assert.equal(child.exited(), null);
+    const health = await fetch(`${child.baseUrl}/healthz`);
+    assert.equal(health.status, 200);
+    for (const request of VALID_REQUESTS) assert.deepEqual(await sendValid(request), golden.get(request));
+    assert.deepEqual(crashLines(child.log()), []);
+  });
+});

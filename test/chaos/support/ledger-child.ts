@@ -1,0 +1,138 @@
+/**
+ * The real extender as a child process (`node --import tsx src/main.ts`), so a test can prove the PROCESS survives:
+ * it watches for an exit, keeps the log in a file to scan for crashes, and reads the child's own memory gauges
+ * from /metrics.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { freePort, REPO_ROOT } from '../../bench/child-processes.js';
+
+export const HOST = '127.0.0.1';
+
+export interface LedgerChildOptions {
+  clusterFile: string;
+  logPath: string;
+  /** Extra flags after --cluster/--port/--host (e.g. ['--body-limit-bytes', '1048576']). */
+  args?: string[];
+  /** KUBE_LEDGER_* configuration by environment (e.g. KUBE_LEDGER_SERVER_HEADERS_TIMEOUT_MS). */
+  env?: Record<string, string>;
+  /** Flags for node itself, before --import tsx (e.g. ['--max-old-space-size=256']). */
+  nodeArgs?: string[];
+  readyTimeoutMs?: number;
+}
+
+export interface LedgerChild {
+  port: number;
+  baseUrl: string;
+  pid: number;
+  /** null while running; the exit code or signal once it has gone. */
+  exited(): string | null;
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export interface ChildMemory {
+  rssBytes: number;
+  heapUsedBytes: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitReady(child: LedgerChild, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const exit = child.exited();
+    if (exit !== null) throw new Error(`kube-ledger exited (${exit}) before ready:\n${child.log().slice(-2000)}`);
+    try {
+      const res = await fetch(`${child.baseUrl}/readyz`, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(50);
+  }
+  throw new Error(`kube-ledger not ready after ${timeoutMs} ms:\n${child.log().slice(-2000)}`);
+}
+
+function stopper(process: ChildProcess): () => Promise<void> {
+  return async () => {
+    if (process.exitCode !== null || process.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => process.once('exit', () => resolve()));
+    process.kill('SIGTERM');
+    const timer = setTimeout(() => process.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+}
+
+export async function startLedgerChild(options: LedgerChildOptions): Promise<LedgerChild> {
+  const port = await freePort();
+  const logFd = openSync(options.logPath, 'w');
+  const argv = [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts',
+    '--cluster', options.clusterFile, '--port', String(port), '--host', HOST, ...(options.args ?? [])];
+  const process_ = spawn(process.execPath, argv,
+    { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd], env: { ...process.env, ...options.env } });
+  closeSync(logFd);
+  let exit: string | null = null;
+  process_.once('exit', (code, signal) => {
+    exit = signal ?? String(code);
+  });
+  const child: LedgerChild = {
+    port,
+    baseUrl: `http://${HOST}:${port}`,
+    pid: process_.pid ?? -1,
+    exited: () => exit,
+    log: () => readFileSync(options.logPath, 'utf8'),
+    stop: stopper(process_),
+  };
+  try {
+    await waitReady(child, options.readyTimeoutMs ?? 120_000);
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+  return child;
+}
+
+/** Prometheus text → bare sample name (labels dropped, first one wins) → value. */
+function firstSamples(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    const name = line.slice(0, space).split('{')[0] ?? '';
+    if (space > 0 && !samples.has(name)) samples.set(name, Number(line.slice(space + 1)));
+  }
+  return samples;
+}
+
+export async function scrapeChildMetrics(baseUrl: string): Promise<Map<string, number>> {
+  const res = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(5000) });
+  if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
+  return firstSamples(await res.text());
+}
+
+/** Sum of every sample of one metric (all label sets). */
+export async function sumChildMetric(baseUrl: string, name: string): Promise<number> {
+  const res = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(5000) });
+  let sum = 0;
+  for (const line of (await res.text()).split('\n')) {
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+/** The child's own view of its memory: resident set and V8 heap in use. */
+export async function readChildMemory(baseUrl: string): Promise<ChildMemory> {
+  const samples = await scrapeChildMetrics(baseUrl);
+  const rssBytes = samples.get('kube_ledger_process_resident_memory_bytes');
+  const heapUsedBytes = samples.get('kube_ledger_nodejs_heap_size_used_bytes');
+  if (rssBytes === undefined || heapUsedBytes === undefined) throw new Error('memory gauges missing from /metrics');
+  return { rssBytes, heapUsedBytes };
+}
+
+/** Log lines that mean the process hit something it did not handle. */
+export function crashLines(log: string): string[] {
+  return log.split('\n').filter((line) => /uncaught|unhandled|FATAL|heap out of memory|RangeError|"request failed"/i.test(line));
+}
