@@ -85,7 +85,10 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
       logger,
       onReload: (outcome, detail) => {
         metrics.snapshotReloads.inc({ outcome });
-        if (outcome === 'ok') metrics.ledgerRebuildSeconds.set(detail.durationSeconds);
+        if (outcome === 'ok') {
+          metrics.ledgerRebuildSeconds.set(detail.ledgerBuildSeconds ?? detail.durationSeconds);
+          metrics.snapshotLoadSeconds.set(detail.durationSeconds);
+        }
       },
     });
     source = snapshot;

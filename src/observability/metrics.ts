@@ -122,7 +122,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     ledgerRebuildSeconds: new Gauge({
       name: PREFIX + 'ledger_last_rebuild_seconds',
-      help: 'Duration of the last full ledger rebuild (initial load or replace).',
+      help: 'Duration of the last full ledger rebuild: applying a complete set of objects (initial load, relist or snapshot reload) to the ledger, parsing excluded.',
       registers: r,
     }),
 
@@ -130,6 +130,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     sourceSynced: new Gauge({
       name: PREFIX + 'cluster_source_synced',
       help: '1 once the cluster source has delivered a complete snapshot of every resource, else 0.',
+      registers: r,
+    }),
+    snapshotLoadSeconds: new Gauge({
+      name: PREFIX + 'snapshot_last_load_seconds',
+      help: 'Duration of the last snapshot load: read, parse, validate, trim and build the ledger.',
       registers: r,
     }),
     snapshotReloads: new Counter({

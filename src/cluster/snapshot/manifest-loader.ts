@@ -8,6 +8,7 @@ import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
 import { objectKey } from '../../ledger/objects.js';
+import { splitJsonList, type JsonListSplit } from './json-list-items.js';
 import { validateObject } from './manifest-validation.js';
 
 export interface LoadedManifests {
@@ -45,7 +46,12 @@ export async function listManifestFiles(path: string): Promise<string[]> {
   return out;
 }
 
-export async function loadManifests(path: string): Promise<LoadedManifests> {
+export interface LoadOptions {
+  /** Applied to each object as it is collected (e.g. trimming), so full objects never pile up. */
+  transform?: (kind: ClusterObjectKind, object: ClusterObject) => ClusterObject;
+}
+
+export async function loadManifests(path: string, options: LoadOptions = {}): Promise<LoadedManifests> {
   const files = await listManifestFiles(path);
   const result: LoadedManifests = {
     objects: { Node: [], Pod: [], ResourceSlice: [], ResourceClaim: [], DeviceClass: [] },
@@ -55,17 +61,50 @@ export async function loadManifests(path: string): Promise<LoadedManifests> {
   const seen = new Map<string, string>();
   for (const file of files) {
     const text = await readFile(file, 'utf8');
-    const documents = parseDocuments(file, text);
-    documents.forEach((doc, docIndex) => {
-      try {
-        for (const [object, where] of flatten(doc, `document ${docIndex + 1}`)) collect(file, where, object, result, seen);
-      } catch (err) {
-        if (err instanceof ManifestError && err.file === '') throw new ManifestError(file, err.where, err.problem);
-        throw err;
+    try {
+      const list = isJson(file, text) ? splitListOrFail(file, text) : undefined;
+      if (list) collectListItems(file, list, result, seen, options);
+      else {
+        parseDocuments(file, text).forEach((doc, docIndex) => {
+          for (const [object, where] of flatten(doc, `document ${docIndex + 1}`)) collect(file, where, object, result, seen, options);
+        });
       }
-    });
+    } catch (err) {
+      if (err instanceof ManifestError && err.file === '') throw new ManifestError(file, err.where, err.problem);
+      throw err;
+    }
   }
   return result;
+}
+
+function isJson(file: string, text: string): boolean {
+  const first = text.trimStart()[0];
+  return extname(file).toLowerCase() === '.json' || first === '{';
+}
+
+function splitListOrFail(file: string, text: string): JsonListSplit | undefined {
+  try {
+    return splitJsonList(text);
+  } catch (err) {
+    throw new ManifestError(file, '', `invalid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** A JSON List read item by item: each item is parsed, checked and transformed before the next is parsed. */
+function collectListItems(file: string, list: JsonListSplit, result: LoadedManifests, seen: Map<string, string>, options: LoadOptions): void {
+  const envelope = list.envelope as { kind?: unknown };
+  const listKind = typeof envelope?.kind === 'string' ? envelope.kind : undefined;
+  const itemKind = listKind && listKind.endsWith('List') && listKind !== 'List' ? listKind.slice(0, -'List'.length) : undefined;
+  for (let i = 0; i < list.items.length; i++) {
+    const where = `document 1, items[${i}]`;
+    let item: unknown;
+    try {
+      item = JSON.parse(list.items[i]!);
+    } catch (err) {
+      throw new ManifestError(file, where, `invalid JSON: ${(err as Error).message}`);
+    }
+    for (const [object, at] of flatten(item, where, itemKind)) collect(file, at, object, result, seen, options);
+  }
 }
 
 function parseDocuments(file: string, text: string): unknown[] {
@@ -111,6 +150,7 @@ function collect(
   object: Record<string, unknown>,
   result: LoadedManifests,
   seen: Map<string, string>,
+  options: LoadOptions,
 ): void {
   const kind = object['kind'];
   if (typeof kind !== 'string') throw new ManifestError(file, where, 'object has no kind');
@@ -127,5 +167,5 @@ function collect(
   const previous = seen.get(id);
   if (previous) throw new ManifestError(file, where, `duplicate ${id} (also defined at ${previous})`);
   seen.set(id, `${file} (${where})`);
-  result.objects[kind as ClusterObjectKind].push(typed);
+  result.objects[kind as ClusterObjectKind].push(options.transform ? options.transform(kind as ClusterObjectKind, typed) : typed);
 }
