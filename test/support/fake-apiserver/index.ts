@@ -16,8 +16,8 @@ import { writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.js';
 import type { RequestMatcher } from './request-info.js';
 import { RequestLog, type RecordedRequest } from './request-log.js';
 import { DEFAULT_INITIAL_RESOURCE_VERSION, ResourceVersionClock } from './resource-versions.js';
-import { objectKey, resolveResourceType, type KubeObject } from './resources.js';
-import { ObjectStore } from './store.js';
+import { objectKey, qualifiedResource, resolveResourceType, type KubeObject } from './resources.js';
+import { ObjectStore, type StoredEvent } from './store.js';
 import { WatchHub } from './watch.js';
 import { ResourceWriter } from './writes.js';
 
@@ -26,6 +26,7 @@ export type { RequestInfo, RequestMatcher, RequestVerb } from './request-info.js
 export type { RecordedRequest } from './request-log.js';
 export type { DelayFault, FailureFault } from './faults.js';
 export type { KubeconfigOptions } from './kubeconfig.js';
+export type { StoredEvent } from './store.js';
 export type { KubeStatus } from './kube-status.js';
 export { DEFAULT_INITIAL_RESOURCE_VERSION } from './resource-versions.js';
 
@@ -122,6 +123,14 @@ export class FakeApiServer {
   list(kindOrResource: string, namespace?: string): KubeObject[] {
     const objects = this.store.currentObjects(resolveResourceType(kindOrResource)).map((o) => structuredClone(o));
     return namespace === undefined ? objects : objects.filter((o) => o.metadata?.namespace === namespace);
+  }
+
+  /**
+   * Calls `listener` synchronously after every committed write (fixture or API request) with the resource ("pods",
+   * "leases.coordination.k8s.io") and the stored event (object after, object before): a test's exact history.
+   */
+  onCommit(listener: (resource: string, event: StoredEvent) => void): void {
+    this.store.subscribe((type, event) => listener(qualifiedResource(type), event));
   }
 
   /** The global resourceVersion of the last write, as a decimal string. */

@@ -1,0 +1,141 @@
+/**
+ * Two kube-ledger replicas (real processes, production Lease timings 15 s / 10 s / 2 s) against one fake API server
+ * with the nominator enabled. Each replica talks through its own tagging proxy, so every request in the fake's log
+ * is attributed. Only the Lease holder writes; SIGTERM to the leader drains an in-flight HTTP request (its body is
+ * still arriving when the signal lands) and releases the Lease, so the other replica takes over at its next retry
+ * (well before the 15 s lease duration), recognises the nominations it inherits and never writes alongside the old
+ * leader.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
+import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
+import { ChaosReport } from './support/chaos-report.js';
+import { CANARY, nodeObject, podObject } from './support/cluster-churn.js';
+import { sleep, waitUntil } from './support/in-process-ledger.js';
+import { ObjectHistory } from './support/object-history.js';
+import { nominatorEnv, startReplica, type Replica } from './support/replica.js';
+import { auditLeadership, auditOwnedRespect, auditStatusWrites, outcomeOf, replicaOf, statusPatches, successfulLeaseWrites } from './support/write-audit.js';
+
+const RENEW_DEADLINE_MS = 10_000;
+const TAKEOVER_LIMIT_MS = 3000;
+const report = new ChaosReport('two replicas, one Lease');
+
+function nominated(api: FakeApiServer, name: string): boolean {
+  return api.get('pods', CANARY, name)?.metadata?.annotations?.[NOMINATION_ANNOTATION] !== undefined;
+}
+
+function writesBy(api: FakeApiServer, replica: string): number[] {
+  return statusPatches(api).filter((r) => replicaOf(r) === replica).map((r) => r.startedAt);
+}
+
+/** A POST /filter whose body is only half sent until `finish()`: in flight on the server the whole time. */
+function slowFilter(baseUrl: string, api: FakeApiServer): { finish(): void; answer: Promise<{ status: number; body: string }> } {
+  const body = JSON.stringify({
+    Pod: { metadata: { name: 'slow', namespace: 'probe', uid: 'uid-slow' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '100m' } } }] } },
+    Nodes: null,
+    NodeNames: api.list('nodes').map((n) => n.metadata?.name ?? ''),
+  });
+  const half = Math.floor(body.length / 2);
+  const req = request(`${baseUrl}/filter`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } });
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+  });
+  req.write(body.slice(0, half));
+  return { finish: () => req.end(body.slice(half)), answer };
+}
+
+describe('chaos: two replicas share one Lease', function () {
+  this.timeout(60_000);
+  let api: FakeApiServer;
+  let history: ObjectHistory;
+  let dir: string;
+  const replicas: Replica[] = [];
+
+  before(async () => {
+    api = await startFakeApiServer({ bookmarkIntervalMs: 500 });
+    history = new ObjectHistory(api);
+    dir = mkdtempSync(join(tmpdir(), 'kl-ha-'));
+    for (let i = 0; i < 4; i++) api.create(nodeObject(`node-${i}`));
+    for (let i = 0; i < 6; i++) api.create(podObject(`first-${i}`, { cpu: '250m' }));
+  });
+  after(async () => {
+    for (const r of replicas) await r.stop();
+    report.print();
+    await api.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('only the leader writes; SIGTERM drains in-flight requests, releases the Lease and the other replica takes over within 3 s', async () => {
+    replicas.push(...(await Promise.all(['replica-a', 'replica-b'].map((name) => startReplica(api, dir, name, nominatorEnv(60))))));
+    await Promise.all(replicas.map((r) => r.process.waitReady(30_000)));
+    await waitUntil(() => [0, 1, 2, 3, 4, 5].every((i) => nominated(api, `first-${i}`)), 'the first pods nominated', 15_000);
+    const holder = successfulLeaseWrites(api).filter((w) => w.holder !== '').at(-1);
+    assert.ok(holder, 'someone holds the Lease');
+    const leader = replicas.find((r) => r.name === holder.replica)!;
+    const follower = replicas.find((r) => r.name !== holder.replica)!;
+
+    for (let i = 0; i < 6; i++) {
+      api.create(podObject(`steady-${i}`, { cpu: '250m' }));
+      await sleep(150);
+    }
+    await waitUntil(() => [0, 1, 2, 3, 4, 5].every((i) => nominated(api, `steady-${i}`)), 'steady pods nominated', 10_000);
+    assert.equal(writesBy(api, follower.name).length, 0, 'the follower wrote nothing while the leader held the Lease');
+
+    const slow = slowFilter(leader.process.baseUrl, api);
+    await sleep(200);
+    const sigtermAt = performance.now();
+    const exited = leader.process.terminate();
+    await sleep(300);
+    slow.finish();
+    const drained = await slow.answer;
+    assert.equal(drained.status, 200, `the in-flight request completed: ${drained.body.slice(0, 200)}`);
+    assert.ok(Array.isArray((JSON.parse(drained.body) as { NodeNames?: unknown }).NodeNames), 'with a real filter answer');
+    assert.equal(await exited, 0, 'the leader exited cleanly');
+    assert.match(leader.process.log(), /released the nominator lease/);
+
+    const release = successfulLeaseWrites(api).find((w) => w.replica === leader.name && w.holder === '' && w.startedAt >= sigtermAt);
+    assert.ok(release, 'the leader released the Lease (empty holder)');
+    await waitUntil(() => successfulLeaseWrites(api).some((w) => w.replica === follower.name && w.holder !== '' && w.startedAt > release.startedAt), 'the takeover', 10_000);
+    const takeover = successfulLeaseWrites(api).find((w) => w.replica === follower.name && w.holder !== '' && w.startedAt > release.startedAt)!;
+    const takeoverMs = Math.round(takeover.startedAt - release.startedAt);
+    assert.ok(takeoverMs < TAKEOVER_LIMIT_MS, `took over ${takeoverMs} ms after the release`);
+
+    for (let i = 0; i < 4; i++) api.create(podObject(`after-${i}`, { cpu: '250m' }));
+    await waitUntil(() => [0, 1, 2, 3].every((i) => nominated(api, `after-${i}`)), 'pods nominated by the new leader', 10_000);
+
+    const leaderWrites = writesBy(api, leader.name);
+    const followerWrites = writesBy(api, follower.name);
+    const leadership = auditLeadership(api, RENEW_DEADLINE_MS);
+    const audit = auditStatusWrites(api, history);
+    const inherited = auditOwnedRespect(api, history, follower.name);
+    report.add({
+      scenario: 'two replicas, nominator on, SIGTERM to the leader with a half-sent /filter in flight',
+      faults: { sigterm: 1 },
+      changes: 10,
+      answered: { inFlightFilterDuringShutdown: { [drained.status]: 1 } },
+      apiRequests: Object.fromEntries(replicas.map((r) => [r.name, api.requests().filter((q) => replicaOf(q) === r.name).length])),
+      writes: { [leader.name]: leaderWrites.length, [follower.name]: followerWrites.length, ...audit.byOutcome },
+      violations: leadership.length + audit.violations.length + inherited.length,
+      notes: [
+        `Lease released ${Math.round(release.startedAt - sigtermAt)} ms after SIGTERM; taken over ${takeoverMs} ms after the release (limit ${TAKEOVER_LIMIT_MS} ms, lease duration 15 s)`,
+        `${leader.name} wrote ${leaderWrites.length} PATCHes, all before ${follower.name}'s first of ${followerWrites.length}; inherited nominations not re-issued`,
+        `Lease writes 2xx by replica: ${JSON.stringify(Object.fromEntries(replicas.map((r) => [r.name, successfulLeaseWrites(api).filter((w) => w.replica === r.name).length])))}`,
+      ],
+    });
+    assert.deepEqual(leadership, [], 'every PATCH came from the replica holding the Lease at that moment');
+    assert.deepEqual(audit.violations, []);
+    assert.deepEqual(inherited, [], 'the new leader recognised the nominations it inherited');
+    assert.ok(Math.max(...leaderWrites) < Math.min(...followerWrites), 'the two replicas never wrote in overlapping terms');
+    assert.ok(statusPatches(api).every((r) => outcomeOf(r) === '2xx'), 'no write lost a race (no 409 between replicas)');
+  });
+});

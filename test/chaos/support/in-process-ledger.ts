@@ -1,0 +1,115 @@
+/**
+ * kube-ledger in-process against a fake API server, wired as `src/app/runtime.ts` wires it (live kube source,
+ * ledger tap, nominator with Lease election) but with bounded reflector backoffs and, when asked, short Lease
+ * timings, so each fault scenario finishes in seconds. The HTTP server is the real one (/readyz, /filter,
+ * /debug/ledger); warnings and errors are kept for the report instead of printed.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKubeRuntime } from '../../../src/app/kube-runtime.js';
+import { schedulingOptionsFrom } from '../../../src/app/scheduling-options.js';
+import { startKubeLedger, type RunningKubeLedger } from '../../../src/app/start.js';
+import type { ReflectorTuning } from '../../../src/cluster/kube/reflector.js';
+import { loadConfig } from '../../../src/config/load-config.js';
+import type { ExtenderConfig } from '../../../src/config/schema.js';
+import { NOMINATOR_CONTROLLER, startKubeNominator, tapLedger, type KubeNominatorOptions, type RunningNominator } from '../../../src/nomination/kube-nominator.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
+import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from '../../support/fake-apiserver/index.js';
+import { CANARY } from './cluster-churn.js';
+import { ObjectHistory } from './object-history.js';
+
+/** Backoffs capped near a second: the real shape (exponential, jittered), bounded for CI. */
+export const CHAOS_TUNING: Partial<ReflectorTuning> = {
+  watchTimeoutSeconds: 4,
+  stallGraceMs: 1000,
+  watchBackoff: { initialMs: 50, maxMs: 1000, jitter: 0.2 },
+  relistBackoff: { initialMs: 100, maxMs: 1000, jitter: 0.2 },
+  missingApiRetryMs: 1000,
+};
+
+export interface InProcessOptions {
+  server?: FakeApiServerOptions;
+  /** Fills the fake before kube-ledger starts (history is already recording). */
+  seed?: (api: FakeApiServer) => void;
+  ttlSeconds?: number;
+  lease?: KubeNominatorOptions['lease'];
+}
+
+export interface InProcessLedger {
+  api: FakeApiServer;
+  history: ObjectHistory;
+  config: ExtenderConfig;
+  metrics: Metrics;
+  baseUrl: string;
+  running: RunningKubeLedger;
+  nominator(): RunningNominator | undefined;
+  /** Warning and error log lines kube-ledger wrote. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export async function startInProcessLedger(options: InProcessOptions = {}): Promise<InProcessLedger> {
+  const api = await startFakeApiServer({ bookmarkIntervalMs: 200, ...options.server });
+  const history = new ObjectHistory(api);
+  options.seed?.(api);
+  const dir = mkdtempSync(join(tmpdir(), 'kl-chaos-'));
+  const base = loadConfig({
+    overrides: [['cluster.kubeconfig', api.writeKubeconfig(dir), 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']],
+  });
+  const config: ExtenderConfig = { ...base, nomination: { ...base.nomination, enabled: true, namespaces: [CANARY], ttlSeconds: options.ttlSeconds ?? 60 } };
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'warn', write: (line) => logs.push(line) });
+  const metrics = createMetrics();
+  let nominator: RunningNominator | undefined;
+  const running = await startKubeLedger(config, {
+    logger,
+    metrics,
+    kubeSourceFactory: async (choice, ctx) => {
+      const runtime = createKubeRuntime({ ...ctx, ...(choice.kubeconfig ? { kubeconfig: choice.kubeconfig } : {}), tuning: CHAOS_TUNING });
+      tapLedger(runtime.source, (ledger) => {
+        nominator = startKubeNominator({
+          kubeConfig: runtime.kubeConfig, ledger, hasSynced: () => runtime.source.hasSynced(), gate: runtime.gate(NOMINATOR_CONTROLLER),
+          config: ctx.config, schedulingOptions: () => schedulingOptionsFrom(ctx.config), metrics: ctx.metrics, logger: ctx.logger,
+          ...(options.lease ? { lease: options.lease } : {}),
+        });
+      });
+      return { source: runtime.source, victimFreshness: runtime.victimFreshness };
+    },
+  });
+  return {
+    api, history, config, metrics, logs, running,
+    baseUrl: running.url.replace('0.0.0.0', '127.0.0.1'),
+    nominator: () => nominator,
+    async close() {
+      await nominator?.stop();
+      await running.close();
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+  return Date.now() - started;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export async function isReady(baseUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(2000) });
+    await response.arrayBuffer();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
