@@ -159,7 +159,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     informerErrors: new Counter({
       name: PREFIX + 'informer_errors_total',
-      help: 'List/watch failures by resource and kind (list_failed, watch_failed, watch_expired, watch_stalled, watch_error_event, api_missing, bad_event).',
+      help: 'List/watch failures by resource and kind (list_failed, list_page_expired (continue token expired; fell back to one full list), watch_failed, watch_expired, watch_stalled, watch_error_event, api_missing, bad_event).',
       labelNames: ['resource', 'kind'] as const,
       registers: r,
     }),

@@ -152,6 +152,31 @@ describe('chaos: API faults while the cluster changes', function () {
       },
     }));
 
+  it('always-410 with more pods than one list page: continue tokens expire, a full list still relists during the fault', () =>
+    runScenario({
+      name: 'always-410 with 540 pods (pages of 500: every continue token expires) for up to 4 s',
+      churnSeed: 9,
+      options: {
+        seed: (api) => {
+          seedCluster(api);
+          for (let i = 0; i < 530; i++) api.create(podObject(`filler-${i}`, { namespace: 'default', node: `node-${i % 5}`, cpu: '1m' }));
+        },
+      },
+      async during(h) {
+        h.api.always410(undefined, true);
+        forceRelist(h.api);
+        await sleep(300);
+        h.api.create(podObject('marker', { namespace: 'default', node: 'node-0', cpu: '1m' }));
+        const seenMs = await waitUntil(async () => {
+          const node = (await (await fetch(`${h.baseUrl}/debug/ledger?node=node-0`)).json()) as { pods?: Array<{ pod: string }> };
+          return (node.pods ?? []).some((p) => p.pod === 'default/marker');
+        }, 'a relist to complete while every continue token expires', 4000).catch(() => -1);
+        h.api.always410(undefined, false);
+        assert.ok(seenMs >= 0, 'the pods cache relisted (a change made during the fault arrived) while always-410 was on');
+        return { always410: 1, markerSeenAfterMs: seenMs, pageExpiries: h.api.requests({ verb: 'list', resource: 'pods' }).filter((r) => r.status === 410).length };
+      },
+    }));
+
   it('5xx bursts on lists and watches (500 and 503 with Retry-After): caches converge', () =>
     runScenario({
       name: '5xx bursts on list/watch (4 bursts of 10, relists and re-watches forced)',

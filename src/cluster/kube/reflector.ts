@@ -5,6 +5,7 @@
  * - WATCH from the last RV with bookmarks and a jittered server timeout, decoded line by line; every applied event or
  *   bookmark advances the store RV in the freshness tracker (after the sink has applied it);
  * - 410 Expired (HTTP or ERROR event) → exactly one relist, after a growing delay (never a tight loop);
+ * - a continue token that expires mid-list (410) → one unpaginated list, as client-go's pager does;
  * - any other failure or a stream end → re-watch from the last RV with capped exponential backoff and jitter;
  * - a watch silent for longer than its timeout plus a grace period is aborted and restarted (stall detection);
  * - a missing optional API (404 on list) is synced as empty and retried slowly.
@@ -56,7 +57,7 @@ export interface ReflectorDeps {
   random?: () => number;
 }
 
-type ErrorKind = 'list_failed' | 'watch_failed' | 'watch_expired' | 'watch_stalled' | 'watch_error_event' | 'api_missing' | 'bad_event';
+type ErrorKind = 'list_failed' | 'list_page_expired' | 'watch_failed' | 'watch_expired' | 'watch_stalled' | 'watch_error_event' | 'api_missing' | 'bad_event';
 
 type WatchOutcome =
   | { kind: 'expired' }
@@ -164,7 +165,13 @@ export class Reflector {
           this.syncMissingApi(err);
           return false;
         }
-        throw err;
+        if (token === undefined || !(err instanceof KubeApiError && err.code === 410)) throw err;
+        // The continue token expired mid-pagination (history compacted). Starting over in pages would expire again
+        // for as long as compaction outpaces a large list; like client-go's pager (FullListIfExpired), take one
+        // unpaginated list instead: a consistent snapshot in one answer.
+        this.countError('list_page_expired', err);
+        page = (await this.deps.client.getJson(resource.collectionPath, signal)) as ListPage;
+        objects.length = 0;
       }
       for (const item of page.items ?? []) objects.push(resource.trim(item));
       listRv = page.metadata?.resourceVersion;
@@ -310,7 +317,7 @@ export class Reflector {
 
   private countError(kind: ErrorKind, err: unknown): void {
     this.deps.metrics?.informerErrors.inc({ ...this.label, kind });
-    const level = kind === 'watch_expired' || kind === 'api_missing' ? 'info' : 'warn';
+    const level = kind === 'watch_expired' || kind === 'list_page_expired' || kind === 'api_missing' ? 'info' : 'warn';
     this.deps.logger[level]('informer ' + kind.replace('_', ' '), { resource: this.label.resource, error: messageOf(err) });
   }
 }
