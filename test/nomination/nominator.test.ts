@@ -176,6 +176,8 @@ describe('nominator against the fake API server', () => {
     const current = h.api.get('pods', 'canary', 'web')!;
     h.api.update({ ...current, spec: { ...(current['spec'] as object), priority: 7 } });
     await eventually(() => nominatedNodeName(h.api, 'web') === undefined, 'withdrawn after spec change');
+    // The server applies the clearing PATCH before the nominator sees its reply and counts the result.
+    for (let i = 0; i < 50 && (await counterValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'spec_changed' })) === 0; i++) await delay(20);
     assert.equal(await counterValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'spec_changed' }), 1);
   });
 
