@@ -15,7 +15,8 @@ import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
 import { ChaosReport } from './support/chaos-report.js';
 import { CANARY, nodeObject, podObject } from './support/cluster-churn.js';
-import { sleep, waitUntil } from './support/in-process-ledger.js';
+import { sleep, startInProcessLedger, waitUntil, type InProcessLedger } from './support/in-process-ledger.js';
+import { startTaggingProxy, type TaggingProxy } from './support/tagging-proxy.js';
 import { ObjectHistory } from './support/object-history.js';
 import { nominatorEnv, startReplica, type Replica } from './support/replica.js';
 import { auditLeadership, auditOwnedRespect, auditStatusWrites, outcomeOf, replicaOf, statusPatches, successfulLeaseWrites } from './support/write-audit.js';
@@ -137,5 +138,56 @@ describe('chaos: two replicas share one Lease', function () {
     assert.deepEqual(inherited, [], 'the new leader recognised the nominations it inherited');
     assert.ok(Math.max(...leaderWrites) < Math.min(...followerWrites), 'the two replicas never wrote in overlapping terms');
     assert.ok(statusPatches(api).every((r) => outcomeOf(r) === '2xx'), 'no write lost a race (no 409 between replicas)');
+  });
+
+  it('asymmetric partition (only the leader loses the Lease API): it stops writing at its renew deadline, before the other replica takes over', async () => {
+    const lease = { durationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 250 };
+    const since = performance.now();
+    const proxies: TaggingProxy[] = [];
+    const ledgers: InProcessLedger[] = [];
+    for (const r of replicas) await r.process.terminate(); // the surviving process releases the Lease
+    try {
+      for (const name of ['inproc-a', 'inproc-b']) {
+        const proxy = await startTaggingProxy(api.url, name);
+        proxies.push(proxy);
+        ledgers.push(await startInProcessLedger({ shared: { api, history }, apiUrl: proxy.url, lease }));
+      }
+      const leases = () => successfulLeaseWrites(api).filter((w) => w.startedAt >= since && w.replica.startsWith('inproc-'));
+      await waitUntil(() => leases().some((w) => w.holder !== ''), 'an in-process leader', 10_000);
+      const leaderName = leases().filter((w) => w.holder !== '').at(-1)!.replica;
+      const followerName = leaderName === 'inproc-a' ? 'inproc-b' : 'inproc-a';
+      const leaderProxy = proxies[leaderName === 'inproc-a' ? 0 : 1]!;
+
+      const cutAt = performance.now();
+      leaderProxy.failWhen((path) => path.includes('/leases'));
+      for (let i = 0; i < 8; i++) {
+        api.create(podObject(`partition-${i}`, { cpu: '100m' }));
+        await sleep(500);
+      }
+      await waitUntil(() => [0, 1, 2, 3, 4, 5, 6, 7].every((i) => nominated(api, `partition-${i}`)), 'pods nominated across the partition', 10_000);
+      leaderProxy.failWhen(undefined);
+
+      const takeover = leases().find((w) => w.replica === followerName && w.holder !== '' && w.startedAt > cutAt);
+      assert.ok(takeover, 'the follower took the Lease over');
+      const lastLeaderRenewal = leases().filter((w) => w.replica === leaderName && w.startedAt <= cutAt).at(-1)!;
+      const leaderWritesAfterCut = statusPatches(api, cutAt).filter((r) => replicaOf(r) === leaderName).map((r) => r.startedAt);
+      const lastLeaderWrite = Math.max(lastLeaderRenewal.startedAt, ...leaderWritesAfterCut);
+      const leadership = auditLeadership(api, lease.renewDeadlineMs);
+      report.add({
+        scenario: 'asymmetric partition: only the leader\'s Lease requests fail (in-process replicas, Lease 3 s / renew deadline 2 s / retry 250 ms)',
+        faults: { leaseRequestsRefused: leaderProxy.failed() },
+        changes: 8,
+        writes: { [leaderName]: leaderWritesAfterCut.length, [followerName]: statusPatches(api, cutAt).filter((r) => replicaOf(r) === followerName).length },
+        violations: leadership.length,
+        notes: [
+          `leader's last write ${Math.round(lastLeaderWrite - lastLeaderRenewal.startedAt)} ms after its last renewal (deadline ${lease.renewDeadlineMs} ms); follower took over ${Math.round(takeover.startedAt - lastLeaderRenewal.startedAt)} ms after it (lease ${lease.durationMs} ms)`,
+        ],
+      });
+      assert.deepEqual(leadership, [], 'no PATCH without a live Lease term, none in the other replica\'s term');
+      assert.ok(lastLeaderWrite < takeover.startedAt, 'the cut-off leader stopped writing before the takeover');
+    } finally {
+      for (const l of ledgers) await l.close();
+      for (const p of proxies) await p.close();
+    }
   });
 });

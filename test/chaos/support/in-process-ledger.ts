@@ -17,6 +17,7 @@ import { NOMINATOR_CONTROLLER, startKubeNominator, tapLedger, type KubeNominator
 import { createLogger } from '../../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
 import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from '../../support/fake-apiserver/index.js';
+import { writeKubeconfigFile } from '../../support/fake-apiserver/kubeconfig.js';
 import { CANARY } from './cluster-churn.js';
 import { ObjectHistory } from './object-history.js';
 
@@ -31,6 +32,10 @@ export const CHAOS_TUNING: Partial<ReflectorTuning> = {
 
 export interface InProcessOptions {
   server?: FakeApiServerOptions;
+  /** Share an existing fake (and its history) instead of starting one; close() then leaves it running. */
+  shared?: { api: FakeApiServer; history: ObjectHistory };
+  /** The URL kube-ledger's kubeconfig points at (e.g. a tagging proxy); default the fake itself. */
+  apiUrl?: string;
   /** Fills the fake before kube-ledger starts (history is already recording). */
   seed?: (api: FakeApiServer) => void;
   ttlSeconds?: number;
@@ -51,12 +56,13 @@ export interface InProcessLedger {
 }
 
 export async function startInProcessLedger(options: InProcessOptions = {}): Promise<InProcessLedger> {
-  const api = await startFakeApiServer({ bookmarkIntervalMs: 200, ...options.server });
-  const history = new ObjectHistory(api);
+  const api = options.shared?.api ?? (await startFakeApiServer({ bookmarkIntervalMs: 200, ...options.server }));
+  const history = options.shared?.history ?? new ObjectHistory(api);
   options.seed?.(api);
   const dir = mkdtempSync(join(tmpdir(), 'kl-chaos-'));
+  const kubeconfig = writeKubeconfigFile(options.apiUrl ?? api.url, dir);
   const base = loadConfig({
-    overrides: [['cluster.kubeconfig', api.writeKubeconfig(dir), 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']],
+    overrides: [['cluster.kubeconfig', kubeconfig, 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']],
   });
   const config: ExtenderConfig = { ...base, nomination: { ...base.nomination, enabled: true, namespaces: [CANARY], ttlSeconds: options.ttlSeconds ?? 60 } };
   const logs: string[] = [];
@@ -85,7 +91,7 @@ export async function startInProcessLedger(options: InProcessOptions = {}): Prom
     async close() {
       await nominator?.stop();
       await running.close();
-      await api.close();
+      if (!options.shared) await api.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -11,13 +11,27 @@ import { REPLICA_HEADER } from './write-audit.js';
 
 export interface TaggingProxy {
   url: string;
+  /** While set, matching requests of this replica only are answered 503 (an asymmetric partition); undefined lifts it. */
+  failWhen(predicate: ((path: string) => boolean) | undefined): void;
+  /** Requests answered 503 by failWhen so far. */
+  failed(): number;
   close(): Promise<void>;
 }
 
 export async function startTaggingProxy(upstreamUrl: string, replica: string): Promise<TaggingProxy> {
   const upstream = new URL(upstreamUrl);
   const sockets = new Set<Socket>();
-  const server = createServer((req, res) => forward(upstream, replica, req, res));
+  let failing: ((path: string) => boolean) | undefined;
+  let failed = 0;
+  const server = createServer((req, res) => {
+    if (failing?.(req.url ?? '')) {
+      failed += 1;
+      res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'ServiceUnavailable', message: 'partitioned by the test', code: 503 }));
+      return;
+    }
+    forward(upstream, replica, req, res);
+  });
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -27,6 +41,10 @@ export async function startTaggingProxy(upstreamUrl: string, replica: string): P
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}`,
+    failWhen(predicate) {
+      failing = predicate;
+    },
+    failed: () => failed,
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
