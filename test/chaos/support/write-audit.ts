@@ -25,14 +25,14 @@ export function statusPatches(api: FakeApiServer, since = 0): RecordedRequest[] 
 
 export function outcomeOf(request: RecordedRequest): string {
   const status = request.status;
-  if (status === undefined || status === 0) return 'no_answer';
+  if (status === undefined || status === 0) return 'open_or_cut'; // a watch still open, or a connection cut before an answer
   if (status >= 200 && status < 300) return '2xx';
   return String(status);
 }
 
 export interface StatusWriteAudit {
   writes: number;
-  /** '2xx', '409', '500', 'no_answer'... */
+  /** '2xx', '409', '500', 'open_or_cut'... */
   byOutcome: Record<string, number>;
   /** 'nominate' | 'withdraw' | 'other'. */
   byKind: Record<string, number>;
