@@ -13,18 +13,10 @@ import { candidatesFromArgs, filter } from '../scheduling/filter.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
 import { preempt, proposedNodes } from '../scheduling/preempt.js';
 import { prioritize } from '../scheduling/prioritize.js';
-import type { ClusterSource } from '../cluster/source.js';
+import type { ClusterSource, VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
 import type { ExtenderService, Readiness } from '../http/extender-service.js';
 
-export interface VictimRef {
-  node: string;
-  uid: string;
-  namespace: string;
-  name: string;
-}
-
-/** Resolves to the candidate nodes that must be dropped (node → reason) because their victims are not proven fresh. */
-export type VictimFreshnessCheck = (victims: VictimRef[]) => Promise<Map<string, string>>;
+export type { VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
 
 export interface ServiceDeps {
   ledger: ClusterLedger;

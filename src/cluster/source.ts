@@ -26,3 +26,17 @@ export interface ClusterSource {
   hasSynced(): boolean;
   freshness(): FreshnessReport;
 }
+
+/** A preemption victim as the extender resolved it from the ledger. */
+export interface VictimRef {
+  node: string;
+  uid: string;
+  namespace: string;
+  name: string;
+}
+
+/**
+ * Proof of freshness before approving preemption victims: resolves to the candidate nodes that must be dropped
+ * (node → reason) because a victim could not be proven fresh. Live sources provide one; snapshots need none.
+ */
+export type VictimFreshnessCheck = (victims: VictimRef[]) => Promise<Map<string, string>>;

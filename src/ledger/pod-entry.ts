@@ -34,7 +34,6 @@ export function isTerminalPhase(phase: string): boolean {
 }
 
 export function podEntryFromObject(pod: PodObject): PodEntry {
-  const meta = pod.metadata;
   let requests: ResourceAmounts;
   let requestsError: string | undefined;
   try {
@@ -43,22 +42,29 @@ export function podEntryFromObject(pod: PodObject): PodEntry {
     requests = new Map();
     requestsError = err instanceof Error ? err.message : String(err);
   }
-  const entry: PodEntry = {
+  const entry = podEntryWithRequests(pod, requests, pod.spec?.nodeName ? slimBoundPod(pod) : pod);
+  if (requestsError) entry.requestsError = requestsError;
+  return entry;
+}
+
+/** The entry for a pod whose effective requests are already known; `object` is what the entry keeps of the pod. */
+export function podEntryWithRequests(pod: PodObject, requests: ResourceAmounts, object: PodObject = pod): PodEntry {
+  const meta = pod.metadata;
+  const nominated = pod.status?.nominatedNodeName;
+  return {
     key: objectKey(meta),
     uid: meta.uid ?? objectKey(meta),
     namespace: meta.namespace ?? '',
     name: meta.name ?? '',
     resourceVersion: meta.resourceVersion ?? '',
     nodeName: pod.spec?.nodeName ?? '',
-    nominatedNodeName: pod.status?.nominatedNodeName ?? '',
+    nominatedNodeName: typeof nominated === 'string' ? nominated : '',
     priority: pod.spec?.priority ?? 0,
     phase: pod.status?.phase ?? '',
     terminating: Boolean(meta.deletionTimestamp),
     requests,
-    object: pod.spec?.nodeName ? slimBoundPod(pod) : pod,
+    object,
   };
-  if (requestsError) entry.requestsError = requestsError;
-  return entry;
 }
 
 /** A pod that occupies its node's resources: bound and not finished (terminating pods still count). */

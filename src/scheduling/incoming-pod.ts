@@ -3,10 +3,9 @@
  * malformed quantities are the caller's fault and become InputErrors naming the JSON path.
  */
 import type { PodObject } from '../ledger/objects.js';
-import { objectKey } from '../ledger/objects.js';
 import { effectivePodRequests } from '../ledger/pod-requests.js';
 import { QuantityError } from '../ledger/quantity.js';
-import type { PodEntry } from '../ledger/pod-entry.js';
+import { podEntryWithRequests, type PodEntry } from '../ledger/pod-entry.js';
 import { InputError } from '../protocol/errors.js';
 import type { WireObject } from '../protocol/types.js';
 
@@ -30,20 +29,7 @@ export function incomingPodFromWire(wire: WireObject | null, path = '$.Pod'): Po
     if (err instanceof TypeError) throw new InputError(`${path}.spec`, `malformed pod spec: ${err.message}`);
     throw err;
   }
-  return {
-    key: objectKey(meta),
-    uid: meta.uid ?? objectKey(meta),
-    namespace: meta.namespace ?? '',
-    name: meta.name ?? '',
-    resourceVersion: meta.resourceVersion ?? '',
-    nodeName: pod.spec?.nodeName ?? '',
-    nominatedNodeName: typeof pod.status?.nominatedNodeName === 'string' ? pod.status.nominatedNodeName : '',
-    priority: priority ?? 0,
-    phase: pod.status?.phase ?? '',
-    terminating: Boolean(meta.deletionTimestamp),
-    requests,
-    object: pod,
-  };
+  return podEntryWithRequests(pod, requests);
 }
 
 function checkOptionalString(value: unknown, path: string): void {

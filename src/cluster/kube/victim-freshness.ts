@@ -8,16 +8,9 @@ import type { PodObject } from '../../ledger/objects.js';
 import type { Logger } from '../../observability/logger.js';
 import { objectRefKey, proveFresh, type FreshnessProof, type FreshnessProofDeps, type ObjectRef } from '../freshness/freshness-proof.js';
 
-/** A preemption victim as the extender resolved it from the ledger (same shape as app/'s VictimRef). */
-export interface VictimRef {
-  node: string;
-  uid: string;
-  namespace: string;
-  name: string;
-}
+import type { VictimFreshnessCheck, VictimRef } from '../source.js';
 
-/** Candidate nodes to drop (node → reason). Structurally the extender service's `VictimFreshnessCheck`. */
-export type VictimFreshnessCheck = (victims: VictimRef[]) => Promise<Map<string, string>>;
+export type { VictimFreshnessCheck, VictimRef } from '../source.js';
 
 export interface VictimFreshnessDeps extends Omit<FreshnessProofDeps, 'gateKeyOf'> {
   hasSynced: () => boolean;
