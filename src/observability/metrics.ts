@@ -10,7 +10,12 @@ const PREFIX = 'kube_ledger_';
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
-  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  if (options.defaultMetrics) {
+    collectDefaultMetrics({ register: registry, prefix: PREFIX });
+    // prom-client names three gauges `..._total`, which Prometheus reserves for counters (promtool rejects them);
+    // the same figures stay available per type as kube_ledger_nodejs_active_{handles,requests,resources}.
+    for (const kind of ['handles', 'requests', 'resources']) registry.removeSingleMetric(`${PREFIX}nodejs_active_${kind}_total`);
+  }
   const r = [registry];
 
   return {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { defaultConfig } from '../../src/config/load-config.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { silentLogger } from '../../src/observability/logger.js';
+import { promtool } from '../support/prometheus.js';
 
 const CLUSTER = {
   apiVersion: 'v1',
@@ -161,5 +162,13 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     const one = (await (await fetch(running.url + '/debug/ledger?node=small')).json()) as any;
     assert.equal(one.requested.cpu, '1500m');
     assert.equal((await fetch(running.url + '/debug/ledger?node=ghost')).status, 404);
+  });
+
+  it('serves /metrics that promtool check metrics accepts as a whole, default process metrics included', async () => {
+    const text = await (await fetch(running.url + '/metrics')).text();
+    assert.match(text, /kube_ledger_http_requests_total\{verb="filter",outcome="ok"\} \d+/);
+    assert.match(text, /kube_ledger_process_resident_memory_bytes \d+/);
+    const check = promtool(['check', 'metrics'], text);
+    assert.equal(check.status, 0, check.output);
   });
 });
