@@ -171,4 +171,23 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     const check = promtool(['check', 'metrics'], text);
     assert.equal(check.status, 0, check.output);
   });
+
+  it('checks the nominated node first: a hit answers with that node alone, a miss falls back to the full scan; counters move', async () => {
+    const counter = async (result: string, reason: string): Promise<number> => {
+      const text = await (await fetch(running.url + '/metrics')).text();
+      const line = text.split('\n').find((l) => l.startsWith(`kube_ledger_nominated_node_checks_total{result="${result}",reason="${reason}"}`));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const hitsBefore = await counter('hit', '');
+    const missesBefore = await counter('fallback', 'does_not_fit');
+    const nominatedTo = (node: string) => ({ ...WIRE_POD, status: { phase: 'Pending', nominatedNodeName: node } });
+    const hit = await post('/filter', JSON.stringify({ Pod: nominatedTo('big'), Nodes: null, NodeNames: ['small', 'big', 'full'] }));
+    assert.deepEqual(hit.json.NodeNames, ['big']);
+    assert.match(hit.json.FailedNodes.small, /not evaluated: the pod's nominated node big fits/);
+    const miss = await post('/filter', JSON.stringify({ Pod: nominatedTo('full'), Nodes: null, NodeNames: ['small', 'big', 'full'] }));
+    const plain = await post('/filter', JSON.stringify({ Pod: WIRE_POD, Nodes: null, NodeNames: ['small', 'big', 'full'] }));
+    assert.deepEqual(miss.json, plain.json, 'a miss answers exactly as a run without a nomination');
+    assert.equal(await counter('hit', ''), hitsBefore + 1);
+    assert.equal(await counter('fallback', 'does_not_fit'), missesBefore + 1);
+  });
 });
