@@ -19,8 +19,9 @@ export interface NodeEntry {
   requested: ResourceAmounts;
   /** allocatable − requested, kept in step with both so the common filter check is one comparison per resource. */
   free: ResourceAmounts;
-  /** Float64 mirror of `free` for the filter's hot path (see numeric-amounts.ts). */
+  /** Float64 mirrors of `free` and `allocatable` for the filter's hot path (see numeric-amounts.ts). */
   freeNumeric: NumericFree;
+  allocatableNumeric: NumericFree;
   /** Allocatable pod count as a number (Infinity when the node does not say). */
   maxPods: number;
   /** Bound pods by UID. */
@@ -43,6 +44,7 @@ export function emptyNodeEntry(name: string): NodeEntry {
     requested: new Map(),
     free: new Map(),
     freeNumeric: { byId: [], exact: true },
+    allocatableNumeric: { byId: [], exact: true },
     maxPods: Number.POSITIVE_INFINITY,
     pods: new Map(),
     nominated: new Map(),
@@ -74,6 +76,7 @@ function recomputeFree(entry: NodeEntry): void {
   addInto(free, entry.requested, -1n);
   entry.free = free;
   entry.freeNumeric = numericFree(free);
+  entry.allocatableNumeric = numericFree(entry.allocatable);
   const pods = entry.allocatable.get(PODS_RESOURCE);
   entry.maxPods = pods === undefined ? Number.POSITIVE_INFINITY : Number(pods);
 }

@@ -75,6 +75,19 @@ function formatMillicores(amount: bigint): string {
   return remember(milliMemo, amount, amount % 1000n === 0n ? (amount / 1000n).toString() : `${amount}m`);
 }
 
+const BINARY_UNITS_NUMBER: ReadonlyArray<readonly [number, string]> = BINARY_SUFFIXES.map(
+  (suffix, i) => [2 ** (10 * (BINARY_SUFFIXES.length - i)), suffix] as const,
+);
+
+/** `formatAmount` for a safe integer (|amount| ≤ 2^53 − 1), without BigInt: the filter's failure reasons. */
+export function formatAmountNumber(resourceName: string, amount: number): string {
+  if (resourceName === CPU) return amount % 1000 === 0 ? String(amount / 1000) : `${amount}m`;
+  if (!isByteResource(resourceName) || amount === 0) return String(amount);
+  const magnitude = Math.abs(amount);
+  for (const [unit, suffix] of BINARY_UNITS_NUMBER) if (magnitude % unit === 0) return `${amount / unit}${suffix}`;
+  return String(amount);
+}
+
 /** For people (explanations, logs, exports): cpu "500m" / "4", bytes "4Gi" / "512Mi" / "1000", counts "3". */
 export function formatAmount(resourceName: string, amount: bigint): string {
   if (resourceName === CPU) return formatMillicores(amount);

@@ -88,3 +88,23 @@ describe('resource-amounts', () => {
     });
   });
 });
+
+describe('formatAmountNumber (the filter hot path)', () => {
+  it('formats every safe integer exactly as formatAmount formats the same bigint (property)', async () => {
+    const fc = (await import('fast-check')).default;
+    const { formatAmount, formatAmountNumber } = await import('../../src/ledger/resource-amounts.js');
+    const resources = fc.constantFrom('cpu', 'memory', 'ephemeral-storage', 'hugepages-2Mi', 'pods', 'example.com/gpu');
+    const amounts = fc.oneof(
+      fc.maxSafeInteger(),
+      fc.integer({ min: 0, max: 64 }).chain((k) => fc.integer({ min: -1000, max: 1000 }).map((m) => m * 2 ** Math.min(k, 43))),
+      fc.integer({ min: -5000, max: 5000 }).map((m) => m * 1000),
+    );
+    fc.assert(
+      fc.property(resources, amounts, (resource, amount) => {
+        if (!Number.isSafeInteger(amount)) return;
+        assert.equal(formatAmountNumber(resource, amount), formatAmount(resource, BigInt(amount)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

@@ -241,6 +241,31 @@ describe('filter', () => {
   });
 
   describe('fast path', () => {
+    it('gives the same verdicts and reasons as the full computation with nominated pods of any priority on the node (property)', () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.record({ cpu: fc.constantFrom('500m', '1', '2'), memory: fc.constantFrom('1Gi', '3Gi') }), { maxLength: 4 }),
+          fc.array(fc.record({ cpu: fc.constantFrom('250m', '1', '2'), priority: fc.integer({ min: 0, max: 20 }) }), { maxLength: 3 }),
+          fc.record({ cpu: fc.constantFrom('100m', '1', '2', '5'), memory: fc.constantFrom('1Gi', '4Gi', '9Gi'), priority: fc.integer({ min: 0, max: 20 }) }),
+          (bound, nominated, want) => {
+            const ledger = ledgerOf(
+              [node('a', { cpu: '4', memory: '8Gi', pods: '5' })],
+              [
+                ...bound.map((b, i) => pod('ns', `b${i}`, { node: 'a', cpu: b.cpu, memory: b.memory })),
+                ...nominated.map((n, i) => pod('ns', `n${i}`, { nominated: 'a', cpu: n.cpu, priority: n.priority, phase: 'Pending' })),
+              ],
+            );
+            const incoming = incomingPodFromWire(wire(pod('ns', 'new', { cpu: want.cpu, memory: want.memory, priority: want.priority })));
+            const entry = ledger.node('a')!;
+            const fast = assessFit(ledger, entry, incoming, OPTIONS);
+            const full = assessFit(ledger, entry, incoming, OPTIONS, { podUids: new Set(['no-such-pod']) });
+            assert.deepEqual(fast, full);
+          },
+        ),
+        { numRuns: 400 },
+      );
+    });
+
     it('answers from maintained free amounts exactly as the full computation does, after any pod and node churn (property)', () => {
       type Resident = typeof residentArb extends fc.Arbitrary<infer T> ? T : never;
       const residentArb = fc.record({
