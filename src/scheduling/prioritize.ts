@@ -5,7 +5,8 @@
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeEntry } from '../ledger/node-entry.js';
-import type { PodEntry } from '../ledger/pod-entry.js';
+import { numericRequestsOf, type PodEntry } from '../ledger/pod-entry.js';
+import { demandValue, resourceId } from '../ledger/numeric-amounts.js';
 import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type HostPriorityList } from '../protocol/types.js';
 import { candidatesFromArgs } from './filter.js';
 import { assessFit, demandFor, draIsEnabled, podUsesClaims, usageFor } from './fit.js';
@@ -45,6 +46,16 @@ export function scoreNode(
   if (options.nominatedNodePolicy !== 'off' && pod.nominatedNodeName === node.name && assessFit(ledger, node, pod, options).fits) {
     return MAX_EXTENDER_PRIORITY;
   }
+  const claims = useDra && podUsesClaims(pod);
+  if (!claims) {
+    const fast = numericScore(ledger, node, pod, options, useDra);
+    if (fast !== undefined) return fast;
+  }
+  return scoreNodeExactly(ledger, node, pod, options, useDra);
+}
+
+/** The score in exact bigint arithmetic (any amounts, DRA claim footprints); `scoreNode` uses it when it must. */
+export function scoreNodeExactly(ledger: ClusterLedger, node: NodeEntry, pod: PodEntry, options: SchedulingOptions, useDra: boolean): number {
   const footprint = useDra && podUsesClaims(pod) ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
   const demand = demandFor(pod, footprint);
   const usage = usageFor(ledger, node, pod, useDra);
@@ -60,6 +71,45 @@ export function scoreNode(
   }
   if (totalWeight === 0n) return MIN_EXTENDER_PRIORITY;
   return Number(weighted / totalWeight);
+}
+
+const NON_ZERO_DEFAULTS_NUMBER: ReadonlyMap<string, number> = new Map([...NON_ZERO_DEFAULTS].map(([k, v]) => [k, Number(v)]));
+const SCORE_SAFE_LIMIT = Number.MAX_SAFE_INTEGER / (MAX_EXTENDER_PRIORITY * 100);
+
+/**
+ * The same score in float64 for the common case (every amount a safe integer small enough that `amount × 10 × weight`
+ * stays exact, the pod bound elsewhere, no claim footprint): no BigInt and no allocation per node. Undefined means
+ * "use the exact path".
+ */
+function numericScore(ledger: ClusterLedger, node: NodeEntry, pod: PodEntry, options: SchedulingOptions, useDra: boolean): number | undefined {
+  const demand = numericRequestsOf(pod);
+  if (!demand.exact || !node.freeNumeric.exact || !node.allocatableNumeric.exact || node.pods.has(pod.uid)) return undefined;
+  const draUsed = useDra ? ledger.draAccounting().nodeUsed(node.name) : undefined;
+  let weighted = 0;
+  let totalWeight = 0;
+  for (const [resource, weightBig] of options.scoring.weights) {
+    if (weightBig <= 0n) continue;
+    const weight = Number(weightBig);
+    totalWeight += weight;
+    const id = resourceId(resource);
+    const allocatable = node.allocatableNumeric.byId[id] ?? 0;
+    if (allocatable <= 0) continue;
+    if (allocatable > SCORE_SAFE_LIMIT) return undefined;
+    let used = allocatable - (node.freeNumeric.byId[id] ?? 0);
+    for (const n of node.nominated.values()) {
+      if (n.uid !== pod.uid && n.priority >= pod.priority) used += demandValue(numericRequestsOf(n), id);
+    }
+    if (draUsed) used += Number(draUsed.get(resource) ?? 0n);
+    const request = demandValue(demand, id);
+    const after = used + (request > 0 ? request : (NON_ZERO_DEFAULTS_NUMBER.get(resource) ?? 0));
+    if (!Number.isSafeInteger(after) || Math.abs(after) > SCORE_SAFE_LIMIT) return undefined;
+    const clamped = after < 0 ? 0 : after > allocatable ? allocatable : after;
+    const score = options.scoring.strategy === 'LeastAllocated'
+      ? Math.floor(((allocatable - clamped) * MAX_EXTENDER_PRIORITY) / allocatable)
+      : Math.floor((clamped * MAX_EXTENDER_PRIORITY) / allocatable);
+    weighted += weight * score;
+  }
+  return totalWeight === 0 ? MIN_EXTENDER_PRIORITY : Math.floor(weighted / totalWeight);
 }
 
 function scoringRequest(resource: string, request: bigint): bigint {

@@ -106,3 +106,38 @@ describe('prioritize', () => {
     );
   });
 });
+
+describe('prioritize float64 path', () => {
+  it('scores exactly as the bigint computation for any residents, nominations, strategy and weights (property)', async () => {
+    const fc = (await import('fast-check')).default;
+    const { ledgerOf, node, pod, wire, schedulingOptions } = await import('../support/builders.js');
+    const { scoreNode, scoreNodeExactly } = await import('../../src/scheduling/prioritize.js');
+    const { incomingPodFromWire } = await import('../../src/scheduling/incoming-pod.js');
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ cpu: fc.constantFrom('0', '100m', '333m', '1', '2500m'), memory: fc.constantFrom('0', '100Mi', '1Gi', '3Gi') }), { maxLength: 5 }),
+        fc.array(fc.record({ cpu: fc.constantFrom('250m', '1'), priority: fc.integer({ min: 0, max: 9 }) }), { maxLength: 2 }),
+        fc.record({ cpu: fc.constantFrom('0', '10m', '700m', '3'), memory: fc.constantFrom('0', '1Mi', '2Gi', '9Gi'), priority: fc.integer({ min: 0, max: 9 }) }),
+        fc.constantFrom('LeastAllocated' as const, 'MostAllocated' as const),
+        fc.record({ cpu: fc.integer({ min: 0, max: 7 }), memory: fc.integer({ min: 0, max: 7 }) }),
+        fc.constantFrom('3', '4', '7'),
+        (bound, nominated, want, strategy, weights, nodeCpu) => {
+          const ledger = ledgerOf(
+            [node('a', { cpu: nodeCpu, memory: '7Gi', pods: '20' })],
+            [
+              ...bound.map((b, i) => pod('ns', `b${i}`, { node: 'a', cpu: b.cpu, memory: b.memory })),
+              ...nominated.map((n, i) => pod('ns', `n${i}`, { nominated: 'a', cpu: n.cpu, priority: n.priority, phase: 'Pending' })),
+            ],
+          );
+          const options = schedulingOptions({
+            scoring: { strategy, weights: new Map([['cpu', BigInt(weights.cpu)], ['memory', BigInt(weights.memory)]]) },
+          });
+          const incoming = incomingPodFromWire(wire(pod('ns', 'new', { cpu: want.cpu, memory: want.memory, priority: want.priority })));
+          const entry = ledger.node('a')!;
+          assert.equal(scoreNode(ledger, entry, incoming, options, false), scoreNodeExactly(ledger, entry, incoming, options, false));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
