@@ -5,8 +5,8 @@
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
-import { InputError } from '../protocol/errors.js';
-import type { ExtenderArgs, ExtenderFilterResult, FailedNodesMap, WireNodeList, WireObject } from '../protocol/types.js';
+import type { ExtenderArgs, ExtenderFilterResult, FailedNodesMap, WireNodeList } from '../protocol/types.js';
+import { candidatesFromArgs, type Candidates } from './candidates.js';
 import { assessFit, type FitVerdict } from './fit.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
@@ -26,74 +26,49 @@ export interface FilterDecision {
   draUnsafe: number;
 }
 
-interface Candidate {
-  name: string;
-  /** The request's own Node object in Nodes mode, echoed back as is. */
-  wire?: WireObject;
-}
-
-export function candidatesFromArgs(args: ExtenderArgs): { mode: 'names' | 'nodes'; candidates: Candidate[] } {
-  if (args.NodeNames !== null) {
-    return { mode: 'names', candidates: args.NodeNames.map((name) => ({ name })) };
-  }
-  if (args.Nodes !== null) {
-    return {
-      mode: 'nodes',
-      candidates: args.Nodes.items.map((item, i) => {
-        const meta = item['metadata'] as { name?: unknown } | undefined;
-        const name = meta?.name;
-        if (typeof name !== 'string' || name === '') throw new InputError(`$.Nodes.items[${i}].metadata.name`, 'expected a node name');
-        return { name, wire: item };
-      }),
-    };
-  }
-  throw new InputError('$', 'one of NodeNames or Nodes must be set');
-}
+export { candidatesFromArgs } from './candidates.js';
 
 export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions): FilterDecision {
   const pod = incomingPodFromWire(args.Pod);
-  const { mode, candidates } = candidatesFromArgs(args);
-  const nominated = checkNominatedFirst(ledger, pod, candidates, options);
-  const passed: Candidate[] = [];
-  // Plain objects: Kubernetes node names are DNS subdomains, so `__proto__` cannot be one (assigning it would be a
-  // no-op, not a prototype change, and the node would be left out of the reply: unresolvable for the scheduler).
+  const candidates = candidatesFromArgs(args);
+  const { names } = candidates;
+  const nominated = checkNominatedFirst(ledger, pod, names, options);
+  const passed: number[] = [];
   const failedNodes: FailedNodesMap = {};
   const unresolvableNodes: FailedNodesMap = {};
   let failed = 0;
   let unresolvable = 0;
   let draUnsafe = 0;
-
-  if (nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive') {
-    const seen = new Set<string>();
-    const notEvaluated = `not evaluated: the pod's nominated node ${nominated.outcome.node} fits (nominated-node policy exclusive)`;
-    for (const c of candidates) {
-      if (seen.has(c.name)) continue;
-      seen.add(c.name);
-      if (c.name === nominated.outcome.node) passed.push(c);
+  // Each requested node is answered once, however often it was sent.
+  const seen = new Set<string>();
+  const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
+  const notEvaluated = `not evaluated: the pod's nominated node ${exclusiveHit} fits (nominated-node policy exclusive)`;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const before = seen.size;
+    seen.add(name);
+    if (seen.size === before) continue;
+    if (exclusiveHit !== undefined) {
+      if (name === exclusiveHit) passed.push(i);
       else {
-        failedNodes[c.name] = notEvaluated;
+        failedNodes[name] = notEvaluated;
         failed++;
       }
+      continue;
     }
-  } else {
-    const seen = new Set<string>();
-    for (const c of candidates) {
-      if (seen.has(c.name)) continue;
-      seen.add(c.name);
-      const verdict = c.name === nominated.checkedNode ? nominated.verdict! : assessFit(ledger, ledger.node(c.name), pod, options);
-      if (verdict.fits) passed.push(c);
-      else if (verdict.unresolvable) {
-        unresolvableNodes[c.name] = verdict.reason;
-        unresolvable++;
-      } else {
-        failedNodes[c.name] = verdict.reason;
-        failed++;
-        if (verdict.kind === 'dra_unsafe') draUnsafe++;
-      }
+    const verdict = name === nominated.checkedNode ? nominated.verdict! : assessFit(ledger, ledger.node(name), pod, options);
+    if (verdict.fits) passed.push(i);
+    else if (verdict.unresolvable) {
+      unresolvableNodes[name] = verdict.reason;
+      unresolvable++;
+    } else {
+      failedNodes[name] = verdict.reason;
+      failed++;
+      if (verdict.kind === 'dra_unsafe') draUnsafe++;
     }
   }
   return {
-    result: buildResult(mode, passed, failedNodes, unresolvableNodes, args.Nodes),
+    result: buildResult(candidates, passed, failedNodes, unresolvableNodes, args.Nodes),
     nominated: nominated.outcome,
     passed: passed.length,
     failed,
@@ -105,12 +80,12 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
 function checkNominatedFirst(
   ledger: ClusterLedger,
   pod: PodEntry,
-  candidates: Candidate[],
+  names: readonly string[],
   options: SchedulingOptions,
 ): { outcome: NominatedOutcome; checkedNode?: string; verdict?: FitVerdict } {
   const name = pod.nominatedNodeName;
   if (!name || options.nominatedNodePolicy === 'off') return { outcome: { result: 'none' } };
-  if (!candidates.some((c) => c.name === name)) {
+  if (!names.includes(name)) {
     return { outcome: { result: 'fallback', node: name, reason: 'not_candidate', detail: 'nominated node is not among the candidates' } };
   }
   const node = ledger.node(name);
@@ -123,21 +98,21 @@ function checkNominatedFirst(
 }
 
 function buildResult(
-  mode: 'names' | 'nodes',
-  passed: Candidate[],
+  candidates: Candidates,
+  passed: number[],
   failedNodes: FailedNodesMap,
   unresolvableNodes: FailedNodesMap,
   requestNodes: WireNodeList | null,
 ): ExtenderFilterResult {
-  if (mode === 'names') {
+  if (candidates.mode === 'names') {
     return {
       Nodes: null,
-      NodeNames: passed.map((c) => c.name),
+      NodeNames: passed.map((i) => candidates.names[i]!),
       FailedNodes: failedNodes,
       FailedAndUnresolvableNodes: unresolvableNodes,
       Error: '',
     };
   }
-  const list: WireNodeList = { ...requestNodes, items: passed.map((c) => c.wire!) };
+  const list: WireNodeList = { ...requestNodes, items: passed.map((i) => candidates.wires![i]!) };
   return { Nodes: list, NodeNames: null, FailedNodes: failedNodes, FailedAndUnresolvableNodes: unresolvableNodes, Error: '' };
 }

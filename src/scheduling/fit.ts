@@ -185,7 +185,9 @@ function numericFailure(ledger: ClusterLedger, node: NodeEntry, pod: PodEntry, u
   if (!demand.exact || !node.freeNumeric.exact || !node.allocatableNumeric.exact || node.pods.has(pod.uid)) return undefined;
   const draUsed = useDra ? ledger.draAccounting().nodeUsed(node.name) : undefined;
   let reserved: PodEntry[] | undefined;
-  for (const n of node.nominated.values()) if (n.uid !== pod.uid && n.priority >= pod.priority) (reserved ??= []).push(n);
+  if (node.nominated.size !== 0) {
+    for (const n of node.nominated.values()) if (n.uid !== pod.uid && n.priority >= pod.priority) (reserved ??= []).push(n);
+  }
   const problems: string[] = [];
   let unresolvable = false;
   let kind: FailureKind = 'insufficient';

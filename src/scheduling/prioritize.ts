@@ -8,7 +8,7 @@ import type { NodeEntry } from '../ledger/node-entry.js';
 import { numericRequestsOf, type PodEntry } from '../ledger/pod-entry.js';
 import { demandValue, resourceId } from '../ledger/numeric-amounts.js';
 import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type HostPriorityList } from '../protocol/types.js';
-import { candidatesFromArgs } from './filter.js';
+import { candidatesFromArgs } from './candidates.js';
 import { assessFit, demandFor, draIsEnabled, podUsesClaims, usageFor } from './fit.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
@@ -23,13 +23,15 @@ const NON_ZERO_DEFAULTS: ReadonlyMap<string, bigint> = new Map([
 
 export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions): HostPriorityList {
   const pod = incomingPodFromWire(args.Pod);
-  const { candidates } = candidatesFromArgs(args);
+  const { names } = candidatesFromArgs(args);
   const useDra = draIsEnabled(ledger, options);
   const seen = new Set<string>();
   const scores: HostPriorityList = [];
-  for (const { name } of candidates) {
-    if (seen.has(name)) continue;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const before = seen.size;
     seen.add(name);
+    if (seen.size === before) continue;
     scores.push({ Host: name, Score: scoreNode(ledger, ledger.node(name), pod, options, useDra) });
   }
   return scores;
@@ -85,31 +87,54 @@ function numericScore(ledger: ClusterLedger, node: NodeEntry, pod: PodEntry, opt
   const demand = numericRequestsOf(pod);
   if (!demand.exact || !node.freeNumeric.exact || !node.allocatableNumeric.exact || node.pods.has(pod.uid)) return undefined;
   const draUsed = useDra ? ledger.draAccounting().nodeUsed(node.name) : undefined;
+  const least = options.scoring.strategy === 'LeastAllocated';
+  const weights = numericWeights(options.scoring.weights);
   let weighted = 0;
-  let totalWeight = 0;
-  for (const [resource, weightBig] of options.scoring.weights) {
-    if (weightBig <= 0n) continue;
-    const weight = Number(weightBig);
-    totalWeight += weight;
-    const id = resourceId(resource);
-    const allocatable = node.allocatableNumeric.byId[id] ?? 0;
+  for (let i = 0; i < weights.length; i++) {
+    const w = weights[i]!;
+    const allocatable = node.allocatableNumeric.byId[w.id] ?? 0;
     if (allocatable <= 0) continue;
     if (allocatable > SCORE_SAFE_LIMIT) return undefined;
-    let used = allocatable - (node.freeNumeric.byId[id] ?? 0);
-    for (const n of node.nominated.values()) {
-      if (n.uid !== pod.uid && n.priority >= pod.priority) used += demandValue(numericRequestsOf(n), id);
+    let used = allocatable - (node.freeNumeric.byId[w.id] ?? 0);
+    if (node.nominated.size !== 0) {
+      for (const n of node.nominated.values()) {
+        if (n.uid !== pod.uid && n.priority >= pod.priority) used += demandValue(numericRequestsOf(n), w.id);
+      }
     }
-    if (draUsed) used += Number(draUsed.get(resource) ?? 0n);
-    const request = demandValue(demand, id);
-    const after = used + (request > 0 ? request : (NON_ZERO_DEFAULTS_NUMBER.get(resource) ?? 0));
+    if (draUsed) used += Number(draUsed.get(w.resource) ?? 0n);
+    const request = demandValue(demand, w.id);
+    const after = used + (request > 0 ? request : w.nonZeroDefault);
     if (!Number.isSafeInteger(after) || Math.abs(after) > SCORE_SAFE_LIMIT) return undefined;
     const clamped = after < 0 ? 0 : after > allocatable ? allocatable : after;
-    const score = options.scoring.strategy === 'LeastAllocated'
+    const score = least
       ? Math.floor(((allocatable - clamped) * MAX_EXTENDER_PRIORITY) / allocatable)
       : Math.floor((clamped * MAX_EXTENDER_PRIORITY) / allocatable);
-    weighted += weight * score;
+    weighted += w.weight * score;
   }
+  const totalWeight = weights.total;
   return totalWeight === 0 ? MIN_EXTENDER_PRIORITY : Math.floor(weighted / totalWeight);
+}
+
+interface NumericWeight {
+  resource: string;
+  id: number;
+  weight: number;
+  nonZeroDefault: number;
+}
+
+/** The positive weights as an array (and their sum), computed once per weights map: this runs per node per call. */
+const numericWeightsCache = new WeakMap<ReadonlyMap<string, bigint>, NumericWeight[] & { total: number }>();
+
+function numericWeights(weights: ReadonlyMap<string, bigint>): NumericWeight[] & { total: number } {
+  let cached = numericWeightsCache.get(weights);
+  if (!cached) {
+    const list = [...weights]
+      .filter(([, w]) => w > 0n)
+      .map(([resource, w]) => ({ resource, id: resourceId(resource), weight: Number(w), nonZeroDefault: NON_ZERO_DEFAULTS_NUMBER.get(resource) ?? 0 }));
+    cached = Object.assign(list, { total: list.reduce((sum, w) => sum + w.weight, 0) });
+    numericWeightsCache.set(weights, cached);
+  }
+  return cached;
 }
 
 function scoringRequest(resource: string, request: bigint): bigint {
