@@ -214,6 +214,7 @@ export class Nominator {
       this.active.set(pod.key, record);
       this.publishInFlight();
       this.queue.addAfter(pod.key, record.ttlSeconds * 1000);
+      this.deps.logger.info('nominated', { pod: pod.key, node: record.node, decisionId: record.decisionId, reason: record.reason, ttlSeconds: record.ttlSeconds });
       await this.deps.events.record(ref, 'Normal', 'Nominated',
         `kube-ledger nominated node ${record.node} (decision ${record.decisionId}, ${record.reason}, ttl ${record.ttlSeconds}s)`);
       return;
@@ -223,6 +224,12 @@ export class Nominator {
     this.count(expired ? 'expired' : 'withdrawn');
     this.fallback(pod.key, withdrawal.record, withdrawal.reason);
     this.cooldowns.set(pod.key, { untilMs: this.now() + (this.deps.fallbackCooldownMs ?? 30_000), token: 'fallback', reason: `fell back: ${withdrawal.reason}` });
+    this.deps.logger.info(expired ? 'nomination expired' : 'nomination withdrawn', {
+      pod: pod.key,
+      node: withdrawal.record.node,
+      decisionId: withdrawal.record.decisionId,
+      reason: withdrawal.reason,
+    });
     await this.deps.events.record(ref, 'Normal', expired ? 'NominationExpired' : 'NominationWithdrawn',
       `kube-ledger cleared its nomination of node ${withdrawal.record.node} (decision ${withdrawal.record.decisionId}): ${withdrawal.detail}`);
   }
