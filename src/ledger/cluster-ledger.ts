@@ -11,6 +11,7 @@ import {
   emptyNodeEntry,
   forgetNodeObject,
   removeBoundPod,
+  setNomination,
   type NodeEntry,
 } from './node-entry.js';
 import type {
@@ -185,7 +186,7 @@ export class ClusterLedger implements ClusterSink {
 
   private attachPod(pod: PodEntry): void {
     if (occupiesNode(pod)) addBoundPod(this.nodeEntryFor(pod.nodeName), pod);
-    else if (reservesNominatedNode(pod)) this.nodeEntryFor(pod.nominatedNodeName).nominated.set(pod.uid, pod);
+    else if (reservesNominatedNode(pod)) setNomination(this.nodeEntryFor(pod.nominatedNodeName), pod, true);
   }
 
   private detachPod(pod: PodEntry): void {
@@ -196,7 +197,7 @@ export class ClusterLedger implements ClusterSink {
     }
     const nominated = pod.nominatedNodeName ? this.nodes.get(pod.nominatedNodeName) : undefined;
     if (nominated && nominated.nominated.get(pod.uid) === pod) {
-      nominated.nominated.delete(pod.uid);
+      setNomination(nominated, pod, false);
       this.dropIfUnused(nominated);
     }
   }

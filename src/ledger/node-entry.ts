@@ -24,6 +24,10 @@ export interface NodeEntry {
   allocatableNumeric: NumericFree;
   /** Allocatable pod count as a number (Infinity when the node does not say). */
   maxPods: number;
+  /** Bumped on every change that can alter a fit verdict here (allocatable, bound pods, nominations). */
+  generation: number;
+  /** Verdicts memoised for `generation` by pod demand (see scheduling/verdict-memo.ts); dropped when it moves. */
+  verdicts?: { generation: number; byDemand: Map<string, unknown> };
   /** Bound pods by UID. */
   pods: Map<string, PodEntry>;
   /** Pending pods nominated to this node, by UID. */
@@ -46,6 +50,7 @@ export function emptyNodeEntry(name: string): NodeEntry {
     freeNumeric: { byId: [], exact: true },
     allocatableNumeric: { byId: [], exact: true },
     maxPods: Number.POSITIVE_INFINITY,
+    generation: 0,
     pods: new Map(),
     nominated: new Map(),
     unschedulable: false,
@@ -72,6 +77,7 @@ export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
 }
 
 function recomputeFree(entry: NodeEntry): void {
+  entry.generation++;
   const free: ResourceAmounts = new Map(entry.allocatable);
   addInto(free, entry.requested, -1n);
   entry.free = free;
@@ -83,6 +89,7 @@ function recomputeFree(entry: NodeEntry): void {
 
 export function addBoundPod(entry: NodeEntry, pod: PodEntry): void {
   entry.pods.set(pod.uid, pod);
+  entry.generation++;
   addInto(entry.requested, pod.requests, 1n);
   addInto(entry.free, pod.requests, -1n);
   adjustNumericFree(entry.freeNumeric, pod.requests, -1);
@@ -90,12 +97,20 @@ export function addBoundPod(entry: NodeEntry, pod: PodEntry): void {
 
 export function removeBoundPod(entry: NodeEntry, pod: PodEntry): void {
   if (!entry.pods.delete(pod.uid)) return;
+  entry.generation++;
   addInto(entry.requested, pod.requests, -1n);
   addInto(entry.free, pod.requests, 1n);
   adjustNumericFree(entry.freeNumeric, pod.requests, 1);
 }
 
 /** Forgets the node's own fields (its Node object was deleted) while pods may still reference it. */
+/** Adds or removes a pending pod's nomination of this node (it reserves room for pods of lower priority). */
+export function setNomination(entry: NodeEntry, pod: PodEntry, present: boolean): void {
+  if (present) entry.nominated.set(pod.uid, pod);
+  else entry.nominated.delete(pod.uid);
+  entry.generation++;
+}
+
 export function forgetNodeObject(entry: NodeEntry): void {
   entry.known = false;
   entry.resourceVersion = '';

@@ -12,6 +12,7 @@ import { numericRequestsOf, type PodEntry } from '../ledger/pod-entry.js';
 import { demandValue, resourceName } from '../ledger/numeric-amounts.js';
 import { formatAmount, formatAmountNumber, type ResourceAmounts } from '../ledger/resource-amounts.js';
 import type { SchedulingOptions } from './options.js';
+import { demandKey, recall, remember } from './verdict-memo.js';
 
 export type FitVerdict =
   | { fits: true; notes: string[] }
@@ -128,9 +129,13 @@ export function assessFit(
   const useDra = draIsEnabled(ledger, options);
   const draFootprint = useDra && podUsesClaims(pod) ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
   if (!draFootprint && removal.podUids.size === 0) {
-    if (fitsWithoutAdjustments(ledger, node, pod, useDra)) return FITS;
-    const failure = numericFailure(ledger, node, pod, useDra);
-    if (failure) return failure;
+    const memoKey = memoisable(ledger, node, pod, useDra) ? demandKey(pod) : undefined;
+    if (memoKey !== undefined) {
+      const known = recall<FitVerdict>(node, memoKey);
+      if (known) return known;
+    }
+    const quick = fitsWithoutAdjustments(ledger, node, pod, useDra) ? FITS : numericFailure(ledger, node, pod, useDra);
+    if (quick) return memoKey !== undefined ? remember(node, memoKey, quick) : quick;
   }
   if (draFootprint?.unsafe && options.dra.unsafePolicy === 'reject') {
     return { fits: false, unresolvable: false, kind: 'dra_unsafe', reason: `DRA accounting unsafe on this node: ${draFootprint.unsafe}` };
@@ -143,6 +148,12 @@ export function assessFit(
     return { fits: false, unresolvable: false, kind: 'numa', reason: draFootprint.numa.reason ?? 'NUMA alignment not possible' };
   }
   return draFootprint && draFootprint.notes.length > 0 ? { fits: true, notes: draFootprint.notes } : FITS;
+}
+
+/** Whether this node's verdict for this pod depends only on the node's generation and the pod's demand. */
+function memoisable(ledger: ClusterLedger, node: NodeEntry, pod: PodEntry, useDra: boolean): boolean {
+  if (node.pods.has(pod.uid) || node.nominated.has(pod.uid)) return false;
+  return !useDra || ledger.draAccounting().nodeUsed(node.name) === undefined;
 }
 
 /**

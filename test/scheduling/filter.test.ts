@@ -241,6 +241,37 @@ describe('filter', () => {
   });
 
   describe('fast path', () => {
+    it('never answers from a remembered verdict once anything on the node changed (property, interleaved churn and calls)', () => {
+      const stepArb = fc.oneof(
+        fc.record({ bind: fc.nat(4), cpu: fc.constantFrom('500m', '1', '2') }),
+        fc.record({ remove: fc.nat(4) }),
+        fc.record({ nominate: fc.nat(2), cpu: fc.constantFrom('1', '2'), priority: fc.integer({ min: 0, max: 10 }) }),
+        fc.record({ resize: fc.constantFrom('3', '4', '6') }),
+        fc.record({ ask: fc.constantFrom('500m', '1', '2', '3'), priority: fc.integer({ min: 0, max: 10 }) }),
+      );
+      fc.assert(
+        fc.property(fc.array(stepArb, { minLength: 1, maxLength: 25 }), (steps) => {
+          const ledger = ledgerOf([node('a', { cpu: '4', memory: '8Gi', pods: '6' })], []);
+          for (const step of steps) {
+            if ('bind' in step) ledger.apply(upsertPod(pod('ns', `b${step.bind}`, { node: 'a', cpu: step.cpu })));
+            else if ('remove' in step) ledger.apply(deletePod(`ns/b${step.remove}`));
+            else if ('nominate' in step) ledger.apply(upsertPod(pod('ns', `n${step.nominate}`, { nominated: 'a', cpu: step.cpu, priority: step.priority, phase: 'Pending' })));
+            else if ('resize' in step) ledger.apply(upsertNode(node('a', { cpu: step.resize, memory: '8Gi', pods: '6' })));
+            else {
+              const incoming = incomingPodFromWire(wire(pod('ns', 'new', { cpu: step.ask, priority: step.priority })));
+              const entry = ledger.node('a')!;
+              const first = assessFit(ledger, entry, incoming, OPTIONS);
+              const again = assessFit(ledger, entry, incomingPodFromWire(wire(pod('ns', 'new', { cpu: step.ask, priority: step.priority }))), OPTIONS);
+              const full = assessFit(ledger, entry, incoming, OPTIONS, { podUids: new Set(['no-such-pod']) });
+              assert.deepEqual(first, full);
+              assert.deepEqual(again, full);
+            }
+          }
+        }),
+        { numRuns: 400 },
+      );
+    });
+
     it('gives the same verdicts and reasons as the full computation with nominated pods of any priority on the node (property)', () => {
       fc.assert(
         fc.property(

@@ -1,0 +1,39 @@
+/**
+ * Verdicts remembered per node and pod demand. Replicas of one workload ask for the same thing over and over (and
+ * kube-scheduler re-filters a pending pod on every retry), so a verdict computed for (node generation, priority,
+ * requests) is reused until anything on that node changes: every change that can alter a verdict bumps the node's
+ * generation (ledger/node-entry.ts). Only verdicts that depend on nothing else are remembered: no DRA claims of the
+ * pod, no DRA use on the node, no removed pods, the pod neither bound nor nominated there (callers check).
+ */
+import type { NodeEntry } from '../ledger/node-entry.js';
+import type { PodEntry } from '../ledger/pod-entry.js';
+
+const MAX_DEMANDS_PER_NODE = 32;
+const demandKeys = new WeakMap<PodEntry, string>();
+
+/** Priority and every requested amount, e.g. `100|cpu=500|memory=1073741824`. */
+export function demandKey(pod: PodEntry): string {
+  let key = demandKeys.get(pod);
+  if (key === undefined) {
+    key = String(pod.priority);
+    for (const [resource, amount] of pod.requests) if (amount !== 0n) key += `|${resource}=${amount}`;
+    demandKeys.set(pod, key);
+  }
+  return key;
+}
+
+export function recall<V>(node: NodeEntry, key: string): V | undefined {
+  const memo = node.verdicts;
+  if (!memo || memo.generation !== node.generation) return undefined;
+  return memo.byDemand.get(key) as V | undefined;
+}
+
+export function remember<V>(node: NodeEntry, key: string, verdict: V): V {
+  let memo = node.verdicts;
+  if (!memo || memo.generation !== node.generation || memo.byDemand.size >= MAX_DEMANDS_PER_NODE) {
+    memo = { generation: node.generation, byDemand: new Map() };
+    node.verdicts = memo;
+  }
+  memo.byDemand.set(key, verdict);
+  return verdict;
+}
