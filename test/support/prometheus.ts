@@ -5,7 +5,6 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -26,18 +25,7 @@ export function promtool(args: string[], input?: string): ToolResult {
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-/** A free loopback TCP port (bound then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+export { freePort } from './child-process.js';
 
 export async function waitFor<T>(what: string, attempt: () => Promise<T | undefined>, timeoutMs: number, logs?: () => string): Promise<T> {
   const deadline = Date.now() + timeoutMs;

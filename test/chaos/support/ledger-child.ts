@@ -5,7 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { freePort, REPO_ROOT } from '../../bench/child-processes.js';
+import { REPO_ROOT } from '../../bench/child-processes.js';
+import { freePort, stopper } from '../../support/child-process.js';
 
 export const HOST = '127.0.0.1';
 
@@ -55,16 +56,6 @@ async function waitReady(child: LedgerChild, timeoutMs: number): Promise<void> {
   throw new Error(`kube-ledger not ready after ${timeoutMs} ms:\n${child.log().slice(-2000)}`);
 }
 
-function stopper(process: ChildProcess): () => Promise<void> {
-  return async () => {
-    if (process.exitCode !== null || process.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => process.once('exit', () => resolve()));
-    process.kill('SIGTERM');
-    const timer = setTimeout(() => process.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
-}
 
 export async function startLedgerChild(options: LedgerChildOptions): Promise<LedgerChild> {
   const port = await freePort();
