@@ -157,7 +157,4 @@ function checkCrossField(config: ExtenderConfig): void {
   if (tls.clientCAFile !== '' && tls.certFile === '') {
     throw new ConfigError('server.tls.clientCAFile', 'client certificates need HTTPS: set certFile and keyFile too', 'configuration');
   }
-  if (config.cluster.source === 'snapshot' && config.cluster.snapshotPath === '') {
-    // Allowed: the demo cluster is used.
-  }
 }
