@@ -36,10 +36,9 @@ describe('short soak against the real extender process', function () {
 
   it('answers every mixed request with 2xx while the snapshot churns, reloads every step, memory stays bounded', async () => {
     const lines: string[] = [];
-    // Sampled 4x a second so each quarter's 25th percentile sees the post-collection lows; with one sample a second a
-    // lazy collector under this load could leave a whole quarter above its live set and fail an honest run.
+    // Each sample is taken right after a full collection in the child, so it is the live set, not the collector's mood.
     const report = await runSoak({ durationMs: 25_000, concurrency: 16, nodes: 200, podsPerNode: 10, seed: 7,
-      churnEveryMs: 2_500, sampleEveryMs: 250, log: (line) => lines.push(line) });
+      churnEveryMs: 2_500, sampleEveryMs: 1_000, log: (line) => lines.push(line) });
     console.log(lines.slice(-16).join('\n'));
     assert.deepEqual(report.problems, []);
     assert.ok(report.ok);

@@ -2,7 +2,8 @@
  * Soak: `npm run soak -- --minutes N [--concurrency C] [--nodes K] [--seed S]`.
  * Starts kube-ledger as a child process on a synthetic snapshot, drives filter (NodeNames and Nodes), prioritize
  * and preempt at high concurrency over loopback while the snapshot churns (pods deleted and created, ResourceSlice
- * pools republished; the server reloads), samples the child's RSS and heap from /metrics, prints a table over time,
+ * pools republished; the server reloads), samples the child's RSS and heap right after a full collection in the child
+ * (test/chaos/support/collect-on-signal.cjs), prints a table over time,
  * and fails (exit 1) if any request failed, the process died, reloads did not happen or failed, or memory kept
  * growing after warm-up (rule in support/soak-memory.ts).
  */
@@ -13,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { generateCluster } from '../bench/synthetic-cluster.js';
 import { fullNodesBodies, nodeNamesBodies, preemptBodies } from '../bench/payloads.js';
-import { readChildMemory, startLedgerChild, sumChildMetric } from './support/ledger-child.js';
+import { startLedgerChild, sumChildMetric } from './support/ledger-child.js';
 import { ChurningCluster } from './support/soak-churn.js';
 import { driveLoad, emptyCounters, percentile, type LoadCounters, type LoadScenario } from './support/soak-load.js';
 import { judgeSeries, type MemorySample, type SeriesVerdict } from './support/soak-memory.js';
@@ -116,7 +117,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }, options.churnEveryMs);
   let previousTotal = 0;
   const sampleTimer = setInterval(() => {
-    void readChildMemory(child.baseUrl).then(async (memory) => {
+    void child.memoryAfterCollection().then(async (memory) => {
       const sample = { atMs: elapsed(), ...memory };
       samples.push(sample);
       log(sampleLine(sample, counters, previousTotal, options.sampleEveryMs, (await reloads()) - initialReloads));

@@ -4,7 +4,8 @@
  * from /metrics.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from '../../bench/child-processes.js';
 import { freePort, stopper } from '../../support/child-process.js';
 
@@ -30,6 +31,8 @@ export interface LedgerChild {
   exited(): string | null;
   log(): string;
   stop(): Promise<void>;
+  /** Heap and RSS right after a full collection in the child (see collect-on-signal.cjs). */
+  memoryAfterCollection(): Promise<ChildMemory>;
 }
 
 export interface ChildMemory {
@@ -57,13 +60,36 @@ async function waitReady(child: LedgerChild, timeoutMs: number): Promise<void> {
 }
 
 
+const COLLECT_ON_SIGNAL = fileURLToPath(new URL('./collect-on-signal.cjs', import.meta.url));
+
+function memoryLines(file: string): string[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '') : [];
+}
+
+/** Signals the child to collect garbage, then waits for the line it appends with the figures measured after it. */
+async function collectAndMeasure(child: ChildProcess, file: string): Promise<ChildMemory> {
+  const before = memoryLines(file).length;
+  child.kill('SIGUSR2');
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const lines = memoryLines(file);
+    if (lines.length > before) {
+      const measured = JSON.parse(lines[lines.length - 1]!) as ChildMemory;
+      return { rssBytes: measured.rssBytes, heapUsedBytes: measured.heapUsedBytes };
+    }
+    await sleep(10);
+  }
+  throw new Error('the child did not report its memory after a collection within 10 s');
+}
+
 export async function startLedgerChild(options: LedgerChildOptions): Promise<LedgerChild> {
   const port = await freePort();
   const logFd = openSync(options.logPath, 'w');
-  const argv = [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts',
+  const memoryFile = `${options.logPath}.memory`;
+  const argv = [...(options.nodeArgs ?? []), '--expose-gc', '--require', COLLECT_ON_SIGNAL, '--import', 'tsx', 'src/main.ts',
     '--cluster', options.clusterFile, '--port', String(port), '--host', HOST, ...(options.args ?? [])];
-  const process_ = spawn(process.execPath, argv,
-    { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd], env: { ...process.env, ...options.env } });
+  const process_ = spawn(process.execPath, argv, { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd],
+    env: { ...process.env, ...options.env, LEDGER_TEST_MEMORY_FILE: memoryFile } });
   closeSync(logFd);
   let exit: string | null = null;
   process_.once('exit', (code, signal) => {
@@ -76,6 +102,7 @@ export async function startLedgerChild(options: LedgerChildOptions): Promise<Led
     exited: () => exit,
     log: () => readFileSync(options.logPath, 'utf8'),
     stop: stopper(process_),
+    memoryAfterCollection: () => collectAndMeasure(process_, memoryFile),
   };
   try {
     await waitReady(child, options.readyTimeoutMs ?? 120_000);

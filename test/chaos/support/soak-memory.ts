@@ -1,11 +1,12 @@
 /**
- * The soak's leak rule, on samples of the child's heap in use and resident set taken every few seconds:
+ * The soak's leak rule, on samples of the child's heap in use and resident set taken every few seconds (heap right
+ * after a full collection in the child, so it is the live set):
  * the first quarter of the run is warm-up (JIT, caches, pools, first reloads) and is ignored; the rest is split
  * into quarters. A series LEAKS when its level in the last quarter exceeds its level in the first post-warm-up
  * quarter by more than 50% AND by more than an absolute floor (32 MiB heap, 96 MiB RSS), so small, noisy heaps
  * and one-off reload spikes cannot fail the run but steady growth does. The level of a quarter is a low quantile
- * of its samples: the 25th percentile for heap in use (which saw-tooths between collections, so its lower samples
- * track what survives them), the median for RSS (smooth). The least-squares slope is reported alongside, for people.
+ * of its samples: the 25th percentile for heap in use (a sample taken while a snapshot reload holds two ledgers is
+ * an honest spike, not a trend), the median for RSS (smooth). The least-squares slope is reported alongside, for people.
  */
 
 export interface MemorySample {
