@@ -11,6 +11,8 @@ export interface DraPodFootprint {
   notes: string[];
   numa: { required: boolean; fits: boolean; reason?: string };
   unsafe?: string;
+  /** The pod's claims cannot be served on this node at all (no device of the driver, allocated elsewhere). */
+  unavailable?: string;
 }
 
 export interface DraAccounting {

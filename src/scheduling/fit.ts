@@ -18,7 +18,7 @@ export type FitVerdict =
   | { fits: true; notes: string[] }
   | { fits: false; unresolvable: boolean; reason: string; kind: FailureKind };
 
-export type FailureKind = 'unknown_node' | 'insufficient' | 'too_many_pods' | 'dra_unsafe' | 'numa' | 'node_error';
+export type FailureKind = 'unknown_node' | 'insufficient' | 'too_many_pods' | 'dra_unsafe' | 'dra_no_device' | 'numa' | 'node_error';
 
 /** Pods taken off the node for this evaluation (preemption victims, or the pod itself when already bound). */
 export interface Removal {
@@ -136,6 +136,9 @@ export function assessFit(
     }
     const quick = fitsWithoutAdjustments(ledger, node, pod, useDra) ? FITS : numericFailure(ledger, node, pod, useDra);
     if (quick) return memoKey !== undefined ? remember(node, memoKey, quick) : quick;
+  }
+  if (draFootprint?.unavailable) {
+    return { fits: false, unresolvable: false, kind: 'dra_no_device', reason: `DRA claims cannot be served here: ${draFootprint.unavailable}` };
   }
   if (draFootprint?.unsafe && options.dra.unsafePolicy === 'reject') {
     return { fits: false, unresolvable: false, kind: 'dra_unsafe', reason: `DRA accounting unsafe on this node: ${draFootprint.unsafe}` };

@@ -129,6 +129,17 @@ describe('DRA end to end over HTTP', () => {
     assert.match(tooBig.FailedNodes['worker-1'], /NUMA alignment: no single zone has room for cpu 33.*zone 0 free: cpu 24.*zone 1 free: cpu 32/);
   });
 
+  it('filter refuses (resolvably) a node with no device of the claim\'s driver; a pod without claims still passes there', async () => {
+    const running = servers[0]!;
+    const reply = await post(running, '/filter', { Pod: pendingPod('p26', 'fits-zone-1'), Nodes: null, NodeNames: ['worker-1', 'worker-2'] });
+    assert.deepEqual(reply.NodeNames, ['worker-1']);
+    assert.equal(reply.FailedNodes['worker-2'],
+      'DRA claims cannot be served here: claim ml/fits-zone-1 request cpus: 0 device(s) of driver cpu.example.com on this node, 1 needed');
+    assert.deepEqual(reply.FailedAndUnresolvableNodes, {});
+    const plain = await post(running, '/filter', { Pod: pendingPod('plain'), Nodes: null, NodeNames: ['worker-2'] });
+    assert.deepEqual(plain.NodeNames, ['worker-2']);
+  });
+
   it('explain shows the DRA estimate note and the NUMA reason', async () => {
     const running = servers[0]!;
     // Pending pods must be in the ledger for explain: use a second server whose snapshot has them.

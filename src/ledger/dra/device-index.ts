@@ -74,6 +74,8 @@ export class DeviceIndex {
   private readonly pools = new Map<string, PoolState>();
   private readonly nodePools = new Map<string, Set<string>>();
   private mappedDeviceCount = 0;
+  /** Per driver: [slices, slices not bound to one node (allNodes, nodeSelector, per-device node selection)]. */
+  private readonly slicesByDriver = new Map<string, [number, number]>();
 
   constructor(private readonly numaAttributes: readonly string[]) {}
 
@@ -81,6 +83,7 @@ export class DeviceIndex {
     const name = slice.metadata.name ?? '';
     const change = this.remove(name);
     this.slices.set(name, slice);
+    this.countSlice(slice, 1);
     const key = poolKeyOf(slice.spec.driver, slice.spec.pool.name);
     let names = this.poolSlices.get(key);
     if (!names) this.poolSlices.set(key, (names = new Set()));
@@ -94,6 +97,7 @@ export class DeviceIndex {
     const old = this.slices.get(name);
     if (!old) return change;
     this.slices.delete(name);
+    this.countSlice(old, -1);
     const key = poolKeyOf(old.spec.driver, old.spec.pool.name);
     const names = this.poolSlices.get(key);
     names?.delete(name);
@@ -125,6 +129,26 @@ export class DeviceIndex {
 
   hasMappings(): boolean {
     return this.mappedDeviceCount > 0;
+  }
+
+  /**
+   * How far a driver's devices reach: `unknown` when no slice of it is visible at all (kube-ledger cannot judge a
+   * node by it), `anywhere` when some slice is not bound to one node (network-attached devices may serve any node),
+   * else `node-local` (a node without a slice of this driver has no device of it).
+   */
+  driverReach(driver: string): 'unknown' | 'anywhere' | 'node-local' {
+    const counts = this.slicesByDriver.get(driver);
+    if (!counts) return 'unknown';
+    return counts[1] > 0 ? 'anywhere' : 'node-local';
+  }
+
+  private countSlice(slice: ResourceSliceObject, sign: 1 | -1): void {
+    const driver = slice.spec.driver;
+    const counts = this.slicesByDriver.get(driver) ?? [0, 0];
+    counts[0] += sign;
+    if (!slice.spec.nodeName) counts[1] += sign;
+    if (counts[0] <= 0) this.slicesByDriver.delete(driver);
+    else this.slicesByDriver.set(driver, counts);
   }
 
   private rebuildPool(key: string, change: IndexChange): void {

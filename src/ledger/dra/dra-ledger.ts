@@ -207,6 +207,7 @@ export class DraLedger implements DraAccounting {
       record: (key) => this.records.get(key),
       classOf: (name) => this.classOf(name),
       isActivePodOn: (uid, n) => this.isActivePodOn(uid, n),
+      devicesOf: (driver) => (this.devices.driverReach(driver) === 'node-local' ? (aggregate?.devicesByDriver.get(driver) ?? 0) : undefined),
     });
     if (cacheKey) {
       if (this.assessCache.size >= ASSESS_CACHE_LIMIT) this.assessCache.clear();

@@ -30,6 +30,8 @@ export interface NodeAggregate {
   mappedDevices: DeviceRecord[];
   unsupported: string[];
   pools: PoolState[];
+  /** Node-local devices of the newest pool generations per driver, mapped or not. */
+  devicesByDriver: Map<string, number>;
 }
 
 export function aggregateNode(node: string, pools: PoolState[], placed: PlacedClaim[]): NodeAggregate {
@@ -37,6 +39,12 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
     .flatMap((p) => [...p.devices.values()])
     .filter((d) => d.node === node && (d.mappings.length > 0 || d.unsupported !== undefined))
     .sort((a, b) => compareText(a.key, b.key));
+  const devicesByDriver = new Map<string, number>();
+  for (const pool of pools) {
+    for (const device of pool.devices.values()) {
+      if (device.node === node) devicesByDriver.set(device.driver, (devicesByDriver.get(device.driver) ?? 0) + 1);
+    }
+  }
   const reasons = new Set<string>();
   for (const pool of pools) for (const problem of pool.problems) reasons.add(problem);
   const entries: ClaimContribution[] = [];
@@ -65,6 +73,7 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
     mappedDevices,
     unsupported: [...new Set(mappedDevices.flatMap((d) => (d.unsupported ? [d.unsupported] : [])))].sort(),
     pools,
+    devicesByDriver,
   };
 }
 

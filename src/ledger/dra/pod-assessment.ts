@@ -10,7 +10,7 @@
  */
 import type { PodObject, ResourceClaimObject } from '../objects.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
-import { addAll, claimRequests, estimateRequest, type EstimateInputs } from './claim-estimate.js';
+import { addAll, claimRequests, estimateRequest, type ClaimRequest, type EstimateInputs } from './claim-estimate.js';
 import type { ClaimPlacement } from './claim-placement.js';
 import type { ClassSelection } from './device-class.js';
 import type { NodeAggregate } from './node-aggregate.js';
@@ -32,6 +32,8 @@ export interface AssessContext {
   record(key: string): ClaimRecordView | undefined;
   classOf(name: string | undefined): ClassSelection;
   isActivePodOn(uid: string, node: string): boolean;
+  /** Devices of a driver on this node, or undefined when kube-ledger cannot tell (see DeviceIndex.driverReach). */
+  devicesOf(driver: string): number | undefined;
 }
 
 export interface PodClaimRef {
@@ -90,7 +92,10 @@ function addAllocated(work: Working, pod: PodObject, key: string, ctx: AssessCon
   if (!record) return;
   const { placement } = record;
   if (placement.node !== ctx.node) {
-    work.result.notes.push(`claim ${key} is allocated for node ${placement.node ?? '(unknown)'}, not ${ctx.node}`);
+    const reason = `claim ${key} is allocated for node ${placement.node ?? '(unknown)'}, not ${ctx.node}`;
+    work.result.notes.push(reason);
+    // An allocation pinned to another node (the allocator's node selector) cannot follow the pod here.
+    if (placement.node !== undefined) addUnavailable(work, reason);
     return;
   }
   const podUid = pod.metadata.uid;
@@ -109,6 +114,8 @@ function addEstimated(work: Working, claim: ResourceClaimObject, key: string, ct
   const requests = claimRequests(claim);
   let mapped = false;
   for (const request of requests) {
+    const shortage = deviceShortage(request, ctx);
+    if (shortage) addUnavailable(work, `claim ${key} request ${request.name}: ${shortage}`);
     const estimate = estimateRequest(request, inputs);
     for (const note of estimate.unsupported) work.unsupported.add(note);
     for (const note of estimate.notes) work.result.notes.push(`claim ${key}: ${note}`);
@@ -120,6 +127,28 @@ function addEstimated(work: Working, claim: ResourceClaimObject, key: string, ct
     work.result.notes.push(`claim ${key} is not allocated yet: its footprint on ${ctx.node} is an estimate`);
   }
   checkNuma(work, claim, key, inputs, ctx);
+}
+
+function addUnavailable(work: Working, reason: string): void {
+  work.result.unavailable = work.result.unavailable ? `${work.result.unavailable}; ${reason}` : reason;
+}
+
+/**
+ * Why no alternative of a request can be served by this node's devices, or undefined when one can (or kube-ledger
+ * cannot tell: a class without a readable driver, a driver with no visible slices or with devices not bound to one
+ * node). Counts devices, not free devices: allocations of other claims are the scheduler's DRA plugin's business.
+ */
+function deviceShortage(request: ClaimRequest, ctx: AssessContext): string | undefined {
+  let first: string | undefined;
+  for (const alternative of request.alternatives) {
+    const driver = ctx.classOf(alternative.deviceClassName).driver;
+    const present = driver === undefined ? undefined : ctx.devicesOf(driver);
+    if (present === undefined) return undefined;
+    const needed = alternative.allocationMode === 'All' ? 1 : Math.max(1, alternative.count ?? 1);
+    if (present >= needed) return undefined;
+    first ??= `${present} device(s) of driver ${driver} on this node, ${needed} needed`;
+  }
+  return first;
 }
 
 function checkNuma(work: Working, claim: ResourceClaimObject, key: string, inputs: EstimateInputs, ctx: AssessContext): void {

@@ -69,4 +69,9 @@ export interface DraPodAssessment {
   numa: { required: boolean; fits: boolean; reason?: string };
   /** Set only when the node's DRA accounting is unsafe AND the pod would consume node-allocatable resources there. */
   unsafe?: string;
+  /**
+   * Set when the pod's claims cannot be served on this node at all: a claim allocated for another node, or a request
+   * no device of its driver on this node can satisfy (judged only for drivers whose slices are all node-local).
+   */
+  unavailable?: string;
 }
