@@ -27,7 +27,7 @@ export interface NodeEntry {
   /** Bumped on every change that can alter a fit verdict here (allocatable, bound pods, nominations). */
   generation: number;
   /** Verdicts memoised for `generation` by pod demand (see scheduling/verdict-memo.ts); dropped when it moves. */
-  verdicts?: { generation: number; byDemand: Map<string, unknown> };
+  verdicts?: { generation: number; draUsed: ReadonlyMap<string, bigint> | undefined; byDemand: Map<string, unknown> };
   /** Bound pods by UID. */
   pods: Map<string, PodEntry>;
   /** Pending pods nominated to this node, by UID. */
@@ -37,6 +37,8 @@ export interface NodeEntry {
   labels: Record<string, string>;
   /** Set when allocatable could not be parsed; the node then offers nothing. */
   allocatableError?: string;
+  /** Scratch for the verbs: the stamp of the last call that answered for this node (see scheduling/call-dedupe.ts). */
+  answeredIn: number;
 }
 
 export function emptyNodeEntry(name: string): NodeEntry {
@@ -56,6 +58,7 @@ export function emptyNodeEntry(name: string): NodeEntry {
     unschedulable: false,
     taints: [],
     labels: {},
+    answeredIn: 0,
   };
 }
 

@@ -7,7 +7,8 @@ import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import type { ExtenderArgs, ExtenderFilterResult, FailedNodesMap, WireNodeList } from '../protocol/types.js';
 import { candidatesFromArgs, type Candidates } from './candidates.js';
-import { assessFit, type FitVerdict } from './fit.js';
+import { assessFit, PodAssessor, type FitVerdict } from './fit.js';
+import { CallDedupe } from './call-dedupe.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 
@@ -33,21 +34,20 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   const candidates = candidatesFromArgs(args);
   const { names } = candidates;
   const nominated = checkNominatedFirst(ledger, pod, names, options);
+  const assessor = new PodAssessor(ledger, pod, options);
   const passed: number[] = [];
   const failedNodes: FailedNodesMap = {};
   const unresolvableNodes: FailedNodesMap = {};
   let failed = 0;
   let unresolvable = 0;
   let draUnsafe = 0;
-  // Each requested node is answered once, however often it was sent.
-  const seen = new Set<string>();
+  const dedupe = new CallDedupe();
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
   const notEvaluated = `not evaluated: the pod's nominated node ${exclusiveHit} fits (nominated-node policy exclusive)`;
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
-    const before = seen.size;
-    seen.add(name);
-    if (seen.size === before) continue;
+    const node = ledger.node(name);
+    if (dedupe.repeated(name, node)) continue;
     if (exclusiveHit !== undefined) {
       if (name === exclusiveHit) passed.push(i);
       else {
@@ -56,7 +56,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       }
       continue;
     }
-    const verdict = name === nominated.checkedNode ? nominated.verdict! : assessFit(ledger, ledger.node(name), pod, options);
+    const verdict = name === nominated.checkedNode ? nominated.verdict! : assessor.assess(node);
     if (verdict.fits) passed.push(i);
     else if (verdict.unresolvable) {
       unresolvableNodes[name] = verdict.reason;

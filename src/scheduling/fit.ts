@@ -129,13 +129,14 @@ export function assessFit(
   const useDra = draIsEnabled(ledger, options);
   const draFootprint = useDra && podUsesClaims(pod) ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
   if (!draFootprint && removal.podUids.size === 0) {
-    const memoKey = memoisable(ledger, node, pod, useDra) ? demandKey(pod) : undefined;
+    const memoKey = memoisable(node, pod) ? demandKey(pod) : undefined;
+    const draUsed = draUsedOn(ledger, node, useDra);
     if (memoKey !== undefined) {
-      const known = recall<FitVerdict>(node, memoKey);
+      const known = recall<FitVerdict>(node, memoKey, draUsed);
       if (known) return known;
     }
     const quick = fitsWithoutAdjustments(ledger, node, pod, useDra) ? FITS : numericFailure(ledger, node, pod, useDra);
-    if (quick) return memoKey !== undefined ? remember(node, memoKey, quick) : quick;
+    if (quick) return memoKey !== undefined ? remember(node, memoKey, draUsed, quick) : quick;
   }
   if (draFootprint?.unavailable) {
     return { fits: false, unresolvable: false, kind: 'dra_no_device', reason: `DRA claims cannot be served here: ${draFootprint.unavailable}` };
@@ -153,10 +154,59 @@ export function assessFit(
   return draFootprint && draFootprint.notes.length > 0 ? { fits: true, notes: draFootprint.notes } : FITS;
 }
 
-/** Whether this node's verdict for this pod depends only on the node's generation and the pod's demand. */
-function memoisable(ledger: ClusterLedger, node: NodeEntry, pod: PodEntry, useDra: boolean): boolean {
-  if (node.pods.has(pod.uid) || node.nominated.has(pod.uid)) return false;
-  return !useDra || ledger.draAccounting().nodeUsed(node.name) === undefined;
+/** Whether this node's verdict for this pod depends only on the node (generation, DRA use) and the pod's demand. */
+function memoisable(node: NodeEntry, pod: PodEntry): boolean {
+  return !node.pods.has(pod.uid) && !node.nominated.has(pod.uid);
+}
+
+function draUsedOn(ledger: ClusterLedger, node: NodeEntry, useDra: boolean): ReadonlyMap<string, bigint> | undefined {
+  return useDra ? ledger.draAccounting().nodeUsed(node.name) : undefined;
+}
+
+/**
+ * One pod assessed against the many nodes of one call (filter, prioritize): what depends only on the pod, the
+ * options and the ledger (DRA on, the pod's claims, its demand key) is settled once, so a node whose verdict is
+ * remembered costs a few lookups. Anything not remembered goes through `assessFit`, which remembers it.
+ */
+export class PodAssessor {
+  readonly useDra: boolean;
+  /** Undefined when verdicts for this pod cannot be remembered (its DRA claims make them node-specific). */
+  readonly memoKey: string | undefined;
+
+  constructor(
+    private readonly ledger: ClusterLedger,
+    readonly pod: PodEntry,
+    private readonly options: SchedulingOptions,
+  ) {
+    this.useDra = draIsEnabled(ledger, options);
+    this.memoKey = this.useDra && podUsesClaims(pod) ? undefined : demandKey(pod);
+  }
+
+  assess(node: NodeEntry | undefined): FitVerdict {
+    if (node !== undefined && this.memoKey !== undefined && memoisable(node, this.pod)) {
+      const known = recall<FitVerdict>(node, this.memoKey, draUsedOn(this.ledger, node, this.useDra));
+      if (known !== undefined) return known;
+    }
+    return assessFit(this.ledger, node, this.pod, this.options);
+  }
+
+  /**
+   * The memo key of another value that depends only on the node and this pod's demand plus `purpose` (e.g. a score
+   * under one scoring configuration); undefined when nothing can be remembered for this pod. Build it once per call.
+   */
+  keyFor(purpose: string): string | undefined {
+    return this.memoKey === undefined ? undefined : `${purpose}|${this.memoKey}`;
+  }
+
+  recallFor<V>(node: NodeEntry, key: string | undefined): V | undefined {
+    if (key === undefined || !memoisable(node, this.pod)) return undefined;
+    return recall<V>(node, key, draUsedOn(this.ledger, node, this.useDra));
+  }
+
+  rememberFor<V>(node: NodeEntry, key: string | undefined, value: V): V {
+    if (key === undefined || !memoisable(node, this.pod)) return value;
+    return remember(node, key, draUsedOn(this.ledger, node, this.useDra), value);
+  }
 }
 
 /**

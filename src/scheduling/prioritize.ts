@@ -9,7 +9,8 @@ import { numericRequestsOf, type PodEntry } from '../ledger/pod-entry.js';
 import { demandValue, resourceId } from '../ledger/numeric-amounts.js';
 import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type HostPriorityList } from '../protocol/types.js';
 import { candidatesFromArgs } from './candidates.js';
-import { assessFit, demandFor, draIsEnabled, podUsesClaims, usageFor } from './fit.js';
+import { assessFit, demandFor, podUsesClaims, PodAssessor, usageFor } from './fit.js';
+import { CallDedupe } from './call-dedupe.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 
@@ -24,17 +25,38 @@ const NON_ZERO_DEFAULTS: ReadonlyMap<string, bigint> = new Map([
 export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions): HostPriorityList {
   const pod = incomingPodFromWire(args.Pod);
   const { names } = candidatesFromArgs(args);
-  const useDra = draIsEnabled(ledger, options);
-  const seen = new Set<string>();
+  const assessor = new PodAssessor(ledger, pod, options);
+  const scoreKey = assessor.keyFor(scoringPurpose(options));
+  const nominatedNode = options.nominatedNodePolicy === 'off' ? undefined : pod.nominatedNodeName;
+  const dedupe = new CallDedupe();
   const scores: HostPriorityList = [];
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
-    const before = seen.size;
-    seen.add(name);
-    if (seen.size === before) continue;
-    scores.push({ Host: name, Score: scoreNode(ledger, ledger.node(name), pod, options, useDra) });
+    const node = ledger.node(name);
+    if (dedupe.repeated(name, node)) continue;
+    // The nominated node's maximum score depends on the pod's nomination, not only its demand: never remembered.
+    const memoised = node !== undefined && name !== nominatedNode ? node : undefined;
+    let score = memoised === undefined ? undefined : assessor.recallFor<number>(memoised, scoreKey);
+    if (score === undefined) {
+      score = scoreNode(ledger, node, pod, options, assessor.useDra);
+      if (memoised !== undefined) assessor.rememberFor(memoised, scoreKey, score);
+    }
+    scores.push({ Host: name, Score: score });
   }
   return scores;
+}
+
+/** Scores depend on the scoring configuration as well as the node and the pod's demand: it is part of the memo key. */
+const scoringKeys = new WeakMap<SchedulingOptions['scoring'], string>();
+
+function scoringPurpose(options: SchedulingOptions): string {
+  let key = scoringKeys.get(options.scoring);
+  if (key === undefined) {
+    key = `score:${options.scoring.strategy}`;
+    for (const [resource, weight] of options.scoring.weights) key += `,${resource}=${weight}`;
+    scoringKeys.set(options.scoring, key);
+  }
+  return key;
 }
 
 export function scoreNode(

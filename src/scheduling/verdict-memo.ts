@@ -2,13 +2,17 @@
  * Verdicts remembered per node and pod demand. Replicas of one workload ask for the same thing over and over (and
  * kube-scheduler re-filters a pending pod on every retry), so a verdict computed for (node generation, priority,
  * requests) is reused until anything on that node changes: every change that can alter a verdict bumps the node's
- * generation (ledger/node-entry.ts). Only verdicts that depend on nothing else are remembered: no DRA claims of the
- * pod, no DRA use on the node, no removed pods, the pod neither bound nor nominated there (callers check).
+ * generation (ledger/node-entry.ts), and every change of the node's DRA use replaces its used-totals map, whose
+ * identity the memo records. Only verdicts that depend on nothing else are remembered: no DRA claims of the pod, no
+ * removed pods, the pod neither bound nor nominated there (callers check).
  */
 import type { NodeEntry } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 
-const MAX_DEMANDS_PER_NODE = 32;
+type DraUsed = ReadonlyMap<string, bigint> | undefined;
+
+/** Filter verdicts and scores of a few dozen distinct workloads per node; the memo restarts when it is full. */
+const MAX_DEMANDS_PER_NODE = 64;
 const demandKeys = new WeakMap<PodEntry, string>();
 
 /** Priority and every requested amount, e.g. `100|cpu=500|memory=1073741824`. */
@@ -22,16 +26,17 @@ export function demandKey(pod: PodEntry): string {
   return key;
 }
 
-export function recall<V>(node: NodeEntry, key: string): V | undefined {
+/** `draUsed` is the node's DRA used-totals map as the caller sees it (undefined when DRA is off or unused there). */
+export function recall<V>(node: NodeEntry, key: string, draUsed: DraUsed): V | undefined {
   const memo = node.verdicts;
-  if (!memo || memo.generation !== node.generation) return undefined;
+  if (!memo || memo.generation !== node.generation || memo.draUsed !== draUsed) return undefined;
   return memo.byDemand.get(key) as V | undefined;
 }
 
-export function remember<V>(node: NodeEntry, key: string, verdict: V): V {
+export function remember<V>(node: NodeEntry, key: string, draUsed: DraUsed, verdict: V): V {
   let memo = node.verdicts;
-  if (!memo || memo.generation !== node.generation || memo.byDemand.size >= MAX_DEMANDS_PER_NODE) {
-    memo = { generation: node.generation, byDemand: new Map() };
+  if (!memo || memo.generation !== node.generation || memo.draUsed !== draUsed || memo.byDemand.size >= MAX_DEMANDS_PER_NODE) {
+    memo = { generation: node.generation, draUsed, byDemand: new Map() };
     node.verdicts = memo;
   }
   memo.byDemand.set(key, verdict);

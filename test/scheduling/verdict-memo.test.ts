@@ -1,0 +1,90 @@
+/**
+ * Remembered verdicts and scores must never outlive what they were computed from: the node's generation and its DRA
+ * use. Each step below compares the answer of a long-lived ledger (memo warm) with a ledger built from scratch.
+ */
+import assert from 'node:assert/strict';
+import type { ClusterChange } from '../../src/ledger/changes.js';
+import { DraLedger } from '../../src/ledger/dra/dra-ledger.js';
+import type { ResourceClaimObject } from '../../src/ledger/objects.js';
+import { filter } from '../../src/scheduling/filter.js';
+import { prioritize } from '../../src/scheduling/prioritize.js';
+import { claim, cpuDevice, deviceClass, result, slice } from '../ledger/dra/builders.js';
+import { ledgerOf, namesArgs, node, pod, podUid, schedulingOptions } from '../support/builders.js';
+
+const CPU = 'cpu.example.com';
+const OPTIONS = schedulingOptions();
+const NODES = [node('n1', { cpu: '8', memory: '32Gi' }), node('n2', { cpu: '8', memory: '32Gi' })];
+const HOLDER = pod('ns', 'holder', { node: 'n1', cpu: '1', memory: '1Gi' });
+
+function heldClaim(cpu: string): ResourceClaimObject {
+  return claim('ns', 'held', 'uid-held', {
+    results: [result(CPU, 'n1', 'numa0', { 'cpu.example.com/cpu': cpu, 'cpu.example.com/memory': '1Gi' })],
+    node: 'n1',
+    reservedFor: [podUid('ns', 'holder')],
+  });
+}
+
+const BASE: ClusterChange[] = [
+  { type: 'upsert', kind: 'DeviceClass', object: deviceClass(CPU, CPU) },
+  { type: 'upsert', kind: 'ResourceSlice', object: slice('cpu-n1', 'n1', CPU, [cpuDevice('numa0', 0, '32', '128Gi')]) },
+];
+
+function build(changes: ClusterChange[]) {
+  const ledger = ledgerOf(NODES, [HOLDER], { dra: new DraLedger({ freshnessWindowMs: 1e12 }) });
+  ledger.applyBatch(changes);
+  return ledger;
+}
+
+/** A pod without claims: its verdicts are remembered per node. */
+const incoming = pod('ns', 'new', { cpu: '4', memory: '1Gi' });
+const answer = (ledger: ReturnType<typeof build>) => ({
+  filter: filter(ledger, namesArgs(incoming, ['n1', 'n2']), OPTIONS).result,
+  scores: prioritize(ledger, namesArgs(incoming, ['n1', 'n2']), OPTIONS),
+});
+
+describe('verdict memo', () => {
+  it('follows DRA use on a node: a claim growing, shrinking and going away changes the remembered verdict and score', () => {
+    const steps: ClusterChange[][] = [
+      [{ type: 'upsert', kind: 'ResourceClaim', object: heldClaim('2') }],
+      [{ type: 'upsert', kind: 'ResourceClaim', object: { ...heldClaim('5'), metadata: { ...heldClaim('5').metadata, resourceVersion: '2' } } }],
+      [{ type: 'upsert', kind: 'ResourceClaim', object: { ...heldClaim('1'), metadata: { ...heldClaim('1').metadata, resourceVersion: '3' } } }],
+      [{ type: 'delete', kind: 'ResourceClaim', key: 'ns/held' }],
+    ];
+    const live = build(BASE);
+    const applied: ClusterChange[] = [...BASE];
+    const seen = new Set<string>();
+    for (const step of [[], ...steps]) {
+      live.applyBatch(step);
+      applied.push(...step);
+      const warm = answer(live);
+      assert.deepEqual(answer(live), warm, 'asking twice gives the same answer');
+      assert.deepEqual(warm, answer(build(applied)), `after ${applied.length - BASE.length} change(s)`);
+      seen.add(warm.filter.NodeNames!.join(','));
+    }
+    // The steps really moved n1 in and out of the answer (cpu 8 − 1 bound − claim share vs 4 requested).
+    assert.deepEqual([...seen].sort(), ['n1,n2', 'n2']);
+  });
+
+  it('switching DRA accounting off and on again live is followed too', () => {
+    const ledger = build([...BASE, { type: 'upsert', kind: 'ResourceClaim', object: heldClaim('5') }]);
+    const on = filter(ledger, namesArgs(incoming, ['n1']), OPTIONS).result;
+    const off = filter(ledger, namesArgs(incoming, ['n1']), schedulingOptions({ dra: { ...OPTIONS.dra, enabled: false } })).result;
+    const onAgain = filter(ledger, namesArgs(incoming, ['n1']), OPTIONS).result;
+    assert.deepEqual(on.NodeNames, []);
+    assert.match(on.FailedNodes!['n1']!, /Insufficient cpu: requests 4, free 2 of 8/);
+    assert.deepEqual(off.NodeNames, ['n1']);
+    assert.deepEqual(onAgain, on);
+  });
+
+  it('never hands a remembered score to the pod nominated to that node, nor the nominated maximum to its twins', () => {
+    const ledger = ledgerOf(NODES, [pod('ns', 'busy', { node: 'n1', cpu: '6', memory: '16Gi' })]);
+    const twin = pod('ns', 'twin', { cpu: '1', memory: '1Gi' });
+    const nominated = pod('ns', 'nominated', { cpu: '1', memory: '1Gi', nominated: 'n1' });
+    const scoreOn = (p: typeof twin) => prioritize(ledger, namesArgs(p, ['n1', 'n2']), OPTIONS).find((s) => s.Host === 'n1')!.Score;
+    const before = scoreOn(twin);
+    assert.ok(before < 10, `n1 is busy: ${before}`);
+    assert.equal(scoreOn(nominated), 10);
+    assert.equal(scoreOn(twin), before);
+    assert.equal(scoreOn(nominated), 10);
+  });
+});
