@@ -1,8 +1,10 @@
 /**
  * Encoders for extender replies, shaped as Go's json.Marshal shapes the structs: Go field names in declaration
- * order, null for nil pointers/slices/maps, map keys sorted. Only the declared fields are written, so extra
- * properties on a result object never leak. Each value is stringified once; in full-Nodes mode the node objects of
- * the request go out by reference. (Go also escapes <, > and & inside strings; any JSON parser reads both forms.)
+ * order, null for nil pointers/slices/maps. Only the declared fields are written, so extra properties on a result
+ * object never leak. Each value is stringified once; in full-Nodes mode the node objects of the request go out by
+ * reference. Two byte-level differences from Go, neither visible to a JSON decoder: the filter's FailedNodes maps
+ * keep the order the nodes were sent in (Go sorts map keys; sorting 2,600 failed names cost a third of the reply's
+ * encoding at 5000 nodes), and <, > and & inside strings are not escaped.
  */
 import type {
   ExtenderFilterResult,
@@ -51,21 +53,22 @@ function encodeStrings(names: readonly string[] | null | undefined): string {
   return names === null || names === undefined ? 'null' : JSON.stringify(names);
 }
 
-const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
-
 /**
- * The hot part of a filter reply (one reason per failing node, thousands at 5000 nodes): the keys are sorted once and
- * the map goes through a single native JSON.stringify. Keys the JS engine would reorder (array-index-like names) or
- * treat specially (`__proto__`) take the hand-written path.
+ * The hot part of a filter reply (one reason per failing node, thousands at 5000 nodes): one native JSON.stringify
+ * of the map as built (an own `__proto__` key included; see `setNodeReason`).
  */
 function encodeFailedNodes(map: FailedNodesMap | null | undefined): string {
   if (map === null || map === undefined) return 'null';
-  const keys = Object.keys(map);
-  if (keys.some((key) => key === '__proto__' || ARRAY_INDEX.test(key))) return encodeMap(map, quote);
-  keys.sort();
-  const ordered: FailedNodesMap = {};
-  for (const key of keys) ordered[key] = map[key] as string;
-  return JSON.stringify(ordered);
+  return JSON.stringify(map);
+}
+
+/**
+ * Records a node's reason in a FailedNodes map. A node named `__proto__` (never a valid node name, but a request can
+ * say anything) becomes an own key instead of silently replacing the map's prototype.
+ */
+export function setNodeReason(map: FailedNodesMap, node: string, reason: string): void {
+  if (node === '__proto__') Object.defineProperty(map, node, { value: reason, enumerable: true, writable: true, configurable: true });
+  else map[node] = reason;
 }
 
 export function encodeFilterResult(result: ExtenderFilterResult): string {

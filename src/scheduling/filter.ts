@@ -5,6 +5,7 @@
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
+import { setNodeReason } from '../protocol/encode.js';
 import type { ExtenderArgs, ExtenderFilterResult, FailedNodesMap, WireNodeList } from '../protocol/types.js';
 import { candidatesFromArgs, type Candidates } from './candidates.js';
 import { assessFit, PodAssessor, type FitVerdict } from './fit.js';
@@ -51,7 +52,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     if (exclusiveHit !== undefined) {
       if (name === exclusiveHit) passed.push(i);
       else {
-        failedNodes[name] = notEvaluated;
+        setNodeReason(failedNodes, name, notEvaluated);
         failed++;
       }
       continue;
@@ -59,10 +60,10 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     const verdict = name === nominated.checkedNode ? nominated.verdict! : assessor.assess(node);
     if (verdict.fits) passed.push(i);
     else if (verdict.unresolvable) {
-      unresolvableNodes[name] = verdict.reason;
+      setNodeReason(unresolvableNodes, name, verdict.reason);
       unresolvable++;
     } else {
-      failedNodes[name] = verdict.reason;
+      setNodeReason(failedNodes, name, verdict.reason);
       failed++;
       if (verdict.kind === 'dra_unsafe') draUnsafe++;
     }

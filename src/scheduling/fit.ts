@@ -172,6 +172,12 @@ export class PodAssessor {
   readonly useDra: boolean;
   /** Undefined when verdicts for this pod cannot be remembered (its DRA claims make them node-specific). */
   readonly memoKey: string | undefined;
+  /**
+   * The nodes the ledger has this pod bound or nominated to (UIDs are unique, so these are exactly the nodes whose
+   * `pods`/`nominated` hold it): resolved once, so the scan compares entries instead of probing two maps per node.
+   */
+  private readonly boundTo: NodeEntry | undefined;
+  private readonly nominatedTo: NodeEntry | undefined;
 
   constructor(
     private readonly ledger: ClusterLedger,
@@ -180,10 +186,18 @@ export class PodAssessor {
   ) {
     this.useDra = draIsEnabled(ledger, options);
     this.memoKey = this.useDra && podUsesClaims(pod) ? undefined : demandKey(pod);
+    const known = ledger.podByUid(pod.uid);
+    this.boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;
+    this.nominatedTo = known?.nominatedNodeName ? ledger.node(known.nominatedNodeName) : undefined;
+  }
+
+  /** `memoisable` for this pod, without touching the node's maps. */
+  private memoisable(node: NodeEntry): boolean {
+    return node !== this.boundTo && node !== this.nominatedTo;
   }
 
   assess(node: NodeEntry | undefined): FitVerdict {
-    if (node !== undefined && this.memoKey !== undefined && memoisable(node, this.pod)) {
+    if (node !== undefined && this.memoKey !== undefined && this.memoisable(node)) {
       const known = recall<FitVerdict>(node, this.memoKey, draUsedOn(this.ledger, node, this.useDra));
       if (known !== undefined) return known;
     }
@@ -199,12 +213,12 @@ export class PodAssessor {
   }
 
   recallFor<V>(node: NodeEntry, key: string | undefined): V | undefined {
-    if (key === undefined || !memoisable(node, this.pod)) return undefined;
+    if (key === undefined || !this.memoisable(node)) return undefined;
     return recall<V>(node, key, draUsedOn(this.ledger, node, this.useDra));
   }
 
   rememberFor<V>(node: NodeEntry, key: string | undefined, value: V): V {
-    if (key === undefined || !memoisable(node, this.pod)) return value;
+    if (key === undefined || !this.memoisable(node)) return value;
     return remember(node, key, draUsedOn(this.ledger, node, this.useDra), value);
   }
 }

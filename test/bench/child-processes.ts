@@ -76,9 +76,10 @@ export async function startLedger(options: LedgerOptions): Promise<ServerProcess
   return { name: 'kube-ledger', pid: child.pid ?? -1, baseUrl, readyAfterMs: performance.now() - started, stop };
 }
 
-export async function startFloor(): Promise<ServerProcess> {
+/** The floor server (plain node:http), or with `koa` the same replies through bare Koa + @koa/router. */
+export async function startFloor(kind: 'plain' | 'koa' = 'plain'): Promise<ServerProcess> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/floor-server.ts', '--port', '0'],
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/floor-server.ts', '--port', '0', ...(kind === 'koa' ? ['--koa'] : [])],
     { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const stop = stopper(child);
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -87,7 +88,7 @@ export async function startFloor(): Promise<ServerProcess> {
     lines.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
   });
   lines.close();
-  return { name: 'floor', pid: child.pid ?? -1, baseUrl: `http://${HOST}:${port}`,
+  return { name: kind === 'koa' ? 'bare Koa' : 'floor', pid: child.pid ?? -1, baseUrl: `http://${HOST}:${port}`,
     readyAfterMs: performance.now() - started, stop };
 }
 

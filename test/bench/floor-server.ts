@@ -3,10 +3,15 @@
  * through, in the reply shape of each verb. Nothing written in Node can answer the same payload faster, so
  * kube-ledger's throughput is reported as a ratio of this server's, measured in the same run.
  *
- * Run as a script (`node --import tsx test/bench/floor-server.ts --port 0`) it prints `{"port":N}` on stdout.
+ * With `--koa` the same replies come from a bare Koa app with @koa/router and no middleware: the floor of the HTTP
+ * framework the design card fixes, so a report can tell the framework's share of the gap from kube-ledger's own.
+ *
+ * Run as a script (`node --import tsx test/bench/floor-server.ts --port 0 [--koa]`) it prints `{"port":N}` on stdout.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import Router from '@koa/router';
+import Koa from 'koa';
 
 type Json = { [key: string]: unknown };
 
@@ -64,10 +69,43 @@ export function createFloorServer(): Server {
   return server;
 }
 
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The same replies through Koa + @koa/router, with nothing else in the middleware chain. */
+export function createKoaFloorServer(): Server {
+  const app = new Koa();
+  const router = new Router();
+  for (const path of ['/filter', '/prioritize', '/preempt']) {
+    router.post(path, async (ctx) => {
+      let args: Json;
+      try {
+        args = JSON.parse((await readBody(ctx.req)).toString('utf8')) as Json;
+      } catch {
+        ctx.status = 400;
+        ctx.body = JSON.stringify({ Error: 'invalid JSON' });
+        return;
+      }
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(floorReply(path, args));
+    });
+  }
+  router.get(['/readyz', '/healthz'], (ctx) => {
+    ctx.body = 'ok';
+  });
+  app.use(router.routes());
+  const server = createServer(app.callback());
+  server.keepAliveTimeout = 60_000;
+  return server;
+}
+
 function main(): void {
   const portFlag = process.argv.indexOf('--port');
   const port = portFlag >= 0 ? Number(process.argv[portFlag + 1]) : 0;
-  const server = createFloorServer();
+  const server = process.argv.includes('--koa') ? createKoaFloorServer() : createFloorServer();
   server.listen(port, '127.0.0.1', () => {
     const address = server.address();
     const actual = typeof address === 'object' && address ? address.port : port;

@@ -1,7 +1,10 @@
 /**
  * One bounded autocannon run against one server: POSTs that rotate over pre-serialised bodies, with our own
- * sub-millisecond latency record (autocannon's histogram keeps whole milliseconds).
+ * sub-millisecond latency record (autocannon's histogram keeps whole milliseconds), and the server process's own CPU
+ * time per answered request (from /proc), which a shared machine's noise moves far less than throughput.
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 export interface LoadOptions {
@@ -12,6 +15,8 @@ export interface LoadOptions {
   durationSeconds: number;
   /** Upper bound on requests, whichever of time and count comes first. */
   maxRequests: number;
+  /** The server's process ID, to measure its CPU time (Linux /proc); omitted → NaN. */
+  serverPid?: number;
 }
 
 export interface LoadResult {
@@ -23,6 +28,23 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** Server CPU time (user + system) per answered request, in microseconds. */
+  serverCpuMicrosPerRequest: number;
+}
+
+let ticksPerSecond: number | undefined;
+
+/** User + system CPU seconds of a process so far, or NaN when /proc cannot tell. */
+export function processCpuSeconds(pid: number): number {
+  try {
+    ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    // Fields after the parenthesised command name: state is field 3, utime 14 and stime 15 (proc(5)).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 export function percentile(sorted: Float64Array, fraction: number): number {
@@ -34,6 +56,7 @@ export function percentile(sorted: Float64Array, fraction: number): number {
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
   let ok = 0;
+  const cpuBefore = options.serverPid === undefined ? Number.NaN : processCpuSeconds(options.serverPid);
   const started = performance.now();
   let finish: (value: autocannon.Result) => void = () => {};
   let fail: (reason: unknown) => void = () => {};
@@ -59,6 +82,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   });
   const result = await done;
   const elapsedSeconds = (performance.now() - started) / 1000;
+  const cpuSeconds = options.serverPid === undefined ? Number.NaN : processCpuSeconds(options.serverPid) - cpuBefore;
   const sorted = Float64Array.from(latencies).sort();
   return {
     requests: ok,
@@ -69,5 +93,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+    serverCpuMicrosPerRequest: ok > 0 ? (cpuSeconds * 1e6) / ok : Number.NaN,
   };
 }

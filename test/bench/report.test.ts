@@ -4,14 +4,16 @@ import { percentile } from './load-run.js';
 import { evaluateChecks, invalidReasons, median, renderMarkdown, summarize, type BenchReport, type ScenarioResult } from './report.js';
 
 function round(rps: number, p99Ms: number, non2xx = 0): LoadResult {
-  return { requests: rps * 5, elapsedSeconds: 5, requestsPerSecond: rps, p50Ms: p99Ms / 2, p99Ms, non2xx, errors: 0, timeouts: 0 };
+  return { requests: rps * 5, elapsedSeconds: 5, requestsPerSecond: rps, p50Ms: p99Ms / 2, p99Ms, non2xx, errors: 0, timeouts: 0,
+    serverCpuMicrosPerRequest: 1e6 / rps };
 }
 
 function scenario(name: string, ledgerRps: number, floorRps: number, p99Ms = 1, non2xx = 0): ScenarioResult {
   const ledger = summarize([round(ledgerRps, p99Ms, non2xx), round(ledgerRps, p99Ms), round(ledgerRps, p99Ms)]);
   const floor = summarize([round(floorRps, 0.5), round(floorRps, 0.5), round(floorRps, 0.5)]);
-  return { name, description: name, path: '/filter', connections: 1, nodes: 500, bodyBytes: 1, ledger, floor,
-    ratio: ledger.requestsPerSecond / floor.requestsPerSecond, sanity: 'ok' };
+  const koa = summarize([round(floorRps * 0.8, 0.6), round(floorRps * 0.8, 0.6), round(floorRps * 0.8, 0.6)]);
+  return { name, description: name, path: '/filter', connections: 1, nodes: 500, bodyBytes: 1, ledger, floor, koa,
+    ratio: ledger.requestsPerSecond / floor.requestsPerSecond, koaRatio: ledger.requestsPerSecond / koa.requestsPerSecond, sanity: 'ok' };
 }
 
 const LARGE = { nodes: 5000, pods: 150000, clusterFileBytes: 1, parseFloorMs: 1, readyAfterMs: 9000, rebuildSeconds: 2,
@@ -62,5 +64,7 @@ describe('benchmark report', () => {
     const markdown = renderMarkdown(report);
     assert.match(markdown, /INVALID BENCHMARK/);
     assert.match(markdown, /\| filter-names-500-c1 \|/);
+    // ledger 90 req/s, floor 100, bare Koa 80: both ratios and the CPU per request of all three servers are shown.
+    assert.match(markdown, /\| \*\*0\.90\*\* \| 80\.0 \| 1\.13 \| 11111 \/ 10000 \/ 12500 \|/);
   });
 });

@@ -10,6 +10,8 @@ export interface TargetSummary {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** Median server CPU time per answered request, microseconds (NaN when not measured). */
+  cpuMicrosPerRequest: number;
   /** Sums over rounds. */
   requests: number;
   non2xx: number;
@@ -26,8 +28,12 @@ export interface ScenarioResult {
   bodyBytes: number;
   ledger: TargetSummary;
   floor: TargetSummary;
+  /** The same replies from bare Koa + @koa/router: the framework's own floor. */
+  koa: TargetSummary;
   /** ledger req/s ÷ floor req/s (medians). */
   ratio: number;
+  /** ledger req/s ÷ bare-Koa req/s (medians). */
+  koaRatio: number;
   /** What one kube-ledger reply said (e.g. nodes passed), or the problem with it. */
   sanity: string;
 }
@@ -83,6 +89,7 @@ export function summarize(rounds: LoadResult[]): TargetSummary {
     requestsPerSecond: median(rounds.map((r) => r.requestsPerSecond)),
     p50Ms: median(rounds.map((r) => r.p50Ms)),
     p99Ms: median(rounds.map((r) => r.p99Ms)),
+    cpuMicrosPerRequest: median(rounds.map((r) => r.serverCpuMicrosPerRequest)),
     requests: sum((r) => r.requests),
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors),
@@ -94,7 +101,7 @@ export function summarize(rounds: LoadResult[]): TargetSummary {
 export function invalidReasons(scenarios: ScenarioResult[]): string[] {
   const reasons: string[] = [];
   for (const s of scenarios) {
-    for (const [who, t] of [['kube-ledger', s.ledger], ['floor', s.floor]] as const) {
+    for (const [who, t] of [['kube-ledger', s.ledger], ['floor', s.floor], ['bare Koa', s.koa]] as const) {
       if (t.non2xx + t.errors + t.timeouts > 0) {
         reasons.push(`${s.name}: ${who} had ${t.non2xx} non-2xx, ${t.errors} errors, ${t.timeouts} timeouts`);
       }
@@ -141,6 +148,8 @@ function scenarioRow(s: ScenarioResult): string {
   const failures = s.ledger.non2xx + s.ledger.errors + s.ledger.timeouts;
   return `| ${s.description} | ${fmt(s.ledger.requestsPerSecond)} | ${fmt(s.ledger.p50Ms, 2)} | ${fmt(s.ledger.p99Ms, 2)} | `
     + `${fmt(s.floor.requestsPerSecond)} | ${fmt(s.floor.p50Ms, 2)} | ${fmt(s.floor.p99Ms, 2)} | **${fmt(s.ratio, 2)}** | `
+    + `${fmt(s.koa.requestsPerSecond)} | ${fmt(s.koaRatio, 2)} | `
+    + `${fmt(s.ledger.cpuMicrosPerRequest, 0)} / ${fmt(s.floor.cpuMicrosPerRequest, 0)} / ${fmt(s.koa.cpuMicrosPerRequest, 0)} | `
     + `${failures} | ${s.sanity} |`;
 }
 
@@ -157,9 +166,13 @@ export function renderMarkdown(report: BenchReport): string {
     report.invalidReasons.length > 0
       ? `**INVALID BENCHMARK — failed requests:**\n${report.invalidReasons.map((r) => `- ${r}`).join('\n')}\n`
       : 'All requests answered 2xx.\n',
-    '| scenario | ledger req/s | ledger p50 ms | ledger p99 ms | floor req/s | floor p50 ms | floor p99 ms | ratio | ledger failed | ledger reply |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| scenario | ledger req/s | ledger p50 ms | ledger p99 ms | floor req/s | floor p50 ms | floor p99 ms | ratio | bare Koa req/s | ledger ÷ Koa | server CPU µs/req ledger / floor / Koa | ledger failed | ledger reply |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...report.scenarios.map(scenarioRow),
+    '',
+    '"floor" is plain node:http (parse the body, echo every node); "bare Koa" serves the same echo through Koa + '
+      + '@koa/router with no middleware, the floor of the framework kube-ledger is built on. Server CPU is each '
+      + "process's own user + system time per answered request (/proc), steadier than req/s on a shared machine.",
     '',
     `**${large.nodes} nodes / ${large.pods} pods** (cluster file ${mib(large.clusterFileBytes)}): `
       + `start to ready ${fmt(large.readyAfterMs / 1000, 2)} s; ledger rebuild gauge `

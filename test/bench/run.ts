@@ -1,8 +1,9 @@
 /**
  * `npm run bench [-- --quick] [-- --check] [-- --out DIR]`
  *
- * Generates two synthetic clusters (500 nodes and 5000 nodes × 30 pods), starts kube-ledger on each and the floor
- * server, and drives both with autocannon in alternating rounds (ledger, floor, ledger, floor, ...). Prints a
+ * Generates two synthetic clusters (500 nodes and 5000 nodes × 30 pods), starts kube-ledger on each, the floor server
+ * and the bare-Koa floor, and drives all three with autocannon in alternating rounds (ledger, floor, Koa, ledger, ...),
+ * recording each server's CPU time per request. Prints a
  * markdown table and writes bench.json + bench.md. Exits non-zero only with --check when a target is missed.
  * Loopback only; every run is bounded in time and request count.
  */
@@ -18,6 +19,7 @@ import { runLoad, type LoadResult } from './load-run.js';
 import { fullNodesBodies, nodeNamesBodies, preemptBodies, type ClusterView } from './payloads.js';
 import {
   evaluateChecks, invalidReasons, renderMarkdown, summarize, type BenchReport, type LargeClusterFigures, type ScenarioResult,
+  type TargetSummary,
 } from './report.js';
 import { LARGE_CLUSTER, SCENARIOS, SMALL_CLUSTER, type Scenario } from './scenarios.js';
 
@@ -76,28 +78,34 @@ async function sanity(server: ServerProcess, scenario: Scenario, body: string): 
   }
 }
 
-async function runScenario(scenario: Scenario, bodies: string[], ledger: ServerProcess, floor: ServerProcess,
+/** The reference servers every scenario is compared with, started once for the whole run. */
+interface Floors {
+  plain: ServerProcess;
+  koa: ServerProcess;
+}
+
+async function runScenario(scenario: Scenario, bodies: string[], ledger: ServerProcess, floors: Floors,
   settings: Settings): Promise<ScenarioResult> {
   const load = (server: ServerProcess, durationSeconds: number) => runLoad({ baseUrl: server.baseUrl, path: scenario.path,
-    bodies, connections: scenario.connections, durationSeconds, maxRequests: settings.maxRequestsPerRun });
+    bodies, connections: scenario.connections, durationSeconds, maxRequests: settings.maxRequestsPerRun, serverPid: server.pid });
   const reply = await sanity(ledger, scenario, bodies[0] as string);
-  await load(ledger, settings.warmupSeconds);
-  await load(floor, settings.warmupSeconds);
-  const ledgerRounds: LoadResult[] = [];
-  const floorRounds: LoadResult[] = [];
+  const targets = [ledger, floors.plain, floors.koa];
+  for (const target of targets) await load(target, settings.warmupSeconds);
+  const rounds: LoadResult[][] = targets.map(() => []);
   for (let round = 0; round < settings.rounds; round++) {
-    ledgerRounds.push(await load(ledger, settings.durationSeconds));
-    floorRounds.push(await load(floor, settings.durationSeconds));
+    for (const [i, target] of targets.entries()) rounds[i]!.push(await load(target, settings.durationSeconds));
   }
-  const ledgerSummary = summarize(ledgerRounds);
-  const floorSummary = summarize(floorRounds);
+  const [ledgerSummary, floorSummary, koaSummary] = rounds.map(summarize) as [TargetSummary, TargetSummary, TargetSummary];
   const result: ScenarioResult = {
     name: scenario.name, description: scenario.description, path: scenario.path, connections: scenario.connections,
     nodes: scenario.nodes, bodyBytes: Buffer.byteLength(bodies[0] as string), ledger: ledgerSummary, floor: floorSummary,
-    ratio: ledgerSummary.requestsPerSecond / floorSummary.requestsPerSecond, sanity: reply,
+    koa: koaSummary, ratio: ledgerSummary.requestsPerSecond / floorSummary.requestsPerSecond,
+    koaRatio: ledgerSummary.requestsPerSecond / koaSummary.requestsPerSecond, sanity: reply,
   };
-  log(`${scenario.name}: ledger ${ledgerSummary.requestsPerSecond.toFixed(1)} req/s p99 ${ledgerSummary.p99Ms.toFixed(2)} ms, `
-    + `floor ${floorSummary.requestsPerSecond.toFixed(1)} req/s, ratio ${result.ratio.toFixed(2)} (${reply})`);
+  log(`${scenario.name}: ledger ${ledgerSummary.requestsPerSecond.toFixed(1)} req/s p99 ${ledgerSummary.p99Ms.toFixed(2)} ms `
+    + `(${ledgerSummary.cpuMicrosPerRequest.toFixed(0)} µs CPU/req), floor ${floorSummary.requestsPerSecond.toFixed(1)} req/s `
+    + `(${floorSummary.cpuMicrosPerRequest.toFixed(0)} µs), bare Koa ${koaSummary.requestsPerSecond.toFixed(1)} req/s `
+    + `(${koaSummary.cpuMicrosPerRequest.toFixed(0)} µs), ratio ${result.ratio.toFixed(2)} (${reply})`);
   return result;
 }
 
@@ -112,7 +120,7 @@ function parseFloorMs(file: string): number | null {
   }
 }
 
-async function runSmallCluster(small: CachedCluster, floor: ServerProcess, settings: Settings): Promise<ScenarioResult[]> {
+async function runSmallCluster(small: CachedCluster, floor: Floors, settings: Settings): Promise<ScenarioResult[]> {
   const view: ClusterView = { nodeNames: small.nodeNames, pendingPods: small.pendingPods, objects: [...small.objects] };
   const scenarios = SCENARIOS.filter((s) => s.cluster === 'small');
   const bodies = scenarios.map((s) => bodiesFor(s, view));
@@ -130,7 +138,7 @@ async function runSmallCluster(small: CachedCluster, floor: ServerProcess, setti
   }
 }
 
-async function runLargeCluster(large: CachedCluster, floor: ServerProcess, settings: Settings) {
+async function runLargeCluster(large: CachedCluster, floor: Floors, settings: Settings) {
   const view: ClusterView = { nodeNames: large.nodeNames, pendingPods: large.pendingPods };
   const scenarios = SCENARIOS.filter((s) => s.cluster === 'large');
   const bodies = scenarios.map((s) => bodiesFor(s, view));
@@ -173,7 +181,7 @@ async function main(): Promise<number> {
   const small = cachedClusterFile(cacheDir, SMALL_CLUSTER);
   const large = cachedClusterFile(cacheDir, LARGE_CLUSTER);
   log(`clusters: ${small.file} (${small.generated ? 'new' : 'cached'}), ${large.file} (${large.generated ? 'new' : 'cached'})`);
-  const floor = await startFloor();
+  const floor: Floors = { plain: await startFloor('plain'), koa: await startFloor('koa') };
   let scenarios: ScenarioResult[];
   let figures: LargeClusterFigures;
   try {
@@ -182,7 +190,8 @@ async function main(): Promise<number> {
     scenarios = [...smallResults, ...largeRun.results];
     figures = largeRun.figures;
   } finally {
-    await floor.stop();
+    await floor.plain.stop();
+    await floor.koa.stop();
   }
   const cpuList = cpus();
   const partial = {

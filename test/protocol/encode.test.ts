@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { decodeExtenderArgs } from '../../src/protocol/decode.js';
-import { encodeFilterResult, encodeHostPriorityList, encodePreemptionResult } from '../../src/protocol/encode.js';
+import { encodeFilterResult, encodeHostPriorityList, encodePreemptionResult, setNodeReason } from '../../src/protocol/encode.js';
 import { GO_ARGS_NODES } from './fixtures.js';
 
 describe('encodeFilterResult', () => {
-  it('writes Go field names in declaration order with sorted map keys', () => {
+  it('writes Go field names in declaration order, failed nodes in the order they were recorded', () => {
     const json = encodeFilterResult({
       Nodes: null,
       NodeNames: ['node-b'],
@@ -14,14 +14,20 @@ describe('encodeFilterResult', () => {
     });
     assert.equal(
       json,
-      '{"Nodes":null,"NodeNames":["node-b"],"FailedNodes":{"node-a":"memory","node-z":"cpu"},' +
+      '{"Nodes":null,"NodeNames":["node-b"],"FailedNodes":{"node-z":"cpu","node-a":"memory"},' +
         '"FailedAndUnresolvableNodes":{"node-c":"selector"},"Error":""}',
     );
   });
 
-  it('writes null for unused fields and sorts integer-like node names as strings like Go', () => {
+  it('writes null for unused fields; integer-like node names and a node named __proto__ survive as keys', () => {
     const json = encodeFilterResult({ Nodes: null, NodeNames: null, FailedNodes: { '9': 'a', '10': 'b' }, FailedAndUnresolvableNodes: null, Error: 'x' });
-    assert.equal(json, '{"Nodes":null,"NodeNames":null,"FailedNodes":{"10":"b","9":"a"},"FailedAndUnresolvableNodes":null,"Error":"x"}');
+    assert.deepEqual(JSON.parse(json), { Nodes: null, NodeNames: null, FailedNodes: { '9': 'a', '10': 'b' }, FailedAndUnresolvableNodes: null, Error: 'x' });
+    const failed: Record<string, string> = {};
+    setNodeReason(failed, '__proto__', 'no such node');
+    setNodeReason(failed, 'node-a', 'cpu');
+    const text = encodeFilterResult({ Nodes: null, NodeNames: [], FailedNodes: failed, FailedAndUnresolvableNodes: {}, Error: '' });
+    assert.equal(text, '{"Nodes":null,"NodeNames":[],"FailedNodes":{"__proto__":"no such node","node-a":"cpu"},"FailedAndUnresolvableNodes":{},"Error":""}');
+    assert.equal(Object.getPrototypeOf(failed), Object.prototype);
   });
 
   it('echoes the request node objects in full-Nodes mode', () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { encodeFilterResult } from '../../src/protocol/encode.js';
 import { InputError } from '../../src/protocol/errors.js';
 import type { ExtenderArgs, ExtenderFilterResult } from '../../src/protocol/types.js';
 import { assessFit } from '../../src/scheduling/fit.js';
@@ -44,6 +45,14 @@ describe('filter', () => {
       const decision = filter(cluster(), namesArgs(incoming(), ['n-fit', 'n-new']), OPTIONS);
       assert.deepEqual(decision.result.NodeNames, ['n-fit']);
       assert.deepEqual(decision.result.FailedNodes, { 'n-new': "node is not in kube-ledger's cache yet" });
+    });
+
+    it('answers even a node named like an object prototype key, once, as an own key of FailedNodes', () => {
+      const decision = filter(cluster(), namesArgs(incoming(), ['__proto__', 'constructor', '__proto__']), OPTIONS);
+      const failed = decision.result.FailedNodes!;
+      assert.deepEqual(Object.keys(failed), ['__proto__', 'constructor']);
+      assert.equal(Object.getPrototypeOf(failed), Object.prototype);
+      assert.equal(JSON.parse(encodeFilterResult(decision.result)).FailedNodes['__proto__'], "node is not in kube-ledger's cache yet");
     });
 
     it('answers each node once when the request repeats names', () => {

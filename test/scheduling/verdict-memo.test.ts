@@ -87,4 +87,19 @@ describe('verdict memo', () => {
     assert.equal(scoreOn(twin), before);
     assert.equal(scoreOn(nominated), 10);
   });
+
+  it('never hands the pod a verdict remembered for a twin when the ledger has the pod bound or nominated on that node', () => {
+    // n1 has 8 cpu, 4 of them bound; `reserved` (in the ledger, nominated to n1) holds 3 more against equal priority.
+    const reserved = pod('ns', 'reserved', { cpu: '3', memory: '1Gi', nominated: 'n1' });
+    const twin = pod('ns', 'twin', { cpu: '3', memory: '1Gi' });
+    const ledger = ledgerOf(NODES, [pod('ns', 'busy', { node: 'n1', cpu: '4', memory: '1Gi' }), reserved]);
+    const passes = (p: typeof twin) => filter(ledger, namesArgs(p, ['n1']), OPTIONS).result.NodeNames;
+    assert.deepEqual(passes(twin), [], 'the twin sees the reservation: 8 - 4 - 3 < 3');
+    assert.deepEqual(passes(reserved), ['n1'], 'the nominated pod does not count its own reservation');
+    assert.deepEqual(passes(twin), []);
+    const bound = pod('ns', 'busy', { node: 'n1', cpu: '4', memory: '1Gi' });
+    const big = pod('ns', 'big', { cpu: '4', memory: '1Gi' });
+    assert.deepEqual(passes(big), [], 'a twin of the bound pod does not fit next to it and the reservation');
+    assert.deepEqual(passes(bound), ['n1'], 'the bound pod itself is not counted twice');
+  });
 });
