@@ -15,6 +15,7 @@ import {
   expectObject,
   expectString,
   indexPath,
+  isJsonObject,
   nullable,
   scalar,
 } from './json-shape.js';
@@ -41,7 +42,10 @@ function decodeWireObject(value: unknown, path: string): WireObject {
 /** Array of embedded objects; a null element is refused because every consumer dereferences it. */
 function decodeObjectArray(value: unknown, path: string): WireObject[] {
   const array = expectArray(value, path);
-  for (let i = 0; i < array.length; i++) decodeWireObject(array[i], indexPath(path, i));
+  for (let i = 0; i < array.length; i++) {
+    const element = array[i];
+    if (!isJsonObject(element)) decodeWireObject(element, indexPath(path, i)); // throws, naming the element
+  }
   return array as WireObject[];
 }
 

@@ -143,7 +143,8 @@ export function decodeStringArray(value: unknown, path: string): string[] {
   for (let i = 0; i < array.length; i++) {
     const element = array[i];
     if (element === null) hasNull = true;
-    else expectString(element, indexPath(path, i));
+    // The path is built only for the error: a 5000-name array would otherwise allocate 5000 strings per call.
+    else if (typeof element !== 'string') expectString(element, indexPath(path, i));
   }
   return (hasNull ? array.map((element) => element ?? '') : array) as string[];
 }
