@@ -15,6 +15,7 @@ import { SnapshotSource } from '../cluster/snapshot/snapshot-source.js';
 import type { ClusterSource } from '../cluster/source.js';
 import { startExtenderServer } from '../http/server.js';
 import { createExtenderService, type VictimFreshnessCheck } from './extender-service.js';
+import { releaseLoadGarbage } from './release-load-garbage.js';
 import { schedulingOptionsFrom } from './scheduling-options.js';
 
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -138,7 +139,14 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
 
   await source.start(ledger);
   metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
-  const trackFreshness = (): void => feedDraFreshness(dra, source);
+  let loadGarbageReleased = false;
+  const trackFreshness = (): void => {
+    feedDraFreshness(dra, source);
+    if (!loadGarbageReleased && source.hasSynced()) {
+      loadGarbageReleased = true;
+      releaseLoadGarbage(logger);
+    }
+  };
   trackFreshness();
   const freshnessTimer = setInterval(trackFreshness, 1000);
   freshnessTimer.unref();

@@ -57,12 +57,15 @@ export interface LedgerOptions {
   readyTimeoutMs?: number;
 }
 
+/** deploy/base/deployment.yaml's NODE_OPTIONS (a test keeps them equal): kube-ledger is measured as it is shipped. */
+export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768', '--expose-gc'];
+
 export async function startLedger(options: LedgerOptions): Promise<ServerProcess> {
   const port = await freePort();
   const logFd = openSync(options.logPath, 'w');
   const started = performance.now();
   const child = spawn(process.execPath,
-    ['--import', 'tsx', 'src/main.ts', '--cluster', options.clusterFile, '--port', String(port), '--host', HOST],
+    [...DEPLOYED_NODE_FLAGS, '--import', 'tsx', 'src/main.ts', '--cluster', options.clusterFile, '--port', String(port), '--host', HOST],
     { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd], env: process.env });
   closeSync(logFd);
   const baseUrl = `http://${HOST}:${port}`;

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DEPLOY_DIR, KUSTOMIZATIONS, readYamlDocuments, referencedFiles, render, type KubeObject } from './kustomize.js';
 import { validateObject } from './schemas.js';
+import { DEPLOYED_NODE_FLAGS } from '../bench/child-processes.js';
 
 function yamlFilesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -94,6 +95,11 @@ describe('deploy/base Deployment', () => {
     assert.equal(container.image, 'ghcr.io/example/kube-ledger:0.1.0');
     assert.equal(pod.automountServiceAccountToken, true);
     assert.equal(pod.serviceAccountName, 'kube-ledger');
+  });
+
+  it('caps the heap and exposes gc() through NODE_OPTIONS, exactly as the benchmark runs kube-ledger', () => {
+    const env = container.env.find((e: { name: string }) => e.name === 'NODE_OPTIONS');
+    assert.equal(env.value, DEPLOYED_NODE_FLAGS.join(' '));
   });
 
   it('reads its configuration from the generated ConfigMap mounted where --config points', () => {

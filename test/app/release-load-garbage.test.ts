@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { defaultConfig } from '../../src/config/load-config.js';
+import { startKubeLedger } from '../../src/app/start.js';
+import { releaseLoadGarbage } from '../../src/app/release-load-garbage.js';
+import { createLogger } from '../../src/observability/logger.js';
+
+const holder = globalThis as { gc?: () => void };
+
+function capture() {
+  const lines: Array<Record<string, unknown>> = [];
+  return { lines, logger: createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }) };
+}
+
+describe('releasing the initial load garbage', () => {
+  const original = holder.gc;
+  afterEach(() => {
+    if (original) holder.gc = original;
+    else delete holder.gc;
+  });
+
+  it('does nothing without --expose-gc', () => {
+    delete holder.gc;
+    const { lines, logger } = capture();
+    assert.equal(releaseLoadGarbage(logger), undefined);
+    assert.deepEqual(lines, []);
+  });
+
+  it('runs one full collection when it can and logs heap and RSS before and after', () => {
+    let calls = 0;
+    holder.gc = () => {
+      calls++;
+    };
+    const { lines, logger } = capture();
+    const release = releaseLoadGarbage(logger);
+    assert.equal(calls, 1);
+    assert.ok(release && release.pauseMs >= 0 && release.rssBefore > 0 && release.heapUsedAfter > 0);
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0]!['msg'], 'collected the initial load garbage');
+    assert.match(String(lines[0]!['rssMiB']), /^\d+ -> \d+$/);
+  });
+
+  it('happens exactly once, after the source has synced, when the extender starts', async () => {
+    let calls = 0;
+    holder.gc = () => {
+      calls++;
+    };
+    const config = defaultConfig();
+    config.server.host = '127.0.0.1';
+    config.server.port = 0;
+    const { lines, logger } = capture();
+    const running = await startKubeLedger(config, { logger });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1200)); // one more freshness tick must not collect again
+      assert.equal(calls, 1);
+      const collected = lines.findIndex((l) => l['msg'] === 'collected the initial load garbage');
+      assert.ok(collected >= 0, JSON.stringify(lines.map((l) => l['msg'])));
+      assert.ok(running.source.hasSynced());
+    } finally {
+      await running.close();
+    }
+  });
+});
