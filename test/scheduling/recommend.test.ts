@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
+import { DraLedger } from '../../src/ledger/dra/dra-ledger.js';
 import type { NodeObject, PodObject } from '../../src/ledger/objects.js';
 import { podEntryFromObject } from '../../src/ledger/pod-entry.js';
 import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
 import { invalidation, recommendNode } from '../../src/scheduling/recommend.js';
+import { claim, deviceClass, gpuDevice, slice } from '../ledger/dra/builders.js';
 
 function node(name: string, cpu: string, spec: NodeObject['spec'] = {}): NodeObject {
   return { metadata: { name, resourceVersion: '1' }, spec, status: { allocatable: { cpu, memory: '8Gi', pods: '10' } } };
@@ -78,5 +80,18 @@ describe('invalidation', () => {
     assert.equal(invalidation(ledger, pending, 'tiny', DEFAULT_SCHEDULING_OPTIONS), 'no_longer_fits');
     assert.equal(invalidation(ledger, pending, 'tainted', DEFAULT_SCHEDULING_OPTIONS), 'node_ineligible');
     assert.equal(invalidation(ledger, pending, 'gone', DEFAULT_SCHEDULING_OPTIONS), 'node_gone');
+  });
+
+  it('never recommends a node without a device of the driver its DRA claim needs, even the emptiest one', () => {
+    const dra = new DraLedger({ freshnessWindowMs: 1e12 });
+    const ledger = new ClusterLedger({ dra });
+    for (const n of [node('gpu-node', '8'), node('empty-big', '64')]) ledger.apply({ type: 'upsert', kind: 'Node', object: n });
+    ledger.apply({ type: 'upsert', kind: 'DeviceClass', object: deviceClass('gpu.example.com', 'gpu.example.com') });
+    ledger.apply({ type: 'upsert', kind: 'ResourceSlice', object: slice('gpu-node-gpus', 'gpu-node', 'gpu.example.com', [gpuDevice('g0')]) });
+    ledger.apply({ type: 'upsert', kind: 'ResourceClaim',
+      object: claim('ns', 'needs-gpu', 'uid-needs-gpu', { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com' } }] }) });
+    const withClaim = podEntryFromObject({ ...pod('trainer', '1', { resourceClaims: [{ name: 'gpu', resourceClaimName: 'needs-gpu' }] }) });
+    assert.equal(recommendNode(ledger, withClaim, DEFAULT_SCHEDULING_OPTIONS).node, 'gpu-node');
+    assert.equal(recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS).node, 'empty-big', 'a pod without claims still goes to the emptiest');
   });
 });
