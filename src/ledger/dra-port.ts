@@ -30,6 +30,8 @@ export interface DraAccounting {
   replacePods(all: PodObject[]): void;
   hasMappings(): boolean;
   nodeUsed(node: string): ReadonlyMap<string, bigint> | undefined;
+  /** Changes whenever any pod's claim assessment may have changed (see DraLedger.assessmentEpoch). */
+  assessmentEpoch(): number;
   assessPod(pod: PodObject, node: string): DraPodFootprint;
   releasedBy(victimPodUids: ReadonlySet<string>, node: string): ResourceAmounts;
   unsafeNodes(): Map<string, string>;
@@ -59,6 +61,7 @@ export const NO_DRA: DraAccounting = {
   replacePods: () => {},
   hasMappings: () => false,
   nodeUsed: () => undefined,
+  assessmentEpoch: () => 0,
   assessPod: () => NO_FOOTPRINT,
   releasedBy: () => new Map(),
   unsafeNodes: () => new Map(),

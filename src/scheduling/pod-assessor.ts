@@ -15,8 +15,10 @@ import { demandKey, recall, remember } from './verdict-memo.js';
  */
 export class PodAssessor {
   readonly useDra: boolean;
-  /** Undefined when verdicts for this pod cannot be remembered (its DRA claims make them node-specific). */
+  /** What verdicts for this pod are remembered under; undefined when they cannot be (see `memoKeyOf`). */
   readonly memoKey: string | undefined;
+  /** True when `assessFit` does not remember this pod's verdicts itself (a pod with DRA claims): `assess` does. */
+  private readonly remembersClaims: boolean;
   /**
    * The nodes the ledger has this pod bound or nominated to (UIDs are unique, so these are exactly the nodes whose
    * `pods`/`nominated` hold it): resolved once, so the scan compares entries instead of probing two maps per node.
@@ -30,7 +32,8 @@ export class PodAssessor {
     private readonly options: SchedulingOptions,
   ) {
     this.useDra = draIsEnabled(ledger, options);
-    this.memoKey = this.useDra && podUsesClaims(pod) ? undefined : demandKey(pod);
+    this.remembersClaims = this.useDra && podUsesClaims(pod);
+    this.memoKey = this.remembersClaims ? claimsMemoKey(ledger, pod, options) : demandKey(pod);
     const known = ledger.podByUid(pod.uid);
     this.boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;
     this.nominatedTo = known?.nominatedNodeName ? ledger.node(known.nominatedNodeName) : undefined;
@@ -46,7 +49,11 @@ export class PodAssessor {
       const known = recall<FitVerdict>(node, this.memoKey, draUsedOn(this.ledger, node, this.useDra));
       if (known !== undefined) return known;
     }
-    return assessFit(this.ledger, node, this.pod, this.options);
+    const verdict = assessFit(this.ledger, node, this.pod, this.options);
+    if (this.remembersClaims && this.memoKey !== undefined && node !== undefined && this.memoisable(node)) {
+      remember(node, this.memoKey, draUsedOn(this.ledger, node, this.useDra), verdict);
+    }
+    return verdict;
   }
 
   /**
@@ -66,4 +73,18 @@ export class PodAssessor {
     if (key === undefined || !this.memoisable(node)) return value;
     return remember(node, key, draUsedOn(this.ledger, node, this.useDra), value);
   }
+}
+
+/**
+ * A pod with DRA claims: its verdict on a node also depends on its claims, the slices, device classes and the pods
+ * reserving claims, all of which move the DRA ledger's assessment epoch, and on the unsafe-node policy. Keyed by the
+ * pod's UID and resourceVersion (its claim references), like the DRA ledger's own assessment cache; a pod without
+ * them is not remembered.
+ */
+function claimsMemoKey(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): string | undefined {
+  const rv = pod.object.metadata.resourceVersion;
+  const uid = pod.object.metadata.uid;
+  if (!rv || !uid) return undefined;
+  const epoch = ledger.draAccounting().assessmentEpoch();
+  return `${demandKey(pod)}|claims:${uid}:${rv}:${epoch}:${options.dra.unsafePolicy}`;
 }

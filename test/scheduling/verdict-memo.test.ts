@@ -8,7 +8,7 @@ import { DraLedger } from '../../src/ledger/dra/dra-ledger.js';
 import type { ResourceClaimObject } from '../../src/ledger/objects.js';
 import { filter } from '../../src/scheduling/filter.js';
 import { prioritize } from '../../src/scheduling/prioritize.js';
-import { claim, cpuDevice, deviceClass, result, slice } from '../ledger/dra/builders.js';
+import { claim, cpuDevice, deviceClass, gpuDevice, result, slice } from '../ledger/dra/builders.js';
 import { ledgerOf, namesArgs, node, pod, podUid, schedulingOptions } from '../support/builders.js';
 
 const CPU = 'cpu.example.com';
@@ -101,5 +101,62 @@ describe('verdict memo', () => {
     const big = pod('ns', 'big', { cpu: '4', memory: '1Gi' });
     assert.deepEqual(passes(big), [], 'a twin of the bound pod does not fit next to it and the reservation');
     assert.deepEqual(passes(bound), ['n1'], 'the bound pod itself is not counted twice');
+  });
+
+  it('remembers a DRA pod\'s verdicts only while its claims, the slices, the classes and the DRA freshness stay as they were', () => {
+    const GPU = 'gpu.example.com';
+    const trainer = pod('ns', 'trainer', { cpu: '1', memory: '1Gi' });
+    trainer.metadata.resourceVersion = '7';
+    trainer.spec!.resourceClaims = [{ name: 'gpu', resourceClaimName: 'gpu-claim' }];
+    const unallocated = claim('ns', 'gpu-claim', 'uid-gpu-claim', { requests: [{ name: 'gpu', exactly: { deviceClassName: GPU } }] });
+    const base: ClusterChange[] = [
+      { type: 'upsert', kind: 'DeviceClass', object: deviceClass(GPU, GPU) },
+      { type: 'upsert', kind: 'ResourceSlice', object: slice('gpu-n1', 'n1', GPU, [gpuDevice('g0')]) },
+      { type: 'upsert', kind: 'ResourceClaim', object: unallocated },
+    ];
+    const steps: Array<{ change?: ClusterChange[]; rebuilding?: boolean }> = [
+      {},
+      { change: [{ type: 'upsert', kind: 'ResourceSlice', object: slice('gpu-n2', 'n2', GPU, [gpuDevice('g0')]) }] },
+      { change: [{ type: 'upsert', kind: 'ResourceClaim',
+        object: { ...claim('ns', 'gpu-claim', 'uid-gpu-claim', { results: [result(GPU, 'n2', 'g0')], node: 'n2' }), metadata: { ...unallocated.metadata, resourceVersion: '2' } } }] },
+      { change: [{ type: 'delete', kind: 'ResourceSlice', key: 'gpu-n2' }] },
+      { rebuilding: true },
+      { rebuilding: false },
+      { change: [{ type: 'delete', kind: 'DeviceClass', key: GPU }, { type: 'delete', kind: 'ResourceClaim', key: 'ns/gpu-claim' }, { type: 'upsert', kind: 'ResourceClaim', object: unallocated }] },
+    ];
+    const liveDra = new DraLedger({ freshnessWindowMs: 1e12 });
+    const live = ledgerOf(NODES, [HOLDER], { dra: liveDra });
+    live.applyBatch(base);
+    const applied = [...base];
+    let rebuilding = false;
+    const seen = new Set<string>();
+    const ask = (ledger: ReturnType<typeof ledgerOf>) => ({
+      filter: filter(ledger, namesArgs(trainer, ['n1', 'n2']), OPTIONS).result,
+      scores: prioritize(ledger, namesArgs(trainer, ['n1', 'n2']), OPTIONS),
+    });
+    for (const step of steps) {
+      if (step.change) {
+        live.applyBatch(step.change);
+        applied.push(...step.change);
+      }
+      if (step.rebuilding !== undefined) {
+        rebuilding = step.rebuilding;
+        liveDra.setRebuilding(rebuilding);
+      }
+      const warm = ask(live);
+      assert.deepEqual(ask(live), warm, 'asking twice gives the same answer');
+      const freshDra = new DraLedger({ freshnessWindowMs: 1e12 });
+      const fresh = ledgerOf(NODES, [HOLDER], { dra: freshDra });
+      fresh.applyBatch(applied);
+      freshDra.setRebuilding(rebuilding);
+      assert.deepEqual(warm, ask(fresh), `after ${JSON.stringify(step)}`);
+      seen.add(JSON.stringify(warm.filter.NodeNames));
+    }
+    assert.ok(seen.size >= 3, `the steps moved the answer: ${[...seen].join(' ')}`);
+    const ignoring = schedulingOptions({ dra: { ...OPTIONS.dra, unsafePolicy: 'ignore' } });
+    liveDra.setRebuilding(true);
+    const rejected = filter(live, namesArgs(trainer, ['n1']), OPTIONS).result;
+    const ignored = filter(live, namesArgs(trainer, ['n1']), ignoring).result;
+    assert.notDeepEqual(rejected, ignored, 'the unsafe-node policy is part of what is remembered');
   });
 });

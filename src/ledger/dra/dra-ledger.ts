@@ -58,6 +58,8 @@ export class DraLedger implements DraAccounting {
   private readonly dirtyClaims = new Set<string>();
   private readonly dirtyNodes = new Set<string>();
   private readonly assessCache = new Map<string, DraPodAssessment>();
+  /** Bumped whenever any pod's assessment on any node may have changed (see `assessmentEpoch`). */
+  private assessEpoch = 0;
   private sliceDataAgeMs: number | undefined;
   private rebuilding = false;
 
@@ -114,20 +116,20 @@ export class DraLedger implements DraAccounting {
     const name = deviceClass.metadata.name ?? '';
     this.classes.set(name, deviceClass);
     this.classSelections.delete(name);
-    this.assessCache.clear();
+    this.invalidateAssessments();
   }
 
   deleteDeviceClass(name: string): void {
     this.classes.delete(name);
     this.classSelections.delete(name);
-    this.assessCache.clear();
+    this.invalidateAssessments();
   }
 
   replaceDeviceClasses(all: DeviceClassObject[]): void {
     this.classes.clear();
     this.classSelections.clear();
     for (const d of all) this.classes.set(d.metadata.name ?? '', d);
-    this.assessCache.clear();
+    this.invalidateAssessments();
   }
 
   // --- Pods (only uid, node and phase matter here) ---
@@ -159,13 +161,15 @@ export class DraLedger implements DraAccounting {
 
   // --- freshness ---
   markSliceDataAge(ageMs: number | undefined): void {
+    if (ageMs === this.sliceDataAgeMs) return;
     this.sliceDataAgeMs = ageMs;
-    this.assessCache.clear();
+    this.invalidateAssessments();
   }
 
   setRebuilding(on: boolean): void {
+    if (on === this.rebuilding) return;
     this.rebuilding = on;
-    this.assessCache.clear();
+    this.invalidateAssessments();
   }
 
   // --- reads ---
@@ -185,6 +189,15 @@ export class DraLedger implements DraAccounting {
     const unsafe = this.unsafeReason(aggregate);
     if (unsafe) state.unsafe = unsafe;
     return state;
+  }
+
+  /**
+   * Changes whenever a pod's claim assessment on some node may differ from before (claims, slices, classes, pods
+   * reserving claims, rebuilding, slice data age). Unchanged epoch, pod UID and resourceVersion, and node state
+   * mean the same assessment: callers may remember what they derived from it.
+   */
+  assessmentEpoch(): number {
+    return this.assessEpoch;
   }
 
   nodeUsed(node: string): ReadonlyMap<string, bigint> | undefined {
@@ -210,7 +223,7 @@ export class DraLedger implements DraAccounting {
       devicesOf: (driver) => (this.devices.driverReach(driver) === 'node-local' ? (aggregate?.devicesByDriver.get(driver) ?? 0) : undefined),
     });
     if (cacheKey) {
-      if (this.assessCache.size >= ASSESS_CACHE_LIMIT) this.assessCache.clear();
+      if (this.assessCache.size >= ASSESS_CACHE_LIMIT) this.assessCache.clear(); // capacity only: entries stay valid
       this.assessCache.set(cacheKey, assessment);
     }
     return assessment;
@@ -271,12 +284,17 @@ export class DraLedger implements DraAccounting {
   private sliceChanged(change: IndexChange): void {
     for (const pool of change.pools) for (const key of this.indexes.claimsInPool(pool)) this.markClaim(key);
     for (const node of change.nodes) this.dirtyNodes.add(node);
+    this.invalidateAssessments();
+  }
+
+  private invalidateAssessments(): void {
     this.assessCache.clear();
+    this.assessEpoch++;
   }
 
   private markClaim(key: string): void {
     this.dirtyClaims.add(key);
-    this.assessCache.clear();
+    this.invalidateAssessments();
   }
 
   private markPodClaims(uid: string): void {
