@@ -115,8 +115,11 @@ export class ClusterLedger implements ClusterSink {
         return;
       }
       case 'Pod': {
-        const keep = new Set(objects.map((o) => objectKey(o.metadata)));
-        for (const key of [...this.podsByKey.keys()]) if (!keep.has(key)) this.deletePod(key);
+        // The first list finds the ledger empty: 150k keys need no "what vanished" set then.
+        if (this.podsByKey.size > 0) {
+          const keep = new Set(objects.map((o) => objectKey(o.metadata)));
+          for (const key of [...this.podsByKey.keys()]) if (!keep.has(key)) this.deletePod(key);
+        }
         for (const o of objects) this.upsertPod(o as PodObject, { skipDra: true });
         this.dra.replacePods(objects as PodObject[]);
         return;

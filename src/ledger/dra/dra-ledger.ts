@@ -154,8 +154,10 @@ export class DraLedger implements DraAccounting {
   }
 
   replacePods(all: PodObject[]): void {
-    const keep = new Set(all.map((p) => objectKey(p.metadata)));
-    for (const key of [...this.pods.keys()]) if (!keep.has(key)) this.deletePod(key);
+    if (this.pods.size > 0) {
+      const keep = new Set(all.map((p) => objectKey(p.metadata)));
+      for (const key of [...this.pods.keys()]) if (!keep.has(key)) this.deletePod(key);
+    }
     for (const pod of all) this.upsertPod(pod);
   }
 
