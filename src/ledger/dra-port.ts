@@ -5,13 +5,19 @@
 import type { DeviceClassObject, PodObject, ResourceClaimObject, ResourceSliceObject } from './objects.js';
 import type { ResourceAmounts } from './resource-amounts.js';
 
+/** What a pending pod's DRA claims mean on one candidate node. */
 export interface DraPodFootprint {
+  /** Node-allocatable amounts the pod's claims will consume on this node (empty map if none). */
   footprint: ResourceAmounts;
   estimated: boolean;
   notes: string[];
   numa: { required: boolean; fits: boolean; reason?: string };
+  /** Set only when the node's DRA accounting is unsafe AND the pod would consume node-allocatable resources there. */
   unsafe?: string;
-  /** The pod's claims cannot be served on this node at all (no device of the driver, allocated elsewhere). */
+  /**
+   * Set when the pod's claims cannot be served on this node at all: a claim allocated for another node, or a request
+   * no device of its driver on this node can satisfy (judged only for drivers whose slices are all node-local).
+   */
   unavailable?: string;
 }
 

@@ -2,6 +2,7 @@
  * Public shapes of the DRA node-allocatable ledger (KEP-5517). The `DraLedger` class in `dra-ledger.ts` is the only
  * producer; the node ledger and the filter/prioritize/preempt verbs read these.
  */
+import type { DraPodFootprint } from '../dra-port.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
 
 export const DEFAULT_NUMA_ATTRIBUTES: readonly string[] = ['resource.kubernetes.io/numaNode'];
@@ -61,17 +62,5 @@ export interface DraNodeState {
   hasMappings: boolean;
 }
 
-export interface DraPodAssessment {
-  /** Node-allocatable amounts the pod's claims will consume on this node (empty map if none). */
-  footprint: ResourceAmounts;
-  estimated: boolean;
-  notes: string[];
-  numa: { required: boolean; fits: boolean; reason?: string };
-  /** Set only when the node's DRA accounting is unsafe AND the pod would consume node-allocatable resources there. */
-  unsafe?: string;
-  /**
-   * Set when the pod's claims cannot be served on this node at all: a claim allocated for another node, or a request
-   * no device of its driver on this node can satisfy (judged only for drivers whose slices are all node-local).
-   */
-  unavailable?: string;
-}
+/** The DRA ledger's answer for one pod on one node: the port's shape (dra-port.ts), named for this module. */
+export type DraPodAssessment = DraPodFootprint;
