@@ -56,6 +56,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['verdict'] as const,
       registers: r,
     }),
+    filterRememberedVerdicts: new Counter({
+      name: PREFIX + 'filter_remembered_verdicts_total',
+      help: 'Per-node filter verdicts answered from the per-node verdict memo instead of recomputed (a share of filter_node_verdicts_total).',
+      registers: r,
+    }),
     nominatedNodeChecks: new Counter({
       name: PREFIX + 'nominated_node_checks_total',
       help: 'Nominated-node-first checks: result hit, or fallback with the reason (not_candidate, unknown_node, does_not_fit).',

@@ -27,6 +27,8 @@ export interface FilterDecision {
   unresolvable: number;
   /** Nodes refused because their DRA accounting was unsafe. */
   draUnsafe: number;
+  /** Verdicts answered from the per-node memo rather than computed. */
+  remembered: number;
 }
 
 export { candidatesFromArgs } from './candidates.js';
@@ -76,6 +78,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     failed,
     unresolvable,
     draUnsafe,
+    remembered: assessor.remembered,
   };
 }
 

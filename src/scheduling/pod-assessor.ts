@@ -25,6 +25,8 @@ export class PodAssessor {
    */
   private readonly boundTo: NodeEntry | undefined;
   private readonly nominatedTo: NodeEntry | undefined;
+  /** Verdicts `assess` answered from the memo in this call. */
+  remembered = 0;
 
   constructor(
     private readonly ledger: ClusterLedger,
@@ -47,7 +49,10 @@ export class PodAssessor {
   assess(node: NodeEntry | undefined): FitVerdict {
     if (node !== undefined && this.memoKey !== undefined && this.memoisable(node)) {
       const known = recall<FitVerdict>(node, this.memoKey, draUsedOn(this.ledger, node, this.useDra));
-      if (known !== undefined) return known;
+      if (known !== undefined) {
+        this.remembered++;
+        return known;
+      }
     }
     const verdict = assessFit(this.ledger, node, this.pod, this.options);
     if (this.remembersClaims && this.memoKey !== undefined && node !== undefined && this.memoisable(node)) {

@@ -80,6 +80,19 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     assert.ok(!text.endsWith('\n') || text.endsWith('}\n'));
   });
 
+  it('counts verdicts answered from the per-node memo: a repeated call is answered from it, with the same reply', async () => {
+    const remembered = async () => {
+      const line = (await (await fetch(running.url + '/metrics')).text()).split('\n').find((l) => l.startsWith('kube_ledger_filter_remembered_verdicts_total '));
+      return Number(line?.split(' ')[1] ?? Number.NaN);
+    };
+    const body = JSON.stringify({ Pod: WIRE_POD, Nodes: null, NodeNames: ['big', 'small', 'full'] });
+    const first = await post('/filter', body);
+    const before = await remembered();
+    const second = await post('/filter', body);
+    assert.equal(await remembered(), before + 3, 'all three nodes answered from the memo the second time');
+    assert.deepEqual(second.json, first.json);
+  });
+
   it('filter, legacy lowercase keys (schedulers <= 1.16) give the same answer', async () => {
     const body = JSON.stringify({ pod: WIRE_POD, nodes: null, nodenames: ['big', 'small', 'full'] });
     const { status, json } = await post('/filter', body);

@@ -65,6 +65,15 @@ describe('verdict memo', () => {
     assert.deepEqual([...seen].sort(), ['n1,n2', 'n2']);
   });
 
+  it('reports how many verdicts of a call came from the memo', () => {
+    const ledger = build(BASE);
+    const first = filter(ledger, namesArgs(incoming, ['n1', 'n2', 'n1', 'unknown']), OPTIONS);
+    const second = filter(ledger, namesArgs(incoming, ['n1', 'n2', 'n1', 'unknown']), OPTIONS);
+    assert.equal(first.remembered, 0);
+    assert.equal(second.remembered, 2, 'n1 and n2 once each; an unknown node is never remembered');
+    assert.deepEqual(second.result, first.result);
+  });
+
   it('switching DRA accounting off and on again live is followed too', () => {
     const ledger = build([...BASE, { type: 'upsert', kind: 'ResourceClaim', object: heldClaim('5') }]);
     const on = filter(ledger, namesArgs(incoming, ['n1']), OPTIONS).result;
