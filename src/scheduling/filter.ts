@@ -7,12 +7,12 @@ import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { setNodeReason } from '../protocol/encode.js';
 import type { ExtenderArgs, ExtenderFilterResult, FailedNodesMap, WireNodeList } from '../protocol/types.js';
+import { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs, type Candidates } from './candidates.js';
 import { assessFit, type FitVerdict } from './fit.js';
-import { PodAssessor } from './pod-assessor.js';
-import { CallDedupe } from './call-dedupe.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
+import { PodAssessor } from './pod-assessor.js';
 
 export type NominatedOutcome =
   | { result: 'none' }

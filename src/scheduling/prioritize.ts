@@ -8,12 +8,12 @@ import type { NodeEntry } from '../ledger/node-entry.js';
 import { numericRequestsOf, type PodEntry } from '../ledger/pod-entry.js';
 import { demandValue, resourceId } from '../ledger/numeric-amounts.js';
 import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type HostPriorityList } from '../protocol/types.js';
+import { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs } from './candidates.js';
 import { assessFit, demandFor, podUsesClaims, usageFor } from './fit.js';
-import { PodAssessor } from './pod-assessor.js';
-import { CallDedupe } from './call-dedupe.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
+import { PodAssessor } from './pod-assessor.js';
 
 const MAX = BigInt(MAX_EXTENDER_PRIORITY);
 
