@@ -47,18 +47,14 @@ export class PodAssessor {
   }
 
   assess(node: NodeEntry | undefined): FitVerdict {
-    if (node !== undefined && this.memoKey !== undefined && this.memoisable(node)) {
-      const known = recall<FitVerdict>(node, this.memoKey, draUsedOn(this.ledger, node, this.useDra));
-      if (known !== undefined) {
-        this.remembered++;
-        return known;
-      }
+    if (node === undefined) return assessFit(this.ledger, node, this.pod, this.options);
+    const known = this.recallFor<FitVerdict>(node, this.memoKey);
+    if (known !== undefined) {
+      this.remembered++;
+      return known;
     }
     const verdict = assessFit(this.ledger, node, this.pod, this.options);
-    if (this.remembersClaims && this.memoKey !== undefined && node !== undefined && this.memoisable(node)) {
-      remember(node, this.memoKey, draUsedOn(this.ledger, node, this.useDra), verdict);
-    }
-    return verdict;
+    return this.remembersClaims ? this.rememberFor(node, this.memoKey, verdict) : verdict;
   }
 
   /**

@@ -3,8 +3,9 @@
  * kube-scheduler re-filters a pending pod on every retry), so a verdict computed for (node generation, priority,
  * requests) is reused until anything on that node changes: every change that can alter a verdict bumps the node's
  * generation (ledger/node-entry.ts), and every change of the node's DRA use replaces its used-totals map, whose
- * identity the memo records. Only verdicts that depend on nothing else are remembered: no DRA claims of the pod, no
- * removed pods, the pod neither bound nor nominated there (callers check).
+ * identity the memo records. Only verdicts that depend on nothing else are remembered: no removed pods, the pod
+ * neither bound nor nominated there, and for a pod with DRA claims a key that carries the DRA ledger's assessment
+ * epoch (callers check; see scheduling/pod-assessor.ts).
  */
 import type { NodeEntry } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';

@@ -35,16 +35,16 @@ export interface NodeAggregate {
 }
 
 export function aggregateNode(node: string, pools: PoolState[], placed: PlacedClaim[]): NodeAggregate {
-  const mappedDevices = pools
-    .flatMap((p) => [...p.devices.values()])
-    .filter((d) => d.node === node && (d.mappings.length > 0 || d.unsupported !== undefined))
-    .sort((a, b) => compareText(a.key, b.key));
+  const mappedDevices: DeviceRecord[] = [];
   const devicesByDriver = new Map<string, number>();
   for (const pool of pools) {
     for (const device of pool.devices.values()) {
-      if (device.node === node) devicesByDriver.set(device.driver, (devicesByDriver.get(device.driver) ?? 0) + 1);
+      if (device.node !== node) continue;
+      devicesByDriver.set(device.driver, (devicesByDriver.get(device.driver) ?? 0) + 1);
+      if (device.mappings.length > 0 || device.unsupported !== undefined) mappedDevices.push(device);
     }
   }
+  mappedDevices.sort((a, b) => compareText(a.key, b.key));
   const reasons = new Set<string>();
   for (const pool of pools) for (const problem of pool.problems) reasons.add(problem);
   const entries: ClaimContribution[] = [];
