@@ -1,0 +1,133 @@
+/**
+ * Why a node cannot take a pod, as typed codes with one stable short message each. kube-scheduler builds the pod's
+ * FailedScheduling event by counting identical reason strings across nodes (FitError.Error: "0/500 nodes are
+ * available: 155 Insufficient cpu, 3 Too many pods."), so the strings we put in FailedNodes and
+ * FailedAndUnresolvableNodes must not vary per node: no numbers, no node names. The per-node numbers go to
+ * /debug/explain (`detail`) and debug logs. Metrics count codes, never parse messages.
+ *
+ * Wording follows upstream where upstream has a reason for the same cause (NodeResourcesFit's fitsRequest:
+ * "Too many pods", "Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage",
+ * "Insufficient <extended resource>"); our own causes use the "node(s) ..." style of upstream's other plugins.
+ */
+
+/** Every cause a node can fail for, from kube-ledger's point of view. */
+export type ReasonCode =
+  /** NodeResourcesFit: allocatable pods reached (or the node declares no `pods` at all: AllowedPodNumber 0). */
+  | 'too_many_pods'
+  /** NodeResourcesFit: a requested resource exceeds what the node has left (message names the resource). */
+  | 'insufficient_resource'
+  /** The candidate's Node object is not in kube-ledger's cache (yet). */
+  | 'node_unknown'
+  /** The Node's status.allocatable could not be parsed; it offers nothing. */
+  | 'node_allocatable_unreadable'
+  /** The pod's DRA claims cannot be served here (claim allocated elsewhere, too few devices of the driver). */
+  | 'dra_device_missing'
+  /** The pod would consume node-allocatable resources through DRA on a node whose DRA accounting is unsafe. */
+  | 'dra_accounting_unsafe'
+  /** The pod's claims require NUMA-aligned devices and no NUMA zone can hold them. */
+  | 'numa_alignment'
+  /** Not evaluated: the pod's nominated node fits and the nominated-node policy is `exclusive`. */
+  | 'nominated_node_fits';
+
+/**
+ * Why a node's DRA accounting is unsafe, by category (the `reason` label of kube_ledger_dra_unsafe_nodes and the
+ * suffix of the `dra_accounting_unsafe` message). A bounded set: every unsafe cause maps to exactly one.
+ */
+export type DraUnsafeCategory =
+  | 'incomplete_pool'
+  | 'mixed_generations'
+  | 'rebuilding'
+  | 'stale_slices'
+  | 'missing_device'
+  | 'unsupported_shape'
+  | 'other';
+
+export const DRA_UNSAFE_CATEGORIES: readonly DraUnsafeCategory[] = [
+  'incomplete_pool',
+  'mixed_generations',
+  'rebuilding',
+  'stale_slices',
+  'missing_device',
+  'unsupported_shape',
+  'other',
+];
+
+const DRA_UNSAFE_WORDING: Readonly<Record<DraUnsafeCategory, string>> = {
+  incomplete_pool: 'incomplete ResourceSlice pool',
+  mixed_generations: 'ResourceSlice pool mixes generations',
+  rebuilding: 'ledger rebuilding',
+  stale_slices: 'ResourceSlice data stale',
+  missing_device: 'claim on a device no ResourceSlice lists',
+  unsupported_shape: 'unsupported device capacity shape',
+  other: 'unclassified',
+};
+
+/** The stable message of each code that does not depend on a resource or category. */
+const FIXED_MESSAGES: Readonly<Record<Exclude<ReasonCode, 'insufficient_resource' | 'dra_accounting_unsafe'>, string>> = {
+  too_many_pods: 'Too many pods',
+  node_unknown: "node(s) not in kube-ledger's cache",
+  node_allocatable_unreadable: 'node(s) had unreadable allocatable',
+  dra_device_missing: "node(s) cannot serve the pod's DRA claims",
+  numa_alignment: "node(s) cannot NUMA-align the pod's DRA devices",
+  nominated_node_fits: "node(s) not evaluated: the pod's nominated node fits",
+};
+
+/** One cause: a code, plus the resource it concerns (insufficient_resource) or the DRA unsafe category. */
+export interface Reason {
+  code: ReasonCode;
+  /** The resource name, for `insufficient_resource`. */
+  resource?: string;
+  /** The categories, for `dra_accounting_unsafe` (sorted, distinct); empty means not classified. */
+  categories?: readonly DraUnsafeCategory[];
+}
+
+const insufficientMessages = new Map<string, string>();
+
+/** Upstream's fitsRequest wording, `fmt.Sprintf("Insufficient %v", rName)`; interned so repeated reasons share a string. */
+export function insufficientMessage(resource: string): string {
+  let message = insufficientMessages.get(resource);
+  if (message === undefined) {
+    message = `Insufficient ${resource}`;
+    if (insufficientMessages.size < 4096) insufficientMessages.set(resource, message);
+  }
+  return message;
+}
+
+export function draUnsafeMessage(categories: readonly DraUnsafeCategory[] = []): string {
+  const named = categories.length === 0 ? '' : ` (${categories.map((c) => DRA_UNSAFE_WORDING[c]).join(', ')})`;
+  return `node(s) had unsafe DRA accounting${named}`;
+}
+
+/** The stable short message of one cause. */
+export function reasonMessage(reason: Reason): string {
+  switch (reason.code) {
+    case 'insufficient_resource':
+      return insufficientMessage(reason.resource ?? '');
+    case 'dra_accounting_unsafe':
+      return draUnsafeMessage(reason.categories);
+    default:
+      return FIXED_MESSAGES[reason.code];
+  }
+}
+
+/**
+ * Several causes on one node become one FailedNodes value (the extender protocol carries one string per node), in
+ * upstream's order (pods, cpu, memory, ephemeral-storage, then other resources by name), joined by "; " so the
+ * scheduler's ", "-joined event still reads as a list of counted reasons.
+ */
+export const REASON_SEPARATOR = '; ';
+
+export function reasonsMessage(reasons: readonly Reason[]): string {
+  if (reasons.length === 1) return reasonMessage(reasons[0]!);
+  return reasons.map(reasonMessage).join(REASON_SEPARATOR);
+}
+
+/** The order upstream's fitsRequest reports resources in; others follow by name. */
+const RESOURCE_ORDER: Readonly<Record<string, number>> = { pods: 0, cpu: 1, memory: 2, 'ephemeral-storage': 3 };
+
+export function compareResources(a: string, b: string): number {
+  const ra = RESOURCE_ORDER[a] ?? 4;
+  const rb = RESOURCE_ORDER[b] ?? 4;
+  if (ra !== rb) return ra - rb;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
