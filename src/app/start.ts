@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import type { ExtenderConfig } from '../config/schema.js';
 import { ClusterLedger } from '../ledger/cluster-ledger.js';
 import { DraLedger } from '../ledger/dra/dra-ledger.js';
-import { draUnsafeCategories } from './dra-unsafe-categories.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { SnapshotSource } from '../cluster/snapshot/snapshot-source.js';
@@ -183,7 +182,10 @@ function feedDraFreshness(dra: DraLedger, source: ClusterSource): void {
 
 function updateLedgerGauges(ledger: ClusterLedger, dra: DraLedger, metrics: Metrics, source: ClusterSource): void {
   metrics.draUnsafeNodes.reset();
-  for (const [category, count] of draUnsafeCategories(dra.unsafeNodes())) metrics.draUnsafeNodes.set({ reason: category }, count);
+  // A node with several problems counts once per category; the categories come typed from the DRA ledger.
+  const byCategory = new Map<string, number>();
+  for (const categories of dra.unsafeNodeCategories().values()) for (const c of categories) byCategory.set(c, (byCategory.get(c) ?? 0) + 1);
+  for (const [category, count] of byCategory) metrics.draUnsafeNodes.set({ reason: category }, count);
   const counts = ledger.counts();
   metrics.ledgerNodes.set(counts.nodes);
   metrics.ledgerPods.set({ state: 'bound' }, counts.boundPods);

@@ -2,7 +2,7 @@
  * Trimming: keep only what the ledger reads, so 150k pods fit comfortably in memory and cached objects never carry
  * data nobody needs (environment variables, volumes, managed fields, images). Applied before objects are stored.
  */
-import type { Container, NodeObject, ObjectMeta, PodObject } from '../ledger/objects.js';
+import type { Container, ContainerStatus, NodeObject, ObjectMeta, PodObject } from '../ledger/objects.js';
 
 /** The pod annotation prefix kube-ledger owns (nomination decision records); other annotations are dropped. */
 export const OWN_ANNOTATION_PREFIX = 'kube-ledger.io/';
@@ -55,7 +55,25 @@ export function trimPod(pod: PodObject): PodObject {
   if (status.phase) outStatus.phase = status.phase;
   if (status.nominatedNodeName) outStatus.nominatedNodeName = status.nominatedNodeName;
   if (status.resourceClaimStatuses) outStatus.resourceClaimStatuses = status.resourceClaimStatuses;
+  trimResizeStatus(status, outStatus);
   return { metadata: trimMeta(pod.metadata, false), spec: outSpec, status: outStatus };
+}
+
+/** What in-place resize leaves in a pod's status that the scheduler counts (component-helpers PodRequests with status). */
+function trimResizeStatus(status: NonNullable<PodObject['status']>, out: NonNullable<PodObject['status']>): void {
+  const resize = status.conditions?.filter((c) => c.type === 'PodResizePending').map((c) => ({ type: c.type, ...(c.reason ? { reason: c.reason } : {}) }));
+  if (resize && resize.length > 0) out.conditions = resize;
+  if (status.containerStatuses) out.containerStatuses = status.containerStatuses.map(trimContainerStatus);
+  if (status.initContainerStatuses) out.initContainerStatuses = status.initContainerStatuses.map(trimContainerStatus);
+  if (status.allocatedResources) out.allocatedResources = status.allocatedResources;
+  if (status.resources?.requests) out.resources = { requests: status.resources.requests };
+}
+
+function trimContainerStatus(cs: ContainerStatus): ContainerStatus {
+  const out: ContainerStatus = { name: cs.name };
+  if (cs.allocatedResources) out.allocatedResources = cs.allocatedResources;
+  if (cs.resources?.requests) out.resources = { requests: cs.resources.requests };
+  return out;
 }
 
 export function trimNode(node: NodeObject): NodeObject {

@@ -45,6 +45,9 @@ export class ClusterLedger implements ClusterSink {
   private readonly nodes = new Map<string, NodeEntry>();
   private readonly podsByKey = new Map<string, PodEntry>();
   private readonly podsByUid = new Map<string, PodEntry>();
+  /** Node slots freed by dropped entries, reused so slot numbers stay dense (scheduling's memos are arrays by slot). */
+  private readonly freeSlots: number[] = [];
+  private slotCount = 0;
   private dra: DraAccounting;
 
   constructor(
@@ -136,7 +139,7 @@ export class ClusterLedger implements ClusterSink {
   private nodeEntryFor(name: string): NodeEntry {
     let entry = this.nodes.get(name);
     if (!entry) {
-      entry = emptyNodeEntry(name);
+      entry = emptyNodeEntry(name, this.freeSlots.pop() ?? this.slotCount++);
       this.nodes.set(name, entry);
     }
     return entry;
@@ -158,7 +161,10 @@ export class ClusterLedger implements ClusterSink {
   }
 
   private dropIfUnused(entry: NodeEntry): void {
-    if (!entry.known && entry.pods.size === 0 && entry.nominated.size === 0) this.nodes.delete(entry.name);
+    if (!entry.known && entry.pods.size === 0 && entry.nominated.size === 0 && this.nodes.get(entry.name) === entry) {
+      this.nodes.delete(entry.name);
+      this.freeSlots.push(entry.slot);
+    }
   }
 
   private upsertPod(pod: PodObject, options: { skipDra?: boolean } = {}): void {
@@ -206,6 +212,11 @@ export class ClusterLedger implements ClusterSink {
   }
 
   // ---- reads --------------------------------------------------------------------------------------------------
+
+  /** One more than the highest node slot in use: the length of a per-slot array. */
+  nodeSlotCount(): number {
+    return this.slotCount;
+  }
 
   /** A node whose Node object is known; placeholders (pods pointing at an unseen node) are not returned. */
   node(name: string): NodeEntry | undefined {

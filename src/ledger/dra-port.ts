@@ -5,6 +5,20 @@
 import type { DeviceClassObject, PodObject, ResourceClaimObject, ResourceSliceObject } from './objects.js';
 import type { ResourceAmounts } from './resource-amounts.js';
 
+/**
+ * Why a node's DRA accounting is unsafe, by category: a bounded set (the `reason` label of
+ * kube_ledger_dra_unsafe_nodes, the suffix of the `dra_accounting_unsafe` failure message). Every unsafe cause maps
+ * to exactly one; the free-text reasons stay for explain and logs.
+ */
+export type DraUnsafeCategory =
+  | 'incomplete_pool'
+  | 'mixed_generations'
+  | 'rebuilding'
+  | 'stale_slices'
+  | 'missing_device'
+  | 'unsupported_shape'
+  | 'other';
+
 /** What a pending pod's DRA claims mean on one candidate node. */
 export interface DraPodFootprint {
   /** Node-allocatable amounts the pod's claims will consume on this node (empty map if none). */
@@ -14,6 +28,8 @@ export interface DraPodFootprint {
   numa: { required: boolean; fits: boolean; reason?: string };
   /** Set only when the node's DRA accounting is unsafe AND the pod would consume node-allocatable resources there. */
   unsafe?: string;
+  /** The categories of `unsafe`, sorted and distinct. */
+  unsafeCategories?: DraUnsafeCategory[];
   /**
    * Set when the pod's claims cannot be served on this node at all: a claim allocated for another node, or a request
    * no device of its driver on this node can satisfy (judged only for drivers whose slices are all node-local).
@@ -41,6 +57,8 @@ export interface DraAccounting {
   assessPod(pod: PodObject, node: string): DraPodFootprint;
   releasedBy(victimPodUids: ReadonlySet<string>, node: string): ResourceAmounts;
   unsafeNodes(): Map<string, string>;
+  /** The categories of each unsafe node (same keys as `unsafeNodes`), for metrics. */
+  unsafeNodeCategories(): Map<string, DraUnsafeCategory[]>;
   exportNode(node: string): unknown;
 }
 
@@ -71,5 +89,6 @@ export const NO_DRA: DraAccounting = {
   assessPod: () => NO_FOOTPRINT,
   releasedBy: () => new Map(),
   unsafeNodes: () => new Map(),
+  unsafeNodeCategories: () => new Map(),
   exportNode: () => undefined,
 };

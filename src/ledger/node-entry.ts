@@ -1,33 +1,37 @@
 /**
  * One node's line in the ledger: what the node offers (allocatable) and what its bound pods request. Totals are
- * maintained incrementally as pods come and go, so a scheduling decision reads them in O(resources).
+ * maintained incrementally as pods come and go, so a scheduling decision reads them in O(resources). Besides the exact
+ * bigint totals (exports, the test oracle), each entry keeps a dense float64 row per resource id for the scheduling
+ * kernels, updated in place on every event; scheduling reads entries and never writes them.
  */
 import type { NodeObject, Taint } from './objects.js';
 import type { PodEntry } from './pod-entry.js';
 import { addInto, amountsFromResourceList, type ResourceAmounts } from './resource-amounts.js';
-import { adjustNumericFree, numericFree, type NumericFree } from './numeric-amounts.js';
+import { addNumeric, denseRow, type DenseRow } from './numeric-amounts.js';
+import { nonZeroOf } from './pod-entry.js';
 
 export const PODS_RESOURCE = 'pods';
 
 export interface NodeEntry {
   name: string;
+  /** Dense index of this entry in the ledger, stable while the entry lives (scheduling keys its memos by it). */
+  slot: number;
   /** False while only pods or nominations reference the node and its Node object has not been seen. */
   known: boolean;
   resourceVersion: string;
   allocatable: ResourceAmounts;
   /** Sum of effective requests of pods bound here (terminating pods included until they are gone). */
   requested: ResourceAmounts;
-  /** allocatable − requested, kept in step with both so the common filter check is one comparison per resource. */
-  free: ResourceAmounts;
-  /** Float64 mirrors of `free` and `allocatable` for the filter's hot path (see numeric-amounts.ts). */
-  freeNumeric: NumericFree;
-  allocatableNumeric: NumericFree;
-  /** Allocatable pod count as a number (Infinity when the node does not say). */
+  /** Float64 rows of `allocatable` and `requested` by resource id (numeric-amounts.ts), read by the kernels. */
+  allocatableById: DenseRow;
+  requestedById: DenseRow;
+  /** NonZeroRequested cpu (millicores) and memory (bytes) of the bound pods: what NodeResourcesFit scores with. */
+  nonZeroCpu: number;
+  nonZeroMemory: number;
+  /** Allocatable pod count as a number; 0 when allocatable has no `pods` (upstream AllowedPodNumber). */
   maxPods: number;
-  /** Bumped on every change that can alter a fit verdict here (allocatable, bound pods, nominations). */
+  /** Bumped on every change that can alter a fit verdict or a score here (allocatable, bound pods, nominations). */
   generation: number;
-  /** Verdicts memoised for `generation` by pod demand (see scheduling/verdict-memo.ts); dropped when it moves. */
-  verdicts?: { generation: number; draUsed: ReadonlyMap<string, bigint> | undefined; byDemand: Map<string, unknown> };
   /** Bound pods by UID. */
   pods: Map<string, PodEntry>;
   /** Pending pods nominated to this node, by UID. */
@@ -37,28 +41,27 @@ export interface NodeEntry {
   labels: Record<string, string>;
   /** Set when allocatable could not be parsed; the node then offers nothing. */
   allocatableError?: string;
-  /** Scratch for the verbs: the stamp of the last call that answered for this node (see scheduling/call-dedupe.ts). */
-  answeredIn: number;
 }
 
-export function emptyNodeEntry(name: string): NodeEntry {
+export function emptyNodeEntry(name: string, slot = 0): NodeEntry {
   return {
     name,
+    slot,
     known: false,
     resourceVersion: '',
     allocatable: new Map(),
     requested: new Map(),
-    free: new Map(),
-    freeNumeric: { byId: [], exact: true },
-    allocatableNumeric: { byId: [], exact: true },
-    maxPods: Number.POSITIVE_INFINITY,
+    allocatableById: denseRow(new Map()),
+    requestedById: denseRow(new Map()),
+    nonZeroCpu: 0,
+    nonZeroMemory: 0,
+    maxPods: 0,
     generation: 0,
     pods: new Map(),
     nominated: new Map(),
     unschedulable: false,
     taints: [],
     labels: {},
-    answeredIn: 0,
   };
 }
 
@@ -81,29 +84,28 @@ export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
 
 function recomputeFree(entry: NodeEntry): void {
   entry.generation++;
-  const free: ResourceAmounts = new Map(entry.allocatable);
-  addInto(free, entry.requested, -1n);
-  entry.free = free;
-  entry.freeNumeric = numericFree(free);
-  entry.allocatableNumeric = numericFree(entry.allocatable);
-  const pods = entry.allocatable.get(PODS_RESOURCE);
-  entry.maxPods = pods === undefined ? Number.POSITIVE_INFINITY : Number(pods);
+  entry.allocatableById = denseRow(entry.allocatable);
+  entry.maxPods = Number(entry.allocatable.get(PODS_RESOURCE) ?? 0n);
 }
 
 export function addBoundPod(entry: NodeEntry, pod: PodEntry): void {
   entry.pods.set(pod.uid, pod);
   entry.generation++;
   addInto(entry.requested, pod.requests, 1n);
-  addInto(entry.free, pod.requests, -1n);
-  adjustNumericFree(entry.freeNumeric, pod.requests, -1);
+  entry.requestedById = addNumeric(entry.requestedById, pod.requests, 1);
+  const nonZero = nonZeroOf(pod);
+  entry.nonZeroCpu += nonZero.cpu;
+  entry.nonZeroMemory += nonZero.memory;
 }
 
 export function removeBoundPod(entry: NodeEntry, pod: PodEntry): void {
   if (!entry.pods.delete(pod.uid)) return;
   entry.generation++;
   addInto(entry.requested, pod.requests, -1n);
-  addInto(entry.free, pod.requests, 1n);
-  adjustNumericFree(entry.freeNumeric, pod.requests, 1);
+  entry.requestedById = addNumeric(entry.requestedById, pod.requests, -1);
+  const nonZero = nonZeroOf(pod);
+  entry.nonZeroCpu -= nonZero.cpu;
+  entry.nonZeroMemory -= nonZero.memory;
 }
 
 /** Forgets the node's own fields (its Node object was deleted) while pods may still reference it. */

@@ -76,7 +76,27 @@ export interface PodObject {
     phase?: string;
     nominatedNodeName?: string;
     resourceClaimStatuses?: Array<{ name: string; resourceClaimName?: string }>;
+    /** In-place resize (KEP-1287): a `PodResizePending` condition with reason `Infeasible` or `Deferred`. */
+    conditions?: PodCondition[];
+    containerStatuses?: ContainerStatus[];
+    initContainerStatuses?: ContainerStatus[];
+    /** Pod-level resize (KEP-5419): what the kubelet allocated and actuated for pod-level resources. */
+    allocatedResources?: ResourceList;
+    resources?: { requests?: ResourceList; limits?: ResourceList };
   };
+}
+
+export interface PodCondition {
+  type: string;
+  status?: string;
+  reason?: string;
+}
+
+/** The resource part of a container status: what the kubelet admitted (allocated) and applied (actuated). */
+export interface ContainerStatus {
+  name: string;
+  allocatedResources?: ResourceList;
+  resources?: { requests?: ResourceList; limits?: ResourceList };
 }
 
 export interface DeviceAttributeValue {

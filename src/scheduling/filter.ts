@@ -13,6 +13,7 @@ import { assessFit, type FitVerdict } from './fit.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
+import { reasonMessage } from './reasons.js';
 
 export type NominatedOutcome =
   | { result: 'none' }
@@ -47,7 +48,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   let draUnsafe = 0;
   const dedupe = new CallDedupe();
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
-  const notEvaluated = `not evaluated: the pod's nominated node ${exclusiveHit} fits (nominated-node policy exclusive)`;
+  const notEvaluated = reasonMessage({ code: 'nominated_node_fits' });
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
     const node = ledger.node(name);
@@ -68,7 +69,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     } else {
       setNodeReason(failedNodes, name, verdict.reason);
       failed++;
-      if (verdict.kind === 'dra_unsafe') draUnsafe++;
+      if (verdict.code === 'dra_accounting_unsafe') draUnsafe++;
     }
   }
   return {
@@ -97,9 +98,11 @@ function checkNominatedFirst(
   if (!node) {
     return { outcome: { result: 'fallback', node: name, reason: 'unknown_node', detail: 'nominated node is not in the cache' }, checkedNode: name, verdict: assessFit(ledger, undefined, pod, options) };
   }
-  const verdict = assessFit(ledger, node, pod, options);
+  const details: string[] = [];
+  const verdict = assessFit(ledger, node, pod, options, undefined, (d) => details.push(d));
   if (verdict.fits) return { outcome: { result: 'hit', node: name }, checkedNode: name, verdict };
-  return { outcome: { result: 'fallback', node: name, reason: 'does_not_fit', detail: verdict.reason }, checkedNode: name, verdict };
+  const detail = details.length > 0 ? details.join('; ') : verdict.reason;
+  return { outcome: { result: 'fallback', node: name, reason: 'does_not_fit', detail }, checkedNode: name, verdict };
 }
 
 function buildResult(

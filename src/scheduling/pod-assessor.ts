@@ -1,5 +1,6 @@
 /**
- * One pod assessed against the many nodes of one call (filter, prioritize), on top of `assessFit` and the verdict memo.
+ * One pod assessed against the many nodes of one call (filter, prioritize), on top of `assessFit` and the verdict
+ * memo (scheduling's own, by node slot: see verdict-memo.ts).
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeEntry } from '../ledger/node-entry.js';
@@ -11,14 +12,12 @@ import { demandKey, recall, remember } from './verdict-memo.js';
 /**
  * What depends only on the pod, the options and the ledger (DRA on, the pod's claims, its demand key, the nodes it
  * is bound or nominated to) is settled once per call, so a node whose verdict is remembered costs a few lookups.
- * Anything not remembered goes through `assessFit`, which remembers it.
+ * Anything not remembered goes through `assessFit`, and is remembered here.
  */
 export class PodAssessor {
   readonly useDra: boolean;
   /** What verdicts for this pod are remembered under; undefined when they cannot be (see `memoKeyOf`). */
   readonly memoKey: string | undefined;
-  /** True when `assessFit` does not remember this pod's verdicts itself (a pod with DRA claims): `assess` does. */
-  private readonly remembersClaims: boolean;
   /**
    * The nodes the ledger has this pod bound or nominated to (UIDs are unique, so these are exactly the nodes whose
    * `pods`/`nominated` hold it): resolved once, so the scan compares entries instead of probing two maps per node.
@@ -34,8 +33,7 @@ export class PodAssessor {
     private readonly options: SchedulingOptions,
   ) {
     this.useDra = draIsEnabled(ledger, options);
-    this.remembersClaims = this.useDra && podUsesClaims(pod);
-    this.memoKey = this.remembersClaims ? claimsMemoKey(ledger, pod, options) : demandKey(pod);
+    this.memoKey = this.useDra && podUsesClaims(pod) ? claimsMemoKey(ledger, pod, options) : demandKey(pod);
     const known = ledger.podByUid(pod.uid);
     this.boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;
     this.nominatedTo = known?.nominatedNodeName ? ledger.node(known.nominatedNodeName) : undefined;
@@ -53,8 +51,7 @@ export class PodAssessor {
       this.remembered++;
       return known;
     }
-    const verdict = assessFit(this.ledger, node, this.pod, this.options);
-    return this.remembersClaims ? this.rememberFor(node, this.memoKey, verdict) : verdict;
+    return this.rememberFor(node, this.memoKey, assessFit(this.ledger, node, this.pod, this.options));
   }
 
   /**

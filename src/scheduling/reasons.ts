@@ -29,18 +29,9 @@ export type ReasonCode =
   /** Not evaluated: the pod's nominated node fits and the nominated-node policy is `exclusive`. */
   | 'nominated_node_fits';
 
-/**
- * Why a node's DRA accounting is unsafe, by category (the `reason` label of kube_ledger_dra_unsafe_nodes and the
- * suffix of the `dra_accounting_unsafe` message). A bounded set: every unsafe cause maps to exactly one.
- */
-export type DraUnsafeCategory =
-  | 'incomplete_pool'
-  | 'mixed_generations'
-  | 'rebuilding'
-  | 'stale_slices'
-  | 'missing_device'
-  | 'unsupported_shape'
-  | 'other';
+import type { DraUnsafeCategory } from '../ledger/dra-port.js';
+
+export type { DraUnsafeCategory } from '../ledger/dra-port.js';
 
 export const DRA_UNSAFE_CATEGORIES: readonly DraUnsafeCategory[] = [
   'incomplete_pool',

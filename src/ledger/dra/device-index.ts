@@ -3,6 +3,7 @@
  * (ignored, reported). A pool is complete when all `resourceSliceCount` slices of the newest generation are present.
  * Devices are normalised once here (parsed mappings, NUMA zone) so the hot paths never re-parse slice JSON.
  */
+import type { DraUnsafeCategory } from '../dra-port.js';
 import type { Device, DeviceCapacityValue, ResourceSliceObject } from '../objects.js';
 import type { Quantity } from '../quantity.js';
 import { isNodeAllocatableResource, quantityOf } from './mapped-quantity.js';
@@ -45,6 +46,8 @@ export interface PoolState {
   nodes: Set<string>;
   /** Consistency problems that make the pool's nodes unsafe (incomplete, stale generations). */
   problems: string[];
+  /** The category of each entry of `problems` (same order), counted by metrics. */
+  problemCategories: DraUnsafeCategory[];
 }
 
 export interface IndexChange {
@@ -204,14 +207,17 @@ function buildPool(key: string, slices: ResourceSliceObject[], numaAttributes: r
     devices: new Map(),
     nodes: new Set(slices.flatMap((s) => (s.spec.nodeName ? [s.spec.nodeName] : []))),
     problems: [],
+    problemCategories: [],
   };
   if (newest.length < expectedSlices) {
+    pool.problemCategories.push('incomplete_pool');
     pool.problems.push(
       `pool ${key} generation ${generation} is incomplete (${newest.length} of ${expectedSlices} slices)`,
     );
   }
   if (stale.length > 0) {
     const gens = [...new Set(stale.map((s) => s.spec.pool.generation ?? 0))].sort((a, b) => a - b);
+    pool.problemCategories.push('mixed_generations');
     pool.problems.push(
       `pool ${key} mixes generations: stale slices of generation ${gens.join(', ')} ignored (newest ${generation})`,
     );

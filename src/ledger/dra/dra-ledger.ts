@@ -13,7 +13,7 @@
  */
 import type { DeviceClassObject, PodObject, ResourceClaimObject, ResourceSliceObject } from '../objects.js';
 import { objectKey } from '../objects.js';
-import type { DraAccounting } from '../dra-port.js';
+import type { DraAccounting, DraUnsafeCategory } from '../dra-port.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
 import { addAll } from './claim-estimate.js';
 import { placeClaim } from './claim-placement.js';
@@ -217,6 +217,7 @@ export class DraLedger implements DraAccounting {
       node,
       aggregate,
       nodeUnsafe: aggregate ? this.unsafeReason(aggregate) : undefined,
+      nodeUnsafeCategories: aggregate ? this.unsafeCategories(aggregate) : undefined,
       numaAttributes: this.numaAttributes,
       claim: (key) => this.claims.get(key),
       record: (key) => this.records.get(key),
@@ -250,6 +251,16 @@ export class DraLedger implements DraAccounting {
     for (const node of [...this.aggregates.keys()].sort()) {
       const reason = this.unsafeReason(this.aggregates.get(node)!);
       if (reason) unsafe.set(node, reason);
+    }
+    return unsafe;
+  }
+
+  unsafeNodeCategories(): Map<string, DraUnsafeCategory[]> {
+    this.settle();
+    const unsafe = new Map<string, DraUnsafeCategory[]>();
+    for (const node of [...this.aggregates.keys()].sort()) {
+      const categories = this.unsafeCategories(this.aggregates.get(node)!);
+      if (categories.length > 0) unsafe.set(node, categories);
     }
     return unsafe;
   }
@@ -320,6 +331,18 @@ export class DraLedger implements DraAccounting {
     let selection = this.classSelections.get(name);
     if (!selection) this.classSelections.set(name, (selection = classSelection(this.classes.get(name))));
     return selection;
+  }
+
+  /** The categories of `unsafeReason`, in the same cases (node reasons, then rebuilding and stale slice data). */
+  private unsafeCategories(aggregate: NodeAggregate): DraUnsafeCategory[] {
+    const categories = new Set<DraUnsafeCategory>(aggregate.categories);
+    if (aggregate.reasons.length > 0 && categories.size === 0) categories.add('other');
+    if (aggregate.hasMappings) {
+      if (this.rebuilding) categories.add('rebuilding');
+      const age = this.sliceDataAgeMs;
+      if (age !== undefined && age > this.options.freshnessWindowMs) categories.add('stale_slices');
+    }
+    return [...categories].sort();
   }
 
   private unsafeReason(aggregate: NodeAggregate): string | undefined {

@@ -4,6 +4,7 @@
  * accounting cannot be trusted (incomplete or mixed-generation pools, claims on devices no slice lists, devices in a
  * mapping shape we do not account).
  */
+import type { DraUnsafeCategory } from '../dra-port.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
 import { formatAmount } from '../resource-amounts.js';
 import type { ClaimPlacement, PlacedEntry } from './claim-placement.js';
@@ -25,6 +26,8 @@ export interface NodeAggregate {
   zones: Map<string, NumaZoneState>;
   /** Node-specific reasons, sorted; global ones (rebuilding, stale data) are added by the ledger on read. */
   reasons: string[];
+  /** The distinct categories of `reasons`, sorted (metrics count these, never the text). */
+  categories: DraUnsafeCategory[];
   hasMappings: boolean;
   /** Node-local devices of the newest pool generations that have mappings or an unsupported mapping shape. */
   mappedDevices: DeviceRecord[];
@@ -46,16 +49,22 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
   }
   mappedDevices.sort((a, b) => compareText(a.key, b.key));
   const reasons = new Set<string>();
+  const categories = new Set<DraUnsafeCategory>();
   for (const pool of pools) for (const problem of pool.problems) reasons.add(problem);
+  for (const pool of pools) for (const category of pool.problemCategories) categories.add(category);
   const entries: ClaimContribution[] = [];
   const used: ResourceAmounts = new Map();
   const zones = zoneCapacities(mappedDevices);
   for (const { placement, accepted, observedAt } of placed) {
     for (const missing of placement.missingDevices) {
       reasons.add(`claim ${placement.key} is allocated device ${missing}, which no current ResourceSlice lists`);
+      categories.add('missing_device');
     }
     if (!accepted) continue;
-    for (const note of placement.unsupportedDevices) reasons.add(`claim ${placement.key} uses a device kube-ledger cannot count: ${note}`);
+    for (const note of placement.unsupportedDevices) {
+      reasons.add(`claim ${placement.key} uses a device kube-ledger cannot count: ${note}`);
+      categories.add('unsupported_shape');
+    }
     for (const entry of placement.entries) {
       entries.push(contributionOf(entry, observedAt));
       addAll(used, entry.amounts);
@@ -69,6 +78,7 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
     entries,
     zones,
     reasons: [...reasons].sort(),
+    categories: [...categories].sort(),
     hasMappings: mappedDevices.length > 0 || entries.length > 0,
     mappedDevices,
     unsupported: [...new Set(mappedDevices.flatMap((d) => (d.unsupported ? [d.unsupported] : [])))].sort(),

@@ -8,6 +8,7 @@
  *   Why not block: kube-scheduler's DRA plugin itself waits in PreFilter until the generated claim exists, so filter
  *   is rarely asked in that state, and refusing here could keep a pod pending for as long as the claim controller lags.
  */
+import type { DraUnsafeCategory } from '../dra-port.js';
 import type { PodObject, ResourceClaimObject } from '../objects.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
 import { addAll, claimRequests, estimateRequest, type ClaimRequest, type EstimateInputs } from './claim-estimate.js';
@@ -27,6 +28,8 @@ export interface AssessContext {
   aggregate: NodeAggregate | undefined;
   /** Node reasons plus global ones (rebuilding, stale slice data); undefined when the node is safe. */
   nodeUnsafe: string | undefined;
+  /** The categories of `nodeUnsafe`. */
+  nodeUnsafeCategories?: readonly DraUnsafeCategory[];
   numaAttributes: ReadonlySet<string>;
   claim(key: string): ResourceClaimObject | undefined;
   record(key: string): ClaimRecordView | undefined;
@@ -172,5 +175,10 @@ function finishUnsafe(work: Working, ctx: AssessContext): void {
   const consumes = [...work.result.footprint.values()].some((v) => v > 0n);
   const reasons = [...work.unsupported].sort();
   if (consumes && ctx.nodeUnsafe) reasons.push(ctx.nodeUnsafe);
-  if (reasons.length > 0) work.result.unsafe = reasons.join('; ');
+  if (reasons.length > 0) {
+    work.result.unsafe = reasons.join('; ');
+    const categories = new Set<DraUnsafeCategory>(work.unsupported.size > 0 ? ['unsupported_shape'] : []);
+    if (consumes && ctx.nodeUnsafe) for (const c of ctx.nodeUnsafeCategories ?? ['other']) categories.add(c);
+    work.result.unsafeCategories = [...categories].sort();
+  }
 }
