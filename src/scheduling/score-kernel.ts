@@ -49,24 +49,34 @@ export function compileWeights(weights: ReadonlyMap<string, bigint>): CompiledWe
   return compiled;
 }
 
-function demandOf(demand: CompiledDemand, id: number): number {
-  if (id === CPU_ID) return nonZeroOf(demand.pod).cpu + footprintOf(demand, id, true);
-  if (id === MEMORY_ID) return nonZeroOf(demand.pod).memory + footprintOf(demand, id, true);
-  return footprintOf(demand, id, false);
+/**
+ * The pod's request per weighted resource, once per (demand, weights): NonZeroRequested for cpu and memory (plus
+ * what a DRA footprint adds on top of the pod's own request), the plain demand for every other resource.
+ */
+function scoreRequests(demand: CompiledDemand, weights: readonly CompiledWeight[]): Float64Array {
+  let byWeights = scoreRequestCache.get(demand);
+  if (byWeights === undefined) scoreRequestCache.set(demand, (byWeights = new WeakMap()));
+  let requests = byWeights.get(weights);
+  if (requests === undefined) {
+    const nonZero = nonZeroOf(demand.pod);
+    requests = new Float64Array(weights.length);
+    for (let w = 0; w < weights.length; w++) {
+      const id = weights[w]!.id;
+      const value = valueOf(demand, id);
+      if (id === CPU_ID || id === MEMORY_ID) {
+        const own = Number(demand.pod.requests.get(resourceName(id)) ?? 0n);
+        requests[w] = (id === CPU_ID ? nonZero.cpu : nonZero.memory) + (value > own ? value - own : 0);
+      } else requests[w] = value;
+    }
+    byWeights.set(weights, requests);
+  }
+  return requests;
 }
 
-/**
- * The demand's value for a resource; for cpu and memory only what the DRA footprint adds on top of the pod's own
- * requests (the non-zero amounts stand for those).
- */
-function footprintOf(demand: CompiledDemand, id: number, extraOnly: boolean): number {
-  for (let i = 0; i < demand.ids.length; i++) {
-    if (demand.ids[i] !== id) continue;
-    const value = demand.values[i]!;
-    if (!extraOnly) return value;
-    const own = Number(demand.pod.requests.get(resourceName(id)) ?? 0n);
-    return value > own ? value - own : 0;
-  }
+const scoreRequestCache = new WeakMap<CompiledDemand, WeakMap<readonly CompiledWeight[], Float64Array>>();
+
+function valueOf(demand: CompiledDemand, id: number): number {
+  for (let i = 0; i < demand.ids.length; i++) if (demand.ids[i] === id) return demand.values[i]!;
   return 0;
 }
 
@@ -79,11 +89,12 @@ export function nodeScore(
   draUsed: ReadonlyMap<string, bigint> | undefined,
 ): number {
   const least = strategy === 'LeastAllocated';
+  const requests = scoreRequests(demand, weights);
   let weighted = 0;
   let weightSum = 0;
   for (let i = 0; i < weights.length; i++) {
     const w = weights[i]!;
-    const request = demandOf(demand, w.id);
+    const request = requests[i]!;
     if (request === 0 && w.scalar) continue;
     const allocatable = rowValue(node.allocatableById, w.id);
     if (allocatable <= 0) continue;
