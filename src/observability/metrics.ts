@@ -271,6 +271,14 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       help: '1 while this replica holds the nominator Lease (and may write), else 0.',
       registers: r,
     }),
+
+    // --- filter failure reasons (typed codes of scheduling/reasons.ts) ---
+    filterFailureReasons: new Counter({
+      name: PREFIX + 'filter_failure_reasons_total',
+      help: 'Causes of failing filter verdicts by reason code (insufficient_resource, too_many_pods, dra_accounting_unsafe, ...); a node failing for several causes counts once per cause.',
+      labelNames: ['code'] as const,
+      registers: r,
+    }),
   };
 }
 

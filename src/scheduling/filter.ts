@@ -13,7 +13,7 @@ import { assessFit, type FitVerdict } from './fit.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
-import { reasonMessage } from './reasons.js';
+import { reasonMessage, type ReasonCode } from './reasons.js';
 
 export type NominatedOutcome =
   | { result: 'none' }
@@ -30,6 +30,8 @@ export interface FilterDecision {
   draUnsafe: number;
   /** Verdicts answered from the per-node memo rather than computed. */
   remembered: number;
+  /** Failing nodes per reason code (a node with several causes counts once per cause), for metrics. */
+  failuresByCode: Map<ReasonCode, number>;
 }
 
 export { candidatesFromArgs } from './candidates.js';
@@ -47,6 +49,8 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   let unresolvable = 0;
   let draUnsafe = 0;
   const dedupe = new CallDedupe();
+  const failuresByCode = new Map<ReasonCode, number>();
+  const count = (code: ReasonCode): void => void failuresByCode.set(code, (failuresByCode.get(code) ?? 0) + 1);
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
   const notEvaluated = reasonMessage({ code: 'nominated_node_fits' });
   for (let i = 0; i < names.length; i++) {
@@ -58,12 +62,17 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       else {
         setNodeReason(failedNodes, name, notEvaluated);
         failed++;
+        count('nominated_node_fits');
       }
       continue;
     }
     const verdict = name === nominated.checkedNode ? nominated.verdict! : assessor.assess(node);
-    if (verdict.fits) passed.push(i);
-    else if (verdict.unresolvable) {
+    if (verdict.fits) {
+      passed.push(i);
+      continue;
+    }
+    for (const r of verdict.reasons) count(r.code);
+    if (verdict.unresolvable) {
       setNodeReason(unresolvableNodes, name, verdict.reason);
       unresolvable++;
     } else {
@@ -80,6 +89,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     unresolvable,
     draUnsafe,
     remembered: assessor.remembered,
+    failuresByCode,
   };
 }
 

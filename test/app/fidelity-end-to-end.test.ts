@@ -110,6 +110,10 @@ describe('fidelity end to end (npm start -- --cluster)', function () {
     assert.deepEqual(reply.NodeNames, ['infeasible', 'roomy']);
     assert.deepEqual(reply.FailedNodes, { resized: 'Insufficient cpu', 'no-pods': 'Too many pods', held: 'Insufficient cpu' });
     assert.deepEqual(reply.FailedAndUnresolvableNodes, { tiny: 'Insufficient cpu' });
+    // Metrics count the typed codes, never the messages.
+    const metrics = await (await fetch(url + '/metrics')).text();
+    assert.match(metrics, /kube_ledger_filter_failure_reasons_total\{code="insufficient_resource"\} 3/);
+    assert.match(metrics, /kube_ledger_filter_failure_reasons_total\{code="too_many_pods"\} 1/);
   });
 
   it('explain keeps the per-node numbers behind each stable reason, with its code, and counts reasons', async () => {
