@@ -21,28 +21,21 @@ export function resourceName(id: number): string {
   return namesById[id] ?? '';
 }
 
-export function isSafeAmount(value: bigint): boolean {
-  return value <= 9007199254740991n && value >= -9007199254740991n;
-}
-
 /** Positive amounts of a ResourceAmounts map as parallel arrays, without `skip` (the pod count). */
 export interface NumericDemand {
   ids: number[];
   values: number[];
-  exact: boolean;
 }
 
 export function numericDemand(amounts: ReadonlyMap<string, bigint>, skip: string): NumericDemand {
   const ids: number[] = [];
   const values: number[] = [];
-  let exact = true;
   for (const [name, value] of amounts) {
     if (value <= 0n || name === skip) continue;
-    if (!isSafeAmount(value)) exact = false;
     ids.push(resourceId(name));
     values.push(Number(value));
   }
-  return { ids, values, exact };
+  return { ids, values };
 }
 
 export function demandValue(demand: NumericDemand, id: number): number {

@@ -143,7 +143,7 @@ export function fitKernel(
 ): FitVerdict {
   const dra = adjust !== undefined ? adjust.draUsed : draUsed;
   let mask = 0;
-  let overflow = false;
+  let beyondMask: number[] | undefined;
   const podCount = node.pods.size + (adjust ? adjust.reserved.length - adjust.removed.length : 0);
   if (podCount + 1 > node.maxPods) {
     mask |= 1;
@@ -157,44 +157,30 @@ export function fitKernel(
     const free = allocatable - usedOn(node, id, adjust, dra);
     if (need <= free) continue;
     if (i < MAX_MASKED) mask |= 1 << (i + 2);
-    else overflow = true;
+    else (beyondMask ??= []).push(i);
     const unresolvable = need > allocatable;
     if (unresolvable) mask |= 2;
     if (sink) sink(insufficientDetail(node, demand, id, need, free, allocatable, unresolvable, adjust));
   }
-  if (mask === 0 && !overflow) return FITS;
-  if (overflow) return buildVerdict(node, demand, adjust, dra);
+  if (mask === 0 && beyondMask === undefined) return FITS;
+  // A demand of more resources than the mask holds (rare): its verdict is built each time rather than kept.
+  if (beyondMask !== undefined) return verdictFor(demand, mask, beyondMask);
   let verdict = demand.verdicts.get(mask);
   if (verdict === undefined) {
-    verdict = verdictForMask(demand, mask);
+    verdict = verdictFor(demand, mask, undefined);
     demand.verdicts.set(mask, verdict);
   }
   return verdict;
 }
 
-function verdictForMask(demand: CompiledDemand, mask: number): FitVerdict {
+function verdictFor(demand: CompiledDemand, mask: number, beyondMask: readonly number[] | undefined): FitVerdict {
   const reasons: Reason[] = [];
   if (mask & 1) reasons.push({ code: 'too_many_pods' });
   for (let i = 0; i < demand.ids.length && i < MAX_MASKED; i++) {
     if (mask & (1 << (i + 2))) reasons.push({ code: 'insufficient_resource', resource: resourceName(demand.ids[i]!) });
   }
+  for (const i of beyondMask ?? []) reasons.push({ code: 'insufficient_resource', resource: resourceName(demand.ids[i]!) });
   return failure(reasons, (mask & 2) !== 0);
-}
-
-/** A demand with more resources than the mask holds: the verdict is built directly (rare; allocation is fine). */
-function buildVerdict(node: NodeEntry, demand: CompiledDemand, adjust: NodeAdjustments | undefined, dra: ReadonlyMap<string, bigint> | undefined): FitVerdict {
-  const reasons: Reason[] = [];
-  let unresolvable = false;
-  const podCount = node.pods.size + (adjust ? adjust.reserved.length - adjust.removed.length : 0);
-  if (podCount + 1 > node.maxPods) reasons.push({ code: 'too_many_pods' });
-  demand.ids.forEach((id, i) => {
-    const need = demand.values[i]!;
-    const allocatable = rowValue(node.allocatableById, id);
-    if (need <= allocatable - usedOn(node, id, adjust, dra)) return;
-    if (need > allocatable) unresolvable = true;
-    reasons.push({ code: 'insufficient_resource', resource: resourceName(id) });
-  });
-  return failure(reasons, unresolvable);
 }
 
 function insufficientDetail(

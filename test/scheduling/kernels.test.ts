@@ -120,6 +120,16 @@ describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
     assert.equal(verdict.unresolvable, true);
   });
 
+  it('reports every insufficient resource of a demand wider than the verdict mask, in order', () => {
+    const names = Array.from({ length: 33 }, (_, i) => `example.com/r${String(i).padStart(2, '0')}`);
+    const ledger = ledgerOf([node('n', { cpu: '4' })]);
+    const incoming = incomingPodFromWire(wire(pod('ns', 'p', { requests: Object.fromEntries(names.map((n) => [n, '1'])) })));
+    const verdict = fitKernel(ledger.node('n')!, compileDemand(incoming), undefined, undefined);
+    assert.ok(!verdict.fits);
+    assert.deepEqual(verdict.reasons.map((r) => r.resource), names);
+    assert.equal(verdict.unresolvable, true);
+  });
+
   it('agrees with the exact upstream oracle on any node and pod (property)', () => {
     const amount = fc.constantFrom('0', '1', '2', '3', '500m', '4');
     fc.assert(
