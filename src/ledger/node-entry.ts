@@ -39,8 +39,11 @@ export interface NodeEntry {
   unschedulable: boolean;
   taints: Taint[];
   labels: Record<string, string>;
-  /** Set when allocatable could not be parsed; the node then offers nothing. */
-  allocatableError?: string;
+  /**
+   * Set when allocatable could not be parsed; the node then offers nothing. Always present (undefined when fine): a
+   * `delete` would drop every entry into slow dictionary properties, and the kernels read these objects per node.
+   */
+  allocatableError: string | undefined;
 }
 
 export function emptyNodeEntry(name: string, slot = 0): NodeEntry {
@@ -62,6 +65,7 @@ export function emptyNodeEntry(name: string, slot = 0): NodeEntry {
     unschedulable: false,
     taints: [],
     labels: {},
+    allocatableError: undefined,
   };
 }
 
@@ -72,7 +76,7 @@ export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
   entry.unschedulable = Boolean(node.spec?.unschedulable);
   entry.taints = node.spec?.taints ?? [];
   entry.labels = node.metadata.labels ?? {};
-  delete entry.allocatableError;
+  entry.allocatableError = undefined;
   try {
     entry.allocatable = amountsFromResourceList(node.status?.allocatable, 'status.allocatable');
   } catch (err) {
@@ -124,5 +128,5 @@ export function forgetNodeObject(entry: NodeEntry): void {
   entry.unschedulable = false;
   entry.taints = [];
   entry.labels = {};
-  delete entry.allocatableError;
+  entry.allocatableError = undefined;
 }

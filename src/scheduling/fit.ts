@@ -94,6 +94,36 @@ export function demandOn(pod: PodEntry, footprint: DraPodFootprint | undefined):
   return footprint ? withFootprint(base, footprint.footprint, footprint.estimated) : base;
 }
 
+/**
+ * What one call settles once for its pod (the demand compiled, DRA on or off, where the ledger has the pod bound) so
+ * each node costs only its own reads: the filter and prioritize loops keep one context per call.
+ */
+export interface FitContext {
+  ledger: ClusterLedger;
+  pod: PodEntry;
+  options: SchedulingOptions;
+  useDra: boolean;
+  /** The pod has DRA claims and DRA is on: its demand gets a per-node footprint. */
+  claims: boolean;
+  demand: CompiledDemand;
+  /** The node the ledger has this pod bound to (it is taken off there), if any. */
+  boundTo: NodeEntry | undefined;
+}
+
+export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): FitContext {
+  const useDra = draIsEnabled(ledger, options);
+  const known = ledger.podByUid(pod.uid);
+  return {
+    ledger,
+    pod,
+    options,
+    useDra,
+    claims: useDra && podUsesClaims(pod),
+    demand: compileDemand(pod),
+    boundTo: known?.nodeName ? ledger.node(known.nodeName) : undefined,
+  };
+}
+
 export function assessFit(
   ledger: ClusterLedger,
   node: NodeEntry | undefined,
@@ -102,13 +132,18 @@ export function assessFit(
   removal: Removal = NO_REMOVAL,
   sink?: DetailSink,
 ): FitVerdict {
+  return assessIn(fitContext(ledger, pod, options), node, removal, sink);
+}
+
+/** `assessFit` within a call's context. */
+export function assessIn(ctx: FitContext, node: NodeEntry | undefined, removal: Removal = NO_REMOVAL, sink?: DetailSink): FitVerdict {
   if (!node) return UNKNOWN_NODE;
   if (node.allocatableError) {
     sink?.(`node allocatable unreadable: ${node.allocatableError}`);
     return UNREADABLE_NODE;
   }
-  const useDra = draIsEnabled(ledger, options);
-  const footprint = useDra && podUsesClaims(pod) ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
+  const { ledger, pod, options } = ctx;
+  const footprint = ctx.claims ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
   if (footprint?.unavailable) {
     sink?.(`DRA claims cannot be served here: ${footprint.unavailable}`);
     return DRA_DEVICE_MISSING;
@@ -117,8 +152,10 @@ export function assessFit(
     sink?.(`DRA accounting unsafe on this node: ${footprint.unsafe}`);
     return failure([{ code: 'dra_accounting_unsafe', categories: footprint.unsafeCategories ?? [] }]);
   }
-  const adjust = adjustmentsFor(ledger, node, pod, useDra, removal);
-  const verdict = fitKernel(node, demandOn(pod, footprint), adjust, adjust ? undefined : draUsedOn(ledger, node, useDra), sink);
+  const plain = node.nominated.size === 0 && node !== ctx.boundTo && removal.podUids.size === 0;
+  const adjust = plain ? undefined : adjustmentsFor(ledger, node, pod, ctx.useDra, removal);
+  const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated) : ctx.demand;
+  const verdict = fitKernel(node, demand, adjust, adjust ? undefined : draUsedOn(ledger, node, ctx.useDra), sink);
   if (!verdict.fits) return verdict;
   if (footprint?.numa.required && !footprint.numa.fits) {
     sink?.(footprint.numa.reason ?? 'NUMA alignment not possible');

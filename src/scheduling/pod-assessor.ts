@@ -5,7 +5,7 @@
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeEntry } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
-import { assessFit, draIsEnabled, draUsedOn, podUsesClaims, type FitVerdict } from './fit.js';
+import { assessIn, draUsedOn, fitContext, podUsesClaims, type FitContext, type FitVerdict } from './fit.js';
 import type { SchedulingOptions } from './options.js';
 import { demandKey, recall, remember } from './verdict-memo.js';
 
@@ -26,13 +26,16 @@ export class PodAssessor {
   private readonly nominatedTo: NodeEntry | undefined;
   /** Verdicts `assess` answered from the memo in this call. */
   remembered = 0;
+  /** The pod's demand and facts, compiled once for the call. */
+  readonly context: FitContext;
 
   constructor(
     private readonly ledger: ClusterLedger,
     readonly pod: PodEntry,
     private readonly options: SchedulingOptions,
   ) {
-    this.useDra = draIsEnabled(ledger, options);
+    this.context = fitContext(ledger, pod, options);
+    this.useDra = this.context.useDra;
     this.memoKey = this.useDra && podUsesClaims(pod) ? claimsMemoKey(ledger, pod, options) : demandKey(pod);
     const known = ledger.podByUid(pod.uid);
     this.boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;
@@ -45,13 +48,13 @@ export class PodAssessor {
   }
 
   assess(node: NodeEntry | undefined): FitVerdict {
-    if (node === undefined) return assessFit(this.ledger, node, this.pod, this.options);
+    if (node === undefined) return assessIn(this.context, node);
     const known = this.recallFor<FitVerdict>(node, this.memoKey);
     if (known !== undefined) {
       this.remembered++;
       return known;
     }
-    return this.rememberFor(node, this.memoKey, assessFit(this.ledger, node, this.pod, this.options));
+    return this.rememberFor(node, this.memoKey, assessIn(this.context, node));
   }
 
   /**

@@ -9,7 +9,8 @@ import type { PodEntry } from '../ledger/pod-entry.js';
 import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type HostPriorityList } from '../protocol/types.js';
 import { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs } from './candidates.js';
-import { assessFit, demandOn, draUsedOn, podUsesClaims } from './fit.js';
+import { assessIn, draUsedOn, fitContext, podUsesClaims, type FitContext } from './fit.js';
+import { withFootprint } from './fit-kernel.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
@@ -31,7 +32,7 @@ export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: S
     const memoised = node !== undefined && name !== nominatedNode ? node : undefined;
     let score = memoised === undefined ? undefined : assessor.recallFor<number>(memoised, scoreKey);
     if (score === undefined) {
-      score = scoreNode(ledger, node, pod, options, assessor.useDra);
+      score = scoreIn(assessor.context, node);
       if (memoised !== undefined) assessor.rememberFor(memoised, scoreKey, score);
     }
     scores.push({ Host: name, Score: score });
@@ -59,15 +60,29 @@ export function scoreNode(
   options: SchedulingOptions,
   useDra: boolean,
 ): number {
+  const ctx = fitContext(ledger, pod, options);
+  return scoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra, claims: useDra && podUsesClaims(pod) }, node);
+}
+
+/** The 0..10 score of one node within a call's context: the nominated node's maximum, or the kernel's score mapped. */
+export function scoreIn(ctx: FitContext, node: NodeEntry | undefined): number {
   if (!node) return MIN_EXTENDER_PRIORITY;
-  if (options.nominatedNodePolicy !== 'off' && pod.nominatedNodeName === node.name && assessFit(ledger, node, pod, options).fits) {
+  const { pod, options } = ctx;
+  if (options.nominatedNodePolicy !== 'off' && pod.nominatedNodeName === node.name && assessIn(ctx, node).fits) {
     return MAX_EXTENDER_PRIORITY;
   }
-  return toExtenderScore(nodeScoreOf(ledger, node, pod, options, useDra));
+  return toExtenderScore(nodeScoreIn(ctx, node));
 }
 
 /** The 0..100 NodeResourcesFit score of the node for the pod (nominated pods not counted, as upstream). */
 export function nodeScoreOf(ledger: ClusterLedger, node: NodeEntry, pod: PodEntry, options: SchedulingOptions, useDra: boolean): number {
-  const footprint = useDra && podUsesClaims(pod) ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
-  return nodeScore(node, demandOn(pod, footprint), options.scoring.strategy, compileWeights(options.scoring.weights), draUsedOn(ledger, node, useDra));
+  const ctx = fitContext(ledger, pod, options);
+  return nodeScoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra, claims: useDra && podUsesClaims(pod) }, node);
+}
+
+function nodeScoreIn(ctx: FitContext, node: NodeEntry): number {
+  const footprint = ctx.claims ? ctx.ledger.draAccounting().assessPod(ctx.pod.object, node.name) : undefined;
+  const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated) : ctx.demand;
+  const scoring = ctx.options.scoring;
+  return nodeScore(node, demand, scoring.strategy, compileWeights(scoring.weights), draUsedOn(ctx.ledger, node, ctx.useDra));
 }
