@@ -58,7 +58,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     filterRememberedVerdicts: new Counter({
       name: PREFIX + 'filter_remembered_verdicts_total',
-      help: 'Per-node filter verdicts answered from the per-node verdict memo instead of recomputed (a share of filter_node_verdicts_total).',
+      help: 'Per-node filter verdicts answered from the per-node verdict memo instead of recomputed (a share of filter_node_verdicts_total); only pods with DRA claims are remembered.',
       registers: r,
     }),
     nominatedNodeChecks: new Counter({

@@ -36,7 +36,9 @@ export class PodAssessor {
   ) {
     this.context = fitContext(ledger, pod, options);
     this.useDra = this.context.useDra;
-    this.memoKey = this.useDra && podUsesClaims(pod) ? claimsMemoKey(ledger, pod, options) : demandKey(pod);
+    // Only a pod with DRA claims is remembered: its per-node assessment is costly, while the kernel answers any other
+    // pod faster than a memo lookup-and-store (measured: with 200 distinct pods the memo halved filter throughput).
+    this.memoKey = this.context.claims ? claimsMemoKey(ledger, pod, options) : undefined;
     const known = ledger.podByUid(pod.uid);
     this.boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;
     this.nominatedTo = known?.nominatedNodeName ? ledger.node(known.nominatedNodeName) : undefined;

@@ -1,12 +1,12 @@
 /**
- * Verdicts and scores remembered per node and pod demand, owned by scheduling (an array by the node's ledger slot;
- * the ledger's entries are never written). Replicas of one workload ask for the same thing over and over (and
- * kube-scheduler re-filters a pending pod on every retry), so a verdict computed for (node generation, priority,
- * requests) is reused until anything on that node changes: every change that can alter a verdict bumps the node's
- * generation (ledger/node-entry.ts), a reused slot holds another entry, and every change of the node's DRA use replaces its used-totals map, whose
- * identity the memo records. Only verdicts that depend on nothing else are remembered: no removed pods, the pod
- * neither bound nor nominated there, and for a pod with DRA claims a key that carries the DRA ledger's assessment
- * epoch (callers check; see scheduling/pod-assessor.ts).
+ * Verdicts and scores remembered per node for pods with DRA claims, owned by scheduling (an array by the node's ledger
+ * slot; the ledger's entries are never written). A claim pod's per-node assessment (claims, slices, NUMA zones) is
+ * costly and kube-scheduler re-filters a pending pod on every retry, so a verdict is reused until anything it depends
+ * on changes: every change that can alter a verdict bumps the node's generation (ledger/node-entry.ts), a reused slot
+ * holds another entry, every change of the node's DRA use replaces its used-totals map (whose identity the memo
+ * records), and the key carries the DRA ledger's assessment epoch and the pod's resourceVersion. Only verdicts that
+ * depend on nothing else are remembered: no removed pods, the pod neither bound nor nominated there (callers check;
+ * see scheduling/pod-assessor.ts). Pods without claims are not remembered: the fit kernel is cheaper than the memo.
  */
 import type { NodeEntry } from '../ledger/node-entry.js';
 import { nonZeroOf, type PodEntry } from '../ledger/pod-entry.js';
