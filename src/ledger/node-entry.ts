@@ -96,21 +96,44 @@ export function addBoundPod(entry: NodeEntry, pod: PodEntry): void {
   entry.pods.set(pod.uid, pod);
   entry.generation++;
   addInto(entry.requested, pod.requests, 1n);
-  entry.requestedById = addNumeric(entry.requestedById, pod.requests, 1);
-  const nonZero = nonZeroOf(pod);
-  entry.nonZeroCpu += nonZero.cpu;
-  entry.nonZeroMemory += nonZero.memory;
+  if (!updateRows(entry, pod, 1)) rebuildRows(entry);
 }
 
 export function removeBoundPod(entry: NodeEntry, pod: PodEntry): void {
   if (!entry.pods.delete(pod.uid)) return;
   entry.generation++;
   addInto(entry.requested, pod.requests, -1n);
-  entry.requestedById = addNumeric(entry.requestedById, pod.requests, -1);
-  const nonZero = nonZeroOf(pod);
-  entry.nonZeroCpu -= nonZero.cpu;
-  entry.nonZeroMemory -= nonZero.memory;
+  if (!updateRows(entry, pod, -1)) rebuildRows(entry);
 }
+
+/**
+ * Moves the float rows by one pod, in place. False (nothing moved) for a pod with an amount beyond 2^53, which would
+ * leave rounding behind (or Infinity − Infinity) once it is gone: the caller rebuilds the rows from the exact totals.
+ */
+function updateRows(entry: NodeEntry, pod: PodEntry, sign: 1 | -1): boolean {
+  for (const amount of pod.requests.values()) if (amount > MAX_EXACT || amount < -MAX_EXACT) return false;
+  const nonZero = nonZeroOf(pod);
+  if (!Number.isSafeInteger(nonZero.cpu) || !Number.isSafeInteger(nonZero.memory)) return false;
+  entry.requestedById = addNumeric(entry.requestedById, pod.requests, sign);
+  entry.nonZeroCpu += sign * nonZero.cpu;
+  entry.nonZeroMemory += sign * nonZero.memory;
+  return true;
+}
+
+function rebuildRows(entry: NodeEntry): void {
+  entry.requestedById = denseRow(entry.requested);
+  let cpu = 0;
+  let memory = 0;
+  for (const pod of entry.pods.values()) {
+    const nonZero = nonZeroOf(pod);
+    cpu += nonZero.cpu;
+    memory += nonZero.memory;
+  }
+  entry.nonZeroCpu = cpu;
+  entry.nonZeroMemory = memory;
+}
+
+const MAX_EXACT = 9007199254740991n;
 
 /** Forgets the node's own fields (its Node object was deleted) while pods may still reference it. */
 /** Adds or removes a pending pod's nomination of this node (it reserves room for pods of lower priority). */

@@ -63,10 +63,13 @@ function scoreRequests(demand: CompiledDemand, weights: readonly CompiledWeight[
     for (let w = 0; w < weights.length; w++) {
       const id = weights[w]!.id;
       const value = valueOf(demand, id);
+      let request = value;
       if (id === CPU_ID || id === MEMORY_ID) {
-        const own = Number(demand.pod.requests.get(resourceName(id)) ?? 0n);
-        requests[w] = (id === CPU_ID ? nonZero.cpu : nonZero.memory) + (value > own ? value - own : 0);
-      } else requests[w] = value;
+        const own = Math.max(0, Number(demand.pod.requests.get(resourceName(id)) ?? 0n));
+        request = Math.max(0, id === CPU_ID ? nonZero.cpu : nonZero.memory) + (value > own ? value - own : 0);
+      }
+      // Requests are never negative in a valid pod; a hostile one must not turn a score into NaN or beyond 0..100.
+      requests[w] = request >= 0 ? request : 0;
     }
     byWeights.set(weights, requests);
   }
@@ -97,13 +100,14 @@ export function nodeScore(
     const request = requests[i]!;
     if (request === 0 && w.scalar) continue;
     const allocatable = rowValue(node.allocatableById, w.id);
-    if (allocatable <= 0) continue;
+    if (!(allocatable > 0) || allocatable === Number.POSITIVE_INFINITY) continue;
     let requested = w.id === CPU_ID ? node.nonZeroCpu : w.id === MEMORY_ID ? node.nonZeroMemory : rowValue(node.requestedById, w.id);
     if (draUsed !== undefined) requested += Number(draUsed.get(resourceName(w.id)) ?? 0n);
     requested += request;
+    if (!(requested >= 0)) requested = 0;
     let score: number;
     if (least) score = requested > allocatable ? 0 : Math.floor(((allocatable - requested) * MAX_NODE_SCORE) / allocatable);
-    else score = Math.floor(((requested > allocatable ? allocatable : requested < 0 ? 0 : requested) * MAX_NODE_SCORE) / allocatable);
+    else score = Math.floor(((requested > allocatable ? allocatable : requested) * MAX_NODE_SCORE) / allocatable);
     weighted += score * w.weight;
     weightSum += w.weight;
   }

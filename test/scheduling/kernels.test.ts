@@ -130,6 +130,19 @@ describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
     assert.equal(verdict.unresolvable, true);
   });
 
+  it('keeps exact rows after a pod with amounts beyond float range comes and goes (no Infinity − Infinity left behind)', () => {
+    const ledger = ledgerOf([node('n', { cpu: '4', memory: '8Gi' })], [pod('ns', 'small', { node: 'n', cpu: '1' })]);
+    ledger.apply({ type: 'upsert', kind: 'Pod', object: pod('ns', 'huge', { node: 'n', cpu: '1e400', memory: '1e400' }) });
+    const incoming = incomingPodFromWire(wire(pod('ns', 'p', { cpu: '2', memory: '1Gi' })));
+    assert.equal(fitKernel(ledger.node('n')!, compileDemand(incoming), undefined, undefined).fits, false);
+    ledger.apply({ type: 'delete', kind: 'Pod', key: 'ns/huge' });
+    const entry = ledger.node('n')!;
+    assert.equal(fitKernel(entry, compileDemand(incoming), undefined, undefined).fits, true);
+    assert.deepEqual([entry.nonZeroCpu, entry.nonZeroMemory], [1000, 200 * 1024 * 1024]);
+    // cpu (4000 − 3000)·100/4000 = 25, memory (8192 − 1224)Mi·100/8192Mi = 85 → 55.
+    assert.equal(nodeScoreOf(ledger, entry, incoming, scoring('LeastAllocated', { cpu: 1n, memory: 1n }), false), 55);
+  });
+
   it('agrees with the exact upstream oracle on any node and pod (property)', () => {
     const amount = fc.constantFrom('0', '1', '2', '3', '500m', '4');
     fc.assert(
