@@ -13,6 +13,7 @@ import {
   removeBoundPod,
   setNomination,
   type NodeEntry,
+  type NodeView,
 } from './node-entry.js';
 import type {
   ClusterObject,
@@ -219,12 +220,12 @@ export class ClusterLedger implements ClusterSink {
   }
 
   /** A node whose Node object is known; placeholders (pods pointing at an unseen node) are not returned. */
-  node(name: string): NodeEntry | undefined {
+  node(name: string): NodeView | undefined {
     const entry = this.nodes.get(name);
     return entry?.known ? entry : undefined;
   }
 
-  *knownNodes(): IterableIterator<NodeEntry> {
+  *knownNodes(): IterableIterator<NodeView> {
     for (const entry of this.nodes.values()) if (entry.known) yield entry;
   }
 

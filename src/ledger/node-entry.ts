@@ -46,6 +46,23 @@ export interface NodeEntry {
   allocatableError: string | undefined;
 }
 
+/**
+ * What the ledger hands out: a node's line, read-only (client-go's "treat all items as immutable"). Scheduling reads
+ * views and keeps whatever it remembers on its own side (by `slot`); only the ledger's event handlers write entries.
+ */
+export type NodeView = {
+  readonly [K in Exclude<keyof NodeEntry, 'pods' | 'nominated' | 'allocatable' | 'requested' | 'allocatableById' | 'requestedById' | 'taints' | 'labels'>]: NodeEntry[K];
+} & {
+  readonly pods: ReadonlyMap<string, PodEntry>;
+  readonly nominated: ReadonlyMap<string, PodEntry>;
+  readonly allocatable: ReadonlyMap<string, bigint>;
+  readonly requested: ReadonlyMap<string, bigint>;
+  readonly allocatableById: Readonly<DenseRow>;
+  readonly requestedById: Readonly<DenseRow>;
+  readonly taints: readonly Taint[];
+  readonly labels: Readonly<Record<string, string>>;
+};
+
 export function emptyNodeEntry(name: string, slot = 0): NodeEntry {
   return {
     name,

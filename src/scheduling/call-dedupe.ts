@@ -4,7 +4,7 @@
  * read-only) instead of hashing every name into a Set (a call carries up to 5000 fresh strings); names the ledger
  * does not know fall back to a Set. Calls run synchronously, so one stamp is never shared by two calls.
  */
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 
 let lastStamp = 0;
 let stampsBySlot = new Float64Array(1024);
@@ -14,7 +14,7 @@ export class CallDedupe {
   private unknown: Set<string> | undefined;
 
   /** True when this node (or unknown name) was already answered in this call; marks it answered otherwise. */
-  repeated(name: string, node: NodeEntry | undefined): boolean {
+  repeated(name: string, node: NodeView | undefined): boolean {
     if (node !== undefined) {
       const slot = node.slot;
       if (slot >= stampsBySlot.length) {

@@ -14,7 +14,7 @@
  * The common case allocates nothing per node: a failure is a bit mask over the demand's resources, and the verdict
  * for a mask is built once per compiled demand.
  */
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { numericRequestsOf } from '../ledger/pod-entry.js';
 import { demandValue, resourceId, resourceName, rowValue } from '../ledger/numeric-amounts.js';
@@ -102,7 +102,7 @@ export type DetailSink = (detail: string) => void;
 const NO_PODS: readonly PodEntry[] = [];
 
 /** Reserving nominated pods on this node for `pod` (as the scheduler's addGENominatedPods), or the shared empty list. */
-export function reservingPods(node: NodeEntry, pod: PodEntry): readonly PodEntry[] {
+export function reservingPods(node: NodeView, pod: PodEntry): readonly PodEntry[] {
   if (node.nominated.size === 0) return NO_PODS;
   let reserved: PodEntry[] | undefined;
   for (const nominated of node.nominated.values()) {
@@ -119,7 +119,7 @@ function podsHeld(pods: readonly PodEntry[], id: number): number {
 }
 
 /** Used amount of one resource on the node from the pod's point of view, and the part reserved by nominated pods. */
-export function usedOn(node: NodeEntry, id: number, adjust: NodeAdjustments | undefined, draUsed: ReadonlyMap<string, bigint> | undefined): number {
+export function usedOn(node: NodeView, id: number, adjust: NodeAdjustments | undefined, draUsed: ReadonlyMap<string, bigint> | undefined): number {
   let used = rowValue(node.requestedById, id);
   if (draUsed !== undefined) used += Number(draUsed.get(resourceName(id)) ?? 0n);
   if (adjust !== undefined) {
@@ -135,7 +135,7 @@ export function usedOn(node: NodeEntry, id: number, adjust: NodeAdjustments | un
  * and releases when there are any (its own draUsed then applies). Returns FITS or the failure verdict.
  */
 export function fitKernel(
-  node: NodeEntry,
+  node: NodeView,
   demand: CompiledDemand,
   adjust: NodeAdjustments | undefined,
   draUsed: ReadonlyMap<string, bigint> | undefined,
@@ -184,7 +184,7 @@ function verdictFor(demand: CompiledDemand, mask: number, beyondMask: readonly n
 }
 
 function insufficientDetail(
-  node: NodeEntry,
+  node: NodeView,
   demand: CompiledDemand,
   id: number,
   need: number,
@@ -202,7 +202,7 @@ function insufficientDetail(
 }
 
 /** Free amount of every allocatable resource on the node from the pod's point of view (explain). */
-export function freeAmounts(node: NodeEntry, adjust: NodeAdjustments | undefined, draUsed: ReadonlyMap<string, bigint> | undefined): Map<string, number> {
+export function freeAmounts(node: NodeView, adjust: NodeAdjustments | undefined, draUsed: ReadonlyMap<string, bigint> | undefined): Map<string, number> {
   const free = new Map<string, number>();
   for (const resource of node.allocatable.keys()) {
     if (resource === 'pods') {

@@ -8,7 +8,7 @@
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { DraPodFootprint } from '../ledger/dra-port.js';
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import {
   FITS,
@@ -49,7 +49,7 @@ export function podUsesClaims(pod: PodEntry): boolean {
   return claims !== undefined && claims.length > 0;
 }
 
-export function draUsedOn(ledger: ClusterLedger, node: NodeEntry, useDra: boolean): ReadonlyMap<string, bigint> | undefined {
+export function draUsedOn(ledger: ClusterLedger, node: NodeView, useDra: boolean): ReadonlyMap<string, bigint> | undefined {
   return useDra ? ledger.draAccounting().nodeUsed(node.name) : undefined;
 }
 
@@ -59,7 +59,7 @@ export function draUsedOn(ledger: ClusterLedger, node: NodeEntry, useDra: boolea
  */
 export function adjustmentsFor(
   ledger: ClusterLedger,
-  node: NodeEntry,
+  node: NodeView,
   pod: PodEntry,
   useDra: boolean,
   removal: Removal = NO_REMOVAL,
@@ -107,7 +107,7 @@ export interface FitContext {
   claims: boolean;
   demand: CompiledDemand;
   /** The node the ledger has this pod bound to (it is taken off there), if any. */
-  boundTo: NodeEntry | undefined;
+  boundTo: NodeView | undefined;
 }
 
 export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): FitContext {
@@ -126,7 +126,7 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
 
 export function assessFit(
   ledger: ClusterLedger,
-  node: NodeEntry | undefined,
+  node: NodeView | undefined,
   pod: PodEntry,
   options: SchedulingOptions,
   removal: Removal = NO_REMOVAL,
@@ -136,7 +136,7 @@ export function assessFit(
 }
 
 /** `assessFit` within a call's context. */
-export function assessIn(ctx: FitContext, node: NodeEntry | undefined, removal: Removal = NO_REMOVAL, sink?: DetailSink): FitVerdict {
+export function assessIn(ctx: FitContext, node: NodeView | undefined, removal: Removal = NO_REMOVAL, sink?: DetailSink): FitVerdict {
   if (!node) return UNKNOWN_NODE;
   if (node.allocatableError) {
     sink?.(`node allocatable unreadable: ${node.allocatableError}`);

@@ -3,7 +3,7 @@
  * memo (scheduling's own, by node slot: see verdict-memo.ts).
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { assessIn, draUsedOn, fitContext, podUsesClaims, type FitContext, type FitVerdict } from './fit.js';
 import type { SchedulingOptions } from './options.js';
@@ -22,8 +22,8 @@ export class PodAssessor {
    * The nodes the ledger has this pod bound or nominated to (UIDs are unique, so these are exactly the nodes whose
    * `pods`/`nominated` hold it): resolved once, so the scan compares entries instead of probing two maps per node.
    */
-  private readonly boundTo: NodeEntry | undefined;
-  private readonly nominatedTo: NodeEntry | undefined;
+  private readonly boundTo: NodeView | undefined;
+  private readonly nominatedTo: NodeView | undefined;
   /** Verdicts `assess` answered from the memo in this call. */
   remembered = 0;
   /** The pod's demand and facts, compiled once for the call. */
@@ -45,11 +45,11 @@ export class PodAssessor {
   }
 
   /** `memoisable` for this pod, without touching the node's maps. */
-  private memoisable(node: NodeEntry): boolean {
+  private memoisable(node: NodeView): boolean {
     return node !== this.boundTo && node !== this.nominatedTo;
   }
 
-  assess(node: NodeEntry | undefined): FitVerdict {
+  assess(node: NodeView | undefined): FitVerdict {
     if (node === undefined) return assessIn(this.context, node);
     const known = this.recallFor<FitVerdict>(node, this.memoKey);
     if (known !== undefined) {
@@ -67,12 +67,12 @@ export class PodAssessor {
     return this.memoKey === undefined ? undefined : `${purpose}|${this.memoKey}`;
   }
 
-  recallFor<V>(node: NodeEntry, key: string | undefined): V | undefined {
+  recallFor<V>(node: NodeView, key: string | undefined): V | undefined {
     if (key === undefined || !this.memoisable(node)) return undefined;
     return recall<V>(node, key, draUsedOn(this.ledger, node, this.useDra));
   }
 
-  rememberFor<V>(node: NodeEntry, key: string | undefined, value: V): V {
+  rememberFor<V>(node: NodeView, key: string | undefined, value: V): V {
     if (key === undefined || !this.memoisable(node)) return value;
     return remember(node, key, draUsedOn(this.ledger, node, this.useDra), value);
   }

@@ -4,7 +4,7 @@
  * formula). The pod's nominated node gets the maximum score when it fits (unless the nominated-node policy is off).
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type HostPriorityList } from '../protocol/types.js';
 import { CallDedupe } from './call-dedupe.js';
@@ -55,7 +55,7 @@ function scoringPurpose(options: SchedulingOptions): string {
 
 export function scoreNode(
   ledger: ClusterLedger,
-  node: NodeEntry | undefined,
+  node: NodeView | undefined,
   pod: PodEntry,
   options: SchedulingOptions,
   useDra: boolean,
@@ -65,7 +65,7 @@ export function scoreNode(
 }
 
 /** The 0..10 score of one node within a call's context: the nominated node's maximum, or the kernel's score mapped. */
-export function scoreIn(ctx: FitContext, node: NodeEntry | undefined): number {
+export function scoreIn(ctx: FitContext, node: NodeView | undefined): number {
   if (!node) return MIN_EXTENDER_PRIORITY;
   const { pod, options } = ctx;
   if (options.nominatedNodePolicy !== 'off' && pod.nominatedNodeName === node.name && assessIn(ctx, node).fits) {
@@ -75,12 +75,12 @@ export function scoreIn(ctx: FitContext, node: NodeEntry | undefined): number {
 }
 
 /** The 0..100 NodeResourcesFit score of the node for the pod (nominated pods not counted, as upstream). */
-export function nodeScoreOf(ledger: ClusterLedger, node: NodeEntry, pod: PodEntry, options: SchedulingOptions, useDra: boolean): number {
+export function nodeScoreOf(ledger: ClusterLedger, node: NodeView, pod: PodEntry, options: SchedulingOptions, useDra: boolean): number {
   const ctx = fitContext(ledger, pod, options);
   return nodeScoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra, claims: useDra && podUsesClaims(pod) }, node);
 }
 
-function nodeScoreIn(ctx: FitContext, node: NodeEntry): number {
+function nodeScoreIn(ctx: FitContext, node: NodeView): number {
   const footprint = ctx.claims ? ctx.ledger.draAccounting().assessPod(ctx.pod.object, node.name) : undefined;
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated) : ctx.demand;
   const scoring = ctx.options.scoring;

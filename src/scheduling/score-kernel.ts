@@ -13,7 +13,7 @@
  *    MaxNodeScore / MaxExtenderPriority (10): we map the 0..100 node score once, at the end, by integer division
  *    (score × 10 / 100), so the only precision lost is that last step (no per-resource rounding at 0..10).
  */
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 import { nonZeroOf } from '../ledger/pod-entry.js';
 import { resourceId, resourceName, rowValue } from '../ledger/numeric-amounts.js';
 import { MAX_EXTENDER_PRIORITY } from '../protocol/types.js';
@@ -85,7 +85,7 @@ function valueOf(demand: CompiledDemand, id: number): number {
 
 /** The 0..100 node score (upstream's NodeResourcesFit score for this node). */
 export function nodeScore(
-  node: NodeEntry,
+  node: NodeView,
   demand: CompiledDemand,
   strategy: ScoringStrategy,
   weights: readonly CompiledWeight[],

@@ -8,7 +8,7 @@
  * depend on nothing else are remembered: no removed pods, the pod neither bound nor nominated there (callers check;
  * see scheduling/pod-assessor.ts). Pods without claims are not remembered: the fit kernel is cheaper than the memo.
  */
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 import { nonZeroOf, type PodEntry } from '../ledger/pod-entry.js';
 
 type DraUsed = ReadonlyMap<string, bigint> | undefined;
@@ -18,7 +18,7 @@ const MAX_DEMANDS_PER_NODE = 64;
 const demandKeys = new WeakMap<PodEntry, string>();
 
 interface NodeMemo {
-  node: NodeEntry;
+  node: NodeView;
   generation: number;
   draUsed: DraUsed;
   byDemand: Map<string, unknown>;
@@ -40,13 +40,13 @@ export function demandKey(pod: PodEntry): string {
 }
 
 /** `draUsed` is the node's DRA used-totals map as the caller sees it (undefined when DRA is off or unused there). */
-export function recall<V>(node: NodeEntry, key: string, draUsed: DraUsed): V | undefined {
+export function recall<V>(node: NodeView, key: string, draUsed: DraUsed): V | undefined {
   const memo = memosBySlot[node.slot];
   if (!memo || memo.node !== node || memo.generation !== node.generation || memo.draUsed !== draUsed) return undefined;
   return memo.byDemand.get(key) as V | undefined;
 }
 
-export function remember<V>(node: NodeEntry, key: string, draUsed: DraUsed, verdict: V): V {
+export function remember<V>(node: NodeView, key: string, draUsed: DraUsed, verdict: V): V {
   let memo = memosBySlot[node.slot];
   if (!memo || memo.node !== node || memo.generation !== node.generation || memo.draUsed !== draUsed || memo.byDemand.size >= MAX_DEMANDS_PER_NODE) {
     memo = { node, generation: node.generation, draUsed, byDemand: new Map() };

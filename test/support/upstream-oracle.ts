@@ -11,7 +11,7 @@
  *    scalar resources from the weight sum, integer division at MaxNodeScore 100.
  */
 import type { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
-import type { NodeEntry } from '../../src/ledger/node-entry.js';
+import type { NodeView } from '../../src/ledger/node-entry.js';
 import type { PodEntry } from '../../src/ledger/pod-entry.js';
 import { effectivePodRequests } from '../../src/ledger/pod-requests.js';
 
@@ -22,13 +22,13 @@ export interface OracleFit {
   reasons: string[];
 }
 
-function nominatedHolding(node: NodeEntry, pod: PodEntry): PodEntry[] {
+function nominatedHolding(node: NodeView, pod: PodEntry): PodEntry[] {
   return [...node.nominated.values()].filter((n) => n.uid !== pod.uid && n.priority >= pod.priority);
 }
 
 const ORDER: Record<string, number> = { cpu: 1, memory: 2, 'ephemeral-storage': 3 };
 
-export function oracleFit(node: NodeEntry, pod: PodEntry): OracleFit {
+export function oracleFit(node: NodeView, pod: PodEntry): OracleFit {
   const reserved = nominatedHolding(node, pod);
   const reasons: string[] = [];
   let unresolvable = false;
@@ -58,7 +58,7 @@ function isScalar(name: string): boolean {
 }
 
 /** The 0..100 node score; `boundPods` are the node's pods as objects (their NonZeroRequested is recomputed here). */
-export function oracleScore(ledger: ClusterLedger, node: NodeEntry, pod: PodEntry, strategy: 'LeastAllocated' | 'MostAllocated', weights: ReadonlyMap<string, bigint>): bigint {
+export function oracleScore(ledger: ClusterLedger, node: NodeView, pod: PodEntry, strategy: 'LeastAllocated' | 'MostAllocated', weights: ReadonlyMap<string, bigint>): bigint {
   void ledger;
   const podNonZero = nonZero(pod);
   let nonZeroCpu = 0n;
