@@ -161,6 +161,8 @@ export function isResizeInfeasible(pod: PodObject): boolean {
   return condition?.reason === 'Infeasible';
 }
 
+const NO_STATUSES: ReadonlyMap<string, StatusRef> = new Map();
+
 function statusRefs(pod: PodObject): Map<string, StatusRef> {
   const refs = new Map<string, StatusRef>();
   const add = (list: ContainerStatus[] | undefined, field: string): void =>
@@ -172,6 +174,7 @@ function statusRefs(pod: PodObject): Map<string, StatusRef> {
   return refs;
 }
 
+/** Whether the pod's status carries anything resize can change the requests with (a pending pod's usually does not). */
 function hasResizeStatus(pod: PodObject): boolean {
   const status = pod.status;
   if (!status) return false;
@@ -179,17 +182,16 @@ function hasResizeStatus(pod: PodObject): boolean {
     (status.containerStatuses?.length ?? 0) > 0 ||
     (status.initContainerStatuses?.length ?? 0) > 0 ||
     status.allocatedResources !== undefined ||
-    status.resources !== undefined ||
-    (status.conditions?.length ?? 0) > 0
+    status.resources !== undefined
   );
 }
 
 /** upstream AggregateContainerRequests with UseStatusResources: the larger of what the spec asks and what the kubelet holds. */
 function containerAggregate(pod: PodObject, spec: NonNullable<PodObject['spec']>, nonZero: boolean): NanoAmounts {
+  const infeasible = isResizeInfeasible(pod);
+  if (!infeasible && !hasResizeStatus(pod)) return aggregateContainers(spec, { kind: 'spec', infeasible: false, nonZero, statuses: NO_STATUSES });
   const statuses = statusRefs(pod);
   const specTotal = aggregateContainers(spec, { kind: 'spec', infeasible: false, nonZero, statuses });
-  if (!hasResizeStatus(pod)) return specTotal;
-  const infeasible = isResizeInfeasible(pod);
   const podStatus = pod.status!;
   let allocated: NanoAmounts;
   let actuated: NanoAmounts;

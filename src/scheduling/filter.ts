@@ -50,7 +50,15 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   let draUnsafe = 0;
   const dedupe = new CallDedupe();
   const failuresByCode = new Map<ReasonCode, number>();
-  const count = (code: ReasonCode): void => void failuresByCode.set(code, (failuresByCode.get(code) ?? 0) + 1);
+  const count = (code: ReasonCode, n = 1): void => void failuresByCode.set(code, (failuresByCode.get(code) ?? 0) + n);
+  // Failing verdicts are shared objects per cause (fit-kernel.ts), and neighbours mostly fail alike: counted in runs.
+  let run: FitVerdict | undefined;
+  let runLength = 0;
+  const flush = (): void => {
+    if (run !== undefined && !run.fits) for (const r of run.reasons) count(r.code, runLength);
+    run = undefined;
+    runLength = 0;
+  };
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
   const notEvaluated = reasonMessage({ code: 'nominated_node_fits' });
   for (let i = 0; i < names.length; i++) {
@@ -71,7 +79,11 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       passed.push(i);
       continue;
     }
-    for (const r of verdict.reasons) count(r.code);
+    if (verdict !== run) {
+      flush();
+      run = verdict;
+    }
+    runLength++;
     if (verdict.unresolvable) {
       setNodeReason(unresolvableNodes, name, verdict.reason);
       unresolvable++;
@@ -81,6 +93,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       if (verdict.code === 'dra_accounting_unsafe') draUnsafe++;
     }
   }
+  flush();
   return {
     result: buildResult(candidates, passed, failedNodes, unresolvableNodes, args.Nodes),
     nominated: nominated.outcome,

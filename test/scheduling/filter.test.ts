@@ -57,6 +57,16 @@ describe('filter', () => {
       assert.equal(JSON.parse(encodeFilterResult(decision.result)).FailedNodes['__proto__'], "node(s) not in kube-ledger's cache");
     });
 
+    it('counts failing causes by reason code for metrics, once per cause, across runs of alike nodes', () => {
+      const ledger = ledgerOf(
+        [node('a', { cpu: '1', pods: '0' }), node('b', { cpu: '1' }), node('c', { cpu: '1' }), node('d', { cpu: '8' }), node('e', { cpu: '1' })],
+        [pod('ns', 'x', { node: 'b', cpu: '900m' })],
+      );
+      const decision = filter(ledger, namesArgs(pod('ns', 'new', { cpu: '2' }), ['a', 'b', 'c', 'd', 'e', 'ghost']), OPTIONS);
+      // a: Too many pods + Insufficient cpu; b, c, e: Insufficient cpu (unresolvable, 2 > 1); d fits; ghost unknown.
+      assert.deepEqual(Object.fromEntries(decision.failuresByCode), { too_many_pods: 1, insufficient_resource: 4, node_unknown: 1 });
+    });
+
     it('answers each node once when the request repeats names', () => {
       const decision = filter(cluster(), namesArgs(incoming(), ['n-fit', 'n-busy', 'n-fit', 'n-busy']), OPTIONS);
       assert.deepEqual(decision.result.NodeNames, ['n-fit']);
