@@ -25,6 +25,8 @@ export interface NodeEntry {
   /** Float64 rows of `allocatable` and `requested` by resource id (numeric-amounts.ts), read by the kernels. */
   allocatableById: DenseRow;
   requestedById: DenseRow;
+  /** allocatable − requested by resource id, kept in step with both: the fit kernel's common case reads only this. */
+  freeById: DenseRow;
   /** NonZeroRequested cpu (millicores) and memory (bytes) of the bound pods: what NodeResourcesFit scores with. */
   nonZeroCpu: number;
   nonZeroMemory: number;
@@ -51,7 +53,7 @@ export interface NodeEntry {
  * views and keeps whatever it remembers on its own side (by `slot`); only the ledger's event handlers write entries.
  */
 export type NodeView = {
-  readonly [K in Exclude<keyof NodeEntry, 'pods' | 'nominated' | 'allocatable' | 'requested' | 'allocatableById' | 'requestedById' | 'taints' | 'labels'>]: NodeEntry[K];
+  readonly [K in Exclude<keyof NodeEntry, 'pods' | 'nominated' | 'allocatable' | 'requested' | 'allocatableById' | 'requestedById' | 'freeById' | 'taints' | 'labels'>]: NodeEntry[K];
 } & {
   readonly pods: ReadonlyMap<string, PodEntry>;
   readonly nominated: ReadonlyMap<string, PodEntry>;
@@ -59,6 +61,7 @@ export type NodeView = {
   readonly requested: ReadonlyMap<string, bigint>;
   readonly allocatableById: Readonly<DenseRow>;
   readonly requestedById: Readonly<DenseRow>;
+  readonly freeById: Readonly<DenseRow>;
   readonly taints: readonly Taint[];
   readonly labels: Readonly<Record<string, string>>;
 };
@@ -73,6 +76,7 @@ export function emptyNodeEntry(name: string, slot = 0): NodeEntry {
     requested: new Map(),
     allocatableById: denseRow(new Map()),
     requestedById: denseRow(new Map()),
+    freeById: denseRow(new Map()),
     nonZeroCpu: 0,
     nonZeroMemory: 0,
     maxPods: 0,
@@ -106,6 +110,7 @@ export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
 function recomputeFree(entry: NodeEntry): void {
   entry.generation++;
   entry.allocatableById = denseRow(entry.allocatable);
+  entry.freeById = freeRow(entry);
   entry.maxPods = Number(entry.allocatable.get(PODS_RESOURCE) ?? 0n);
 }
 
@@ -132,13 +137,21 @@ function updateRows(entry: NodeEntry, pod: PodEntry, sign: 1 | -1): boolean {
   const nonZero = nonZeroOf(pod);
   if (!Number.isSafeInteger(nonZero.cpu) || !Number.isSafeInteger(nonZero.memory)) return false;
   entry.requestedById = addNumeric(entry.requestedById, pod.requests, sign);
+  entry.freeById = addNumeric(entry.freeById, pod.requests, sign === 1 ? -1 : 1);
   entry.nonZeroCpu += sign * nonZero.cpu;
   entry.nonZeroMemory += sign * nonZero.memory;
   return true;
 }
 
+function freeRow(entry: NodeEntry): DenseRow {
+  const free: ResourceAmounts = new Map(entry.allocatable);
+  addInto(free, entry.requested, -1n);
+  return denseRow(free);
+}
+
 function rebuildRows(entry: NodeEntry): void {
   entry.requestedById = denseRow(entry.requested);
+  entry.freeById = freeRow(entry);
   let cpu = 0;
   let memory = 0;
   for (const pod of entry.pods.values()) {

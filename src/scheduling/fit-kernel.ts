@@ -118,16 +118,16 @@ function podsHeld(pods: readonly PodEntry[], id: number): number {
   return total;
 }
 
-/** Used amount of one resource on the node from the pod's point of view, and the part reserved by nominated pods. */
-export function usedOn(node: NodeView, id: number, adjust: NodeAdjustments | undefined, draUsed: ReadonlyMap<string, bigint> | undefined): number {
-  let used = rowValue(node.requestedById, id);
-  if (draUsed !== undefined) used += Number(draUsed.get(resourceName(id)) ?? 0n);
+/** Free amount of one resource on the node from the pod's point of view: maintained free, then the adjustments. */
+export function freeOn(node: NodeView, id: number, adjust: NodeAdjustments | undefined, draUsed: ReadonlyMap<string, bigint> | undefined): number {
+  let free = rowValue(node.freeById, id);
+  if (draUsed !== undefined) free -= Number(draUsed.get(resourceName(id)) ?? 0n);
   if (adjust !== undefined) {
-    if (adjust.reserved.length !== 0) used += podsHeld(adjust.reserved, id);
-    if (adjust.removed.length !== 0) used -= podsHeld(adjust.removed, id);
-    if (adjust.draReleased !== undefined) used -= Number(adjust.draReleased.get(resourceName(id)) ?? 0n);
+    if (adjust.reserved.length !== 0) free -= podsHeld(adjust.reserved, id);
+    if (adjust.removed.length !== 0) free += podsHeld(adjust.removed, id);
+    if (adjust.draReleased !== undefined) free += Number(adjust.draReleased.get(resourceName(id)) ?? 0n);
   }
-  return used;
+  return free;
 }
 
 /**
@@ -153,9 +153,9 @@ export function fitKernel(
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
     const need = demand.values[i]!;
-    const allocatable = rowValue(node.allocatableById, id);
-    const free = allocatable - usedOn(node, id, adjust, dra);
+    const free = freeOn(node, id, adjust, dra);
     if (need <= free) continue;
+    const allocatable = rowValue(node.allocatableById, id);
     if (i < MAX_MASKED) mask |= 1 << (i + 2);
     else (beyondMask ??= []).push(i);
     const unresolvable = need > allocatable;
@@ -211,7 +211,7 @@ export function freeAmounts(node: NodeView, adjust: NodeAdjustments | undefined,
       continue;
     }
     const id = resourceId(resource);
-    free.set(resource, rowValue(node.allocatableById, id) - usedOn(node, id, adjust, adjust ? adjust.draUsed : draUsed));
+    free.set(resource, freeOn(node, id, adjust, adjust ? adjust.draUsed : draUsed));
   }
   return free;
 }

@@ -108,6 +108,8 @@ export interface FitContext {
   demand: CompiledDemand;
   /** The node the ledger has this pod bound to (it is taken off there), if any. */
   boundTo: NodeView | undefined;
+  /** Scoring scratch, filled by the first score of the call (prioritize.ts). */
+  scoring?: unknown;
 }
 
 export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): FitContext {

@@ -14,7 +14,7 @@ import { withFootprint } from './fit-kernel.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
-import { compileWeights, nodeScore, toExtenderScore } from './score-kernel.js';
+import { compileWeights, nodeScore, scoreRequests, toExtenderScore } from './score-kernel.js';
 
 export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions): HostPriorityList {
   const pod = incomingPodFromWire(args.Pod);
@@ -83,6 +83,14 @@ export function nodeScoreOf(ledger: ClusterLedger, node: NodeView, pod: PodEntry
 function nodeScoreIn(ctx: FitContext, node: NodeView): number {
   const footprint = ctx.claims ? ctx.ledger.draAccounting().assessPod(ctx.pod.object, node.name) : undefined;
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated) : ctx.demand;
-  const scoring = ctx.options.scoring;
-  return nodeScore(node, demand, scoring.strategy, compileWeights(scoring.weights), draUsedOn(ctx.ledger, node, ctx.useDra));
+  const strategy = ctx.options.scoring.strategy;
+  // The weights and, without a per-node footprint, the pod's scoring requests are settled once per call.
+  const scratch = (ctx.scoring ??= { weights: compileWeights(ctx.options.scoring.weights), requests: undefined }) as ScoringScratch;
+  const requests = footprint ? scoreRequests(demand, scratch.weights) : (scratch.requests ??= scoreRequests(demand, scratch.weights));
+  return nodeScore(node, requests, strategy, scratch.weights, draUsedOn(ctx.ledger, node, ctx.useDra));
+}
+
+interface ScoringScratch {
+  weights: ReturnType<typeof compileWeights>;
+  requests: Float64Array | undefined;
 }

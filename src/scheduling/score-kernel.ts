@@ -53,46 +53,37 @@ export function compileWeights(weights: ReadonlyMap<string, bigint>): CompiledWe
  * The pod's request per weighted resource, once per (demand, weights): NonZeroRequested for cpu and memory (plus
  * what a DRA footprint adds on top of the pod's own request), the plain demand for every other resource.
  */
-function scoreRequests(demand: CompiledDemand, weights: readonly CompiledWeight[]): Float64Array {
-  let byWeights = scoreRequestCache.get(demand);
-  if (byWeights === undefined) scoreRequestCache.set(demand, (byWeights = new WeakMap()));
-  let requests = byWeights.get(weights);
-  if (requests === undefined) {
-    const nonZero = nonZeroOf(demand.pod);
-    requests = new Float64Array(weights.length);
-    for (let w = 0; w < weights.length; w++) {
-      const id = weights[w]!.id;
-      const value = valueOf(demand, id);
-      let request = value;
-      if (id === CPU_ID || id === MEMORY_ID) {
-        const own = Math.max(0, Number(demand.pod.requests.get(resourceName(id)) ?? 0n));
-        request = Math.max(0, id === CPU_ID ? nonZero.cpu : nonZero.memory) + (value > own ? value - own : 0);
-      }
-      // Requests are never negative in a valid pod; a hostile one must not turn a score into NaN or beyond 0..100.
-      requests[w] = request >= 0 ? request : 0;
+export function scoreRequests(demand: CompiledDemand, weights: readonly CompiledWeight[]): Float64Array {
+  const nonZero = nonZeroOf(demand.pod);
+  const requests = new Float64Array(weights.length);
+  for (let w = 0; w < weights.length; w++) {
+    const id = weights[w]!.id;
+    const value = valueOf(demand, id);
+    let request = value;
+    if (id === CPU_ID || id === MEMORY_ID) {
+      const own = Math.max(0, Number(demand.pod.requests.get(resourceName(id)) ?? 0n));
+      request = Math.max(0, id === CPU_ID ? nonZero.cpu : nonZero.memory) + (value > own ? value - own : 0);
     }
-    byWeights.set(weights, requests);
+    // Requests are never negative in a valid pod; a hostile one must not turn a score into NaN or beyond 0..100.
+    requests[w] = request >= 0 ? request : 0;
   }
   return requests;
 }
-
-const scoreRequestCache = new WeakMap<CompiledDemand, WeakMap<readonly CompiledWeight[], Float64Array>>();
 
 function valueOf(demand: CompiledDemand, id: number): number {
   for (let i = 0; i < demand.ids.length; i++) if (demand.ids[i] === id) return demand.values[i]!;
   return 0;
 }
 
-/** The 0..100 node score (upstream's NodeResourcesFit score for this node). */
+/** The 0..100 node score (upstream's NodeResourcesFit score for this node); `requests` from `scoreRequests`. */
 export function nodeScore(
   node: NodeView,
-  demand: CompiledDemand,
+  requests: Float64Array,
   strategy: ScoringStrategy,
   weights: readonly CompiledWeight[],
   draUsed: ReadonlyMap<string, bigint> | undefined,
 ): number {
   const least = strategy === 'LeastAllocated';
-  const requests = scoreRequests(demand, weights);
   let weighted = 0;
   let weightSum = 0;
   for (let i = 0; i < weights.length; i++) {

@@ -266,6 +266,10 @@ describe('ClusterLedger', () => {
           // The kernels' dense rows mirror the exact totals, and incremental equals rebuilt for the scoring totals too.
           for (const [k, v] of entry.allocatable) assert.equal(rowValue(entry.allocatableById, resourceId(k)), Number(v), `allocatable ${k} of ${entry.name}`);
           for (const [k, v] of entry.requested) assert.equal(rowValue(entry.requestedById, resourceId(k)), Number(v), `requested ${k} of ${entry.name}`);
+          for (const k of new Set([...entry.allocatable.keys(), ...entry.requested.keys()])) {
+            const exactFree = (entry.allocatable.get(k) ?? 0n) - (entry.requested.get(k) ?? 0n);
+            assert.equal(rowValue(entry.freeById, resourceId(k)), Number(exactFree), `free ${k} of ${entry.name}`);
+          }
           const twin = rebuilt.node(entry.name)!;
           assert.deepEqual([entry.nonZeroCpu, entry.nonZeroMemory, entry.maxPods], [twin.nonZeroCpu, twin.nonZeroMemory, twin.maxPods], `scoring totals of ${entry.name}`);
         }
