@@ -130,18 +130,14 @@ interface AggregateContext {
  */
 function aggregateContainers(spec: NonNullable<PodObject['spec']>, ctx: AggregateContext): NanoAmounts {
   const total: NanoAmounts = new Map();
-  const ownOf = (container: Container, path: string): NanoAmounts => {
-    const own = containerList(ctx.kind, container, path, ctx.statuses.get(container.name), ctx.infeasible);
-    if (ctx.nonZero) applyNonMissing(own);
-    return own;
-  };
-  spec.containers?.forEach((container, index) => addInto(total, ownOf(container, `spec.containers[${index}]`)));
+  const containers = spec.containers ?? [];
+  for (let index = 0; index < containers.length; index++) addInto(total, ownOf(ctx, containers[index]!, 'spec.containers', index));
   const initContainers = spec.initContainers ?? [];
   if (initContainers.length === 0) return total;
   const sidecars: NanoAmounts = new Map();
   const peak: NanoAmounts = new Map();
   initContainers.forEach((container, index) => {
-    const own = ownOf(container, `spec.initContainers[${index}]`);
+    const own = ownOf(ctx, container, 'spec.initContainers', index);
     if (container.restartPolicy === 'Always') {
       addInto(total, own);
       addInto(sidecars, own);
@@ -153,6 +149,13 @@ function aggregateContainers(spec: NonNullable<PodObject['spec']>, ctx: Aggregat
   });
   maxInto(total, peak);
   return total;
+}
+
+/** One container's list of the context's kind (with the scoring defaults when asked), its path built only here. */
+function ownOf(ctx: AggregateContext, container: Container, field: string, index: number): NanoAmounts {
+  const own = containerList(ctx.kind, container, `${field}[${index}]`, ctx.statuses.get(container.name), ctx.infeasible);
+  if (ctx.nonZero) applyNonMissing(own);
+  return own;
 }
 
 /** component-helpers IsPodResizeInfeasible: the PodResizePending condition says Infeasible. */

@@ -50,15 +50,9 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   let draUnsafe = 0;
   const dedupe = new CallDedupe();
   const failuresByCode = new Map<ReasonCode, number>();
-  const count = (code: ReasonCode, n = 1): void => void failuresByCode.set(code, (failuresByCode.get(code) ?? 0) + n);
   // Failing verdicts are shared objects per cause (fit-kernel.ts), and neighbours mostly fail alike: counted in runs.
   let run: FitVerdict | undefined;
   let runLength = 0;
-  const flush = (): void => {
-    if (run !== undefined && !run.fits) for (const r of run.reasons) count(r.code, runLength);
-    run = undefined;
-    runLength = 0;
-  };
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
   const notEvaluated = reasonMessage({ code: 'nominated_node_fits' });
   for (let i = 0; i < names.length; i++) {
@@ -70,7 +64,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       else {
         setNodeReason(failedNodes, name, notEvaluated);
         failed++;
-        count('nominated_node_fits');
+        countFailures(failuresByCode, 'nominated_node_fits', 1);
       }
       continue;
     }
@@ -80,8 +74,9 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       continue;
     }
     if (verdict !== run) {
-      flush();
+      countRun(failuresByCode, run, runLength);
       run = verdict;
+      runLength = 0;
     }
     runLength++;
     if (verdict.unresolvable) {
@@ -93,7 +88,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       if (verdict.code === 'dra_accounting_unsafe') draUnsafe++;
     }
   }
-  flush();
+  countRun(failuresByCode, run, runLength);
   return {
     result: buildResult(candidates, passed, failedNodes, unresolvableNodes, args.Nodes),
     nominated: nominated.outcome,
@@ -104,6 +99,15 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     remembered: assessor.remembered,
     failuresByCode,
   };
+}
+
+function countFailures(counts: Map<ReasonCode, number>, code: ReasonCode, n: number): void {
+  counts.set(code, (counts.get(code) ?? 0) + n);
+}
+
+function countRun(counts: Map<ReasonCode, number>, verdict: FitVerdict | undefined, length: number): void {
+  if (verdict === undefined || verdict.fits) return;
+  for (const reason of verdict.reasons) countFailures(counts, reason.code, length);
 }
 
 function checkNominatedFirst(

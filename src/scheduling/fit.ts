@@ -138,8 +138,12 @@ export function assessFit(
 }
 
 /** `assessFit` within a call's context. */
-export function assessIn(ctx: FitContext, node: NodeView | undefined, removal: Removal = NO_REMOVAL, sink?: DetailSink): FitVerdict {
+export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: Removal, sink?: DetailSink): FitVerdict {
   if (!node) return UNKNOWN_NODE;
+  if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo) {
+    // The hot path: nothing but the node's rows and its DRA use.
+    return fitKernel(node, ctx.demand, undefined, ctx.useDra ? ctx.ledger.draAccounting().nodeUsed(node.name) : undefined, sink);
+  }
   if (node.allocatableError) {
     sink?.(`node allocatable unreadable: ${node.allocatableError}`);
     return UNREADABLE_NODE;
@@ -154,7 +158,7 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal: R
     sink?.(`DRA accounting unsafe on this node: ${footprint.unsafe}`);
     return failure([{ code: 'dra_accounting_unsafe', categories: footprint.unsafeCategories ?? [] }]);
   }
-  const plain = node.nominated.size === 0 && node !== ctx.boundTo && removal.podUids.size === 0;
+  const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0);
   const adjust = plain ? undefined : adjustmentsFor(ledger, node, pod, ctx.useDra, removal);
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated) : ctx.demand;
   const verdict = fitKernel(node, demand, adjust, adjust ? undefined : draUsedOn(ledger, node, ctx.useDra), sink);

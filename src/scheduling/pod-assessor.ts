@@ -50,7 +50,7 @@ export class PodAssessor {
   }
 
   assess(node: NodeView | undefined): FitVerdict {
-    if (node === undefined) return assessIn(this.context, node);
+    if (node === undefined || this.memoKey === undefined) return assessIn(this.context, node);
     const known = this.recallFor<FitVerdict>(node, this.memoKey);
     if (known !== undefined) {
       this.remembered++;
