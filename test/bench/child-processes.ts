@@ -56,8 +56,6 @@ export interface LedgerOptions {
   clusterFile: string;
   logPath: string;
   readyTimeoutMs?: number;
-  /** Write a V8 CPU profile (`--cpu-prof`) into this directory when the process stops. */
-  cpuProfileDir?: string;
 }
 
 /** A pod change for `applyPod`: what a watch event would carry. */
@@ -66,6 +64,9 @@ export type PodChange = { upsert: object } | { delete: string };
 export interface LedgerProcess extends ServerProcess {
   /** Applies a pod change to the running ledger (see ledger-child.ts); resolves with the ledger's own time for it. */
   applyPod(change: PodChange): Promise<{ applyMicros: number }>;
+  /** Starts a V8 CPU profile; `stopProfile` writes it (a .cpuprofile, as `--cpu-prof` writes) to `path`. */
+  startProfile(): Promise<void>;
+  stopProfile(path: string): Promise<void>;
 }
 
 /** deploy/base/deployment.yaml's NODE_OPTIONS (a test keeps them equal): kube-ledger is measured as it is shipped. */
@@ -75,9 +76,8 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
   const port = await freePort();
   const logFd = openSync(options.logPath, 'w');
   const started = performance.now();
-  const profile = options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [];
   const child = spawn(process.execPath,
-    [...DEPLOYED_NODE_FLAGS, ...profile, '--import', 'tsx', 'test/bench/ledger-child.ts', '--cluster', options.clusterFile,
+    [...DEPLOYED_NODE_FLAGS, '--import', 'tsx', 'test/bench/ledger-child.ts', '--cluster', options.clusterFile,
       '--port', String(port), '--host', HOST],
     { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd, 'ipc'], env: process.env });
   closeSync(logFd);
@@ -95,12 +95,17 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
     waiting.get(ack.id)?.(ack);
     waiting.delete(ack.id);
   });
-  const applyPod = (change: PodChange) => new Promise<{ applyMicros: number }>((resolve, reject) => {
+  const ask = (message: object) => new Promise<{ applyMicros: number }>((resolve, reject) => {
     const id = ++nextId;
-    waiting.set(id, (ack) => (ack.error ? reject(new Error(`ledger rejected the pod change: ${ack.error}`)) : resolve(ack)));
-    child.send({ id, ...change });
+    waiting.set(id, (ack) => (ack.error ? reject(new Error(`kube-ledger refused ${JSON.stringify(message).slice(0, 80)}: ${ack.error}`))
+      : resolve(ack)));
+    child.send({ id, ...message });
   });
-  return { name: 'kube-ledger', pid: child.pid ?? -1, baseUrl, readyAfterMs: performance.now() - started, stop, applyPod };
+  const applyPod = (change: PodChange) => ask(change);
+  const startProfile = async () => void await ask({ profile: 'start' });
+  const stopProfile = async (path: string) => void await ask({ profile: 'stop', path });
+  return { name: 'kube-ledger', pid: child.pid ?? -1, baseUrl, readyAfterMs: performance.now() - started, stop, applyPod,
+    startProfile, stopProfile };
 }
 
 /** The floor server (plain node:http), or with `koa` the same replies through bare Koa + @koa/router. */

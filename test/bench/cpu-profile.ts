@@ -1,12 +1,13 @@
 /**
  * Summarises a V8 `.cpuprofile` (what `node --cpu-prof` writes) into the functions with the most self time, counting
- * only the samples of the profile's last `windowSeconds` (the measured scenario; the snapshot load comes before it).
+ * only the samples of the profile's last `windowSeconds` (all of it by default: the bench records exactly the
+ * measured scenario through the inspector).
  */
 import { readFileSync } from 'node:fs';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string };
 }
 
 export interface CpuProfile {
@@ -30,16 +31,18 @@ export interface ProfileSummary {
   top: SelfTimeEntry[];
 }
 
+/** Function and file; no line: under tsx the profile's lines are those of the transpiled module, not the source. */
 function label(node: ProfileNode, root: string): string {
-  const { functionName, url, lineNumber } = node.callFrame;
+  const { functionName, url } = node.callFrame;
   const name = functionName || '(anonymous)';
   if (!url) return name;
   const local = url.replace(/^file:\/\//, '');
   const short = local.startsWith(root) ? local.slice(root.length).replace(/^\//, '') : local.replace(/^.*node_modules\//, 'node_modules/');
-  return `${name} ${short}:${lineNumber + 1}`;
+  return `${name} ${short}`;
 }
 
-export function summarizeProfile(profile: CpuProfile, windowSeconds: number, root = '', limit = 15): ProfileSummary {
+export function summarizeProfile(profile: CpuProfile, lastSeconds = Number.POSITIVE_INFINITY, root = '', limit = 15): ProfileSummary {
+  const windowSeconds = Math.min(lastSeconds, (profile.endTime - profile.startTime) / 1e6);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const cutoff = profile.endTime - windowSeconds * 1e6;
   const self = new Map<string, { samples: number; micros: number }>();
@@ -71,7 +74,7 @@ export function readProfile(path: string): CpuProfile {
 
 export function renderProfile(summary: ProfileSummary, title: string): string {
   return [
-    `**${title}** (self time, last ${summary.windowSeconds.toFixed(0)} s of the profile, ${summary.samples} samples):`,
+    `**${title}** (self time over ${summary.windowSeconds.toFixed(1)} s, ${summary.samples} samples):`,
     '',
     '| function | self | ms |',
     '|---|---:|---:|',

@@ -33,7 +33,8 @@ export function buildGoExtender(outDir: string): string {
   return binary;
 }
 
-export interface GoExtenderProcess extends LedgerProcess {
+export interface GoExtenderProcess extends ServerProcess {
+  applyPod: LedgerProcess['applyPod'];
   /** Seconds the extender took to load the cluster file (its own measure). */
   loadSeconds: number;
 }

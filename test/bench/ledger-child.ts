@@ -2,13 +2,15 @@
  * kube-ledger as `src/main.ts` starts it (same command line, configuration file and `startKubeLedger`), plus one
  * bench-only hook: a pod change sent over the IPC channel (`{ upsert: Pod }` or `{ delete: "ns/name" }`) is trimmed and
  * applied to the ledger exactly as the kube source's reflector applies a watch event, on the same event loop that
- * serves the extender calls, and acknowledged with the microseconds the ledger took.
+ * serves the extender calls, and acknowledged with the microseconds the ledger took. `{ profile: 'start' }` and
+ * `{ profile: 'stop', path }` record a V8 CPU profile (what `--cpu-prof` records) of exactly the measured window.
  *
  * Why not rewrite the snapshot file for a binding: the snapshot source reloads and rebuilds the whole cluster on a
  * change (seconds at 5000 nodes, after a 200 ms debounce). Why not the fake API server: listing 150k pods through it
  * would dominate the run and a watch event's arrival would need polling. The hook is the reflector's last step.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { startKubeLedger, PACKAGE_ROOT } from '../../src/app/start.js';
 import { buildRuntime } from '../../src/app/runtime.js';
@@ -19,7 +21,25 @@ import type { PodObject } from '../../src/ledger/objects.js';
 import { createLogger } from '../../src/observability/logger.js';
 
 export type PodChangeMessage = { id: number; upsert: PodObject } | { id: number; delete: string };
+export type ProfileMessage = { id: number; profile: 'start' } | { id: number; profile: 'stop'; path: string };
 export interface PodChangeAck { id: number; applyMicros: number; error?: string }
+
+let session: Session | undefined;
+
+async function profile(message: ProfileMessage): Promise<void> {
+  if (message.profile === 'start') {
+    session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    return;
+  }
+  if (!session) throw new Error('no profile was started');
+  const { profile: recorded } = await session.post('Profiler.stop');
+  writeFileSync(message.path, JSON.stringify(recorded));
+  session.disconnect();
+  session = undefined;
+}
 
 async function main(): Promise<void> {
   const cli = parseCommandLine(process.argv.slice(2), process.env);
@@ -30,7 +50,12 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logging.level });
   const runtime = buildRuntime(config, logger);
   const running = await startKubeLedger(config, { logger, ...runtime.startDeps });
-  process.on('message', (message: PodChangeMessage) => {
+  process.on('message', (message: PodChangeMessage | ProfileMessage) => {
+    if ('profile' in message) {
+      profile(message).then(() => process.send?.({ id: message.id, applyMicros: 0 }),
+        (err: Error) => process.send?.({ id: message.id, applyMicros: 0, error: err.message }));
+      return;
+    }
     const started = performance.now();
     let error: string | undefined;
     try {

@@ -10,7 +10,7 @@
  * Loopback only; every run is bounded in time and request count.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { agrees, checkAgreement, type AgreementReport } from './agreement.js';
@@ -239,31 +239,24 @@ async function racedLoop(cluster: CachedCluster, run: ClusterRun, settings: Sett
   return { ledger: medianLoop(ledgerRounds), ...(goRounds.length ? { reference: medianLoop(goRounds) } : {}) };
 }
 
-/** A CPU profile of kube-ledger serving the distinct-pod filter scenario, in a process of its own. */
-async function profileDistinctFilter(small: CachedCluster, settings: Settings): Promise<ProfileSummary | undefined> {
-  const dir = join(settings.outDir, 'cpu-profile');
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
+/** A CPU profile of kube-ledger serving exactly the distinct-pod filter scenario (warmed up first). */
+async function profileDistinctFilter(small: CachedCluster, settings: Settings): Promise<ProfileSummary> {
   const scenario = SCENARIOS.find((s) => s.name === DISTINCT_FILTER_SCENARIO)!;
-  const view: ClusterView = { nodeNames: small.nodeNames, pendingPods: small.pendingPods };
-  const bodies = bodiesFor(scenario, view);
-  const ledger = await startLedger({ clusterFile: small.file, logPath: join(settings.outDir, 'kube-ledger-profile.log'), cpuProfileDir: dir });
+  const bodies = bodiesFor(scenario, { nodeNames: small.nodeNames, pendingPods: small.pendingPods });
+  const path = join(settings.outDir, `${DISTINCT_FILTER_SCENARIO}.cpuprofile`);
+  const ledger = await startLedger({ clusterFile: small.file, logPath: join(settings.outDir, 'kube-ledger-profile.log') });
   try {
     const load = (seconds: number) => runLoad({ baseUrl: ledger.baseUrl, path: scenario.path, bodies, connections: 1,
       durationSeconds: seconds, maxRequests: settings.maxRequestsPerRun, serverPid: ledger.pid });
     await load(settings.warmupSeconds);
-    await load(settings.profileSeconds);
+    await ledger.startProfile();
+    const measured = await load(settings.profileSeconds);
+    await ledger.stopProfile(path);
+    log(`CPU profile (${measured.requests} requests): ${path}`);
   } finally {
     await ledger.stop();
   }
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))
-    .map((f) => join(dir, f)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  if (!files[0]) {
-    log('no CPU profile was written');
-    return undefined;
-  }
-  log(`CPU profile: ${files[0]}`);
-  return summarizeProfile(readProfile(files[0]), settings.profileSeconds, REPO_ROOT);
+  return summarizeProfile(readProfile(path), Number.POSITIVE_INFINITY, REPO_ROOT);
 }
 
 function prepareReference(settings: Settings): { info: ReferenceInfo; binary?: string } {
