@@ -28,7 +28,9 @@ export function buildGoExtender(outDir: string): string {
   const binary = resolve(outDir, 'go-extender');
   execFileSync('go', ['build', '-buildvcs=false', '-o', binary, '.'], {
     cwd: GO_EXTENDER_SOURCE, timeout: 300_000, stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, GOPROXY: 'off', GOFLAGS: '-mod=mod', CGO_ENABLED: '0' },
+    // The build cache lives in the repository's .tmp unless the caller set one: CI may run without a HOME.
+    env: { ...process.env, GOPROXY: 'off', GOFLAGS: '-mod=mod', CGO_ENABLED: '0',
+      GOCACHE: process.env.GOCACHE ?? join(REPO_ROOT, '.tmp', 'go-build'), GOPATH: process.env.GOPATH ?? join(REPO_ROOT, '.tmp', 'gopath') },
   });
   return binary;
 }
