@@ -16,23 +16,23 @@ import { join, resolve } from 'node:path';
 import { agrees, checkAgreement, type AgreementReport } from './agreement.js';
 import { cachedClusterFile, type CachedCluster } from './cluster-cache.js';
 import {
-  REPO_ROOT, findSample, readProcessMemory, scrapeMetrics, startFloor, startLedger, type LedgerProcess, type ServerProcess,
+  REPO_ROOT, findSample, readProcessMemory, scrapeMetrics, startFloor, startLedger, type ServerProcess,
 } from './child-processes.js';
 import { readProfile, summarizeProfile, type ProfileSummary } from './cpu-profile.js';
-import { buildGoExtender, goVersion, startGoExtender, type GoExtenderProcess } from './go-extender.js';
+import { buildGoExtender, goVersion } from './go-extender.js';
 import { runLoad, type LoadResult } from './load-run.js';
+import {
+  agreementSummary, lockstepLoop, mergeAgreements, racedLoop, startBoth, stopBoth, type ClusterRun, type LoopRun,
+} from './loop-bench.js';
 import { fullNodesBodies, nodeNamesBodies, preemptBodies, BODIES_PER_SCENARIO, type ClusterView } from './payloads.js';
 import {
-  evaluateChecks, invalidReasons, median, medianLoop, summarize, type AgreementSummary, type BenchReport,
+  evaluateChecks, invalidReasons, median, summarize, type AgreementSummary, type BenchReport,
   type LargeClusterFigures, type LoopResult, type ReferenceInfo, type ScenarioResult,
 } from './report.js';
 import { renderMarkdown } from './report-markdown.js';
 import {
   DISTINCT_BODIES, DISTINCT_FILTER_SCENARIO, LARGE_CLUSTER, SCENARIOS, SMALL_CLUSTER, type Scenario,
 } from './scenarios.js';
-import {
-  loopPods, restore, resourceVersions, runLoop, runLoopInLockstep, type LoopFigures, type LoopTarget,
-} from './scheduler-loop.js';
 
 interface Settings {
   quick: boolean;
@@ -70,7 +70,6 @@ const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 /** kube-scheduler's own cycle without an extender: SchedulingBasic at 5000 nodes, 680–810 pods/s (midpoint). */
 const UPSTREAM_CYCLE_MILLIS = 1000 / 745;
-const LOOP_SEED = 20261130;
 
 function bodiesFor(scenario: Scenario, view: ClusterView): string[] {
   const count = scenario.pods === 'same' ? 1 : scenario.pods === 'distinct' ? DISTINCT_BODIES : BODIES_PER_SCENARIO;
@@ -106,11 +105,6 @@ async function sanity(server: ServerProcess, scenario: Scenario, body: string): 
 interface Floors {
   plain: ServerProcess;
   koa: ServerProcess;
-}
-
-export function agreementSummary(report: AgreementReport): AgreementSummary {
-  return { requests: report.requests, skipped: report.skipped, disagreements: report.disagreements.slice(0, 10),
-    disagreementCount: report.disagreements.length, ...(report.scores ? { scores: report.scores } : {}) };
 }
 
 async function runScenario(scenario: Scenario, bodies: string[], ledger: ServerProcess, go: ServerProcess | undefined,
@@ -162,81 +156,12 @@ function parseFloorMs(file: string): number | null {
   }
 }
 
-interface ClusterRun {
-  ledger: LedgerProcess;
-  go: GoExtenderProcess | undefined;
-}
-
-async function startBoth(cluster: CachedCluster, label: string, goBinary: string | undefined, settings: Settings): Promise<ClusterRun> {
-  log(`starting kube-ledger on ${label}`);
-  const ledger = await startLedger({ clusterFile: cluster.file, logPath: join(settings.outDir, `kube-ledger-${label}.log`) });
-  log(`kube-ledger ready after ${(ledger.readyAfterMs / 1000).toFixed(2)} s`);
-  let go: GoExtenderProcess | undefined;
-  if (goBinary) {
-    try {
-      go = await startGoExtender(goBinary, cluster.file);
-      log(`Go extender ready after ${(go.readyAfterMs / 1000).toFixed(2)} s (load ${go.loadSeconds.toFixed(2)} s)`);
-    } catch (err) {
-      await ledger.stop();
-      throw err;
-    }
-  }
-  return { ledger, go };
-}
-
-async function stopBoth(run: ClusterRun): Promise<void> {
-  await run.ledger.stop();
-  await run.go?.stop();
-}
-
 async function runScenarios(cluster: 'small' | 'large', view: ClusterView, run: ClusterRun, floors: Floors, settings: Settings) {
   const results: ScenarioResult[] = [];
   for (const scenario of SCENARIOS.filter((s) => s.cluster === cluster)) {
     results.push(await runScenario(scenario, bodiesFor(scenario, view), run.ledger, run.go, floors, settings));
   }
   return results;
-}
-
-interface LoopRun {
-  agreement?: AgreementReport;
-  applyMicros: number[];
-}
-
-/** The loop in lockstep (agreement, ledger time per binding event), then the pods put back. */
-async function lockstepLoop(cluster: CachedCluster, run: ClusterRun): Promise<LoopRun> {
-  const pods = loopPods(cluster.pendingPods);
-  const versions = resourceVersions();
-  const applyMicros: number[] = [];
-  const ledger = { baseUrl: run.ledger.baseUrl, applyPod: async (change: Parameters<LedgerProcess['applyPod']>[0]) => {
-    const ack = await run.ledger.applyPod(change);
-    applyMicros.push(ack.applyMicros);
-    return ack;
-  } };
-  const reference = run.go ?? { baseUrl: '', applyPod: async () => ({ applyMicros: Number.NaN }) };
-  let agreement: AgreementReport | undefined;
-  if (run.go) agreement = await runLoopInLockstep(ledger, reference, pods, cluster.nodeNames, LOOP_SEED, versions);
-  else await runLoop(ledger, pods, cluster.nodeNames, LOOP_SEED, versions);
-  const bindEvents = applyMicros.slice();
-  await restore(run.go ? [run.ledger, run.go] : [run.ledger], pods, versions);
-  return { ...(agreement ? { agreement } : {}), applyMicros: bindEvents };
-}
-
-/** Alternating passes of the loop, each against one extender, the pods put back after each. */
-async function racedLoop(cluster: CachedCluster, run: ClusterRun, settings: Settings) {
-  const pods = loopPods(cluster.pendingPods);
-  const versions = resourceVersions(4_000_000_000);
-  const ledgerRounds: LoopFigures[] = [];
-  const goRounds: LoopFigures[] = [];
-  for (let round = 0; round < settings.loopRounds; round++) {
-    const passes: Array<[LoopTarget, LoopFigures[]]> = [[run.ledger, ledgerRounds], ...(run.go ? [[run.go, goRounds] as [LoopTarget, LoopFigures[]]] : [])];
-    for (const [target, rounds] of passes) {
-      rounds.push(await runLoop(target, pods, cluster.nodeNames, LOOP_SEED, versions));
-      await restore([target], pods, versions);
-    }
-  }
-  log(`scheduler loop: kube-ledger ${median(ledgerRounds.map((r) => r.podsPerSecondThroughExtender)).toFixed(0)} pods/s, `
-    + `Go ${goRounds.length ? median(goRounds.map((r) => r.podsPerSecondThroughExtender)).toFixed(0) : 'n/a'} pods/s`);
-  return { ledger: medianLoop(ledgerRounds), ...(goRounds.length ? { reference: medianLoop(goRounds) } : {}) };
 }
 
 /** A CPU profile of kube-ledger serving exactly the distinct-pod filter scenario (warmed up first). */
@@ -288,7 +213,7 @@ async function main(): Promise<number> {
   let loop: LoopResult;
   let profile: ProfileSummary | undefined;
   try {
-    const smallRun = await startBoth(small, '500', reference.binary, settings);
+    const smallRun = await startBoth(small, '500', reference.binary, settings.outDir);
     let smallLoop: LoopRun;
     let smallResults: ScenarioResult[];
     try {
@@ -302,7 +227,7 @@ async function main(): Promise<number> {
 
     log(`measuring the JSON.parse floor of the ${(large.fileBytes / 1024 ** 2).toFixed(0)} MiB cluster file`);
     const parseFloor = parseFloorMs(large.file);
-    const largeRun = await startBoth(large, '5000', reference.binary, settings);
+    const largeRun = await startBoth(large, '5000', reference.binary, settings.outDir);
     try {
       await new Promise((r) => setTimeout(r, 2000));
       const samples = await scrapeMetrics(largeRun.ledger.baseUrl);
@@ -313,18 +238,13 @@ async function main(): Promise<number> {
       const largeResults = await runScenarios('large', view, largeRun, floors, settings);
       log('scheduler loop: lockstep agreement pass');
       const largeLoop = await lockstepLoop(large, largeRun);
-      const raced = await racedLoop(large, largeRun, settings);
+      const raced = await racedLoop(large, largeRun, settings.loopRounds);
       const afterBench = readProcessMemory(largeRun.ledger.pid);
       scenarios = [...smallResults, ...largeResults];
-      const loopAgreement = [smallLoop.agreement, largeLoop.agreement].filter((a): a is AgreementReport => !!a);
+      const loopAgreement = mergeAgreements([smallLoop.agreement, largeLoop.agreement].filter((a): a is AgreementReport => !!a));
       loop = {
         nodes: large.nodeNames.length, candidates: raced.ledger.candidates, ...raced,
-        ...(loopAgreement.length ? { agreement: agreementSummary({ path: 'scheduler loop', requests: loopAgreement.reduce((n, a) => n + a.requests, 0),
-          skipped: 0, disagreements: loopAgreement.flatMap((a) => a.disagreements),
-          ...(loopAgreement.some((a) => a.scores) ? { scores: {
-            differing: loopAgreement.reduce((n, a) => n + (a.scores?.differing ?? 0), 0),
-            compared: loopAgreement.reduce((n, a) => n + (a.scores?.compared ?? 0), 0),
-            maxAbsolute: Math.max(...loopAgreement.map((a) => a.scores?.maxAbsolute ?? 0)) } } : {}) }) } : {}),
+        ...(loopAgreement ? { agreement: loopAgreement } : {}),
         applyMicros: { small: median(smallLoop.applyMicros), large: median(largeLoop.applyMicros) },
         upstreamCycleMillis: UPSTREAM_CYCLE_MILLIS,
       };
