@@ -48,7 +48,7 @@ describe('the reference Go extender', function () {
     before(async () => {
       const file = join(dir, 'tiny.json');
       writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [
-        node('a', '4', '8Gi', '110'), node('b', '4', '8Gi', '1'),
+        node('a', '4', '8Gi', '110'), node('b', '4', '8Gi', '1'), node('c', '1500m', '1048576Ki', '110'),
         pod('bound-a', { cpu: '1' }, { nodeName: 'a' }), pod('bound-b', { cpu: '100m', memory: '100Mi' }, { nodeName: 'b' }),
         pod('waiting', { cpu: '2' }, { priority: 100, nominated: 'a' }),
       ] }));
@@ -66,6 +66,14 @@ describe('the reference Go extender', function () {
       assert.deepEqual(urgent.passed, ['a']);
       const huge = filterAnswerOf(await post(go.baseUrl, '/filter', args(pod('p3', { cpu: '5', memory: '9Gi' }), ['a', 'b'])) as Json);
       assert.deepEqual(huge.unresolvable, { a: 'Insufficient cpu, Insufficient memory', b: 'Too many pods, Insufficient cpu, Insufficient memory' });
+    });
+
+    it('compares exact quantities: a request equal to the free amount fits, one milli-core more does not', async () => {
+      // c: 1500m and 1048576Ki (= 1Gi) allocatable, nothing bound; requests written in other formats of the same amounts.
+      const exact = filterAnswerOf(await post(go.baseUrl, '/filter', args(pod('p5', { cpu: '1.5', memory: '1073741824' }), ['c'])) as Json);
+      assert.deepEqual(exact.passed, ['c']);
+      const over = filterAnswerOf(await post(go.baseUrl, '/filter', args(pod('p6', { cpu: '1501m', memory: '1Gi' }), ['c'])) as Json);
+      assert.deepEqual(over.unresolvable, { c: 'Insufficient cpu' });
     });
 
     it('scores with LeastAllocated over non-zero requests (100m / 200Mi defaults), 0..100 mapped to 0..10', async () => {
