@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { AgreementReport } from './agreement.js';
 import type { CachedCluster } from './cluster-cache.js';
-import { startLedger, type LedgerProcess } from './child-processes.js';
+import { startLedger, type LedgerProcess, type ServerProcess } from './child-processes.js';
 import { startGoExtender, type GoExtenderProcess } from './go-extender.js';
 import { median, medianLoop, type AgreementSummary } from './report.js';
 import {
@@ -88,20 +88,29 @@ export async function lockstepLoop(cluster: CachedCluster, run: ClusterRun): Pro
   return { ...(agreement ? { agreement } : {}), applyMicros: bindEvents };
 }
 
-/** Alternating passes of the loop, each against one extender, the pods put back after each. */
-export async function racedLoop(cluster: CachedCluster, run: ClusterRun, rounds: number) {
+/**
+ * Alternating passes of the loop, each against one extender, the pods put back after each; and the node:http floor
+ * (passes every node, scores 0, binds nothing): the ceiling the loop's own client and loopback leave.
+ */
+export async function racedLoop(cluster: CachedCluster, run: ClusterRun, rounds: number, floor?: ServerProcess) {
   const pods = loopPods(cluster.pendingPods);
   const versions = resourceVersions(4_000_000_000);
   const ledgerRounds: LoopFigures[] = [];
   const goRounds: LoopFigures[] = [];
+  const floorRounds: LoopFigures[] = [];
+  const floorTarget: LoopTarget | undefined = floor
+    ? { baseUrl: floor.baseUrl, pid: floor.pid, applyPod: async () => ({ applyMicros: Number.NaN }) } : undefined;
+  const passes: Array<[LoopTarget, LoopFigures[]]> = [[run.ledger, ledgerRounds]];
+  if (run.go) passes.push([run.go, goRounds]);
+  if (floorTarget) passes.push([floorTarget, floorRounds]);
   for (let round = 0; round < rounds; round++) {
-    const passes: Array<[LoopTarget, LoopFigures[]]> = [[run.ledger, ledgerRounds], ...(run.go ? [[run.go, goRounds] as [LoopTarget, LoopFigures[]]] : [])];
-    for (const [target, rounds] of passes) {
-      rounds.push(await runLoop(target, pods, cluster.nodeNames, LOOP_SEED, versions));
-      await restore([target], pods, versions);
+    for (const [target, figures] of passes) {
+      figures.push(await runLoop(target, pods, cluster.nodeNames, LOOP_SEED, versions));
+      if (target !== floorTarget) await restore([target], pods, versions);
     }
   }
-  log(`scheduler loop: kube-ledger ${median(ledgerRounds.map((r) => r.podsPerSecondThroughExtender)).toFixed(0)} pods/s, `
-    + `Go ${goRounds.length ? median(goRounds.map((r) => r.podsPerSecondThroughExtender)).toFixed(0) : 'n/a'} pods/s`);
-  return { ledger: medianLoop(ledgerRounds), ...(goRounds.length ? { reference: medianLoop(goRounds) } : {}) };
+  const rate = (list: LoopFigures[]) => (list.length ? median(list.map((r) => r.podsPerSecondThroughExtender)).toFixed(0) : 'n/a');
+  log(`scheduler loop: kube-ledger ${rate(ledgerRounds)} pods/s, Go ${rate(goRounds)} pods/s, floor ${rate(floorRounds)} pods/s`);
+  return { ledger: medianLoop(ledgerRounds), ...(goRounds.length ? { reference: medianLoop(goRounds) } : {}),
+    ...(floorRounds.length ? { floor: medianLoop(floorRounds) } : {}) };
 }

@@ -27,19 +27,22 @@ function scenarioRow(s: ScenarioResult): string {
 
 function loopLines(loop: LoopResult): string[] {
   const share = (ms: number) => ms / (ms + loop.upstreamCycleMillis);
-  const row = (who: string, f: LoopResult['ledger']) => `| ${who} | **${fmt(f.podsPerSecondThroughExtender, 0)}** | `
-    + `${fmt(f.extenderMillisPerPod, 2)} | ${fmt(f.callsPerPod, 2)} | ${fmt(f.podsPerSecondWithBinding, 0)} | `
-    + `${fmt(f.bindMillisPerPod, 2)} | ${fmt(share(f.extenderMillisPerPod) * 100, 0)}% | `
-    + `${fmt(1000 / (f.extenderMillisPerPod + loop.upstreamCycleMillis), 0)} | ${f.bound}/${f.pods} |`;
+  const row = (who: string, f: LoopResult['ledger'], extender = true) => `| ${who} | **${fmt(f.podsPerSecondThroughExtender, 0)}** | `
+    + `${fmt(f.extenderMillisPerPod, 2)} | ${fmt(f.serverCpuMillisPerPod, 2)} | ${fmt(f.callsPerPod, 2)} | `
+    + `${extender ? fmt(f.podsPerSecondWithBinding, 0) : 'n/a'} | ${extender ? fmt(f.bindMillisPerPod, 2) : 'n/a'} | `
+    + `${extender ? `${fmt(share(f.extenderMillisPerPod) * 100, 0)}%` : 'n/a'} | `
+    + `${extender ? fmt(1000 / (f.extenderMillisPerPod + loop.upstreamCycleMillis), 0) : 'n/a'} | `
+    + `${extender ? `${f.bound}/${f.pods}` : 'n/a'} |`;
   return [
     `**Scheduler loop** (${loop.nodes} nodes, ${loop.candidates} candidates a cycle = numFeasibleNodesToFind's adaptive default, `
       + 'rotating start index, nominated node tried alone first, prioritize on the survivors, then the binding applied '
       + 'through the extender\'s cluster source before the next pod; medians of alternating passes):',
     '',
-    '| extender | pods/s through filter + prioritize | ms a pod in extender calls | calls a pod | pods/s with binding | ms a binding | extender share of a cycle | projected scheduler pods/s | bound |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| extender | pods/s through filter + prioritize | ms a pod in extender calls | extender CPU ms a pod | calls a pod | pods/s with binding | ms a binding | extender share of a cycle | projected scheduler pods/s | bound |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     row('kube-ledger', loop.ledger),
     ...(loop.reference ? [row('Go extender', loop.reference)] : []),
+    ...(loop.floor ? [row('node:http floor (echo: every node passes; the loop\'s own ceiling)', loop.floor, false)] : []),
     '',
     `The share and the projection add kube-scheduler's own cycle without an extender, ${fmt(loop.upstreamCycleMillis, 2)} ms `
       + '(upstream scheduler_perf SchedulingBasic at 5000 nodes, 680–810 pods/s). Agreement in lockstep, every binding '

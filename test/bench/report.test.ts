@@ -32,9 +32,9 @@ const LARGE = { nodes: 5000, pods: 150000, clusterFileBytes: 1, parseFloorMs: 1,
 
 const figures = (podsPerSecond: number): LoopFigures => ({ pods: 450, bound: 450, unschedulable: 0, candidates: 500,
   podsPerSecondThroughExtender: podsPerSecond, podsPerSecondWithBinding: podsPerSecond / 2, extenderMillisPerPod: 1000 / podsPerSecond,
-  bindMillisPerPod: 0.2, callsPerPod: 2, applyMicrosMedian: 40 });
+  bindMillisPerPod: 0.2, callsPerPod: 2, applyMicrosMedian: 40, serverCpuMillisPerPod: 1000 / podsPerSecond });
 
-const LOOP: LoopResult = { nodes: 5000, candidates: 500, ledger: figures(2000), reference: figures(1000),
+const LOOP: LoopResult = { nodes: 5000, candidates: 500, ledger: figures(2000), reference: figures(1000), floor: figures(4000),
   agreement: { requests: 900, skipped: 0, disagreements: [], disagreementCount: 0 }, applyMicros: { small: 40, large: 50 },
   upstreamCycleMillis: 1.34 };
 
@@ -74,6 +74,16 @@ describe('benchmark report', () => {
     ]);
   });
 
+  it('judges the loop on kube-ledger\'s own CPU time, falling back to the wall figure without one', () => {
+    const loopCheckOf = (loop: LoopResult) => checksOf({ loop }).find((c) => c.name.startsWith('scheduler loop'))!;
+    // Client-bound: 900 pods/s on the wall, 0.5 ms of kube-ledger CPU a pod (2000 pods/s).
+    const clientBound = loopCheckOf({ ...LOOP, ledger: { ...figures(900), serverCpuMillisPerPod: 0.5 } });
+    assert.equal(clientBound.pass, true);
+    assert.equal(clientBound.actual, '2000 (wall 900; the loop\'s ceiling with the floor 4000)');
+    const noCpu = loopCheckOf({ ...LOOP, ledger: { ...figures(1400), serverCpuMillisPerPod: Number.NaN } });
+    assert.equal(noCpu.pass, false);
+  });
+
   it('fails the agreement target on any differing answer, and every Go target when Go was not found', () => {
     const differing = ALL_GOOD.map((s, i) => (i === 0 ? { ...s, agreement: { ...s.agreement!, disagreementCount: 1 } } : s));
     // 4 scenarios × 200 requests plus the loop's 900, one differing.
@@ -100,6 +110,7 @@ describe('benchmark report', () => {
     // ledger 600 req/s, Go 375, floor 1000: both ratios, the CPU per request and the agreement are shown.
     assert.match(markdown, /\| filter-names-500-c1-distinct \| 200 \| \*\*600\.0\*\* \| 0\.50 \| 1\.00 \| 375\.0 \| 0\.80 \| \*\*1\.60\*\* \| 1000\.0 \| \*\*0\.60\*\* \|/);
     assert.match(markdown, /\| 1667 \/ 2667 \/ 1000 \| agree 200\/200, 20 DRA pods not compared \|/);
-    assert.match(markdown, /\| kube-ledger \| \*\*2000\*\* \| 0\.50 \|/);
+    assert.match(markdown, /\| kube-ledger \| \*\*2000\*\* \| 0\.50 \| 0\.50 \| 2\.00 \| 1000 \|/);
+    assert.match(markdown, /\| node:http floor [^|]* \| \*\*4000\*\* \| 0\.25 \| 0\.25 \| 2\.00 \| n\/a \| n\/a \| n\/a \| n\/a \| n\/a \|/);
   });
 });

@@ -238,7 +238,7 @@ async function main(): Promise<number> {
       const largeResults = await runScenarios('large', view, largeRun, floors, settings);
       log('scheduler loop: lockstep agreement pass');
       const largeLoop = await lockstepLoop(large, largeRun);
-      const raced = await racedLoop(large, largeRun, settings.loopRounds);
+      const raced = await racedLoop(large, largeRun, settings.loopRounds, floors.plain);
       const afterBench = readProcessMemory(largeRun.ledger.pid);
       scenarios = [...smallResults, ...largeResults];
       const loopAgreement = mergeAgreements([smallLoop.agreement, largeLoop.agreement].filter((a): a is AgreementReport => !!a));

@@ -12,6 +12,7 @@ import type { PodObject } from '../../src/ledger/objects.js';
 import { compareReplies, post, type AgreementReport } from './agreement.js';
 import type { PodChange } from './child-processes.js';
 import { postJson } from './http-client.js';
+import { processCpuSeconds } from './load-run.js';
 import { createRandom } from './prng.js';
 
 /** schedule_one.go minFeasibleNodesToFind / minFeasibleNodesPercentageToFind. */
@@ -54,6 +55,8 @@ export class CandidateWindow {
 export interface LoopTarget {
   baseUrl: string;
   applyPod(change: PodChange): Promise<{ applyMicros: number }>;
+  /** Its process, to read its own CPU time (Linux /proc); omitted → not measured. */
+  pid?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -178,6 +181,8 @@ export interface LoopFigures {
   callsPerPod: number;
   /** Median ledger time per binding event (µs), when reported. */
   applyMicrosMedian: number;
+  /** The extender process's own CPU time per pod (ms), bindings included: the cost without the loop's client. */
+  serverCpuMillisPerPod: number;
 }
 
 function medianOf(values: number[]): number {
@@ -187,7 +192,8 @@ function medianOf(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-export function loopFigures(outcomes: readonly CycleOutcome[], candidates: number, wallMillis: number): LoopFigures {
+export function loopFigures(outcomes: readonly CycleOutcome[], candidates: number, wallMillis: number,
+  serverCpuMillis = Number.NaN): LoopFigures {
   const extender = outcomes.reduce((sum, o) => sum + o.extenderMillis, 0);
   const binding = outcomes.reduce((sum, o) => sum + o.bindMillis, 0);
   const calls = outcomes.reduce((sum, o) => sum + o.exchanges.length, 0);
@@ -199,6 +205,7 @@ export function loopFigures(outcomes: readonly CycleOutcome[], candidates: numbe
     podsPerSecondWithBinding: wallMillis > 0 ? (outcomes.length * 1000) / wallMillis : Number.NaN,
     extenderMillisPerPod: extender / n, bindMillisPerPod: binding / n, callsPerPod: calls / n,
     applyMicrosMedian: medianOf(outcomes.map((o) => o.applyMicros)),
+    serverCpuMillisPerPod: serverCpuMillis / n,
   };
 }
 
@@ -209,6 +216,7 @@ export async function runLoop(target: LoopTarget, pods: readonly PodObject[], al
   const choose = highestScoreChooser(seed);
   const known = new Set(allNodes);
   const outcomes: CycleOutcome[] = [];
+  const cpuBefore = target.pid === undefined ? Number.NaN : processCpuSeconds(target.pid);
   const started = performance.now();
   for (const pod of pods) {
     const { node, exchanges } = await decide(target, pod, window, choose, known);
@@ -217,7 +225,9 @@ export async function runLoop(target: LoopTarget, pods: readonly PodObject[], al
       : await bind(target, pod, node, nextResourceVersion());
     outcomes.push({ pod: pod.metadata.name ?? '', node, exchanges, extenderMillis, ...bound });
   }
-  return loopFigures(outcomes, window.size, performance.now() - started);
+  const wall = performance.now() - started;
+  const cpuMillis = target.pid === undefined ? Number.NaN : (processCpuSeconds(target.pid) - cpuBefore) * 1000;
+  return loopFigures(outcomes, window.size, wall, cpuMillis);
 }
 
 /** Pods the loop can schedule and bind: pending, no DRA claims (binding one would need its claim allocated too). */
