@@ -32,6 +32,8 @@ const FLAG_TO_KEY: Record<string, string> = {
 
 export const USAGE = `Usage: kube-ledger [flags]            serve the extender
        kube-ledger nominations clear [flags]   withdraw every nomination kube-ledger owns, then exit
+       kube-ledger explain NAMESPACE/POD [--server URL]   why a pod fits or fails on each node (--help for flags)
+       kube-ledger ledger [--node NAME] [--server URL]    a running kube-ledger's ledger, for people
 
 Flags:
   --config PATH               extender configuration (default: config/extender.yaml; env KUBE_LEDGER_CONFIG)

@@ -4,6 +4,8 @@ import type { Metrics } from '../observability/metrics.js';
 import type { ExtenderService } from './extender-service.js';
 import { HttpProblem } from './http-problem.js';
 import { sendJson } from './request-middleware.js';
+import { renderExplainText } from '../cli/explain-text.js';
+import { renderLedgerText } from '../cli/ledger-text.js';
 
 export interface OpsRouteDeps {
   service: ExtenderService;
@@ -41,6 +43,7 @@ export function registerOpsRoutes(router: Router, deps: OpsRouteDeps): void {
     const { namespace, name } = parsePodReference(ctx.query['pod']);
     const report = service.explain(namespace, name);
     if (report === undefined) sendJson(ctx, 404, { error: `pod ${namespace}/${name} is not known` });
+    else if (wantsText(ctx.query['format'])) sendText(ctx, renderExplainText(report));
     else sendJson(ctx, 200, report);
   });
 
@@ -49,6 +52,20 @@ export function registerOpsRoutes(router: Router, deps: OpsRouteDeps): void {
     if (Array.isArray(node)) throw new HttpProblem(400, 'bad_request', 'query parameter "node" given more than once', { path: 'node' });
     const exported = service.exportLedger(node === undefined || node === '' ? undefined : node);
     if (exported === undefined) sendJson(ctx, 404, { error: `node ${node} is not known` });
+    else if (wantsText(ctx.query['format'])) sendText(ctx, renderLedgerText(exported));
     else sendJson(ctx, 200, exported);
   });
+}
+
+/** `?format=text`: the table `kube-ledger explain|ledger` prints, for a person with curl; `json` (or none) the JSON. */
+function wantsText(format: string | string[] | undefined): boolean {
+  if (format === undefined || format === 'json') return false;
+  if (format === 'text') return true;
+  throw new HttpProblem(400, 'bad_request', 'query parameter "format" must be text or json', { path: 'format' });
+}
+
+function sendText(ctx: { status: number; type: string; body: unknown }, text: string): void {
+  ctx.status = 200;
+  ctx.type = 'text/plain; charset=utf-8';
+  ctx.body = text;
 }
