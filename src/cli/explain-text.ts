@@ -27,8 +27,9 @@ export function readExplainedNode(value: unknown): ExplainedNode {
   const entry = asRecord(value);
   const verdict = asString(entry['verdict'], '-');
   const rawReason = asString(entry['reason'], verdict === FITS ? FITS : '-');
-  const detail = typeof entry['detail'] === 'string' && entry['detail'] !== '' ? entry['detail'] : undefined;
-  const split = detail === undefined && verdict !== FITS ? splitLegacyReason(rawReason) : { reason: rawReason };
+  const hasDetail = typeof entry['detail'] === 'string';
+  const detail = hasDetail ? withoutRepeatedReason(entry['detail'] as string, rawReason) : undefined;
+  const split = !hasDetail && verdict !== FITS ? splitLegacyReason(rawReason) : { reason: rawReason };
   const node: ExplainedNode = {
     node: asString(entry['node'], '-'),
     verdict,
@@ -41,6 +42,12 @@ export function readExplainedNode(value: unknown): ExplainedNode {
   const shownDetail = detail ?? split.detail;
   if (shownDetail !== undefined) node.detail = shownDetail;
   return node;
+}
+
+/** A detail that only repeats the reason says nothing; one that starts with it ("Insufficient cpu: requests 3, …") keeps the rest. */
+function withoutRepeatedReason(detail: string, reason: string): string | undefined {
+  if (detail === '' || detail === reason) return undefined;
+  return detail.startsWith(`${reason}: `) ? detail.slice(reason.length + 2) : detail;
 }
 
 /**

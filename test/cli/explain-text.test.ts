@@ -89,6 +89,17 @@ describe('explain text renderer', () => {
     assert.deepEqual(node, { node: 'n', verdict: 'fails', reason: 'Insufficient cpu', code: 'InsufficientResource', detail: 'requests 3: free 1', free: {}, notes: [] });
   });
 
+  it('drops a detail that repeats the reason, and the reason\'s own prefix from a detail', () => {
+    const fits = readExplainedNode({ node: 'a', verdict: 'fits', reason: 'fits', code: 'fits', detail: 'fits', free: {} });
+    assert.equal(fits.detail, undefined);
+    const fails = readExplainedNode({ node: 'b', verdict: 'fails', reason: 'Insufficient cpu', code: 'insufficient_resource', detail: 'Insufficient cpu: requests 3, free 2 of 16', free: {} });
+    assert.deepEqual([fails.reason, fails.detail], ['Insufficient cpu', 'requests 3, free 2 of 16']);
+    const two = readExplainedNode({ node: 'c', verdict: 'unresolvable', reason: 'Insufficient cpu', detail: 'Insufficient cpu: requests 3, node allocatable 2; Insufficient memory: requests 4Gi', free: {} });
+    assert.equal(two.detail, 'requests 3, node allocatable 2; Insufficient memory: requests 4Gi');
+    // A short reason with an empty detail is not split as if it were today's numbered reason.
+    assert.deepEqual(readExplainedNode({ node: 'd', verdict: 'fails', reason: 'NUMA alignment: x', detail: '', free: {} }).reason, 'NUMA alignment: x');
+  });
+
   it('renders a report with missing or odd fields without throwing', () => {
     const text = renderExplainText({ nodes: [{ node: 'x', verdict: 'fails' }, 'junk', null] });
     assert.match(text, /^pod -$/m);
