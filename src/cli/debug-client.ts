@@ -20,6 +20,8 @@ export interface DebugClientOptions {
 export interface DebugReply {
   status: number;
   contentType: string;
+  /** `X-Kube-Ledger-Debug`: `disabled` when the server's /debug switch is off. */
+  debugHeader: string;
   body: string;
 }
 
@@ -76,7 +78,12 @@ export async function debugGet(options: DebugClientOptions, path: string): Promi
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') }),
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: String(res.headers['content-type'] ?? ''),
+          debugHeader: String(res.headers['x-kube-ledger-debug'] ?? ''),
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
       );
       res.on('error', (err) => reject(transportFailure(base, err)));
     };

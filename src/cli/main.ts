@@ -123,16 +123,20 @@ async function execute(argv: readonly string[], env: NodeJS.ProcessEnv): Promise
   return { text: parsed.output === 'json' ? withNewline(reply.body) : renderLedgerText(parseJson(reply)) };
 }
 
+const DEBUG_OFF = 'the server has debug endpoints off: set server.debug.enabled: true (or start it with --debug true)';
+
 /**
- * 200 passes; anything else becomes a CliFailure. A 404 means either "no such pod/node" or "debug endpoints are off";
- * the two are told apart by asking /debug/explain without a pod, which a server with debug on refuses with 400.
+ * 200 passes; anything else becomes a CliFailure. A 404 means either "no such pod/node" or "debug endpoints are off":
+ * a server says the latter with `X-Kube-Ledger-Debug: disabled`; one that does not (or a proxy in between) is asked
+ * /debug/explain without a pod, which a server with debug on refuses with 400.
  */
 async function expectAnswer(client: DebugClientOptions, reply: DebugReply, notKnown: string): Promise<void> {
   if (reply.status === 200) return;
   const message = errorMessage(reply);
   if (reply.status === 404) {
+    if (reply.debugHeader === 'disabled') throw new CliFailure(DEBUG_OFF);
     const probe = await debugGet(client, '/debug/explain');
-    if (probe.status === 404) throw new CliFailure('the server has debug endpoints off: set server.debug.enabled');
+    if (probe.status === 404) throw new CliFailure(DEBUG_OFF);
     throw new CliFailure(notKnown);
   }
   if (reply.status === 403) {

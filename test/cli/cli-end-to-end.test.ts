@@ -171,17 +171,30 @@ describe('kube-ledger explain / ledger (CLI against a running server)', function
     assert.equal(result.stderr, `kube-ledger: cannot reach kube-ledger at http://127.0.0.1:${port}: ECONNREFUSED (is it running? set --server URL)\n`);
   });
 
-  it('tells a server with debug endpoints off from an unknown pod', async () => {
-    // What a server with server.debug.enabled off answers: 404 for every /debug path.
-    const server: Server = createServer((_req, res) => {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+  it('tells a server with debug endpoints off from an unknown pod, by its header or by asking again', async () => {
+    // What a server with server.debug.enabled off answers: 404 for every /debug path, with or without the header
+    // (a proxy in front may drop it).
+    const withHeader = new URLSearchParams();
+    const server: Server = createServer((req, res) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (req.url?.startsWith('/header')) headers['x-kube-ledger-debug'] = 'disabled';
+      withHeader.append('path', req.url ?? '');
+      res.writeHead(404, headers).end('{"error":"debug endpoints are disabled on this server"}');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const port = (server.address() as { port: number }).port;
-      const result = await cli('explain', 'batch/pending', '--server', `http://127.0.0.1:${port}`);
-      assert.equal(result.code, 1);
-      assert.equal(result.stderr, 'kube-ledger: the server has debug endpoints off: set server.debug.enabled\n');
+      const [plain, flagged] = await Promise.all([
+        cli('explain', 'batch/pending', '--server', `http://127.0.0.1:${port}`),
+        cli('ledger', '--server', `http://127.0.0.1:${port}/header`),
+      ]);
+      const expected = 'kube-ledger: the server has debug endpoints off: set server.debug.enabled: true (or start it with --debug true)\n';
+      for (const result of [plain, flagged]) {
+        assert.equal(result.code, 1);
+        assert.equal(result.stderr, expected);
+      }
+      // The header answers at once; without it the CLI asked /debug/explain with no pod to tell the two 404s apart.
+      assert.deepEqual(withHeader.getAll('path').sort(), ['/debug/explain', '/debug/explain?pod=batch%2Fpending', '/header/debug/ledger']);
     } finally {
       server.close();
     }

@@ -100,7 +100,7 @@ describe('image: Dockerfile ⇄ replay ⇄ Deployment', () => {
       assert.equal(podSpec.securityContext['runAsUser'], user.uid, `${overlay}: runAsUser`);
       assert.equal(podSpec.securityContext['runAsGroup'], user.gid, `${overlay}: runAsGroup`);
       assert.equal(container.securityContext.readOnlyRootFilesystem, true, `${overlay}: readOnlyRootFilesystem`);
-      assert.deepEqual(container.ports.map((p) => p.containerPort), exposed, `${overlay}: container port`);
+      assert.deepEqual(container.ports.map((p) => p.containerPort), exposed, `${overlay}: the Dockerfile's EXPOSE must list the container's ports`);
     }
   });
 

@@ -287,10 +287,13 @@ async function runContainer(runtime: StageState, extraArgs: string[], source: st
   const [command, script, ...entryArgs] = runtime.entrypoint ?? [];
   if (command !== 'node' || script === undefined || !script.startsWith(`${IMAGE_ROOT}/`)) throw new Error(`replay expects ENTRYPOINT ["node", "${IMAGE_ROOT}/…"], got ${JSON.stringify(runtime.entrypoint)}`);
   const port = await freeLoopbackPort();
-  const args = [join(runtime.dir, relative(IMAGE_ROOT, script)), ...entryArgs, ...extraArgs, '--host', '127.0.0.1', '--port', String(port)];
+  const main = join(runtime.dir, relative(IMAGE_ROOT, script));
   // Only the image's environment: nothing from this machine (no KUBECONFIG, no KUBERNETES_SERVICE_HOST) leaks in.
   const env = { PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, HOME: '/', ...runtime.env };
   const identity = asRoot && runtime.user ? { uid: runtime.user.uid, gid: runtime.user.gid } : {};
+  // Every listener on a free loopback port: the probes live on the operations port when the build has one.
+  const opsPort = hasFlag(main, env, '--ops-port') ? await freeLoopbackPort() : undefined;
+  const args = [main, ...entryArgs, ...extraArgs, '--host', '127.0.0.1', '--port', String(port), ...(opsPort === undefined ? [] : ['--ops-port', String(opsPort)])];
   log(`[run] ${source}: node ${args.join(' ')}`);
   const started = Date.now();
   const child = spawn(process.execPath, args, { cwd: runtime.dir, env, stdio: ['ignore', 'pipe', 'pipe'], ...identity });
@@ -300,7 +303,7 @@ async function runContainer(runtime: StageState, extraArgs: string[], source: st
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolveExit) => child.on('exit', (code, signal) => resolveExit({ code, signal })));
   try {
     const url = `http://127.0.0.1:${port}`;
-    await waitReady(url, child, () => output);
+    await waitReady(`http://127.0.0.1:${opsPort ?? port}`, child, () => output);
     const readyMs = Date.now() - started;
     const filterReply = await fetch(`${url}/filter`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(probe.body) });
     if (filterReply.status !== 200) throw new Error(`filter answered ${filterReply.status}: ${await filterReply.text()}`);
@@ -313,6 +316,13 @@ async function runContainer(runtime: StageState, extraArgs: string[], source: st
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
+}
+
+/** Whether the built kube-ledger's usage names `flag`. */
+function hasFlag(main: string, env: Record<string, string>, flag: string): boolean {
+  const usage = spawnSync(process.execPath, [main, '--help'], { env, encoding: 'utf8', timeout: 30_000 });
+  if (usage.status !== 0) throw new Error(`node ${main} --help failed (${usage.status ?? usage.signal}): ${usage.stderr}`);
+  return usage.stdout.includes(`${flag} `);
 }
 
 async function waitReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
