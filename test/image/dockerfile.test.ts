@@ -83,7 +83,7 @@ describe('image: Dockerfile ⇄ replay ⇄ Deployment', () => {
     const entrypoint = readExecForm(only('ENTRYPOINT', 'runtime')[0]!);
     const env = runtimeEnv();
     const user = runtimeUser();
-    const exposed = only('EXPOSE', 'runtime').map(Number);
+    const exposed = only('EXPOSE', 'runtime').flatMap((ports) => ports.split(' ')).map(Number);
     for (const overlay of ['base', 'overlays/dev', 'overlays/production']) {
       const objects = render(join(REPO, 'deploy', overlay));
       const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'kube-ledger')!;
