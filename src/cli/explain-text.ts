@@ -51,8 +51,8 @@ function withoutRepeatedReason(detail: string, reason: string): string | undefin
 }
 
 /**
- * `Insufficient cpu: requests 3, free 2 of 8; Insufficient memory: …` → cause `Insufficient cpu + Insufficient
- * memory`, detail the whole text. A `;`-separated part starting in lower case continues the part before it (DRA
+ * `Insufficient cpu: requests 3, free 2 of 8; Insufficient memory: …` → cause `Insufficient cpu; Insufficient
+ * memory` (how the stable reasons join several causes), detail the whole text. A `;`-separated part starting in lower case continues the part before it (DRA
  * messages list claims that way), so only capitalised parts start a new cause.
  */
 export function splitLegacyReason(reason: string): { reason: string; detail?: string } {
@@ -67,7 +67,7 @@ export function splitLegacyReason(reason: string): { reason: string; detail?: st
   const unique = [...new Set(causes)];
   // One cause: the detail is what follows its name; several: the whole text, each number next to its cause.
   const detail = causes.length === 1 && reason.startsWith(`${unique[0]}: `) ? reason.slice(unique[0]!.length + 2) : reason;
-  return { reason: unique.join(' + '), detail };
+  return { reason: unique.join('; '), detail };
 }
 
 /** Fits first, then by reason, then by node name: nodes failing the same way sit together. */
@@ -76,7 +76,7 @@ export function sortExplainedNodes(nodes: readonly ExplainedNode[]): ExplainedNo
   return [...nodes].sort((a, b) => rank(a) - rank(b) || compare(a.reason, b.reason) || compare(a.node, b.node));
 }
 
-/** `7 nodes: 3 fits; 3 Insufficient cpu; 1 Insufficient cpu + Insufficient memory` (most common cause first after fits). */
+/** `7 nodes: 3 fits | 3 Insufficient cpu | 1 Insufficient cpu; Insufficient memory` (most common cause first after fits). */
 export function summariseByReason(nodes: readonly ExplainedNode[]): string {
   const counts = new Map<string, number>();
   for (const node of nodes) counts.set(node.reason, (counts.get(node.reason) ?? 0) + 1);
@@ -86,7 +86,8 @@ export function summariseByReason(nodes: readonly ExplainedNode[]): string {
   const fitting = counts.get(FITS) ?? 0;
   if (!counts.has(FITS)) groups.unshift([FITS, fitting]);
   const noun = nodes.length === 1 ? 'node' : 'nodes';
-  return `${nodes.length} ${noun}: ${groups.map(([reason, count]) => `${count} ${reason}`).join('; ')}`;
+  // ' | ' between groups: a reason with several causes joins them with '; '.
+  return `${nodes.length} ${noun}: ${groups.map(([reason, count]) => `${count} ${reason}`).join(' | ')}`;
 }
 
 export function renderExplainText(report: unknown): string {

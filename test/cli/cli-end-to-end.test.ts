@@ -99,7 +99,7 @@ describe('kube-ledger explain / ledger (CLI against a running server)', function
       assert.match(table[1]!, /^big\s+fits\s+fits\s+8\s+32Gi\s+110$/);
       assert.match(table[2]!, /^full\s+fails\s+Insufficient cpu\s+500m\s+7Gi\s+\d+\s+\S/);
       assert.match(table[3]!, /^small\s+unresolvable\s+Insufficient cpu\s+2\s+4Gi\s+110\s+\S/);
-      assert.equal(lines.at(-1), '3 nodes: 1 fits; 2 Insufficient cpu');
+      assert.equal(lines.at(-1), '3 nodes: 1 fits | 2 Insufficient cpu');
     });
 
     it('prints the server\'s JSON unchanged with --output json', async () => {
@@ -214,7 +214,7 @@ describe('kube-ledger explain / ledger (CLI against a running server)', function
     it('answers with --cert/--key/--ca', async () => {
       const result = await cli('explain', 'batch/pending', '--server', running.url, '--ca', certs.caCert, '--cert', certs.clientCert, '--key', certs.clientKey);
       assert.equal(result.code, 0, result.stderr);
-      assert.match(result.stdout, /^3 nodes: 1 fits; 2 Insufficient cpu$/m);
+      assert.match(result.stdout, /^3 nodes: 1 fits \| 2 Insufficient cpu$/m);
     });
 
     it('explains a 403 without a client certificate, a TLS failure without the CA, and exits 1', async () => {

@@ -60,18 +60,18 @@ describe('explain text renderer', () => {
     assert.match(text, /^effective requests: cpu 3, memory 4Gi$/m);
     assert.match(text, /^nominated node: worker-c \(fails: requests 3, free 2 of 16\)$/m);
     assert.match(text, /^DRA node-allocatable accounting: off$/m);
-    assert.equal(text.trimEnd().split('\n').at(-1), '5 nodes: 2 fits; 2 Insufficient cpu; 1 Insufficient memory');
+    assert.equal(text.trimEnd().split('\n').at(-1), '5 nodes: 2 fits | 2 Insufficient cpu | 1 Insufficient memory');
   });
 
   it('counts zero fitting nodes explicitly, most common cause first', () => {
     const nodes = ['a', 'b', 'c'].map((node, i) => readExplainedNode({ node, verdict: 'fails', reason: i === 0 ? 'NUMA alignment' : 'Insufficient cpu', free: {} }));
-    assert.equal(summariseByReason(nodes), '3 nodes: 0 fits; 2 Insufficient cpu; 1 NUMA alignment');
+    assert.equal(summariseByReason(nodes), '3 nodes: 0 fits | 2 Insufficient cpu | 1 NUMA alignment');
   });
 
   it('splits a numbered reason of today\'s servers into a shared cause and its detail', () => {
     assert.deepEqual(splitLegacyReason('Insufficient cpu: requests 3, free 2 of 8'), { reason: 'Insufficient cpu', detail: 'requests 3, free 2 of 8' });
     const two = 'Insufficient cpu: requests 3, node allocatable 2; Insufficient memory: requests 4Gi, free 3Gi of 4Gi';
-    assert.deepEqual(splitLegacyReason(two), { reason: 'Insufficient cpu + Insufficient memory', detail: two });
+    assert.deepEqual(splitLegacyReason(two), { reason: 'Insufficient cpu; Insufficient memory', detail: two });
     // A DRA message lists claims after "; " in lower case: still one cause.
     const dra = 'DRA claims cannot be served here: claim ml/a request cpus: 0 device(s); claim ml/a request gpu: 0 device(s)';
     assert.equal(splitLegacyReason(dra).reason, 'DRA claims cannot be served here');
@@ -80,7 +80,7 @@ describe('explain text renderer', () => {
 
   it('groups today\'s numbered reasons the same way as the contract\'s short ones', () => {
     const legacy = ['8', '4'].map((total, i) => readExplainedNode({ node: `n${i}`, verdict: 'fails', reason: `Insufficient cpu: requests 3, free 2 of ${total}`, free: { cpu: '2' } }));
-    assert.equal(summariseByReason(legacy), '2 nodes: 0 fits; 2 Insufficient cpu');
+    assert.equal(summariseByReason(legacy), '2 nodes: 0 fits | 2 Insufficient cpu');
     assert.equal(legacy[1]!.detail, 'requests 3, free 2 of 4');
   });
 
