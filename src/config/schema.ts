@@ -86,7 +86,7 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'server.tls.keyFile', rule: { type: 'string' }, default: '', doc: 'PEM private key.' },
   { path: 'server.tls.clientCAFile', rule: { type: 'string' }, default: '', doc: 'CA bundle; when set, every extender-port request (verbs, /debug) needs a client certificate it signed (mTLS, 403 otherwise).' },
   // --- operations listener, debug switch, load shedding (security: least exposure by default) ---
-  { path: 'server.ops.host', rule: { type: 'string' }, default: '0.0.0.0', doc: 'Listen address of the operations port (/metrics, /healthz, /readyz).' },
+  { path: 'server.ops.host', rule: { type: 'string' }, default: '', doc: 'Listen address of the operations port (/metrics, /healthz, /readyz); empty = server.host.' },
   { path: 'server.ops.port', rule: { type: 'int', min: 0, max: 65535 }, default: 8889, doc: 'Operations port: /metrics, /healthz, /readyz, never the verbs or /debug (0 = any free port).' },
   { path: 'server.ops.tls.certFile', rule: { type: 'string' }, default: '', doc: 'PEM certificate; with keyFile enables HTTPS on the operations port (reloaded on change).' },
   { path: 'server.ops.tls.keyFile', rule: { type: 'string' }, default: '', doc: 'PEM private key of the operations port.' },

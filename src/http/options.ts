@@ -74,7 +74,7 @@ export function httpOptionsFromConfig(server: ExtenderConfig['server'], debugEna
     keepAliveTimeoutMs: server.keepAliveTimeoutMs,
     shutdownDeadlineMs: server.shutdownDeadlineMs,
     ...tlsOptionsFrom(server.tls),
-    ops: { host: server.ops.host, port: server.ops.port, ...tlsOptionsFrom(server.ops.tls) },
+    ops: { host: server.ops.host || server.host, port: server.ops.port, ...tlsOptionsFrom(server.ops.tls) },
     debugEnabled,
     maxInFlightPerVerb: server.maxInFlightPerVerb,
   };

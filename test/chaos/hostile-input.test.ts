@@ -204,7 +204,7 @@ describe('hostile input against the real extender process', function () {
 
   it('is still alive afterwards: /healthz answers, every valid request answers exactly, no crash in the log', async () => {
     assert.equal(child.exited(), null);
-    const health = await fetch(`${child.baseUrl}/healthz`);
+    const health = await fetch(`${child.opsBaseUrl}/healthz`);
     assert.equal(health.status, 200);
     for (const request of VALID_REQUESTS) assert.deepEqual(await sendValid(request), golden.get(request));
     assert.deepEqual(crashLines(child.log()), []);
