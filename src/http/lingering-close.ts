@@ -18,8 +18,13 @@ export interface LingerBounds {
   maxMs: number;
 }
 
-/** 16 MiB arrive in milliseconds on a fast link; 5 s is long enough for a client on a busy machine to read the reply. */
-export const DEFAULT_LINGER: LingerBounds = Object.freeze({ maxBytes: 16 * 1024 * 1024, maxMs: 5_000 });
+/**
+ * Go's net/http server discards up to 256 KiB of an unread body and then waits 500 ms after its FIN before closing
+ * (`rstAvoidanceDelay`). A little more of both here: 1 MiB lets a client that writes its whole body before reading
+ * finish a body up to ~1 MiB (plus socket buffers) past the limit, and 2 s leaves a client on a busy machine time to
+ * read the reply; the bytes past that are never read, and the connection is gone 2 s after the reply at the latest.
+ */
+export const DEFAULT_LINGER: LingerBounds = Object.freeze({ maxBytes: 1024 * 1024, maxMs: 2_000 });
 
 /** Node's http server calls `socket.destroySoon()` after a reply marked `Connection: close` (`_http_server.js`). */
 type ClosableSocket = Socket & { destroySoon?: () => void };
