@@ -28,8 +28,4 @@ export class InFlightLimit {
   leave(verb: ExtenderVerb): void {
     this.inFlight[verb] -= 1;
   }
-
-  count(verb: ExtenderVerb): number {
-    return this.inFlight[verb];
-  }
 }
