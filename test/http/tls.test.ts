@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'nod
 import { request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PeerCertificate, TLSSocket } from 'node:tls';
+import { connect as tlsConnect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { send, startTestServer, type TestServer } from './support.js';
 
 /** Certificates made at test time with the openssl CLI: a CA, two server certificates and a client certificate. */
@@ -64,6 +64,31 @@ describe('TLS serving', function () {
       const reply = await httpsGet(t.running.port, '/debug/ledger', { ca: readFileSync(file('ca.crt')) });
       assert.equal(reply.status, 200);
       assert.equal(reply.peer.subject.CN, 'server-one');
+    });
+
+    it('lingers after a 413 over TLS too: a client writing its whole 4 MiB body before reading reads the 413', async () => {
+      const limited = await startTestServer({ bodyLimitBytes: 64 * 1024, tls: { certFile: file('server-one.crt'), keyFile: file('server-one.key') } },
+        { linger: { maxBytes: 8 * 1024 * 1024, maxMs: 2000 } });
+      try {
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const reply = await new Promise<{ received: string; error?: string }>((resolve) => {
+            const body = 4 * 1024 * 1024;
+            const socket = tlsConnect({ host: '127.0.0.1', port: limited.running.port, ca: readFileSync(file('ca.crt')) });
+            let received = '';
+            let error: string | undefined;
+            socket.once('secureConnect', () => {
+              socket.write(`POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body}\r\n\r\n`);
+              // Reading starts only once the whole body is written.
+              socket.write(Buffer.alloc(body, 0x20), () => socket.on('data', (data: Buffer) => (received += data.toString('latin1'))));
+            });
+            socket.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message));
+            socket.on('close', () => resolve({ received, ...(error ? { error } : {}) }));
+          });
+          assert.match(reply.received, /^HTTP\/1\.1 413 [^]*request body exceeds 65536 bytes/, `attempt ${attempt}: ${reply.error ?? ''}`);
+        }
+      } finally {
+        await limited.running.close();
+      }
     });
 
     it('leaves the operations port on plain HTTP unless it has TLS settings of its own', async () => {
