@@ -115,7 +115,7 @@ describe('a refused body is still answered', function () {
       const exchange = await writeForever(t.running.port, headers);
       assertWhole413(exchange, 0);
       // Only the server ends this exchange (the client never stops): by the linger deadline plus scheduling slack.
-      assert.ok(exchange.closedAfterMs < LINGER_MS + 2000, `closed after ${exchange.closedAfterMs.toFixed(0)} ms`);
+      assert.ok(exchange.closedAfterMs < LINGER_MS + 4000, `closed after ${exchange.closedAfterMs.toFixed(0)} ms`);
       assert.ok(exchange.written > LIMIT, 'the client was still writing past the limit');
     });
   }
