@@ -7,7 +7,7 @@ import type { Context, Next } from 'koa';
 import { sendError } from './request-middleware.js';
 
 export const DEBUG_PATH_PREFIX = '/debug/';
-export const DEBUG_DISABLED_MESSAGE = 'debug endpoints are disabled on this server (server.debug.enabled: false)';
+export const DEBUG_DISABLED_MESSAGE = 'debug endpoints are disabled on this server (server.debug.enabled: true serves them)';
 
 export function debugGate(isEnabled: () => boolean) {
   return async function gateDebug(ctx: Context, next: Next): Promise<void> {
