@@ -1,4 +1,10 @@
-/** GET /healthz, /readyz, /metrics, /debug/explain, /debug/ledger: operator endpoints, never under the verb prefix. */
+/**
+ * Operator endpoints, never under the verb prefix, in two groups for two audiences and two listeners:
+ * - `registerOpsRoutes`: GET /healthz, /readyz, /metrics on the operations port (kubelet probes, Prometheus);
+ * - `registerDebugRoutes`: GET /debug/* on the extender port, mounted behind the `server.debug.enabled` switch
+ *   (`debug-gate.ts`), because they show every tenant's pods, claims and devices. A new debug route goes here and is
+ *   gated with the others without further wiring.
+ */
 import type Router from '@koa/router';
 import type { Metrics } from '../observability/metrics.js';
 import type { ExtenderService } from './extender-service.js';
@@ -38,6 +44,10 @@ export function registerOpsRoutes(router: Router, deps: OpsRouteDeps): void {
     ctx.type = metrics.registry.contentType;
     ctx.body = text;
   });
+}
+
+export function registerDebugRoutes(router: Router, deps: OpsRouteDeps): void {
+  const { service } = deps;
 
   router.get('/debug/explain', (ctx) => {
     const { namespace, name } = parsePodReference(ctx.query['pod']);
