@@ -56,7 +56,7 @@ describe('preempt', () => {
       assert.equal(outcomeOf(decision.nodes, 'n1')?.outcome, 'dropped_does_not_fit');
     });
 
-    it('carries NumPDBViolations through unchanged, also when victims were trimmed', () => {
+    it('carries NumPDBViolations through unchanged while the cluster\'s PDBs are not known, also when victims were trimmed', () => {
       const decision = preempt(cluster(), metaPreemptArgs(incoming('1'), { n1: { uids: ALL_N1, pdb: 2 } }), OPTIONS);
       assert.equal(decision.result.NodeNameToMetaVictims!['n1']!.NumPDBViolations, 2);
     });
@@ -118,7 +118,16 @@ describe('preempt', () => {
     it('keeps the scheduler proposal when the ledger needs no victims at all but some were proposed', () => {
       const decision = preempt(cluster(), metaPreemptArgs(incoming('1'), { n2: { uids: [uid('other')], pdb: 1 } }), OPTIONS);
       assert.deepEqual(decision.result.NodeNameToMetaVictims, { n2: { Pods: [{ UID: uid('other') }], NumPDBViolations: 1 } });
-      assert.deepEqual(outcomeOf(decision.nodes, 'n2'), { node: 'n2', outcome: 'kept', victims: [uid('other')], reprieved: [], keptProposal: true });
+      assert.deepEqual(outcomeOf(decision.nodes, 'n2'), {
+        node: 'n2',
+        outcome: 'kept',
+        victims: [uid('other')],
+        reprieved: [],
+        heldForOtherFilters: [],
+        numPDBViolations: 1,
+        pdbViolationsFrom: 'scheduler',
+        keptProposal: true,
+      });
     });
   });
 
