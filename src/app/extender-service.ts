@@ -78,8 +78,8 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
         else if (node.reprieved.length) metrics.preemptVictimsDropped.inc({ reason: 'reprieved' }, node.reprieved.length);
       }
       for (const v of decision.unknownVictims) {
-        metrics.preemptVictimsDropped.inc({ reason: 'unknown_pod' });
-        logger.warn('preemption victim unknown to the ledger; dropped', { node: v.node, uid: v.uid });
+        // Kept in the answer: nothing proves it unneeded, and dropping it could under-evict.
+        logger.warn('preemption victim unknown to the ledger on that node; kept as the scheduler proposed it', { node: v.node, uid: v.uid });
       }
       if (options.mode === 'shadow') {
         const passthrough = shadowPreempt(proposals);

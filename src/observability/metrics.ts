@@ -75,7 +75,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     preemptVictimsDropped: new Counter({
       name: PREFIX + 'preempt_victims_dropped_total',
-      help: 'Proposed preemption victims dropped, by reason (unknown_pod, reprieved).',
+      help: 'Proposed preemption victims dropped, by reason (reprieved).',
       labelNames: ['reason'] as const,
       registers: r,
     }),

@@ -3,7 +3,9 @@
  * those victims makes the pod fit by the ledger, then reprieve what the ledger does not need, the way upstream's
  * SelectVictimsOnNode does: PDB-violating victims first, then the others, each group most important first. A victim
  * is reprieved only when kube-ledger can prove it irrelevant to every other in-tree filter (victim-relevance.ts);
- * otherwise it stays, because the scheduler's filters needed it gone. Never adds a victim that was not proposed.
+ * otherwise it stays, because the scheduler's filters needed it gone. A proposed victim the cache does not hold on
+ * that node stays too: nothing can be proven about it, and the ledger's arithmetic (which lacks it) matches the node
+ * once it is evicted. Never adds a victim that was not proposed.
  * NumPDBViolations is recounted for the victims that remain once the cluster's PDBs are known. Nodes the caller
  * could not prove fresh are dropped with a reason.
  */
@@ -28,7 +30,10 @@ export type NodePreemptOutcome =
   | {
       node: string;
       outcome: 'kept';
-      /** Most important first, as upstream orders a node's victims (pickOneNodeForPreemption reads Pods[0]). */
+      /**
+       * Most important first, as upstream orders a node's victims (pickOneNodeForPreemption reads Pods[0]); victims
+       * unknown to the cache follow, in proposal order.
+       */
       victims: string[];
       reprieved: string[];
       /** Victims kept because another filter may need them gone, with the reason. */
@@ -106,10 +111,14 @@ function evaluateNode(
   const node = ledger.node(proposal.node);
   if (!node) return { node: proposal.node, outcome: 'dropped_unknown_node', reason: 'node is not in kube-ledger\'s cache' };
   const victims: PodEntry[] = [];
+  const unknown: string[] = [];
   for (const uid of new Set(proposal.victimUids)) {
     const victim = node.pods.get(uid);
     if (victim) victims.push(victim);
-    else unknownVictims.push({ node: proposal.node, uid });
+    else {
+      unknown.push(uid);
+      unknownVictims.push({ node: proposal.node, uid });
+    }
   }
   if (victims.length === 0 && proposal.victimUids.length > 0) {
     // None of the proposed victims is in the cache: the cache is behind the scheduler, so no decision can be trusted.
@@ -127,7 +136,7 @@ function evaluateNode(
   let kept = byImportance.filter((v) => reprieve.remaining.has(v.uid));
   let reprieved = reprieve.reprieved;
   let keptProposal = false;
-  if (kept.length === 0 && victims.length > 0) {
+  if (kept.length === 0 && unknown.length === 0 && victims.length > 0) {
     // The ledger needs no victims, yet the scheduler's in-tree filters found these necessary; an empty list is an
     // error for schedulers before kubernetes#135486. Keep the scheduler's proposal rather than break preemption.
     kept = byImportance;
@@ -140,7 +149,7 @@ function evaluateNode(
   return {
     node: proposal.node,
     outcome: 'kept',
-    victims: kept.map((v) => v.uid),
+    victims: [...kept.map((v) => v.uid), ...unknown],
     reprieved,
     heldForOtherFilters: reprieve.held,
     ...pdbViolations,

@@ -77,17 +77,26 @@ describe('preempt', () => {
   });
 
   describe('what the ledger does not know', () => {
-    it('drops victims it does not hold on that node and reports them', () => {
+    it('keeps victims it does not hold on that node (nothing proves them unneeded) and reports them', () => {
       const decision = preempt(
         cluster(),
         metaPreemptArgs(incoming('1'), { n1: { uids: ['uid-ghost', uid('low1'), uid('other')] } }),
         OPTIONS,
       );
-      assert.deepEqual(decision.result.NodeNameToMetaVictims!['n1']!.Pods, [{ UID: uid('low1') }]);
+      assert.deepEqual(decision.result.NodeNameToMetaVictims!['n1']!.Pods, [{ UID: uid('low1') }, { UID: 'uid-ghost' }, { UID: uid('other') }]);
       assert.deepEqual(decision.unknownVictims, [
         { node: 'n1', uid: 'uid-ghost' },
         { node: 'n1', uid: uid('other') },
       ]);
+    });
+
+    it('answers with the unknown victims alone when the ledger can spare every known one', () => {
+      const decision = preempt(cluster(), metaPreemptArgs(incoming('1'), { n2: { uids: [uid('other'), 'uid-ghost'] } }), OPTIONS);
+      const outcome = outcomeOf(decision.nodes, 'n2');
+      assert.ok(outcome?.outcome === 'kept');
+      assert.deepEqual(outcome.victims, ['uid-ghost']);
+      assert.deepEqual(outcome.reprieved, [uid('other')]);
+      assert.equal(outcome.keptProposal, undefined);
     });
 
     it('drops a node it does not know', () => {
