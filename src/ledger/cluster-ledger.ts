@@ -243,7 +243,7 @@ export class ClusterLedger implements ClusterSink {
   }
 
   /** The cluster's PodDisruptionBudgets (read-only for callers). */
-  disruptionBudgets(): Pick<DisruptionBudgets, 'known' | 'size' | 'all' | 'inNamespace'> {
+  disruptionBudgets(): Pick<DisruptionBudgets, 'known' | 'size' | 'inNamespace'> {
     return this.budgets;
   }
 

@@ -48,11 +48,6 @@ export class DisruptionBudgets {
     this.delivered = true;
   }
 
-  /** Every budget, in a stable order (namespace/name), as upstream lists them from its informer. */
-  all(): PodDisruptionBudgetObject[] {
-    return [...this.byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, pdb]) => pdb);
-  }
-
   inNamespace(namespace: string): IterableIterator<PodDisruptionBudgetObject> {
     return (this.byNamespace.get(namespace) ?? new Map<string, PodDisruptionBudgetObject>()).values();
   }

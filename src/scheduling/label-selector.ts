@@ -16,12 +16,22 @@ export type ParsedSelector =
 
 export function parseSelector(selector: LabelSelector | null | undefined): ParsedSelector {
   if (selector === null || selector === undefined) return { kind: 'nothing' };
-  if (typeof selector !== 'object') return { kind: 'invalid', reason: 'selector is not an object' };
+  if (typeof selector !== 'object' || Array.isArray(selector)) return { kind: 'invalid', reason: 'selector is not an object' };
+  const { matchLabels, matchExpressions } = selector;
+  if (matchLabels !== undefined && matchLabels !== null && (typeof matchLabels !== 'object' || Array.isArray(matchLabels))) {
+    return { kind: 'invalid', reason: 'matchLabels is not a map' };
+  }
+  if (matchExpressions !== undefined && matchExpressions !== null && !Array.isArray(matchExpressions)) {
+    return { kind: 'invalid', reason: 'matchExpressions is not a list' };
+  }
   const checks: Array<(labels: Labels) => boolean> = [];
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+  for (const [key, value] of Object.entries(matchLabels ?? {})) {
     checks.push((labels) => labels?.[key] === value);
   }
-  for (const expression of selector.matchExpressions ?? []) {
+  for (const expression of matchExpressions ?? []) {
+    if (typeof expression !== 'object' || expression === null || (expression.values !== undefined && !Array.isArray(expression.values))) {
+      return { kind: 'invalid', reason: 'malformed matchExpressions entry' };
+    }
     const check = requirement(expression);
     if (typeof check === 'string') return { kind: 'invalid', reason: check };
     checks.push(check);

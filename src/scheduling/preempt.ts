@@ -11,6 +11,7 @@
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeEntry } from '../ledger/node-entry.js';
+import type { PodDisruptionBudgetObject } from '../ledger/objects.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { InputError } from '../protocol/errors.js';
 import type { ExtenderPreemptionArgs, ExtenderPreemptionResult, MetaVictims } from '../protocol/types.js';
@@ -131,7 +132,8 @@ function evaluateNode(
   }
   const byImportance = [...victims].sort(compareImportance);
   const budgets = ledger.disruptionBudgets();
-  const { violating, nonViolating } = splitByPdbViolation(byImportance, budgets.known ? budgets.all() : []);
+  const pdbs = budgets.known ? budgetsFor(budgets, byImportance) : [];
+  const { violating, nonViolating } = splitByPdbViolation(byImportance, pdbs);
   const reprieve = reprieveVictims(ledger, node, pod, options, [...violating, ...nonViolating], all);
   let kept = byImportance.filter((v) => reprieve.remaining.has(v.uid));
   let reprieved = reprieve.reprieved;
@@ -144,7 +146,7 @@ function evaluateNode(
     keptProposal = true;
   }
   const pdbViolations = budgets.known
-    ? { numPDBViolations: splitByPdbViolation(kept, budgets.all()).violating.length, pdbViolationsFrom: 'recounted' as const }
+    ? { numPDBViolations: splitByPdbViolation(kept, pdbs).violating.length, pdbViolationsFrom: 'recounted' as const }
     : { numPDBViolations: proposal.numPDBViolations, pdbViolationsFrom: 'scheduler' as const };
   return {
     node: proposal.node,
@@ -155,6 +157,12 @@ function evaluateNode(
     ...pdbViolations,
     ...(keptProposal ? { keptProposal } : {}),
   };
+}
+
+/** The budgets of the victims' namespaces: the only ones that can match (each budget is counted on its own). */
+function budgetsFor(budgets: ReturnType<ClusterLedger['disruptionBudgets']>, victims: readonly PodEntry[]): PodDisruptionBudgetObject[] {
+  const namespaces = new Set(victims.map((v) => v.namespace));
+  return [...namespaces].flatMap((namespace) => [...budgets.inNamespace(namespace)]);
 }
 
 /** Upstream's reprieve loop, restricted to victims no other filter may need: keep each the pod can live with. */

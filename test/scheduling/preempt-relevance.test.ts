@@ -149,6 +149,12 @@ describe('label selectors as apimachinery LabelSelectorAsSelector evaluates them
     { selector: { matchExpressions: [{ key: 'a', operator: 'In', values: [] }] }, labels: { a: '1' }, expected: 'invalid' },
     { selector: { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['1'] }] }, labels: { a: '1' }, expected: 'invalid' },
     { selector: { matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] }, labels: { a: '2' }, expected: 'invalid' },
+    // Malformed shapes from the wire are invalid, never a crash.
+    { selector: { matchExpressions: {} } as unknown as LabelSelector, labels: {}, expected: 'invalid' },
+    { selector: { matchLabels: 'app=web' } as unknown as LabelSelector, labels: {}, expected: 'invalid' },
+    { selector: [] as unknown as LabelSelector, labels: {}, expected: 'invalid' },
+    { selector: { matchExpressions: [null] } as unknown as LabelSelector, labels: {}, expected: 'invalid' },
+    { selector: { matchExpressions: [{ key: 'a', operator: 'In', values: 'x' }] } as unknown as LabelSelector, labels: {}, expected: 'invalid' },
   ];
   for (const c of cases) {
     it(`${JSON.stringify(c.selector)} on ${JSON.stringify(c.labels)} → ${c.expected}`, () => {
