@@ -15,7 +15,8 @@ import { parseSelector } from './label-selector.js';
  */
 export function compareImportance(a: PodEntry, b: PodEntry): number {
   if (a.priority !== b.priority) return b.priority - a.priority;
-  return startedAt(a) - startedAt(b);
+  const started = [startedAt(a), startedAt(b)] as const;
+  return started[0] === started[1] ? 0 : started[0] < started[1] ? -1 : 1;
 }
 
 function startedAt(pod: PodEntry): number {

@@ -9,13 +9,17 @@
  * Objects go through the real trims (trimPod, trimPodDisruptionBudget), as from a snapshot or the API server.
  */
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { trimPod, trimPodDisruptionBudget } from '../../src/cluster/trim.js';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
 import type { LabelSelector, NodeObject, PodDisruptionBudgetObject, PodObject } from '../../src/ledger/objects.js';
 import { podEntryFromObject } from '../../src/ledger/pod-entry.js';
-import { splitByPdbViolation } from '../../src/scheduling/pdb-violations.js';
+import { compareImportance, splitByPdbViolation } from '../../src/scheduling/pdb-violations.js';
+import { incomingPodFromWire } from '../../src/scheduling/incoming-pod.js';
 import { preempt, type NodePreemptOutcome } from '../../src/scheduling/preempt.js';
-import { metaPreemptArgs, node, pod, podUid, schedulingOptions } from '../support/builders.js';
+import { fitsWithoutVictims } from '../../src/scheduling/preempt-fit.js';
+import { whyVictimMayMatter } from '../../src/scheduling/victim-relevance.js';
+import { metaPreemptArgs, node, pod, podUid, schedulingOptions, wire } from '../support/builders.js';
 
 const OPTIONS = schedulingOptions();
 const uid = (name: string) => podUid('ns', name);
@@ -188,5 +192,54 @@ describe('preempt: reprieve order and NumPDBViolations (SelectVictimsOnNode)', (
     const decision = preempt(ledger, metaPreemptArgs(preemptor('2'), { n1: { uids: [uid('porter')] } }), OPTIONS);
     assert.equal(decision.nodes[0]?.outcome, 'dropped_does_not_fit');
     assert.deepEqual(decision.result.NodeNameToMetaVictims, {});
+  });
+});
+
+describe('preempt never under-evicts (property)', () => {
+  it('keeps every proposed victim another filter may need, answers only proposed victims, enough of them, and counts PDBs as filterPodsWithPDBViolation', () => {
+    const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const antiAppA = { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'a' } }, topologyKey: 'kubernetes.io/hostname' }] } } };
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            cpu: fc.constantFrom('500m', '1', '2'),
+            priority: fc.integer({ min: 0, max: 3 }),
+            app: fc.constantFrom(undefined, 'a', 'b'),
+            hostPort: fc.constantFrom(undefined, 80, 81),
+            start: fc.constantFrom(undefined, '2026-11-30T01:00:00Z', '2026-11-30T02:00:00Z'),
+          }),
+          { minLength: names.length, maxLength: names.length },
+        ),
+        fc.subarray(names),
+        fc.constantFrom('500m', '1', '2', '3'),
+        fc.integer({ min: 0, max: 2 }),
+        (shapes, proposedNames, cpu, allowed) => {
+          const pods = shapes.map((s, i) =>
+            victim(names[i]!, { cpu: s.cpu, priority: s.priority, ...(s.app ? { labels: { app: s.app } } : {}), ...(s.hostPort ? { hostPort: s.hostPort } : {}), ...(s.start ? { start: s.start } : {}) }),
+          );
+          const budget = pdb('b', { selector: { matchLabels: { app: 'b' } }, allowed });
+          const ledger = ledgerWith([node('n1', { cpu: '8', pods: '110' })], pods, [budget]);
+          const incoming = pod('ns', 'important', { cpu, priority: 100 });
+          incoming.spec = { ...incoming.spec, ...antiAppA, containers: [{ name: 'main', resources: { requests: { cpu } }, ports: [{ containerPort: 80, hostPort: 80 }] }] };
+          const proposed = proposedNames.map(uid);
+          const decision = preempt(ledger, metaPreemptArgs(incoming, { n1: { uids: proposed } }), OPTIONS);
+          const outcome = decision.nodes[0]!;
+          if (outcome.outcome !== 'kept') return;
+          const answered = decision.result.NodeNameToMetaVictims!['n1']!;
+          const answeredUids = answered.Pods.map((p) => p.UID);
+          for (const u of answeredUids) assert.ok(proposed.includes(u), `${u} was not proposed`);
+          const entry = (u: string) => ledger.node('n1')!.pods.get(u)!;
+          for (const u of proposed) {
+            if (whyVictimMayMatter(incoming, entry(u).object) !== undefined) assert.ok(answeredUids.includes(u), `${u} may matter to another filter but was reprieved`);
+          }
+          const kept = answeredUids.map(entry);
+          assert.ok(fitsWithoutVictims(ledger, ledger.node('n1')!, incomingPodFromWire(wire(incoming)), OPTIONS, new Set(answeredUids)).fits, 'the answer makes room');
+          assert.equal(answered.NumPDBViolations, splitByPdbViolation(kept, [trimPodDisruptionBudget(budget)]).violating.length);
+          for (let i = 1; i < kept.length; i++) assert.ok(compareImportance(kept[i - 1]!, kept[i]!) <= 0, 'victims most important first');
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
