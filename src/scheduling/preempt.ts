@@ -40,7 +40,7 @@ export type NodePreemptOutcome =
       /** Victims kept because another filter may need them gone, with the reason. */
       heldForOtherFilters: Array<{ uid: string; reason: string }>;
       numPDBViolations: number;
-      /** 'recounted' from the cluster's PDBs, or the 'scheduler''s number when PDBs are not known yet. */
+      /** 'recounted' from the cluster's PDBs, or the 'scheduler''s number (PDBs not listed yet, or a victim unknown). */
       pdbViolationsFrom: 'recounted' | 'scheduler';
       keptProposal?: boolean;
     }
@@ -145,7 +145,8 @@ function evaluateNode(
     reprieved = [];
     keptProposal = true;
   }
-  const pdbViolations = budgets.known
+  // A victim the cache does not hold cannot be matched against budgets: then the scheduler's count stands.
+  const pdbViolations = budgets.known && unknown.length === 0
     ? { numPDBViolations: splitByPdbViolation(kept, pdbs).violating.length, pdbViolationsFrom: 'recounted' as const }
     : { numPDBViolations: proposal.numPDBViolations, pdbViolationsFrom: 'scheduler' as const };
   return {

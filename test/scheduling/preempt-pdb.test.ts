@@ -157,6 +157,12 @@ describe('preempt: reprieve order and NumPDBViolations (SelectVictimsOnNode)', (
     assert.equal(decision.result.NodeNameToMetaVictims!['n1']!.NumPDBViolations, 1);
   });
 
+  it('keeps the scheduler\'s count when a proposed victim is unknown to the cache (it cannot be matched)', () => {
+    const ledger = ledgerWith(N1, [victim('a', { cpu: '4', labels: { app: 'a' } })], []);
+    const decision = preempt(ledger, metaPreemptArgs(preemptor('1'), { n1: { uids: [uid('a'), 'uid-unseen'], pdb: 2 } }), OPTIONS);
+    assert.deepEqual(decision.result.NodeNameToMetaVictims, { n1: { Pods: [{ UID: uid('a') }, { UID: 'uid-unseen' }], NumPDBViolations: 2 } });
+  });
+
   it('recounts to 0 once PDBs are known and none applies, even when the scheduler said otherwise', () => {
     const ledger = ledgerWith(N1, [victim('a', { cpu: '4', labels: { app: 'a' } })], []);
     const decision = preempt(ledger, metaPreemptArgs(preemptor('1'), { n1: { uids: [uid('a')], pdb: 3 } }), OPTIONS);
