@@ -75,7 +75,10 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       for (const node of decision.nodes) {
         metrics.preemptCandidates.inc({ outcome: node.outcome });
         if (node.outcome !== 'kept') logger.debug('preemption candidate dropped', { node: node.node, outcome: node.outcome, reason: node.reason });
-        else if (node.reprieved.length) metrics.preemptVictimsDropped.inc({ reason: 'reprieved' }, node.reprieved.length);
+        else {
+          if (node.reprieved.length) metrics.preemptVictimsDropped.inc({ reason: 'reprieved' }, node.reprieved.length);
+          for (const held of node.heldForOtherFilters) metrics.preemptVictimsHeld.inc({ filter: held.filter });
+        }
       }
       for (const v of decision.unknownVictims) {
         // Kept in the answer: nothing proves it unneeded, and dropping it could under-evict.

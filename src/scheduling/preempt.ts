@@ -19,7 +19,7 @@ import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { compareImportance, splitByPdbViolation } from './pdb-violations.js';
 import { fitsWithoutVictims } from './preempt-fit.js';
-import { whyVictimMayMatter } from './victim-relevance.js';
+import { victimHold, type OtherFilter } from './victim-relevance.js';
 
 export interface ProposedNode {
   node: string;
@@ -38,7 +38,7 @@ export type NodePreemptOutcome =
       victims: string[];
       reprieved: string[];
       /** Victims kept because another filter may need them gone, with the reason. */
-      heldForOtherFilters: Array<{ uid: string; reason: string }>;
+      heldForOtherFilters: Array<{ uid: string; filter: OtherFilter; reason: string }>;
       numPDBViolations: number;
       /** 'recounted' from the cluster's PDBs, or the 'scheduler''s number (PDBs not listed yet, or a victim unknown). */
       pdbViolationsFrom: 'recounted' | 'scheduler';
@@ -174,14 +174,14 @@ function reprieveVictims(
   options: SchedulingOptions,
   order: readonly PodEntry[],
   all: ReadonlySet<string>,
-): { remaining: Set<string>; reprieved: string[]; held: Array<{ uid: string; reason: string }> } {
+): { remaining: Set<string>; reprieved: string[]; held: Array<{ uid: string; filter: OtherFilter; reason: string }> } {
   const remaining = new Set(all);
   const reprieved: string[] = [];
-  const held: Array<{ uid: string; reason: string }> = [];
+  const held: Array<{ uid: string; filter: OtherFilter; reason: string }> = [];
   for (const victim of order) {
-    const reason = whyVictimMayMatter(pod.object, victim.object);
-    if (reason !== undefined) {
-      held.push({ uid: victim.uid, reason });
+    const hold = victimHold(pod.object, victim.object);
+    if (hold !== undefined) {
+      held.push({ uid: victim.uid, ...hold });
       continue;
     }
     remaining.delete(victim.uid);

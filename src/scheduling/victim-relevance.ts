@@ -20,8 +20,21 @@ import type { Container, ContainerPort, LabelSelector, PodAffinityTerm, PodObjec
 import { storageSourceOf } from '../ledger/storage-volumes.js';
 import { parseSelector, selects, type Labels } from './label-selector.js';
 
+/** The filter a kept victim may matter to: a stable code for metrics, the message for logs and outcomes. */
+export type OtherFilter = 'host_port' | 'pod_affinity' | 'pod_anti_affinity' | 'victim_anti_affinity' | 'topology_spread' | 'storage' | 'claims';
+
+export interface VictimHold {
+  filter: OtherFilter;
+  reason: string;
+}
+
 /** A reason the victim may matter to another filter, or undefined when it provably does not. */
 export function whyVictimMayMatter(preemptor: PodObject, victim: PodObject): string | undefined {
+  return victimHold(preemptor, victim)?.reason;
+}
+
+/** As whyVictimMayMatter, with the filter's code. */
+export function victimHold(preemptor: PodObject, victim: PodObject): VictimHold | undefined {
   return (
     sharedHostPort(preemptor, victim) ??
     selectedByPreemptorTerms(preemptor, victim) ??
@@ -37,12 +50,12 @@ function hostPorts(pod: PodObject): ContainerPort[] {
   return containers.flatMap((c) => arrayOr(c?.ports)).filter((p) => typeof p?.hostPort === 'number' && p.hostPort > 0);
 }
 
-function sharedHostPort(preemptor: PodObject, victim: PodObject): string | undefined {
+function sharedHostPort(preemptor: PodObject, victim: PodObject): VictimHold | undefined {
   const wanted = hostPorts(preemptor);
   if (wanted.length === 0) return undefined;
   const held = new Set(hostPorts(victim).map(portKey));
   const shared = wanted.find((p) => held.has(portKey(p)));
-  return shared ? `holds host port ${portKey(shared)} the preemptor wants (NodePorts)` : undefined;
+  return shared ? { filter: 'host_port', reason: `holds host port ${portKey(shared)} the preemptor wants (NodePorts)` } : undefined;
 }
 
 function portKey(port: ContainerPort): string {
@@ -53,18 +66,25 @@ function requiredTerms(pod: PodObject, which: 'podAffinity' | 'podAntiAffinity')
   return arrayOr(pod.spec?.affinity?.[which]?.requiredDuringSchedulingIgnoredDuringExecution);
 }
 
-function selectedByPreemptorTerms(preemptor: PodObject, victim: PodObject): string | undefined {
+function selectedByPreemptorTerms(preemptor: PodObject, victim: PodObject): VictimHold | undefined {
   for (const which of ['podAffinity', 'podAntiAffinity'] as const) {
     for (const term of requiredTerms(preemptor, which)) {
-      if (termMaySelect(term, namespaceOf(preemptor), victim)) return `selected by the preemptor's required ${which} term (InterPodAffinity)`;
+      if (termMaySelect(term, namespaceOf(preemptor), victim)) {
+        return {
+          filter: which === 'podAffinity' ? 'pod_affinity' : 'pod_anti_affinity',
+          reason: `selected by the preemptor's required ${which} term (InterPodAffinity)`,
+        };
+      }
     }
   }
   return undefined;
 }
 
-function victimAntiAffinityAgainst(victim: PodObject, preemptor: PodObject): string | undefined {
+function victimAntiAffinityAgainst(victim: PodObject, preemptor: PodObject): VictimHold | undefined {
   for (const term of requiredTerms(victim, 'podAntiAffinity')) {
-    if (termMaySelect(term, namespaceOf(victim), preemptor)) return "its required podAntiAffinity term selects the preemptor (InterPodAffinity)";
+    if (termMaySelect(term, namespaceOf(victim), preemptor)) {
+      return { filter: 'victim_anti_affinity', reason: 'its required podAntiAffinity term selects the preemptor (InterPodAffinity)' };
+    }
   }
   return undefined;
 }
@@ -83,13 +103,13 @@ function termCoversNamespace(term: PodAffinityTerm, ownerNamespace: string, targ
   return namespaces.length === 0 ? ownerNamespace === targetNamespace : namespaces.includes(targetNamespace);
 }
 
-function countedBySpread(preemptor: PodObject, victim: PodObject): string | undefined {
+function countedBySpread(preemptor: PodObject, victim: PodObject): VictimHold | undefined {
   if (namespaceOf(preemptor) !== namespaceOf(victim)) return undefined;
   const constraints: TopologySpreadConstraint[] = arrayOr(preemptor.spec?.topologySpreadConstraints);
   for (const c of constraints) {
     if (c?.whenUnsatisfiable === 'ScheduleAnyway') continue;
     if (selects(parseSelector(c?.labelSelector), labelsOf(victim)) !== false) {
-      return `counted by the preemptor's topology spread constraint on ${c?.topologyKey ?? '?'} (PodTopologySpread)`;
+      return { filter: 'topology_spread', reason: `counted by the preemptor's topology spread constraint on ${c?.topologyKey ?? '?'} (PodTopologySpread)` };
     }
   }
   return undefined;
@@ -99,17 +119,19 @@ function storageVolumes(pod: PodObject): string[] {
   return arrayOr(pod.spec?.volumes).flatMap((v) => (typeof v === 'object' && v !== null ? (storageSourceOf(v) ?? []) : []));
 }
 
-function bothUseStorage(preemptor: PodObject, victim: PodObject): string | undefined {
+function bothUseStorage(preemptor: PodObject, victim: PodObject): VictimHold | undefined {
   if (storageVolumes(preemptor).length === 0) return undefined;
   const held = storageVolumes(victim);
-  return held.length > 0 ? `both use storage volumes (${held[0]}): volume filters may need it gone` : undefined;
+  return held.length > 0 ? { filter: 'storage', reason: `both use storage volumes (${held[0]}): volume filters may need it gone` } : undefined;
 }
 
-function bothUseClaims(preemptor: PodObject, victim: PodObject): string | undefined {
+function bothUseClaims(preemptor: PodObject, victim: PodObject): VictimHold | undefined {
   const victimClaims = arrayOr(victim.spec?.resourceClaims).length > 0 || hasImplicitExtendedResourceClaim(victim);
   if (!victimClaims) return undefined;
-  if (arrayOr(preemptor.spec?.resourceClaims).length > 0) return 'both use resource claims (DynamicResources)';
-  if (requestsExtendedResources(preemptor)) return 'holds resource claims and the preemptor requests extended resources DRA may serve';
+  if (arrayOr(preemptor.spec?.resourceClaims).length > 0) return { filter: 'claims', reason: 'both use resource claims (DynamicResources)' };
+  if (requestsExtendedResources(preemptor)) {
+    return { filter: 'claims', reason: 'holds resource claims and the preemptor requests extended resources DRA may serve' };
+  }
   return undefined;
 }
 

@@ -132,6 +132,9 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
     // n1: web (violating its budget) is tried first and reprieved; porter holds host port 80 and stays; low is
     // reprieved too: 1 cpu frees enough. n2: spare alone cannot make room for 1 cpu (keep holds 1500m of 2).
     assert.deepEqual(json, { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-porter' }], NumPDBViolations: 0 } } });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    assert.match(metrics, /kube_ledger_preempt_victims_held_total\{filter="host_port"\} 1\b/);
+    assert.match(metrics, /kube_ledger_preempt_victims_dropped_total\{reason="reprieved"\} 2\b/);
   });
 
   it('counts a kept victim that breaks a budget, and follows an edit of the budget in the snapshot', async () => {

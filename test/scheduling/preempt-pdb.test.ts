@@ -182,7 +182,7 @@ describe('preempt: reprieve order and NumPDBViolations (SelectVictimsOnNode)', (
     const outcome = kept(decision.nodes);
     assert.deepEqual(outcome.victims, [uid('porter')]);
     assert.deepEqual(outcome.reprieved.sort(), [uid('low1'), uid('mid')].sort());
-    assert.deepEqual(outcome.heldForOtherFilters, [{ uid: uid('porter'), reason: 'holds host port 80/TCP the preemptor wants (NodePorts)' }]);
+    assert.deepEqual(outcome.heldForOtherFilters, [{ uid: uid('porter'), filter: 'host_port', reason: 'holds host port 80/TCP the preemptor wants (NodePorts)' }]);
   });
 
   it('keeps a victim selected by the preemptor\'s anti-affinity even when it is the only one the ledger could spare', () => {

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import type { LabelSelector, PodAffinityTerm, PodObject } from '../../src/ledger/objects.js';
 import { parseSelector, selects } from '../../src/scheduling/label-selector.js';
-import { whyVictimMayMatter } from '../../src/scheduling/victim-relevance.js';
+import { victimHold, whyVictimMayMatter, type OtherFilter } from '../../src/scheduling/victim-relevance.js';
 import { pod } from '../support/builders.js';
 
 type Spec = NonNullable<PodObject['spec']>;
@@ -128,10 +128,24 @@ describe('preempt: which victims kube-ledger may reprieve (victim-relevance)', (
     it(`${row.rule}: ${row.matters ? 'the victim stays' : 'may be reprieved'}`, () => {
       const reason = whyVictimMayMatter(row.preemptor, row.victim);
       if (row.matters === undefined) assert.equal(reason, undefined);
-      else assert.match(reason ?? '(provably irrelevant)', row.matters);
+      else {
+        assert.match(reason ?? '(provably irrelevant)', row.matters);
+        assert.equal(victimHold(row.preemptor, row.victim)?.filter, filterOf(reason!), 'the metric code names the same filter');
+      }
     });
   }
 });
+
+/** The filter code a reason message belongs to, read from the message's own wording. */
+function filterOf(reason: string): OtherFilter {
+  if (reason.includes('(NodePorts)')) return 'host_port';
+  if (reason.includes('selects the preemptor')) return 'victim_anti_affinity';
+  if (reason.includes('podAntiAffinity')) return 'pod_anti_affinity';
+  if (reason.includes('podAffinity')) return 'pod_affinity';
+  if (reason.includes('(PodTopologySpread)')) return 'topology_spread';
+  if (reason.includes('storage volumes')) return 'storage';
+  return 'claims';
+}
 
 describe('label selectors as apimachinery LabelSelectorAsSelector evaluates them', () => {
   const cases: Array<{ selector: LabelSelector | null | undefined; labels: Record<string, string> | undefined; expected: boolean | 'invalid' }> = [
