@@ -1,6 +1,7 @@
 /**
  * Trimming: keep only what the ledger reads, so 150k pods fit comfortably in memory and cached objects never carry
- * data nobody needs (environment variables, volumes, managed fields, images). Applied before objects are stored.
+ * data nobody needs (environment variables, configuration volumes, managed fields, images). Applied before objects
+ * are stored.
  */
 import type { Container, NodeObject, ObjectMeta, PodDisruptionBudgetObject, PodObject } from '../ledger/objects.js';
 import { trimHostPorts, trimRequiredAffinity, trimStorageVolumes } from './trim-preemption.js';
