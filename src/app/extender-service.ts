@@ -77,7 +77,10 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
         if (node.outcome !== 'kept') logger.debug('preemption candidate dropped', { node: node.node, outcome: node.outcome, reason: node.reason });
         else {
           if (node.reprieved.length) metrics.preemptVictimsDropped.inc({ reason: 'reprieved' }, node.reprieved.length);
-          for (const held of node.heldForOtherFilters) metrics.preemptVictimsHeld.inc({ filter: held.filter });
+          for (const held of node.heldForOtherFilters) {
+            metrics.preemptVictimsHeld.inc({ filter: held.filter });
+            logger.debug('preemption victim kept: another filter may need it gone', { node: node.node, uid: held.uid, reason: held.reason });
+          }
         }
       }
       for (const v of decision.unknownVictims) {
