@@ -277,6 +277,19 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       help: '1 while this replica holds the nominator Lease (and may write), else 0.',
       registers: r,
     }),
+
+    // --- http load shedding (server.maxInFlightPerVerb) ---
+    httpShedRequests: new Counter({
+      name: PREFIX + 'http_requests_shed_total',
+      help: 'Extender requests answered at once because their verb already had server.maxInFlightPerVerb requests in flight (filter: 200 with Error; prioritize, preempt: 503).',
+      labelNames: ['verb'] as const,
+      registers: r,
+    }),
+    httpInFlightLimit: new Gauge({
+      name: PREFIX + 'http_requests_in_flight_limit',
+      help: 'The in-flight bound per verb (server.maxInFlightPerVerb) currently applied.',
+      registers: r,
+    }),
   };
 }
 
