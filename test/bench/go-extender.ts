@@ -58,7 +58,7 @@ export async function startGoExtender(binary: string, clusterFile: string): Prom
     await postJson(baseUrl, '/bench/pods', JSON.stringify(change));
     return { applyMicros: Number.NaN };
   };
-  return { name: 'Go extender', pid: child.pid ?? -1, baseUrl, readyAfterMs: performance.now() - started, stop, applyPod,
+  return { name: 'Go extender', pid: child.pid ?? -1, baseUrl, opsBaseUrl: baseUrl, readyAfterMs: performance.now() - started, stop, applyPod,
     loadSeconds: ready.loadSeconds };
 }
 

@@ -230,7 +230,7 @@ async function main(): Promise<number> {
     const largeRun = await startBoth(large, '5000', reference.binary, settings.outDir);
     try {
       await new Promise((r) => setTimeout(r, 2000));
-      const samples = await scrapeMetrics(largeRun.ledger.baseUrl);
+      const samples = await scrapeMetrics(largeRun.ledger.opsBaseUrl);
       const afterLoad = readProcessMemory(largeRun.ledger.pid);
       const metricRss = findSample(samples, 'resident_memory_bytes');
       const goMemory = largeRun.go ? readProcessMemory(largeRun.go.pid) : undefined;
