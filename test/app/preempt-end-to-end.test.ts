@@ -112,8 +112,7 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
     await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', '4'), node('n2', '2'), ...PODS, webBudget(0)] }));
     const port = await freePort();
     const opsPort = await freePort();
-    const args = ['--cluster', file, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--cluster', file, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -167,7 +166,6 @@ describe('preempt end to end: PodDisruptionBudgets listed and watched from the A
     const config = defaultConfig();
     config.server.host = '127.0.0.1';
     config.server.port = 0;
-    config.server.ops.port = 0;
     config.cluster.kubeconfig = api.writeKubeconfig(dir);
     running = await startKubeLedger(config, { logger: silentLogger, kubeSourceFactory });
     await pollUntil(async () => running.source.hasSynced(), (s) => s, 'the kube source to sync');
