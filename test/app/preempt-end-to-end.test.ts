@@ -103,6 +103,7 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
   let file: string;
   let stop: () => Promise<void> = async () => {};
   let base: string;
+  let ops: string;
   let output = '';
 
   before(async () => {
@@ -110,7 +111,8 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
     file = join(dir, 'cluster.json');
     await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', '4'), node('n2', '2'), ...PODS, webBudget(0)] }));
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--cluster', file, '--port', String(port), '--host', '127.0.0.1'], {
+    const opsPort = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--cluster', file, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -118,7 +120,8 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     stop = stopper(child);
     base = `http://127.0.0.1:${port}`;
-    await pollUntil(() => fetch(`${base}/readyz`).then((r) => r.status), (s) => s === 200, 'readiness', 30_000).catch((err: Error) => {
+    ops = `http://127.0.0.1:${opsPort}`;
+    await pollUntil(() => fetch(`${ops}/readyz`).then((r) => r.status), (s) => s === 200, 'readiness', 30_000).catch((err: Error) => {
       throw new Error(`${err.message}\n${output.slice(-3000)}`);
     });
   });
@@ -132,7 +135,7 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
     // n1: web (violating its budget) is tried first and reprieved; porter holds host port 80 and stays; low is
     // reprieved too: 1 cpu frees enough. n2: spare alone cannot make room for 1 cpu (keep holds 1500m of 2).
     assert.deepEqual(json, { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-porter' }], NumPDBViolations: 0 } } });
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const metrics = await (await fetch(`${ops}/metrics`)).text();
     assert.match(metrics, /kube_ledger_preempt_victims_held_total\{filter="host_port"\} 1\b/);
     assert.match(metrics, /kube_ledger_preempt_victims_dropped_total\{reason="reprieved"\} 2\b/);
   });
