@@ -4,6 +4,7 @@
  * each change costs O(resources of the object), never a rebuild. Reads are synchronous so one decision sees one view.
  */
 import type { ClusterChange, ClusterSink } from './changes.js';
+import { DisruptionBudgets } from './disruption-budgets.js';
 import { NO_DRA, type DraAccounting } from './dra-port.js';
 import {
   addBoundPod,
@@ -20,6 +21,7 @@ import type {
   ClusterObjectKind,
   DeviceClassObject,
   NodeObject,
+  PodDisruptionBudgetObject,
   PodObject,
   ResourceClaimObject,
   ResourceSliceObject,
@@ -50,6 +52,7 @@ export class ClusterLedger implements ClusterSink {
   private readonly freeSlots: number[] = [];
   private slotCount = 0;
   private dra: DraAccounting;
+  private readonly budgets = new DisruptionBudgets();
 
   constructor(
     options: { dra?: DraAccounting } = {},
@@ -91,6 +94,8 @@ export class ClusterLedger implements ClusterSink {
         return this.dra.upsertClaim(object as ResourceClaimObject);
       case 'DeviceClass':
         return this.dra.upsertDeviceClass(object as DeviceClassObject);
+      case 'PodDisruptionBudget':
+        return this.budgets.upsert(object as PodDisruptionBudgetObject);
     }
   }
 
@@ -106,6 +111,8 @@ export class ClusterLedger implements ClusterSink {
         return this.dra.deleteClaim(key);
       case 'DeviceClass':
         return this.dra.deleteDeviceClass(key);
+      case 'PodDisruptionBudget':
+        return this.budgets.delete(key);
     }
   }
 
@@ -134,6 +141,8 @@ export class ClusterLedger implements ClusterSink {
         return this.dra.replaceClaims(objects as ResourceClaimObject[]);
       case 'DeviceClass':
         return this.dra.replaceDeviceClasses(objects as DeviceClassObject[]);
+      case 'PodDisruptionBudget':
+        return this.budgets.replace(objects as PodDisruptionBudgetObject[]);
     }
   }
 
@@ -243,6 +252,11 @@ export class ClusterLedger implements ClusterSink {
 
   draAccounting(): DraAccounting {
     return this.dra;
+  }
+
+  /** The cluster's PodDisruptionBudgets (read-only for callers). */
+  disruptionBudgets(): Pick<DisruptionBudgets, 'known' | 'size' | 'inNamespace'> {
+    return this.budgets;
   }
 
   counts(): LedgerCounts {

@@ -105,7 +105,9 @@ function nonZeroFromObject(pod: PodObject, requests: ReadonlyMap<string, bigint>
 
 /**
  * A bound pod's containers are only needed to compute its requests, which the entry already holds; dropping them
- * roughly halves the ledger's memory at 150k pods. Kept: identity, our own annotations, placement, priority, claims.
+ * roughly halves the ledger's memory at 150k pods. Kept: identity, labels, our own annotations, placement, priority,
+ * claims, and what preemption reads to prove a victim irrelevant to other filters (host ports, required
+ * anti-affinity, storage volumes; the trim already cut these down).
  */
 function slimBoundPod(pod: PodObject): PodObject {
   const spec = pod.spec ?? {};
@@ -114,6 +116,10 @@ function slimBoundPod(pod: PodObject): PodObject {
   if (spec.priority !== undefined) slimSpec.priority = spec.priority;
   if (spec.priorityClassName !== undefined) slimSpec.priorityClassName = spec.priorityClassName;
   if (spec.resourceClaims !== undefined) slimSpec.resourceClaims = spec.resourceClaims;
+  if (spec.affinity !== undefined) slimSpec.affinity = spec.affinity;
+  if (spec.volumes !== undefined) slimSpec.volumes = spec.volumes;
+  const portHolders = [...(spec.containers ?? []), ...(spec.initContainers ?? [])].filter((c) => c.ports !== undefined && c.ports.length > 0);
+  if (portHolders.length > 0) slimSpec.containers = portHolders.map((c) => ({ name: c.name, ports: c.ports! }));
   const slim: PodObject = { metadata: pod.metadata, spec: slimSpec };
   if (pod.status) {
     // Resize status only feeds the requests, already computed.

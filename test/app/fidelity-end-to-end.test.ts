@@ -72,6 +72,7 @@ describe('fidelity end to end (npm start -- --cluster)', function () {
   this.timeout(30000);
   let dir: string;
   let url: string;
+  let opsUrl: string;
   let stop: () => Promise<void>;
 
   before(async () => {
@@ -79,14 +80,17 @@ describe('fidelity end to end (npm start -- --cluster)', function () {
     const file = join(dir, 'cluster.json');
     await writeFile(file, JSON.stringify(CLUSTER));
     const port = await freePort();
+    const opsPort = await freePort();
     url = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--cluster', file, '--port', String(port), '--host', '127.0.0.1'], {
+    opsUrl = `http://127.0.0.1:${opsPort}`;
+    const args = ['--cluster', file, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'];
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
       stdio: ['ignore', 'ignore', 'ignore'],
     });
     stop = stopper(child);
     const deadline = Date.now() + 20000;
     for (;;) {
-      const ready = await fetch(url + '/readyz').then((r) => r.status === 200, () => false);
+      const ready = await fetch(opsUrl + '/readyz').then((r) => r.status === 200, () => false);
       if (ready) break;
       if (Date.now() > deadline) throw new Error('kube-ledger never became ready');
       await new Promise((r) => setTimeout(r, 100));
@@ -111,7 +115,7 @@ describe('fidelity end to end (npm start -- --cluster)', function () {
     assert.deepEqual(reply.FailedNodes, { resized: 'Insufficient cpu', 'no-pods': 'Too many pods', held: 'Insufficient cpu' });
     assert.deepEqual(reply.FailedAndUnresolvableNodes, { tiny: 'Insufficient cpu' });
     // Metrics count the typed codes, never the messages.
-    const metrics = await (await fetch(url + '/metrics')).text();
+    const metrics = await (await fetch(opsUrl + '/metrics')).text();
     assert.match(metrics, /kube_ledger_filter_failure_reasons_total\{code="insufficient_resource"\} 3/);
     assert.match(metrics, /kube_ledger_filter_failure_reasons_total\{code="too_many_pods"\} 1/);
   });
