@@ -103,10 +103,10 @@ export function reasonMessage(reason: Reason): string {
 
 /**
  * Several causes on one node become one FailedNodes value (the extender protocol carries one string per node), in
- * upstream's order (pods, cpu, memory, ephemeral-storage, then other resources by name), joined by "; " so the
- * scheduler's ", "-joined event still reads as a list of counted reasons.
+ * upstream's order (pods, cpu, memory, ephemeral-storage, then other resources by name), joined by ", " as upstream's
+ * framework.Status.Message() joins a plugin's reasons ("Insufficient cpu, Insufficient memory").
  */
-export const REASON_SEPARATOR = '; ';
+export const REASON_SEPARATOR = ', ';
 
 export function reasonsMessage(reasons: readonly Reason[]): string {
   if (reasons.length === 1) return reasonMessage(reasons[0]!);

@@ -317,7 +317,7 @@ describe('filter', () => {
             const expected = oracleFit(entry, incoming);
             assert.equal(fast.fits, expected.fits);
             if (!fast.fits) {
-              assert.equal(fast.reason, expected.reasons.join('; '));
+              assert.equal(fast.reason, expected.reasons.join(', '));
               assert.equal(fast.unresolvable, expected.unresolvable);
             }
           },

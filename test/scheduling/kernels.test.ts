@@ -116,7 +116,7 @@ describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
     const incoming = incomingPodFromWire(wire(pod('ns', 'p', { cpu: '2', memory: '512Mi', requests: { 'example.com/gpu': '1', 'example.com/fpga': '1' } })));
     const verdict = fitKernel(ledger.node('n')!, compileDemand(incoming), undefined, undefined);
     assert.ok(!verdict.fits);
-    assert.equal(verdict.reason, 'Too many pods; Insufficient cpu; Insufficient example.com/fpga');
+    assert.equal(verdict.reason, 'Too many pods, Insufficient cpu, Insufficient example.com/fpga');
     assert.equal(verdict.unresolvable, true);
   });
 
@@ -163,7 +163,7 @@ describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
           const verdict = fitKernel(entry, compileDemand(incoming), undefined, undefined);
           const expected = oracleFit(entry, incoming);
           assert.equal(verdict.fits, expected.fits);
-          if (!verdict.fits) assert.deepEqual([verdict.reason, verdict.unresolvable], [expected.reasons.join('; '), expected.unresolvable]);
+          if (!verdict.fits) assert.deepEqual([verdict.reason, verdict.unresolvable], [expected.reasons.join(', '), expected.unresolvable]);
         },
       ),
       { numRuns: 500 },
