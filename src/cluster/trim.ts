@@ -55,6 +55,9 @@ export function trimPod(pod: PodObject): PodObject {
   if (status.phase) outStatus.phase = status.phase;
   if (status.nominatedNodeName) outStatus.nominatedNodeName = status.nominatedNodeName;
   if (status.resourceClaimStatuses) outStatus.resourceClaimStatuses = status.resourceClaimStatuses;
+  // DRA: what the scheduler charged per claim at binding, and the claim it made for DRA-backed extended resources.
+  if (status.nodeAllocatableResourceClaimStatuses) outStatus.nodeAllocatableResourceClaimStatuses = status.nodeAllocatableResourceClaimStatuses;
+  if (status.extendedResourceClaimStatus) outStatus.extendedResourceClaimStatus = status.extendedResourceClaimStatus;
   return { metadata: trimMeta(pod.metadata, false), spec: outSpec, status: outStatus };
 }
 

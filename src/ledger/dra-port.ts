@@ -19,6 +19,13 @@ export interface DraPodFootprint {
    * no device of its driver on this node can satisfy (judged only for drivers whose slices are all node-local).
    */
   unavailable?: string;
+  /**
+   * Set when the pod can never use this node for its claims, whatever is evicted: a claim with node-allocatable
+   * mappings already used by another pod here (upstream validateNodeAllocatableDRAClaimSharing).
+   */
+  unresolvable?: string;
+  /** Unallocated claims whose estimate consumes mapped node resources here (held back by `dra.admitNewClaims: false`). */
+  newMappedClaims?: string[];
 }
 
 export interface DraAccounting {

@@ -76,7 +76,21 @@ export interface PodObject {
     phase?: string;
     nominatedNodeName?: string;
     resourceClaimStatuses?: Array<{ name: string; resourceClaimName?: string }>;
+    /** KEP-5517: what the scheduler charged per claim at binding (1.36 `resources`; master `mapping`/`overhead`). */
+    nodeAllocatableResourceClaimStatuses?: NodeAllocatableResourceClaimStatus[];
+    /** KEP-5004 (DRAExtendedResource): the claim the scheduler created for extended resources served by DRA. */
+    extendedResourceClaimStatus?: { resourceClaimName?: string; requestMappings?: Array<{ containerName?: string; resourceName?: string; requestName?: string }> };
   };
+}
+
+export interface NodeAllocatableResourceClaimStatus {
+  resourceClaimName?: string;
+  containers?: string[];
+  /** Kubernetes 1.36 shape. */
+  resources?: ResourceList;
+  /** Kubernetes master (1.37) shape. */
+  mapping?: Array<{ name?: string; quantity?: string }>;
+  overhead?: Array<{ name?: string; perPod?: string; perContainer?: string }>;
 }
 
 export interface DeviceAttributeValue {
@@ -174,7 +188,7 @@ export interface DeviceClassObject {
   apiVersion?: string;
   kind?: 'DeviceClass';
   metadata: ObjectMeta;
-  spec?: { selectors?: Array<{ cel?: { expression: string } }> };
+  spec?: { selectors?: Array<{ cel?: { expression: string } }>; extendedResourceName?: string };
 }
 
 export type ClusterObjectKind = 'Node' | 'Pod' | 'ResourceSlice' | 'ResourceClaim' | 'DeviceClass';

@@ -23,6 +23,9 @@ import { exportLedger, exportNodeAggregate, snapshotOf } from './dra-export.js';
 import { ClaimIndexes, type ClaimRecord } from './claim-indexes.js';
 import { aggregateNode, isEmptyAggregate, type NodeAggregate } from './node-aggregate.js';
 import { assessPodOnNode } from './pod-assessment.js';
+import { claimStatusSignature, podClaimStatuses, type PodClaimStatus } from './pod-claim-status.js';
+import { allocationIdentity, decideContribution, type ContributionMemory } from './claim-contribution.js';
+import { formatAmount } from '../resource-amounts.js';
 import {
   DEFAULT_NUMA_ATTRIBUTES,
   type DraLedgerHooks,
@@ -39,6 +42,9 @@ interface PodInfo {
   uid: string;
   node?: string;
   phase?: string;
+  /** Per claim key, what the pod's status says the claim consumes (KEP-5517); empty without the field. */
+  claimStatuses: Map<string, PodClaimStatus>;
+  statusSignature: string;
 }
 
 const ASSESS_CACHE_LIMIT = 20_000;
@@ -58,6 +64,8 @@ export class DraLedger implements DraAccounting {
   private readonly dirtyClaims = new Set<string>();
   private readonly dirtyNodes = new Set<string>();
   private readonly assessCache = new Map<string, DraPodAssessment>();
+  /** Per claim key: the last contribution the slices priced for its current allocation (see claim-contribution.ts). */
+  private readonly memories = new Map<string, ContributionMemory>();
   /** Bumped whenever any pod's assessment on any node may have changed (see `assessmentEpoch`). */
   private assessEpoch = 0;
   private sliceDataAgeMs: number | undefined;
@@ -134,14 +142,17 @@ export class DraLedger implements DraAccounting {
 
   // --- Pods (only uid, node and phase matter here) ---
   upsertPod(pod: PodObject): void {
+    const claimStatuses = podClaimStatuses(pod);
     const info: PodInfo = {
       key: objectKey(pod.metadata),
       uid: pod.metadata.uid ?? '',
       node: pod.spec?.nodeName || undefined,
       phase: pod.status?.phase,
+      claimStatuses,
+      statusSignature: claimStatusSignature(claimStatuses),
     };
     const old = this.pods.get(info.key);
-    if (old && old.uid === info.uid && old.node === info.node && old.phase === info.phase) return;
+    if (old && old.uid === info.uid && old.node === info.node && old.phase === info.phase && old.statusSignature === info.statusSignature) return;
     if (old) this.forgetPod(old);
     this.pods.set(info.key, info);
     if (info.uid) this.podsByUid.set(info.uid, info);
@@ -239,9 +250,25 @@ export class DraLedger implements DraAccounting {
       if (!record?.accepted) continue;
       const holders = record.placement.reservedPodUids.filter((uid) => this.isActivePodOn(uid, node));
       if (holders.length === 0 || !holders.every((uid) => victimPodUids.has(uid))) continue;
-      for (const entry of record.placement.entries) addAll(freed, entry.amounts);
+      for (const entry of record.contribution?.entries ?? record.placement.entries) addAll(freed, entry.amounts);
     }
     return freed;
+  }
+
+  /** Counted claims whose pod-status amounts differ from what the slices price (the status counts). */
+  divergingClaims(): number {
+    this.settle();
+    let n = 0;
+    for (const record of this.records.values()) if (record.accepted && record.contribution?.divergence) n++;
+    return n;
+  }
+
+  /** Counted claims whose contribution is carried over because the slices cannot price them now. */
+  carriedOverClaims(): number {
+    this.settle();
+    let n = 0;
+    for (const record of this.records.values()) if (record.accepted && record.contribution?.carried) n++;
+    return n;
   }
 
   unsafeNodes(): Map<string, string> {
@@ -357,17 +384,46 @@ export class DraLedger implements DraAccounting {
     const claim = this.claims.get(key);
     if (!claim) {
       this.records.delete(key);
+      this.memories.delete(key);
       return;
     }
-    const placement = placeClaim(claim, (driver, pool, device) => this.devices.device(driver, pool, device));
+    const holders = this.activeHolders(claim);
+    const placement = placeClaim(claim, (driver, pool, device) => this.devices.device(driver, pool, device), holders[0]?.node);
     const node = placement.node;
-    const counted = node !== undefined && placement.reservedPodUids.some((uid) => this.isActivePodOn(uid, node));
-    const signature = JSON.stringify(placement.entries, (_k, v: unknown) => (v instanceof Map ? [...v] : typeof v === 'bigint' ? String(v) : v));
-    const observedAt = old && old.signature === signature ? old.observedAt : new Date(this.options.now()).toISOString();
+    const onNode = node === undefined ? [] : holders.filter((p) => p.node === node);
+    const counted = onNode.length > 0;
+    const now = new Date(this.options.now()).toISOString();
+    const contribution = counted
+      ? decideContribution({
+          placement,
+          allocation: allocationIdentity(placement, claim.status?.allocation?.devices?.results),
+          status: onNode.find((p) => p.claimStatuses.has(key))?.claimStatuses.get(key)?.amounts,
+          memory: this.memories.get(key),
+          now,
+        })
+      : undefined;
+    if (contribution?.memory) this.memories.set(key, contribution.memory);
+    else this.memories.delete(key);
+    const entries = contribution?.entries ?? placement.entries;
+    const signature = JSON.stringify(entries, (_k, v: unknown) => (v instanceof Map ? [...v] : typeof v === 'bigint' ? String(v) : v));
+    const observedAt = old && old.signature === signature ? old.observedAt : now;
     const record: ClaimRecord = { placement, counted, accepted: false, rejections: old?.rejections ?? [], signature, observedAt };
+    if (contribution) record.contribution = contribution;
+    if (old?.divergenceReported) record.divergenceReported = old.divergenceReported;
     this.records.set(key, record);
     this.indexes.add(record, touched);
     if (node) this.dirtyNodes.add(node);
+  }
+
+  /** Known, bound, non-terminal pods that reserve the claim, by UID (deterministic whatever the event order). */
+  private activeHolders(claim: ResourceClaimObject): PodInfo[] {
+    const holders: PodInfo[] = [];
+    const uids = [...new Set((claim.status?.reservedFor ?? []).flatMap((r) => ((r.resource ?? 'pods') === 'pods' && r.uid ? [r.uid] : [])))].sort();
+    for (const uid of uids) {
+      const pod = this.podsByUid.get(uid);
+      if (pod?.node && pod.phase !== 'Succeeded' && pod.phase !== 'Failed') holders.push(pod);
+    }
+    return holders;
   }
 
   private resolveClaim(key: string): void {
@@ -381,13 +437,30 @@ export class DraLedger implements DraAccounting {
       if (!record.rejections.includes(signatures[i]!)) this.hooks.onDuplicate?.({ claimUid: record.placement.uid, ...r });
     }
     record.rejections = signatures;
+    this.reportDivergence(record);
     if (record.placement.node) this.dirtyNodes.add(record.placement.node);
+  }
+
+  private reportDivergence(record: ClaimRecord): void {
+    const divergence = record.accepted ? record.contribution?.divergence : undefined;
+    const signature = divergence ? `${formatted(divergence.slices)}|${formatted(divergence.status)}` : undefined;
+    if (signature && signature !== record.divergenceReported) {
+      this.hooks.onDivergence?.({
+        claimUid: record.placement.uid,
+        claimKey: record.placement.key,
+        node: record.placement.node ?? '',
+        fromSlices: formattedRecord(divergence!.slices),
+        fromStatus: formattedRecord(divergence!.status),
+      });
+    }
+    if (signature) record.divergenceReported = signature;
+    else delete record.divergenceReported;
   }
 
   private refreshNode(node: string): void {
     const placed = [...this.indexes.claimsOnNode(node)].sort().flatMap((key) => {
       const record = this.records.get(key);
-      return record ? [{ placement: record.placement, accepted: record.accepted, observedAt: record.observedAt }] : [];
+      return record ? [{ placement: record.placement, accepted: record.accepted, observedAt: record.observedAt, contribution: record.contribution }] : [];
     });
     const aggregate = aggregateNode(node, this.devices.poolsOnNode(node), placed);
     if (isEmptyAggregate(aggregate)) this.aggregates.delete(node);
@@ -397,6 +470,16 @@ export class DraLedger implements DraAccounting {
 
 function sameVersion(a: string | undefined, b: string | undefined): boolean {
   return a !== undefined && a !== '' && a === b;
+}
+
+function formattedRecord(amounts: ReadonlyMap<string, bigint>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of [...amounts.keys()].sort()) out[name] = formatAmount(name, amounts.get(name)!);
+  return out;
+}
+
+function formatted(amounts: ReadonlyMap<string, bigint>): string {
+  return JSON.stringify(formattedRecord(amounts));
 }
 
 function formatSeconds(ms: number): string {

@@ -7,6 +7,7 @@
 import type { ResourceAmounts } from '../resource-amounts.js';
 import { formatAmount } from '../resource-amounts.js';
 import type { ClaimPlacement, PlacedEntry } from './claim-placement.js';
+import type { Contribution } from './claim-contribution.js';
 import type { DeviceRecord, PoolState } from './device-index.js';
 import { addAll } from './claim-estimate.js';
 import { zoneCapacities } from './numa.js';
@@ -16,6 +17,8 @@ export interface PlacedClaim {
   placement: ClaimPlacement;
   accepted: boolean;
   observedAt: string;
+  /** What counts (defaults to the placement's entries). */
+  contribution?: Contribution;
 }
 
 export interface NodeAggregate {
@@ -32,6 +35,8 @@ export interface NodeAggregate {
   pools: PoolState[];
   /** Node-local devices of the newest pool generations per driver, mapped or not. */
   devicesByDriver: Map<string, number>;
+  /** Claims whose contribution is carried over (the slices cannot price them now). */
+  carriedClaims: number;
 }
 
 export function aggregateNode(node: string, pools: PoolState[], placed: PlacedClaim[]): NodeAggregate {
@@ -50,14 +55,20 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
   const entries: ClaimContribution[] = [];
   const used: ResourceAmounts = new Map();
   const zones = zoneCapacities(mappedDevices);
-  for (const { placement, accepted, observedAt } of placed) {
+  let carriedClaims = 0;
+  for (const { placement, accepted, observedAt, contribution } of placed) {
     for (const missing of placement.missingDevices) {
       reasons.add(`claim ${placement.key} is allocated device ${missing}, which no current ResourceSlice lists`);
     }
     if (!accepted) continue;
     for (const note of placement.unsupportedDevices) reasons.add(`claim ${placement.key} uses a device kube-ledger cannot count: ${note}`);
-    for (const entry of placement.entries) {
-      entries.push(contributionOf(entry, observedAt));
+    const carried = contribution?.carried;
+    if (carried) {
+      carriedClaims++;
+      reasons.add(`claim ${placement.key}: contribution carried over since ${carried.since} (${carried.reason})`);
+    }
+    for (const entry of contribution?.entries ?? placement.entries) {
+      entries.push(contributionOf(entry, carried?.observedAt ?? observedAt, contribution));
       addAll(used, entry.amounts);
       if (entry.zone !== undefined) addZoneUse(zones, entry);
     }
@@ -74,6 +85,7 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
     unsupported: [...new Set(mappedDevices.flatMap((d) => (d.unsupported ? [d.unsupported] : [])))].sort(),
     pools,
     devicesByDriver,
+    carriedClaims,
   };
 }
 
@@ -87,7 +99,7 @@ function addZoneUse(zones: Map<string, NumaZoneState>, entry: PlacedEntry): void
   addAll(zone.used, entry.amounts);
 }
 
-function contributionOf(entry: PlacedEntry, observedAt: string): ClaimContribution {
+function contributionOf(entry: PlacedEntry, observedAt: string, decided: Contribution | undefined): ClaimContribution {
   const resources: Record<string, string> = {};
   for (const name of [...entry.amounts.keys()].sort()) resources[name] = formatAmount(name, entry.amounts.get(name)!);
   const contribution: ClaimContribution = {
@@ -103,8 +115,11 @@ function contributionOf(entry: PlacedEntry, observedAt: string): ClaimContributi
     sliceResourceVersion: entry.sliceResourceVersion,
     poolGeneration: entry.poolGeneration,
     observedAt,
+    source: decided?.source ?? 'slices',
   };
   if (entry.zone !== undefined) contribution.zone = entry.zone;
+  const carried = decided?.carried;
+  if (carried) contribution.carriedOver = { since: carried.since, reason: carried.reason, mappingVersion: carried.mappingVersion };
   return contribution;
 }
 

@@ -16,10 +16,14 @@ import type { ClassSelection } from './device-class.js';
 import type { NodeAggregate } from './node-aggregate.js';
 import { fitAlignedRequests, zoneFreeList, type ZoneFree } from './numa.js';
 import type { DraPodAssessment } from './types.js';
+import { podClaimRefs, type PodClaimRef } from './pod-claim-refs.js';
+
+export { podClaimRefs, type PodClaimRef } from './pod-claim-refs.js';
 
 export interface ClaimRecordView {
   placement: ClaimPlacement;
   accepted: boolean;
+  contribution?: { entries: ClaimPlacement['entries'] };
 }
 
 export interface AssessContext {
@@ -36,43 +40,23 @@ export interface AssessContext {
   devicesOf(driver: string): number | undefined;
 }
 
-export interface PodClaimRef {
-  podClaimName: string;
-  claimKey?: string;
-  template?: string;
-}
-
-/** The claims a pod uses, deduplicated by claim; generated names come from status.resourceClaimStatuses. */
-export function podClaimRefs(pod: PodObject): PodClaimRef[] {
-  const namespace = pod.metadata.namespace ?? '';
-  const statuses = new Map((pod.status?.resourceClaimStatuses ?? []).map((s) => [s.name, s]));
-  const refs: PodClaimRef[] = [];
-  const seen = new Set<string>();
-  for (const rc of pod.spec?.resourceClaims ?? []) {
-    const status = statuses.get(rc.name);
-    if (rc.resourceClaimName === undefined && status && status.resourceClaimName === undefined) continue; // none needed
-    const name = rc.resourceClaimName ?? status?.resourceClaimName;
-    const claimKey = name === undefined ? undefined : `${namespace}/${name}`;
-    if (claimKey !== undefined && seen.has(claimKey)) continue;
-    if (claimKey !== undefined) seen.add(claimKey);
-    refs.push({ podClaimName: rc.name, claimKey, template: rc.resourceClaimTemplateName });
-  }
-  return refs;
-}
-
 interface Working {
   result: DraPodAssessment;
   unsupported: Set<string>;
   zones?: ZoneFree[];
+  /** Some claim of the pod is not yet counted on this node (it would add to the node when the pod lands). */
+  adds: boolean;
 }
 
 export function assessPodOnNode(pod: PodObject, ctx: AssessContext): DraPodAssessment {
   const work: Working = {
     result: { footprint: new Map(), estimated: false, notes: [], numa: { required: false, fits: true } },
     unsupported: new Set(),
+    adds: false,
   };
   for (const ref of podClaimRefs(pod)) {
     const claim = ref.claimKey === undefined ? undefined : ctx.claim(ref.claimKey);
+    if (!claim || !ctx.record(ref.claimKey!)?.accepted) work.adds = true;
     if (!claim) noteUnknownClaim(work, ref);
     else if (claim.status?.allocation) addAllocated(work, pod, ref.claimKey!, ctx);
     else addEstimated(work, claim, ref.claimKey!, ctx);
@@ -91,22 +75,36 @@ function addAllocated(work: Working, pod: PodObject, key: string, ctx: AssessCon
   const record = ctx.record(key);
   if (!record) return;
   const { placement } = record;
+  if (placement.node === undefined) {
+    // Network-attached devices only (allNodes / nodeSelector slices), not reserved by a bound pod yet: upstream
+    // charges their mappings to the node the pod lands on, whichever it is.
+    for (const entry of placement.foreign) if (entry.node === '') addAll(work.result.footprint, entry.amounts);
+    return;
+  }
   if (placement.node !== ctx.node) {
-    const reason = `claim ${key} is allocated for node ${placement.node ?? '(unknown)'}, not ${ctx.node}`;
+    const reason = `claim ${key} is allocated for node ${placement.node}, not ${ctx.node}`;
     work.result.notes.push(reason);
     // An allocation pinned to another node (the allocator's node selector) cannot follow the pod here.
-    if (placement.node !== undefined) addUnavailable(work, reason);
+    addUnavailable(work, reason);
     return;
   }
   const podUid = pod.metadata.uid;
   const others = placement.reservedPodUids.filter((uid) => uid !== podUid && ctx.isActivePodOn(uid, ctx.node));
+  const entries = record.contribution?.entries ?? placement.entries;
+  if (others.length > 0 && entries.length > 0) {
+    // Upstream validateNodeAllocatableDRAClaimSharing: a claim with node-allocatable mappings serves one pod only.
+    const reason = `claim ${key} has node-allocatable mappings and is already used by pod uid ${others.join(', ')} on ${ctx.node}`;
+    work.result.notes.push(reason);
+    work.result.unresolvable = work.result.unresolvable ? `${work.result.unresolvable}; ${reason}` : reason;
+    return;
+  }
   if (record.accepted && others.length > 0) {
     work.result.notes.push(`claim ${key} is already counted on ${ctx.node} (shared with pod uid ${others.join(', ')})`);
     return;
   }
   if (record.accepted) work.result.notes.push(`claim ${key} is already included in the node's DRA used totals`);
   for (const note of placement.unsupportedDevices) work.unsupported.add(note);
-  for (const entry of placement.entries) addAll(work.result.footprint, entry.amounts);
+  for (const entry of entries) addAll(work.result.footprint, entry.amounts);
 }
 
 function addEstimated(work: Working, claim: ResourceClaimObject, key: string, ctx: AssessContext): void {
@@ -123,6 +121,7 @@ function addEstimated(work: Working, claim: ResourceClaimObject, key: string, ct
     addAll(work.result.footprint, estimate.amounts);
   }
   if (mapped) {
+    (work.result.newMappedClaims ??= []).push(key);
     work.result.estimated = true;
     work.result.notes.push(`claim ${key} is not allocated yet: its footprint on ${ctx.node} is an estimate`);
   }
@@ -169,7 +168,9 @@ function checkNuma(work: Working, claim: ResourceClaimObject, key: string, input
 }
 
 function finishUnsafe(work: Working, ctx: AssessContext): void {
-  const consumes = [...work.result.footprint.values()].some((v) => v > 0n);
+  // With carried-over claims the node's devices are not all visible, so an estimate of 0 proves nothing.
+  const blind = work.adds && (ctx.aggregate?.carriedClaims ?? 0) > 0;
+  const consumes = blind || [...work.result.footprint.values()].some((v) => v > 0n);
   const reasons = [...work.unsupported].sort();
   if (consumes && ctx.nodeUnsafe) reasons.push(ctx.nodeUnsafe);
   if (reasons.length > 0) work.result.unsafe = reasons.join('; ');

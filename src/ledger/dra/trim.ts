@@ -113,6 +113,11 @@ export function trimResourceClaim(claim: ResourceClaimObject): ResourceClaimObje
 export function trimDeviceClass(deviceClass: DeviceClassObject): DeviceClassObject {
   const out: DeviceClassObject = { metadata: trimMeta(deviceClass.metadata) };
   const selectors = deviceClass.spec?.selectors;
-  if (selectors) out.spec = { selectors: selectors.map((s) => (s.cel ? { cel: { expression: s.cel.expression } } : {})) };
+  const extendedResourceName = deviceClass.spec?.extendedResourceName;
+  if (selectors || extendedResourceName) {
+    out.spec = {};
+    if (selectors) out.spec.selectors = selectors.map((s) => (s.cel ? { cel: { expression: s.cel.expression } } : {}));
+    if (extendedResourceName) out.spec.extendedResourceName = extendedResourceName;
+  }
   return out;
 }

@@ -17,18 +17,18 @@ function nodeWithTwoZones() {
   return ledger;
 }
 
-/** Occupies zone 0 down to cpu 4 free and zone 1 down to memory 8Gi free (of 34 cpu / 136Gi per zone). */
+/** Occupies zone 0 down to cpu 4 free and zone 1 down to memory 8Gi free (of 32 cpu / 128Gi per zone: the GPUs provide none). */
 function occupy(ledger: ReturnType<typeof nodeWithTwoZones>) {
   ledger.upsertClaim(
     claim('ns', 'z0', 'uid-z0', {
-      results: [result(CPU, 'n1', 'numa0', { 'cpu.example.com/cpu': '30', 'cpu.example.com/memory': '48Gi' })],
+      results: [result(CPU, 'n1', 'numa0', { 'cpu.example.com/cpu': '28', 'cpu.example.com/memory': '40Gi' })],
       node: 'n1',
       reservedFor: ['pod-busy'],
     }),
   );
   ledger.upsertClaim(
     claim('ns', 'z1', 'uid-z1', {
-      results: [result(CPU, 'n1', 'numa1', { 'cpu.example.com/cpu': '10', 'cpu.example.com/memory': '128Gi' })],
+      results: [result(CPU, 'n1', 'numa1', { 'cpu.example.com/cpu': '8', 'cpu.example.com/memory': '120Gi' })],
       node: 'n1',
       reservedFor: ['pod-busy'],
     }),
@@ -71,7 +71,7 @@ describe('DRA ledger: NUMA alignment', () => {
       'NUMA alignment: no single zone has room for cpu 10, memory 40Gi (zone 0 free: cpu 4, memory 88Gi; zone 1 free: cpu 24, memory 8Gi)',
     );
     // the node totals alone would have room: the scheduler is not NUMA-aware
-    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '40', memory: '176Gi' }));
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '36', memory: '160Gi' }));
   });
 
   it('does not require alignment for constraints on other attributes', () => {
