@@ -14,6 +14,8 @@ export interface DraPodFootprint {
   numa: { required: boolean; fits: boolean; reason?: string };
   /** Set only when the node's DRA accounting is unsafe AND the pod would consume node-allocatable resources there. */
   unsafe?: string;
+  /** The codes of `unsafe` (see dra/unsafe-category.ts), most fundamental first. */
+  unsafeCategories?: string[];
   /**
    * Set when the pod's claims cannot be served on this node at all: a claim allocated for another node, or a request
    * no device of its driver on this node can satisfy (judged only for drivers whose slices are all node-local).
@@ -26,6 +28,8 @@ export interface DraPodFootprint {
   unresolvable?: string;
   /** Unallocated claims whose estimate consumes mapped node resources here (held back by `dra.admitNewClaims: false`). */
   newMappedClaims?: string[];
+  /** Set when `dra.admitNewClaims: false` holds this pod's new mapped claims back (rollback lever). */
+  paused?: string;
 }
 
 export interface DraAccounting {

@@ -13,12 +13,22 @@ import { demandValue, resourceName } from '../ledger/numeric-amounts.js';
 import { formatAmount, formatAmountNumber, type ResourceAmounts } from '../ledger/resource-amounts.js';
 import type { SchedulingOptions } from './options.js';
 import { demandKey, recall, remember } from './verdict-memo.js';
+import { draRefusal } from './dra-verdict.js';
 
 export type FitVerdict =
   | { fits: true; notes: string[] }
-  | { fits: false; unresolvable: boolean; reason: string; kind: FailureKind };
+  | { fits: false; unresolvable: boolean; reason: string; kind: FailureKind; detail?: string };
 
-export type FailureKind = 'unknown_node' | 'insufficient' | 'too_many_pods' | 'dra_unsafe' | 'dra_no_device' | 'numa' | 'node_error';
+export type FailureKind =
+  | 'unknown_node'
+  | 'insufficient'
+  | 'too_many_pods'
+  | 'dra_unsafe'
+  | 'dra_no_device'
+  | 'dra_shared_claim'
+  | 'dra_paused'
+  | 'numa'
+  | 'node_error';
 
 /** Pods taken off the node for this evaluation (preemption victims, or the pod itself when already bound). */
 export interface Removal {
@@ -138,12 +148,8 @@ export function assessFit(
     const quick = fitsWithoutAdjustments(ledger, node, pod, useDra) ? FITS : numericFailure(ledger, node, pod, useDra);
     if (quick) return memoKey !== undefined ? remember(node, memoKey, draUsed, quick) : quick;
   }
-  if (draFootprint?.unavailable) {
-    return { fits: false, unresolvable: false, kind: 'dra_no_device', reason: `DRA claims cannot be served here: ${draFootprint.unavailable}` };
-  }
-  if (draFootprint?.unsafe && options.dra.unsafePolicy === 'reject') {
-    return { fits: false, unresolvable: false, kind: 'dra_unsafe', reason: `DRA accounting unsafe on this node: ${draFootprint.unsafe}` };
-  }
+  const refusal = draFootprint ? draRefusal(draFootprint, options) : undefined;
+  if (refusal) return refusal;
   const usage = usageFor(ledger, node, pod, useDra, removal);
   const demand = demandFor(pod, draFootprint);
   const failure = checkCapacity(node, demand, usage, draFootprint?.estimated ?? false);

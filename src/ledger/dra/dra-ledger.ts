@@ -26,6 +26,7 @@ import { assessPodOnNode } from './pod-assessment.js';
 import { claimStatusSignature, podClaimStatuses, type PodClaimStatus } from './pod-claim-status.js';
 import { allocationIdentity, decideContribution, type ContributionMemory } from './claim-contribution.js';
 import { formatAmount } from '../resource-amounts.js';
+import { sortCategories, type UnsafeCategory } from './unsafe-category.js';
 import {
   DEFAULT_NUMA_ATTRIBUTES,
   type DraLedgerHooks,
@@ -66,6 +67,8 @@ export class DraLedger implements DraAccounting {
   private readonly assessCache = new Map<string, DraPodAssessment>();
   /** Per claim key: the last contribution the slices priced for its current allocation (see claim-contribution.ts). */
   private readonly memories = new Map<string, ContributionMemory>();
+  /** When each slice was last added, updated or re-delivered (epoch ms), for the per-driver observation age. */
+  private readonly sliceObservedAt = new Map<string, { driver: string; at: number }>();
   /** Bumped whenever any pod's assessment on any node may have changed (see `assessmentEpoch`). */
   private assessEpoch = 0;
   private sliceDataAgeMs: number | undefined;
@@ -85,12 +88,14 @@ export class DraLedger implements DraAccounting {
   // --- ResourceSlices ---
   upsertSlice(slice: ResourceSliceObject): void {
     const name = slice.metadata.name ?? '';
+    this.sliceObservedAt.set(name, { driver: slice.spec.driver, at: this.options.now() });
     const old = this.devices.slice(name);
     if (old && sameVersion(old.metadata.resourceVersion, slice.metadata.resourceVersion)) return;
     this.sliceChanged(this.devices.upsert(slice));
   }
 
   deleteSlice(name: string): void {
+    this.sliceObservedAt.delete(name);
     this.sliceChanged(this.devices.remove(name));
   }
 
@@ -228,6 +233,7 @@ export class DraLedger implements DraAccounting {
       node,
       aggregate,
       nodeUnsafe: aggregate ? this.unsafeReason(aggregate) : undefined,
+      nodeUnsafeCategories: aggregate ? this.unsafeCategoriesOf(aggregate) : [],
       numaAttributes: this.numaAttributes,
       claim: (key) => this.claims.get(key),
       record: (key) => this.records.get(key),
@@ -253,6 +259,21 @@ export class DraLedger implements DraAccounting {
       for (const entry of record.contribution?.entries ?? record.placement.entries) addAll(freed, entry.amounts);
     }
     return freed;
+  }
+
+  /** DRA node-allocatable use summed over all nodes (ledger units). */
+  clusterUsed(): Map<string, bigint> {
+    this.settle();
+    const total = new Map<string, bigint>();
+    for (const aggregate of this.aggregates.values()) addAll(total, aggregate.used);
+    return total;
+  }
+
+  /** Per driver, the observation time (epoch ms) of its least recently observed slice. */
+  oldestSliceObservations(): Map<string, number> {
+    const oldest = new Map<string, number>();
+    for (const { driver, at } of this.sliceObservedAt.values()) oldest.set(driver, Math.min(oldest.get(driver) ?? at, at));
+    return oldest;
   }
 
   /** Counted claims whose pod-status amounts differ from what the slices price (the status counts). */
@@ -316,7 +337,8 @@ export class DraLedger implements DraAccounting {
     this.invalidateAssessments();
   }
 
-  private invalidateAssessments(): void {
+  /** Forget every remembered assessment (a lever around the ledger changed what assessments mean). */
+  invalidateAssessments(): void {
     this.assessCache.clear();
     this.assessEpoch++;
   }
@@ -347,6 +369,23 @@ export class DraLedger implements DraAccounting {
     let selection = this.classSelections.get(name);
     if (!selection) this.classSelections.set(name, (selection = classSelection(this.classes.get(name))));
     return selection;
+  }
+
+  /** Per unsafe category, how many nodes have it (a node with several problems counts once per category). */
+  unsafeCategoryCounts(): Map<UnsafeCategory, number> {
+    this.settle();
+    const counts = new Map<UnsafeCategory, number>();
+    for (const aggregate of this.aggregates.values()) {
+      for (const category of this.unsafeCategoriesOf(aggregate)) counts.set(category, (counts.get(category) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  private unsafeCategoriesOf(aggregate: NodeAggregate): UnsafeCategory[] {
+    if (!aggregate.hasMappings) return aggregate.categories;
+    const stale = this.sliceDataAgeMs !== undefined && this.sliceDataAgeMs > this.options.freshnessWindowMs;
+    if (!this.rebuilding && !stale) return aggregate.categories;
+    return sortCategories([...aggregate.categories, ...(this.rebuilding ? ['rebuilding' as const] : []), ...(stale ? ['stale_slices' as const] : [])]);
   }
 
   private unsafeReason(aggregate: NodeAggregate): string | undefined {

@@ -12,6 +12,7 @@ import type { DeviceRecord, PoolState } from './device-index.js';
 import { addAll } from './claim-estimate.js';
 import { zoneCapacities } from './numa.js';
 import type { ClaimContribution, NumaZoneState } from './types.js';
+import { sortCategories, type UnsafeCategory } from './unsafe-category.js';
 
 export interface PlacedClaim {
   placement: ClaimPlacement;
@@ -37,6 +38,8 @@ export interface NodeAggregate {
   devicesByDriver: Map<string, number>;
   /** Claims whose contribution is carried over (the slices cannot price them now). */
   carriedClaims: number;
+  /** Codes of the node-specific `reasons`, most fundamental first. */
+  categories: UnsafeCategory[];
 }
 
 export function aggregateNode(node: string, pools: PoolState[], placed: PlacedClaim[]): NodeAggregate {
@@ -51,7 +54,12 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
   }
   mappedDevices.sort((a, b) => compareText(a.key, b.key));
   const reasons = new Set<string>();
-  for (const pool of pools) for (const problem of pool.problems) reasons.add(problem);
+  const categories = new Set<UnsafeCategory>();
+  for (const pool of pools) {
+    for (const problem of pool.problems) reasons.add(problem);
+    if (pool.presentSlices < pool.expectedSlices) categories.add('incomplete_pool');
+    if (pool.staleSliceNames.length > 0) categories.add('mixed_generations');
+  }
   const entries: ClaimContribution[] = [];
   const used: ResourceAmounts = new Map();
   const zones = zoneCapacities(mappedDevices);
@@ -59,12 +67,17 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
   for (const { placement, accepted, observedAt, contribution } of placed) {
     for (const missing of placement.missingDevices) {
       reasons.add(`claim ${placement.key} is allocated device ${missing}, which no current ResourceSlice lists`);
+      categories.add('missing_device');
     }
     if (!accepted) continue;
-    for (const note of placement.unsupportedDevices) reasons.add(`claim ${placement.key} uses a device kube-ledger cannot count: ${note}`);
+    for (const note of placement.unsupportedDevices) {
+      reasons.add(`claim ${placement.key} uses a device kube-ledger cannot count: ${note}`);
+      categories.add('unsupported_shape');
+    }
     const carried = contribution?.carried;
     if (carried) {
       carriedClaims++;
+      if (placement.missingDevices.length === 0) categories.add('mapping_changed');
       reasons.add(`claim ${placement.key}: contribution carried over since ${carried.since} (${carried.reason})`);
     }
     for (const entry of contribution?.entries ?? placement.entries) {
@@ -86,6 +99,7 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
     pools,
     devicesByDriver,
     carriedClaims,
+    categories: sortCategories(categories),
   };
 }
 
@@ -120,7 +134,15 @@ function contributionOf(entry: PlacedEntry, observedAt: string, decided: Contrib
   if (entry.zone !== undefined) contribution.zone = entry.zone;
   const carried = decided?.carried;
   if (carried) contribution.carriedOver = { since: carried.since, reason: carried.reason, mappingVersion: carried.mappingVersion };
+  const divergence = decided?.divergence;
+  if (divergence) contribution.divergence = { fromSlices: formattedList(divergence.slices), fromStatus: formattedList(divergence.status) };
   return contribution;
+}
+
+function formattedList(amounts: ReadonlyMap<string, bigint>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of [...amounts.keys()].sort()) out[name] = formatAmount(name, amounts.get(name)!);
+  return out;
 }
 
 function compareEntries(a: ClaimContribution, b: ClaimContribution): number {

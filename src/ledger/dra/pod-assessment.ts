@@ -16,6 +16,7 @@ import type { ClassSelection } from './device-class.js';
 import type { NodeAggregate } from './node-aggregate.js';
 import { fitAlignedRequests, zoneFreeList, type ZoneFree } from './numa.js';
 import type { DraPodAssessment } from './types.js';
+import { sortCategories, type UnsafeCategory } from './unsafe-category.js';
 import { podClaimRefs, type PodClaimRef } from './pod-claim-refs.js';
 
 export { podClaimRefs, type PodClaimRef } from './pod-claim-refs.js';
@@ -31,6 +32,7 @@ export interface AssessContext {
   aggregate: NodeAggregate | undefined;
   /** Node reasons plus global ones (rebuilding, stale slice data); undefined when the node is safe. */
   nodeUnsafe: string | undefined;
+  nodeUnsafeCategories: readonly UnsafeCategory[];
   numaAttributes: ReadonlySet<string>;
   claim(key: string): ResourceClaimObject | undefined;
   record(key: string): ClaimRecordView | undefined;
@@ -172,6 +174,13 @@ function finishUnsafe(work: Working, ctx: AssessContext): void {
   const blind = work.adds && (ctx.aggregate?.carriedClaims ?? 0) > 0;
   const consumes = blind || [...work.result.footprint.values()].some((v) => v > 0n);
   const reasons = [...work.unsupported].sort();
-  if (consumes && ctx.nodeUnsafe) reasons.push(ctx.nodeUnsafe);
-  if (reasons.length > 0) work.result.unsafe = reasons.join('; ');
+  const categories: UnsafeCategory[] = reasons.length > 0 ? ['unsupported_shape'] : [];
+  if (consumes && ctx.nodeUnsafe) {
+    reasons.push(ctx.nodeUnsafe);
+    categories.push(...ctx.nodeUnsafeCategories);
+  }
+  if (reasons.length > 0) {
+    work.result.unsafe = reasons.join('; ');
+    work.result.unsafeCategories = sortCategories(categories);
+  }
 }
