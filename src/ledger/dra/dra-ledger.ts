@@ -67,6 +67,8 @@ export class DraLedger implements DraAccounting {
   private readonly assessCache = new Map<string, DraPodAssessment>();
   /** Per claim key: the last contribution the slices priced for its current allocation (see claim-contribution.ts). */
   private readonly memories = new Map<string, ContributionMemory>();
+  /** Nodes where some claim contributes (keeps `dra.enabled: auto` on while a driver restart has deleted every slice). */
+  private readonly nodesWithEntries = new Set<string>();
   /** When each slice was last added, updated or re-delivered (epoch ms), for the per-driver observation age. */
   private readonly sliceObservedAt = new Map<string, { driver: string; at: number }>();
   /** Bumped whenever any pod's assessment on any node may have changed (see `assessmentEpoch`). */
@@ -91,11 +93,14 @@ export class DraLedger implements DraAccounting {
     this.sliceObservedAt.set(name, { driver: slice.spec.driver, at: this.options.now() });
     const old = this.devices.slice(name);
     if (old && sameVersion(old.metadata.resourceVersion, slice.metadata.resourceVersion)) return;
+    this.settle(); // price pending claims with the slices they were allocated from before those change
     this.sliceChanged(this.devices.upsert(slice));
   }
 
   deleteSlice(name: string): void {
     this.sliceObservedAt.delete(name);
+    if (!this.devices.slice(name)) return;
+    this.settle(); // price pending claims with the slices they were allocated from before those go
     this.sliceChanged(this.devices.remove(name));
   }
 
@@ -191,8 +196,11 @@ export class DraLedger implements DraAccounting {
   }
 
   // --- reads ---
+  /** Slices with mappings exist, or some claim still counts (carried over or from pod status with its slices gone). */
   hasMappings(): boolean {
-    return this.devices.hasMappings();
+    if (this.devices.hasMappings()) return true;
+    this.settle();
+    return this.nodesWithEntries.size > 0;
   }
 
   nodeState(node: string): DraNodeState | undefined {
@@ -504,6 +512,8 @@ export class DraLedger implements DraAccounting {
     const aggregate = aggregateNode(node, this.devices.poolsOnNode(node), placed);
     if (isEmptyAggregate(aggregate)) this.aggregates.delete(node);
     else this.aggregates.set(node, aggregate);
+    if (aggregate.entries.length > 0) this.nodesWithEntries.add(node);
+    else this.nodesWithEntries.delete(node);
   }
 }
 
