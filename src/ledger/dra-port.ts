@@ -30,6 +30,11 @@ export interface DraPodFootprint {
   newMappedClaims?: string[];
   /** Set when `dra.admitNewClaims: false` holds this pod's new mapped claims back (rollback lever). */
   paused?: string;
+  /**
+   * Extended resources DRA serves on this node (DRAExtendedResource): left out of the pod's node-allocatable demand,
+   * as upstream noderesources Fit leaves them to the DynamicResources plugin; their devices' cost is in `footprint`.
+   */
+  delegatedExtended?: string[];
 }
 
 export interface DraAccounting {
@@ -46,10 +51,13 @@ export interface DraAccounting {
   deletePod(key: string): void;
   replacePods(all: PodObject[]): void;
   hasMappings(): boolean;
+  /** The DeviceClass that serves an extended resource through DRA (`spec.extendedResourceName`, or the implicit `deviceclass.resource.kubernetes.io/<class>`). */
+  extendedResourceClass(resource: string): string | undefined;
   nodeUsed(node: string): ReadonlyMap<string, bigint> | undefined;
   /** Changes whenever any pod's claim assessment may have changed (see DraLedger.assessmentEpoch). */
   assessmentEpoch(): number;
-  assessPod(pod: PodObject, node: string): DraPodFootprint;
+  /** `delegated`: the pod's extended resources DRA serves on this node (see DraPodFootprint.delegatedExtended). */
+  assessPod(pod: PodObject, node: string, delegated?: ReadonlyMap<string, { className: string; count: bigint }>): DraPodFootprint;
   releasedBy(victimPodUids: ReadonlySet<string>, node: string): ResourceAmounts;
   unsafeNodes(): Map<string, string>;
   exportNode(node: string): unknown;
@@ -77,6 +85,7 @@ export const NO_DRA: DraAccounting = {
   deletePod: () => {},
   replacePods: () => {},
   hasMappings: () => false,
+  extendedResourceClass: () => undefined,
   nodeUsed: () => undefined,
   assessmentEpoch: () => 0,
   assessPod: () => NO_FOOTPRINT,

@@ -6,14 +6,14 @@
  * amounts are read per resource from the node's maintained totals instead of building usage maps.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
-import type { DraPodFootprint } from '../ledger/dra-port.js';
+import type { DraAccounting, DraPodFootprint } from '../ledger/dra-port.js';
 import { PODS_RESOURCE, type NodeEntry } from '../ledger/node-entry.js';
 import { numericRequestsOf, type PodEntry } from '../ledger/pod-entry.js';
 import { demandValue, resourceName } from '../ledger/numeric-amounts.js';
 import { formatAmount, formatAmountNumber, type ResourceAmounts } from '../ledger/resource-amounts.js';
 import type { SchedulingOptions } from './options.js';
 import { demandKey, recall, remember } from './verdict-memo.js';
-import { draRefusal } from './dra-verdict.js';
+import { draAssessmentFor, draRefusal, podUsesDra } from './dra-verdict.js';
 
 export type FitVerdict =
   | { fits: true; notes: string[] }
@@ -44,7 +44,9 @@ export function draIsEnabled(ledger: ClusterLedger, options: SchedulingOptions):
   return setting === 'auto' ? ledger.draAccounting().hasMappings() : setting;
 }
 
-export function podUsesClaims(pod: PodEntry): boolean {
+/** With `dra`, also a pod whose extended resources DRA serves (see dra-verdict.ts). */
+export function podUsesClaims(pod: PodEntry, dra?: DraAccounting): boolean {
+  if (dra) return podUsesDra(pod, dra);
   const claims = pod.object.spec?.resourceClaims;
   return claims !== undefined && claims.length > 0;
 }
@@ -119,8 +121,9 @@ export function usageFor(
 
 /** The pod's demand on this node: its effective requests plus what its DRA claims would consume here. */
 export function demandFor(pod: PodEntry, dra: DraPodFootprint | undefined): ResourceAmounts {
-  if (!dra || dra.footprint.size === 0) return pod.requests;
+  if (!dra || (dra.footprint.size === 0 && !dra.delegatedExtended?.length)) return pod.requests;
   const demand: ResourceAmounts = new Map(pod.requests);
+  for (const resource of dra.delegatedExtended ?? []) demand.delete(resource); // served by DRA, not node allocatable
   for (const [k, v] of dra.footprint) demand.set(k, (demand.get(k) ?? 0n) + v);
   return demand;
 }
@@ -137,7 +140,7 @@ export function assessFit(
     return { fits: false, unresolvable: false, kind: 'node_error', reason: `node allocatable unreadable: ${node.allocatableError}` };
   }
   const useDra = draIsEnabled(ledger, options);
-  const draFootprint = useDra && podUsesClaims(pod) ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
+  const draFootprint = draAssessmentFor(ledger, pod, node, useDra);
   if (!draFootprint && removal.podUids.size === 0) {
     const memoKey = memoisable(node, pod) ? demandKey(pod) : undefined;
     const draUsed = draUsedOn(ledger, node, useDra);

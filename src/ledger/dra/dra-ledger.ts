@@ -27,6 +27,8 @@ import { claimStatusSignature, podClaimStatuses, type PodClaimStatus } from './p
 import { allocationIdentity, decideContribution, type ContributionMemory } from './claim-contribution.js';
 import { formatAmount } from '../resource-amounts.js';
 import { sortCategories, type UnsafeCategory } from './unsafe-category.js';
+
+const IMPLICIT_CLASS_PREFIX = 'deviceclass.resource.kubernetes.io/';
 import {
   DEFAULT_NUMA_ATTRIBUTES,
   type DraLedgerHooks,
@@ -57,6 +59,8 @@ export class DraLedger implements DraAccounting {
   private readonly claims = new Map<string, ResourceClaimObject>();
   private readonly classes = new Map<string, DeviceClassObject>();
   private readonly classSelections = new Map<string, ClassSelection>();
+  /** Extended resource name → DeviceClass serving it (DRAExtendedResource); rebuilt lazily after class changes. */
+  private extendedClasses: Map<string, string> | undefined;
   private readonly pods = new Map<string, PodInfo>();
   private readonly podsByUid = new Map<string, PodInfo>();
   private readonly records = new Map<string, ClaimRecord>();
@@ -131,6 +135,7 @@ export class DraLedger implements DraAccounting {
 
   // --- DeviceClasses (only estimates read them) ---
   upsertDeviceClass(deviceClass: DeviceClassObject): void {
+    this.extendedClasses = undefined;
     const name = deviceClass.metadata.name ?? '';
     this.classes.set(name, deviceClass);
     this.classSelections.delete(name);
@@ -138,12 +143,14 @@ export class DraLedger implements DraAccounting {
   }
 
   deleteDeviceClass(name: string): void {
+    this.extendedClasses = undefined;
     this.classes.delete(name);
     this.classSelections.delete(name);
     this.invalidateAssessments();
   }
 
   replaceDeviceClasses(all: DeviceClassObject[]): void {
+    this.extendedClasses = undefined;
     this.classes.clear();
     this.classSelections.clear();
     for (const d of all) this.classes.set(d.metadata.name ?? '', d);
@@ -196,9 +203,13 @@ export class DraLedger implements DraAccounting {
   }
 
   // --- reads ---
-  /** Slices with mappings exist, or some claim still counts (carried over or from pod status with its slices gone). */
+  /**
+   * Whether DRA accounting has work: slices with mappings exist, a DeviceClass serves an extended resource, or some
+   * claim still counts (carried over, or from pod status with its slices gone).
+   */
   hasMappings(): boolean {
     if (this.devices.hasMappings()) return true;
+    if (this.extendedClassMap().size > 0) return true;
     this.settle();
     return this.nodesWithEntries.size > 0;
   }
@@ -230,10 +241,19 @@ export class DraLedger implements DraAccounting {
     return this.aggregate(node)?.used;
   }
 
-  assessPod(pod: PodObject, node: string): DraPodAssessment {
+  extendedResourceClass(resource: string): string | undefined {
+    const named = this.extendedClassMap().get(resource);
+    if (named !== undefined) return named;
+    // KEP-5004: every DeviceClass also serves the implicit extended resource deviceclass.resource.kubernetes.io/<class>
+    const implicit = resource.startsWith(IMPLICIT_CLASS_PREFIX) ? resource.slice(IMPLICIT_CLASS_PREFIX.length) : undefined;
+    return implicit !== undefined && this.classes.has(implicit) ? implicit : undefined;
+  }
+
+  assessPod(pod: PodObject, node: string, delegated?: ReadonlyMap<string, { className: string; count: bigint }>): DraPodAssessment {
     this.settle();
     const rv = pod.metadata.resourceVersion;
-    const cacheKey = rv && pod.metadata.uid ? `${pod.metadata.uid}|${rv}|${node}` : undefined;
+    const extra = delegated && delegated.size > 0 ? `|${[...delegated].map(([r, d]) => `${r}=${d.className}:${d.count}`).join(',')}` : '';
+    const cacheKey = rv && pod.metadata.uid ? `${pod.metadata.uid}|${rv}|${node}${extra}` : undefined;
     const cached = cacheKey ? this.assessCache.get(cacheKey) : undefined;
     if (cached) return cached;
     const aggregate = this.aggregates.get(node);
@@ -248,6 +268,7 @@ export class DraLedger implements DraAccounting {
       classOf: (name) => this.classOf(name),
       isActivePodOn: (uid, n) => this.isActivePodOn(uid, n),
       devicesOf: (driver) => (this.devices.driverReach(driver) === 'node-local' ? (aggregate?.devicesByDriver.get(driver) ?? 0) : undefined),
+      ...(delegated ? { delegated } : {}),
     });
     if (cacheKey) {
       if (this.assessCache.size >= ASSESS_CACHE_LIMIT) this.assessCache.clear(); // capacity only: entries stay valid
@@ -370,6 +391,17 @@ export class DraLedger implements DraAccounting {
   private isActivePodOn(uid: string, node: string): boolean {
     const pod = this.podsByUid.get(uid);
     return pod !== undefined && pod.node === node && pod.phase !== 'Succeeded' && pod.phase !== 'Failed';
+  }
+
+  private extendedClassMap(): Map<string, string> {
+    if (this.extendedClasses) return this.extendedClasses;
+    const map = new Map<string, string>();
+    // Several classes naming one resource: the first by name serves it (upstream picks one of them).
+    for (const name of [...this.classes.keys()].sort()) {
+      const resource = this.classes.get(name)!.spec?.extendedResourceName;
+      if (resource && !map.has(resource)) map.set(resource, name);
+    }
+    return (this.extendedClasses = map);
   }
 
   private classOf(name: string | undefined): ClassSelection {

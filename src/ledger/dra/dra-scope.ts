@@ -87,6 +87,9 @@ export class ScopedDraAccounting implements DraAccounting {
   hasMappings(): boolean {
     return this.inner.hasMappings();
   }
+  extendedResourceClass(resource: string): string | undefined {
+    return this.inner.extendedResourceClass(resource);
+  }
   assessmentEpoch(): number {
     return this.inner.assessmentEpoch();
   }
@@ -95,9 +98,9 @@ export class ScopedDraAccounting implements DraAccounting {
     return this.inScope(node) ? this.inner.nodeUsed(node) : undefined;
   }
 
-  assessPod(pod: PodObject, node: string): DraPodFootprint {
-    if (!this.inScope(node)) return OUT_OF_SCOPE;
-    const assessment = this.inner.assessPod(pod, node);
+  assessPod(pod: PodObject, node: string, delegated?: ReadonlyMap<string, { className: string; count: bigint }>): DraPodFootprint {
+    if (!this.inScope(node)) return delegated?.size ? { ...OUT_OF_SCOPE, delegatedExtended: [...delegated.keys()].sort() } : OUT_OF_SCOPE;
+    const assessment = this.inner.assessPod(pod, node, delegated);
     if (this.levers.admitNewClaims || !assessment.newMappedClaims?.length) return assessment;
     return { ...assessment, paused: `${PAUSED_NOTE} (claim ${assessment.newMappedClaims.join(', ')})` };
   }

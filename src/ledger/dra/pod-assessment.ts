@@ -40,6 +40,11 @@ export interface AssessContext {
   isActivePodOn(uid: string, node: string): boolean;
   /** Devices of a driver on this node, or undefined when kube-ledger cannot tell (see DeviceIndex.driverReach). */
   devicesOf(driver: string): number | undefined;
+  /**
+   * Extended resources the pod requests that this node does not offer in allocatable but a DeviceClass maps
+   * (DRAExtendedResource): resource name → DeviceClass name and requested count. DRA serves them here.
+   */
+  delegated?: ReadonlyMap<string, { className: string; count: bigint }>;
 }
 
 interface Working {
@@ -63,6 +68,7 @@ export function assessPodOnNode(pod: PodObject, ctx: AssessContext): DraPodAsses
     else if (claim.status?.allocation) addAllocated(work, pod, ref.claimKey!, ctx);
     else addEstimated(work, claim, ref.claimKey!, ctx);
   }
+  if (ctx.delegated && ctx.delegated.size > 0) addDelegatedExtended(work, pod, ctx.delegated, ctx);
   finishUnsafe(work, ctx);
   return work.result;
 }
@@ -128,6 +134,33 @@ function addEstimated(work: Working, claim: ResourceClaimObject, key: string, ct
     work.result.notes.push(`claim ${key} is not allocated yet: its footprint on ${ctx.node} is an estimate`);
   }
   checkNuma(work, claim, key, inputs, ctx);
+}
+
+/**
+ * Extended resources served by DRA on this node (upstream noderesources Fit leaves them to the DynamicResources plugin
+ * when the node has no allocatable for them and a DeviceClass names them): the pod requests `count` devices of the
+ * class, which the scheduler will allocate in a claim it creates. A pod that already has that claim
+ * (`status.extendedResourceClaimStatus`) is counted through the claim like any other.
+ */
+function addDelegatedExtended(work: Working, pod: PodObject, delegated: ReadonlyMap<string, { className: string; count: bigint }>, ctx: AssessContext): void {
+  work.result.delegatedExtended = [...delegated.keys()].sort();
+  if (pod.status?.extendedResourceClaimStatus?.resourceClaimName) return;
+  work.adds = true;
+  const inputs: EstimateInputs = { devices: ctx.aggregate?.mappedDevices ?? [], classOf: (n) => ctx.classOf(n) };
+  for (const resource of work.result.delegatedExtended) {
+    const { className, count } = delegated.get(resource)!;
+    const request: ClaimRequest = { name: resource, alternatives: [{ name: resource, deviceClassName: className, count: Number(count) }] };
+    const shortage = deviceShortage(request, ctx);
+    if (shortage) addUnavailable(work, `extended resource ${resource} (DeviceClass ${className}): ${shortage}`);
+    const estimate = estimateRequest(request, inputs);
+    for (const note of estimate.unsupported) work.unsupported.add(note);
+    addAll(work.result.footprint, estimate.amounts);
+    work.result.notes.push(`extended resource ${resource} is served by DRA here (DeviceClass ${className}, ${count} device(s))`);
+    if (estimate.mapped) {
+      (work.result.newMappedClaims ??= []).push(`extended resource ${resource}`);
+      work.result.estimated = true;
+    }
+  }
 }
 
 function addUnavailable(work: Working, reason: string): void {
