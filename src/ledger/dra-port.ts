@@ -11,7 +11,8 @@ export interface DraPodFootprint {
   footprint: ResourceAmounts;
   estimated: boolean;
   notes: string[];
-  numa: { required: boolean; fits: boolean; reason?: string };
+  /** `code`: why no zone fits, `no_zone_room` or `no_device_in_zone` (a bounded metric label). */
+  numa: { required: boolean; fits: boolean; reason?: string; code?: 'no_zone_room' | 'no_device_in_zone' };
   /** Set only when the node's DRA accounting is unsafe AND the pod would consume node-allocatable resources there. */
   unsafe?: string;
   /** The codes of `unsafe` (see dra/unsafe-category.ts), most fundamental first. */

@@ -300,6 +300,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['driver'] as const,
       registers: r,
     }),
+    draNumaPlacementFailures: new Counter({
+      name: PREFIX + 'dra_numa_placement_failures_total',
+      help: 'Per-node filter refusals because no single NUMA zone can hold a claim\'s aligned requests, by reason (no_zone_room, no_device_in_zone).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
     draRefusals: new Counter({
       name: PREFIX + 'dra_refusals_total',
       help: 'Per-node filter refusals for DRA causes, by stable reason code (dra_unsafe:<category>, dra_no_device, dra_shared_claim, dra_paused, numa).',

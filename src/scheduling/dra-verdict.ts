@@ -65,15 +65,15 @@ function delegatedExtended(dra: DraAccounting, pod: PodEntry, node: NodeEntry): 
 
 export function draRefusal(dra: DraPodFootprint, options: SchedulingOptions): FitVerdict | undefined {
   if (dra.unresolvable) {
-    return { fits: false, unresolvable: true, kind: 'dra_shared_claim', reason: DRA_REASONS.sharedMappedClaim, detail: dra.unresolvable };
+    return { fits: false, unresolvable: true, kind: 'dra_shared_claim', code: 'dra_shared_claim', reason: DRA_REASONS.sharedMappedClaim, detail: dra.unresolvable };
   }
   if (dra.unavailable) {
-    return { fits: false, unresolvable: false, kind: 'dra_no_device', reason: `DRA claims cannot be served here: ${dra.unavailable}` };
+    return { fits: false, unresolvable: false, kind: 'dra_no_device', code: 'dra_no_device', reason: `DRA claims cannot be served here: ${dra.unavailable}` };
   }
-  if (dra.paused) return { fits: false, unresolvable: false, kind: 'dra_paused', reason: DRA_REASONS.newClaimsPaused, detail: dra.paused };
+  if (dra.paused) return { fits: false, unresolvable: false, kind: 'dra_paused', code: 'dra_paused', reason: DRA_REASONS.newClaimsPaused, detail: dra.paused };
   if (dra.unsafe && options.dra.unsafePolicy === 'reject') {
     const category = (dra.unsafeCategories?.[0] ?? 'missing_device') as UnsafeCategory;
-    return { fits: false, unresolvable: false, kind: 'dra_unsafe', reason: DRA_REASONS.unsafePrefix + unsafeWording(category), detail: dra.unsafe };
+    return { fits: false, unresolvable: false, kind: 'dra_unsafe', code: `dra_unsafe:${category}`, reason: DRA_REASONS.unsafePrefix + unsafeWording(category), detail: dra.unsafe };
   }
   return undefined;
 }

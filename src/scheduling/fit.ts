@@ -17,7 +17,7 @@ import { draAssessmentFor, draRefusal, podUsesDra } from './dra-verdict.js';
 
 export type FitVerdict =
   | { fits: true; notes: string[] }
-  | { fits: false; unresolvable: boolean; reason: string; kind: FailureKind; detail?: string };
+  | { fits: false; unresolvable: boolean; reason: string; kind: FailureKind; detail?: string; code?: string };
 
 export type FailureKind =
   | 'unknown_node'
@@ -158,7 +158,7 @@ export function assessFit(
   const failure = checkCapacity(node, demand, usage, draFootprint?.estimated ?? false);
   if (failure) return failure;
   if (draFootprint?.numa.required && !draFootprint.numa.fits) {
-    return { fits: false, unresolvable: false, kind: 'numa', reason: draFootprint.numa.reason ?? 'NUMA alignment not possible' };
+    return { fits: false, unresolvable: false, kind: 'numa', code: `numa:${draFootprint.numa.code ?? 'no_zone_room'}`, reason: draFootprint.numa.reason ?? 'NUMA alignment not possible' };
   }
   return draFootprint && draFootprint.notes.length > 0 ? { fits: true, notes: draFootprint.notes } : FITS;
 }

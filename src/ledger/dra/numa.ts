@@ -73,6 +73,8 @@ export interface NumaFit {
   fits: boolean;
   zone?: string;
   reason?: string;
+  /** no_device_in_zone: no zone has a device for every aligned request; no_zone_room: some has, but not the room. */
+  code?: 'no_zone_room' | 'no_device_in_zone';
   note?: string;
 }
 
@@ -87,10 +89,12 @@ export function fitAlignedRequests(requests: ClaimRequest[], inputs: EstimateInp
     return { fits: true, note: 'NUMA alignment requested but no device on this node publishes a NUMA attribute' };
   }
   const details: string[] = [];
+  let someZoneHasDevices = false;
   for (const zone of zones) {
     const inZone: EstimateInputs = { devices: inputs.devices.filter((d) => d.zone === zone.zone), classOf: inputs.classOf };
     const perRequest = relevant.map((r) => estimateRequest(r, inZone));
     const lacking = perRequest.filter((e) => !e.mapped).map((e) => e.request);
+    if (lacking.length === 0) someZoneHasDevices = true;
     const need: ResourceAmounts = new Map();
     for (const e of perRequest) addAll(need, e.amounts);
     if (lacking.length === 0 && fitsIn(need, zone)) {
@@ -99,7 +103,11 @@ export function fitAlignedRequests(requests: ClaimRequest[], inputs: EstimateInp
     }
     details.push(zoneDetail(zone, total, lacking));
   }
-  return { fits: false, reason: `NUMA alignment: no single zone has room for ${formatList(total)} (${details.join('; ')})` };
+  return {
+    fits: false,
+    code: someZoneHasDevices ? 'no_zone_room' : 'no_device_in_zone',
+    reason: `NUMA alignment: no single zone has room for ${formatList(total)} (${details.join('; ')})`,
+  };
 }
 
 function fitsIn(need: ReadonlyMap<string, bigint>, zone: ZoneFree): boolean {

@@ -197,6 +197,7 @@ function checkNuma(work: Working, claim: ResourceClaimObject, key: string, input
     if (fit.note) work.result.notes.push(`claim ${key}: ${fit.note}`);
     if (fit.fits) continue;
     work.result.numa.fits = false;
+    if (work.result.numa.code !== 'no_zone_room' && fit.code) work.result.numa.code = fit.code;
     work.result.numa.reason = work.result.numa.reason ? `${work.result.numa.reason}; ${fit.reason}` : fit.reason;
     work.result.notes.push(`claim ${key}: ${fit.reason}`);
   }
