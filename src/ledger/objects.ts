@@ -155,7 +155,7 @@ export interface DeviceRequestResult {
 
 export interface ExactDeviceRequest {
   deviceClassName?: string;
-  selectors?: unknown[];
+  selectors?: Array<{ cel?: { expression: string } }>;
   allocationMode?: string;
   count?: number;
   capacity?: { requests?: ResourceList };

@@ -18,7 +18,8 @@ import type { ResourceAmounts } from '../resource-amounts.js';
 import { addAll } from './claim-estimate.js';
 import { placeClaim } from './claim-placement.js';
 import { classSelection, type ClassSelection } from './device-class.js';
-import { DeviceIndex, type IndexChange } from './device-index.js';
+import { DeviceIndex, deviceKeyOf, type IndexChange } from './device-index.js';
+import { DeviceSelectors } from './device-cel.js';
 import { exportLedger, exportNodeAggregate, snapshotOf } from './dra-export.js';
 import { ClaimIndexes, type ClaimRecord } from './claim-indexes.js';
 import { aggregateNode, isEmptyAggregate, type NodeAggregate } from './node-aggregate.js';
@@ -71,6 +72,9 @@ export class DraLedger implements DraAccounting {
   private readonly assessCache = new Map<string, DraPodAssessment>();
   /** Per claim key: the last contribution the slices priced for its current allocation (see claim-contribution.ts). */
   private readonly memories = new Map<string, ContributionMemory>();
+  /** Device key → claims whose allocation holds it (any claim with an allocation, counted or not). */
+  private readonly allocatedDevices = new Map<string, Set<string>>();
+  private readonly selectors = new DeviceSelectors();
   /** Nodes where some claim contributes (keeps `dra.enabled: auto` on while a driver restart has deleted every slice). */
   private readonly nodesWithEntries = new Set<string>();
   /** When each slice was last added, updated or re-delivered (epoch ms), for the per-driver observation age. */
@@ -119,12 +123,32 @@ export class DraLedger implements DraAccounting {
     const key = objectKey(claim.metadata);
     const old = this.claims.get(key);
     if (old && sameVersion(old.metadata.resourceVersion, claim.metadata.resourceVersion)) return;
+    if (old) this.trackAllocation(key, old, -1);
     this.claims.set(key, claim);
+    this.trackAllocation(key, claim, 1);
     this.markClaim(key);
   }
 
   deleteClaim(key: string): void {
-    if (this.claims.delete(key)) this.markClaim(key);
+    const old = this.claims.get(key);
+    if (!old) return;
+    this.trackAllocation(key, old, -1);
+    this.claims.delete(key);
+    this.markClaim(key);
+  }
+
+  private trackAllocation(key: string, claim: ResourceClaimObject, sign: 1 | -1): void {
+    for (const r of claim.status?.allocation?.devices?.results ?? []) {
+      const device = deviceKeyOf(r.driver, r.pool, r.device);
+      let holders = this.allocatedDevices.get(device);
+      if (sign > 0) {
+        if (!holders) this.allocatedDevices.set(device, (holders = new Set()));
+        holders.add(key);
+      } else if (holders) {
+        holders.delete(key);
+        if (holders.size === 0) this.allocatedDevices.delete(device);
+      }
+    }
   }
 
   replaceClaims(all: ResourceClaimObject[]): void {
@@ -267,7 +291,9 @@ export class DraLedger implements DraAccounting {
       record: (key) => this.records.get(key),
       classOf: (name) => this.classOf(name),
       isActivePodOn: (uid, n) => this.isActivePodOn(uid, n),
-      devicesOf: (driver) => (this.devices.driverReach(driver) === 'node-local' ? (aggregate?.devicesByDriver.get(driver) ?? 0) : undefined),
+      devicesOf: (driver) => (this.devices.driverReach(driver) === 'node-local' ? (aggregate?.devicesByDriver.get(driver) ?? []) : undefined),
+      isAllocated: (deviceKey) => (this.allocatedDevices.get(deviceKey)?.size ?? 0) > 0,
+      selectors: this.selectors,
       ...(delegated ? { delegated } : {}),
     });
     if (cacheKey) {
@@ -405,7 +431,7 @@ export class DraLedger implements DraAccounting {
   }
 
   private classOf(name: string | undefined): ClassSelection {
-    if (name === undefined) return { fullyEvaluated: false };
+    if (name === undefined) return { expressions: [], known: false };
     let selection = this.classSelections.get(name);
     if (!selection) this.classSelections.set(name, (selection = classSelection(this.classes.get(name))));
     return selection;

@@ -35,7 +35,7 @@ export interface NodeAggregate {
   unsupported: string[];
   pools: PoolState[];
   /** Node-local devices of the newest pool generations per driver, mapped or not. */
-  devicesByDriver: Map<string, number>;
+  devicesByDriver: Map<string, DeviceRecord[]>;
   /** Claims whose contribution is carried over (the slices cannot price them now). */
   carriedClaims: number;
   /** Codes of the node-specific `reasons`, most fundamental first. */
@@ -44,11 +44,13 @@ export interface NodeAggregate {
 
 export function aggregateNode(node: string, pools: PoolState[], placed: PlacedClaim[]): NodeAggregate {
   const mappedDevices: DeviceRecord[] = [];
-  const devicesByDriver = new Map<string, number>();
+  const devicesByDriver = new Map<string, DeviceRecord[]>();
   for (const pool of pools) {
     for (const device of pool.devices.values()) {
       if (device.node !== node) continue;
-      devicesByDriver.set(device.driver, (devicesByDriver.get(device.driver) ?? 0) + 1);
+      const list = devicesByDriver.get(device.driver);
+      if (list) list.push(device);
+      else devicesByDriver.set(device.driver, [device]);
       if (device.mappings.length > 0 || device.unsupported !== undefined) mappedDevices.push(device);
     }
   }

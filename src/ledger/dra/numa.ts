@@ -91,7 +91,7 @@ export function fitAlignedRequests(requests: ClaimRequest[], inputs: EstimateInp
   const details: string[] = [];
   let someZoneHasDevices = false;
   for (const zone of zones) {
-    const inZone: EstimateInputs = { devices: inputs.devices.filter((d) => d.zone === zone.zone), classOf: inputs.classOf };
+    const inZone: EstimateInputs = { ...inputs, devices: inputs.devices.filter((d) => d.zone === zone.zone) };
     const perRequest = relevant.map((r) => estimateRequest(r, inZone));
     const lacking = perRequest.filter((e) => !e.mapped).map((e) => e.request);
     if (lacking.length === 0) someZoneHasDevices = true;

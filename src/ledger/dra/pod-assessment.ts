@@ -10,7 +10,9 @@
  */
 import type { PodObject, ResourceClaimObject } from '../objects.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
-import { addAll, claimRequests, estimateRequest, type ClaimRequest, type EstimateInputs } from './claim-estimate.js';
+import { addAll, claimRequests, estimateRequest, matchingDevices, type ClaimRequest, type EstimateInputs } from './claim-estimate.js';
+import type { DeviceSelectors } from './device-cel.js';
+import type { DeviceRecord } from './device-index.js';
 import type { ClaimPlacement } from './claim-placement.js';
 import type { ClassSelection } from './device-class.js';
 import type { NodeAggregate } from './node-aggregate.js';
@@ -39,7 +41,10 @@ export interface AssessContext {
   classOf(name: string | undefined): ClassSelection;
   isActivePodOn(uid: string, node: string): boolean;
   /** Devices of a driver on this node, or undefined when kube-ledger cannot tell (see DeviceIndex.driverReach). */
-  devicesOf(driver: string): number | undefined;
+  devicesOf(driver: string): readonly DeviceRecord[] | undefined;
+  /** Whether an exclusive device is allocated to some claim already. */
+  isAllocated(deviceKey: string): boolean;
+  selectors: DeviceSelectors;
   /**
    * Extended resources the pod requests that this node does not offer in allocatable but a DeviceClass maps
    * (DRAExtendedResource): resource name → DeviceClass name and requested count. DRA serves them here.
@@ -116,7 +121,7 @@ function addAllocated(work: Working, pod: PodObject, key: string, ctx: AssessCon
 }
 
 function addEstimated(work: Working, claim: ResourceClaimObject, key: string, ctx: AssessContext): void {
-  const inputs: EstimateInputs = { devices: ctx.aggregate?.mappedDevices ?? [], classOf: (n) => ctx.classOf(n) };
+  const inputs: EstimateInputs = { devices: ctx.aggregate?.mappedDevices ?? [], classOf: (n) => ctx.classOf(n), selectors: ctx.selectors };
   const requests = claimRequests(claim);
   let mapped = false;
   for (const request of requests) {
@@ -146,7 +151,7 @@ function addDelegatedExtended(work: Working, pod: PodObject, delegated: Readonly
   work.result.delegatedExtended = [...delegated.keys()].sort();
   if (pod.status?.extendedResourceClaimStatus?.resourceClaimName) return;
   work.adds = true;
-  const inputs: EstimateInputs = { devices: ctx.aggregate?.mappedDevices ?? [], classOf: (n) => ctx.classOf(n) };
+  const inputs: EstimateInputs = { devices: ctx.aggregate?.mappedDevices ?? [], classOf: (n) => ctx.classOf(n), selectors: ctx.selectors };
   for (const resource of work.result.delegatedExtended) {
     const { className, count } = delegated.get(resource)!;
     const request: ClaimRequest = { name: resource, alternatives: [{ name: resource, deviceClassName: className, count: Number(count) }] };
@@ -170,17 +175,27 @@ function addUnavailable(work: Working, reason: string): void {
 /**
  * Why no alternative of a request can be served by this node's devices, or undefined when one can (or kube-ledger
  * cannot tell: a class without a readable driver, a driver with no visible slices or with devices not bound to one
- * node). Counts devices, not free devices: allocations of other claims are the scheduler's DRA plugin's business.
+ * node). Counts the devices the selectors accept that no other claim holds (exclusive devices; a device that allows
+ * multiple allocations is never full here), so the nominator and /debug/explain do not offer a node whose matching
+ * devices are all taken.
  */
 function deviceShortage(request: ClaimRequest, ctx: AssessContext): string | undefined {
   let first: string | undefined;
   for (const alternative of request.alternatives) {
-    const driver = ctx.classOf(alternative.deviceClassName).driver;
-    const present = driver === undefined ? undefined : ctx.devicesOf(driver);
+    const selection = ctx.classOf(alternative.deviceClassName);
+    const present = selection.driver === undefined ? undefined : ctx.devicesOf(selection.driver);
     if (present === undefined) return undefined;
-    const needed = alternative.allocationMode === 'All' ? 1 : Math.max(1, alternative.count ?? 1);
-    if (present >= needed) return undefined;
-    first ??= `${present} device(s) of driver ${driver} on this node, ${needed} needed`;
+    const { devices } = matchingDevices(present, selection, alternative, ctx.selectors);
+    const free = devices.filter((d) => d.shared || !ctx.isAllocated(d.key));
+    const all = alternative.allocationMode === 'All';
+    const needed = all ? Math.max(1, devices.length) : Math.max(1, alternative.count ?? 1);
+    if (free.length >= needed) return undefined;
+    const taken = devices.length - free.length;
+    const filtered = present.length - devices.length;
+    first ??=
+      `${free.length} device(s) of driver ${selection.driver} on this node, ${needed} needed` +
+      (taken > 0 ? ` (${taken} allocated to other claims)` : '') +
+      (filtered > 0 ? ` (${filtered} not matching the selectors)` : '');
   }
   return first;
 }
