@@ -16,16 +16,17 @@ export function draLeversFrom(config: ExtenderConfig): DraLevers {
 }
 
 export function updateDraGauges(dra: DraLedger, metrics: Metrics, now: number = Date.now()): void {
+  const stats = dra.stats();
   metrics.draUnsafeNodes.reset();
-  for (const [category, count] of dra.unsafeCategoryCounts()) metrics.draUnsafeNodes.set({ reason: category }, count);
-  metrics.draStatusDivergingClaims.set(dra.divergingClaims());
-  metrics.draCarriedOverClaims.set(dra.carriedOverClaims());
+  for (const [category, count] of stats.unsafeCategories) metrics.draUnsafeNodes.set({ reason: category }, count);
+  metrics.draStatusDivergingClaims.set(stats.divergingClaims);
+  metrics.draCarriedOverClaims.set(stats.carriedOverClaims);
   metrics.draNodeAllocatableUsed.reset();
-  for (const [resource, amount] of dra.clusterUsed()) {
+  for (const [resource, amount] of stats.clusterUsed) {
     metrics.draNodeAllocatableUsed.set({ resource }, resource === 'cpu' ? Number(amount) / 1000 : Number(amount));
   }
   metrics.draSliceObservationAgeSeconds.reset();
-  for (const [driver, observedAt] of dra.oldestSliceObservations()) {
+  for (const [driver, observedAt] of stats.oldestSliceObservations) {
     metrics.draSliceObservationAgeSeconds.set({ driver }, Math.max(0, (now - observedAt) / 1000));
   }
 }

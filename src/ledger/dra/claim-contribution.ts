@@ -8,7 +8,9 @@
  *    since when: a counted claim never silently drops to zero because a driver restart deleted its slices.
  * Pure: the carried memory is passed in and handed back, so the ledger owns it and tests can replay it.
  */
-import type { ResourceAmounts } from '../resource-amounts.js';
+import { formatAmount, type ResourceAmounts } from '../resource-amounts.js';
+import type { ClaimRecord } from './claim-indexes.js';
+import type { DivergenceInfo } from './types.js';
 import type { ClaimPlacement, PlacedEntry } from './claim-placement.js';
 import { addAll } from './claim-estimate.js';
 
@@ -134,4 +136,22 @@ function mappingVersionOf(entries: readonly PlacedEntry[]): string {
 /** Allocation identity of a claim: what was allocated where; unaffected by reservations. */
 export function allocationIdentity(placement: ClaimPlacement, results: unknown): string {
   return `${placement.uid}|${placement.node ?? ''}|${JSON.stringify(results ?? [])}`;
+}
+
+/** What to report about a counted claim whose status and slices disagree, with a signature to report it once. */
+export function divergenceReport(record: ClaimRecord): { signature: string; info: DivergenceInfo } | undefined {
+  const divergence = record.accepted ? record.contribution?.divergence : undefined;
+  if (!divergence) return undefined;
+  const fromSlices = formattedRecord(divergence.slices);
+  const fromStatus = formattedRecord(divergence.status);
+  return {
+    signature: JSON.stringify([fromSlices, fromStatus]),
+    info: { claimUid: record.placement.uid, claimKey: record.placement.key, node: record.placement.node ?? '', fromSlices, fromStatus },
+  };
+}
+
+function formattedRecord(amounts: ReadonlyMap<string, bigint>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of [...amounts.keys()].sort()) out[name] = formatAmount(name, amounts.get(name)!);
+  return out;
 }

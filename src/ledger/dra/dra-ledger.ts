@@ -4,8 +4,9 @@
  * of events costs one recomputation per touched claim and node. Every derived value is a pure function of the stored
  * objects, which is what lets the property test compare an incremental ledger with one rebuilt from scratch.
  *
- * One entry per claim UID: a claim counts on the node it is allocated for, only while a known, bound, non-terminal
- * pod on that node reserves it. Duplicates are resolved deterministically (independent of event order):
+ * One entry per claim UID: a claim counts on the node it is allocated for (network-attached devices: the reserving
+ * pod's node), only while a known, bound, non-terminal pod on that node reserves it, with what its pod status says,
+ * else what its slices price, else the last priced amounts carried over (claim-contribution.ts). Duplicates are resolved deterministically (independent of event order):
  * - two claim objects with the same UID: the lexicographically smallest namespace/name counts;
  * - an exclusive (non-shared) mapped device in two counted claims: the smallest (UID, key) counts, the other is
  *   rejected whole;
@@ -16,20 +17,21 @@ import { objectKey } from '../objects.js';
 import type { DraAccounting } from '../dra-port.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
 import { addAll } from './claim-estimate.js';
-import { placeClaim } from './claim-placement.js';
-import { classSelection, type ClassSelection } from './device-class.js';
-import { DeviceIndex, deviceKeyOf, type IndexChange } from './device-index.js';
+import type { DeviceLookup } from './claim-placement.js';
+import { buildClaimRecord } from './claim-record.js';
+import { DeviceIndex, type IndexChange } from './device-index.js';
+import { AllocatedDevices } from './allocated-devices.js';
+import { DeviceClasses } from './device-classes.js';
+import { ReservingPods } from './reserving-pods.js';
 import { DeviceSelectors } from './device-cel.js';
 import { exportLedger, exportNodeAggregate, snapshotOf } from './dra-export.js';
 import { ClaimIndexes, type ClaimRecord } from './claim-indexes.js';
 import { aggregateNode, isEmptyAggregate, type NodeAggregate } from './node-aggregate.js';
 import { assessPodOnNode } from './pod-assessment.js';
-import { claimStatusSignature, podClaimStatuses, type PodClaimStatus } from './pod-claim-status.js';
-import { allocationIdentity, decideContribution, type ContributionMemory } from './claim-contribution.js';
-import { formatAmount } from '../resource-amounts.js';
-import { sortCategories, type UnsafeCategory } from './unsafe-category.js';
-
-const IMPLICIT_CLASS_PREFIX = 'deviceclass.resource.kubernetes.io/';
+import { divergenceReport, type ContributionMemory } from './claim-contribution.js';
+import type { UnsafeCategory } from './unsafe-category.js';
+import { unsafeCategoriesOf, unsafeReasonOf, type LedgerFreshness } from './node-safety.js';
+import { ledgerStats, type DraLedgerStats } from './ledger-stats.js';
 import {
   DEFAULT_NUMA_ATTRIBUTES,
   type DraLedgerHooks,
@@ -41,16 +43,6 @@ import {
 export * from './types.js';
 export { trimDeviceClass, trimResourceClaim, trimResourceSlice } from './trim.js';
 
-interface PodInfo {
-  key: string;
-  uid: string;
-  node?: string;
-  phase?: string;
-  /** Per claim key, what the pod's status says the claim consumes (KEP-5517); empty without the field. */
-  claimStatuses: Map<string, PodClaimStatus>;
-  statusSignature: string;
-}
-
 const ASSESS_CACHE_LIMIT = 20_000;
 
 export class DraLedger implements DraAccounting {
@@ -58,12 +50,8 @@ export class DraLedger implements DraAccounting {
   private readonly numaAttributes: ReadonlySet<string>;
   private readonly devices: DeviceIndex;
   private readonly claims = new Map<string, ResourceClaimObject>();
-  private readonly classes = new Map<string, DeviceClassObject>();
-  private readonly classSelections = new Map<string, ClassSelection>();
-  /** Extended resource name → DeviceClass serving it (DRAExtendedResource); rebuilt lazily after class changes. */
-  private extendedClasses: Map<string, string> | undefined;
-  private readonly pods = new Map<string, PodInfo>();
-  private readonly podsByUid = new Map<string, PodInfo>();
+  private readonly classes = new DeviceClasses();
+  private readonly pods = new ReservingPods();
   private readonly records = new Map<string, ClaimRecord>();
   private readonly indexes = new ClaimIndexes((key) => this.records.get(key));
   private readonly aggregates = new Map<string, NodeAggregate>();
@@ -72,8 +60,7 @@ export class DraLedger implements DraAccounting {
   private readonly assessCache = new Map<string, DraPodAssessment>();
   /** Per claim key: the last contribution the slices priced for its current allocation (see claim-contribution.ts). */
   private readonly memories = new Map<string, ContributionMemory>();
-  /** Device key → claims whose allocation holds it (any claim with an allocation, counted or not). */
-  private readonly allocatedDevices = new Map<string, Set<string>>();
+  private readonly allocated = new AllocatedDevices();
   private readonly selectors = new DeviceSelectors();
   /** Nodes where some claim contributes (keeps `dra.enabled: auto` on while a driver restart has deleted every slice). */
   private readonly nodesWithEntries = new Set<string>();
@@ -123,32 +110,18 @@ export class DraLedger implements DraAccounting {
     const key = objectKey(claim.metadata);
     const old = this.claims.get(key);
     if (old && sameVersion(old.metadata.resourceVersion, claim.metadata.resourceVersion)) return;
-    if (old) this.trackAllocation(key, old, -1);
+    if (old) this.allocated.track(key, old, -1);
     this.claims.set(key, claim);
-    this.trackAllocation(key, claim, 1);
+    this.allocated.track(key, claim, 1);
     this.markClaim(key);
   }
 
   deleteClaim(key: string): void {
     const old = this.claims.get(key);
     if (!old) return;
-    this.trackAllocation(key, old, -1);
+    this.allocated.track(key, old, -1);
     this.claims.delete(key);
     this.markClaim(key);
-  }
-
-  private trackAllocation(key: string, claim: ResourceClaimObject, sign: 1 | -1): void {
-    for (const r of claim.status?.allocation?.devices?.results ?? []) {
-      const device = deviceKeyOf(r.driver, r.pool, r.device);
-      let holders = this.allocatedDevices.get(device);
-      if (sign > 0) {
-        if (!holders) this.allocatedDevices.set(device, (holders = new Set()));
-        holders.add(key);
-      } else if (holders) {
-        holders.delete(key);
-        if (holders.size === 0) this.allocatedDevices.delete(device);
-      }
-    }
   }
 
   replaceClaims(all: ResourceClaimObject[]): void {
@@ -159,56 +132,33 @@ export class DraLedger implements DraAccounting {
 
   // --- DeviceClasses (only estimates read them) ---
   upsertDeviceClass(deviceClass: DeviceClassObject): void {
-    this.extendedClasses = undefined;
-    const name = deviceClass.metadata.name ?? '';
-    this.classes.set(name, deviceClass);
-    this.classSelections.delete(name);
+    this.classes.upsert(deviceClass);
     this.invalidateAssessments();
   }
 
   deleteDeviceClass(name: string): void {
-    this.extendedClasses = undefined;
     this.classes.delete(name);
-    this.classSelections.delete(name);
     this.invalidateAssessments();
   }
 
   replaceDeviceClasses(all: DeviceClassObject[]): void {
-    this.extendedClasses = undefined;
-    this.classes.clear();
-    this.classSelections.clear();
-    for (const d of all) this.classes.set(d.metadata.name ?? '', d);
+    this.classes.replace(all);
     this.invalidateAssessments();
   }
 
-  // --- Pods (only uid, node and phase matter here) ---
+  // --- Pods (uid, node, phase and the status amounts matter here) ---
   upsertPod(pod: PodObject): void {
-    const claimStatuses = podClaimStatuses(pod);
-    const info: PodInfo = {
-      key: objectKey(pod.metadata),
-      uid: pod.metadata.uid ?? '',
-      node: pod.spec?.nodeName || undefined,
-      phase: pod.status?.phase,
-      claimStatuses,
-      statusSignature: claimStatusSignature(claimStatuses),
-    };
-    const old = this.pods.get(info.key);
-    if (old && old.uid === info.uid && old.node === info.node && old.phase === info.phase && old.statusSignature === info.statusSignature) return;
-    if (old) this.forgetPod(old);
-    this.pods.set(info.key, info);
-    if (info.uid) this.podsByUid.set(info.uid, info);
-    this.markPodClaims(info.uid);
+    for (const uid of this.pods.upsert(pod)) this.markPodClaims(uid);
   }
 
   deletePod(key: string): void {
-    const old = this.pods.get(key);
-    if (old) this.forgetPod(old);
+    for (const uid of this.pods.delete(key)) this.markPodClaims(uid);
   }
 
   replacePods(all: PodObject[]): void {
     if (this.pods.size > 0) {
       const keep = new Set(all.map((p) => objectKey(p.metadata)));
-      for (const key of [...this.pods.keys()]) if (!keep.has(key)) this.deletePod(key);
+      for (const key of this.pods.keys()) if (!keep.has(key)) this.deletePod(key);
     }
     for (const pod of all) this.upsertPod(pod);
   }
@@ -233,7 +183,7 @@ export class DraLedger implements DraAccounting {
    */
   hasMappings(): boolean {
     if (this.devices.hasMappings()) return true;
-    if (this.extendedClassMap().size > 0) return true;
+    if (this.classes.servesExtendedResources()) return true;
     this.settle();
     return this.nodesWithEntries.size > 0;
   }
@@ -266,11 +216,7 @@ export class DraLedger implements DraAccounting {
   }
 
   extendedResourceClass(resource: string): string | undefined {
-    const named = this.extendedClassMap().get(resource);
-    if (named !== undefined) return named;
-    // KEP-5004: every DeviceClass also serves the implicit extended resource deviceclass.resource.kubernetes.io/<class>
-    const implicit = resource.startsWith(IMPLICIT_CLASS_PREFIX) ? resource.slice(IMPLICIT_CLASS_PREFIX.length) : undefined;
-    return implicit !== undefined && this.classes.has(implicit) ? implicit : undefined;
+    return this.classes.extendedResourceClass(resource);
   }
 
   assessPod(pod: PodObject, node: string, delegated?: ReadonlyMap<string, { className: string; count: bigint }>): DraPodAssessment {
@@ -289,10 +235,10 @@ export class DraLedger implements DraAccounting {
       numaAttributes: this.numaAttributes,
       claim: (key) => this.claims.get(key),
       record: (key) => this.records.get(key),
-      classOf: (name) => this.classOf(name),
-      isActivePodOn: (uid, n) => this.isActivePodOn(uid, n),
+      classOf: (name) => this.classes.selection(name),
+      isActivePodOn: (uid, n) => this.pods.isActivePodOn(uid, n),
       devicesOf: (driver) => (this.devices.driverReach(driver) === 'node-local' ? (aggregate?.devicesByDriver.get(driver) ?? []) : undefined),
-      isAllocated: (deviceKey) => (this.allocatedDevices.get(deviceKey)?.size ?? 0) > 0,
+      isAllocated: (deviceKey) => this.allocated.isAllocated(deviceKey),
       selectors: this.selectors,
       ...(delegated ? { delegated } : {}),
     });
@@ -309,42 +255,17 @@ export class DraLedger implements DraAccounting {
     for (const key of this.indexes.claimsOnNode(node)) {
       const record = this.records.get(key);
       if (!record?.accepted) continue;
-      const holders = record.placement.reservedPodUids.filter((uid) => this.isActivePodOn(uid, node));
+      const holders = record.placement.reservedPodUids.filter((uid) => this.pods.isActivePodOn(uid, node));
       if (holders.length === 0 || !holders.every((uid) => victimPodUids.has(uid))) continue;
       for (const entry of record.contribution?.entries ?? record.placement.entries) addAll(freed, entry.amounts);
     }
     return freed;
   }
 
-  /** DRA node-allocatable use summed over all nodes (ledger units). */
-  clusterUsed(): Map<string, bigint> {
+  /** Cluster-wide figures for gauges (see ledger-stats.ts). */
+  stats(): DraLedgerStats {
     this.settle();
-    const total = new Map<string, bigint>();
-    for (const aggregate of this.aggregates.values()) addAll(total, aggregate.used);
-    return total;
-  }
-
-  /** Per driver, the observation time (epoch ms) of its least recently observed slice. */
-  oldestSliceObservations(): Map<string, number> {
-    const oldest = new Map<string, number>();
-    for (const { driver, at } of this.sliceObservedAt.values()) oldest.set(driver, Math.min(oldest.get(driver) ?? at, at));
-    return oldest;
-  }
-
-  /** Counted claims whose pod-status amounts differ from what the slices price (the status counts). */
-  divergingClaims(): number {
-    this.settle();
-    let n = 0;
-    for (const record of this.records.values()) if (record.accepted && record.contribution?.divergence) n++;
-    return n;
-  }
-
-  /** Counted claims whose contribution is carried over because the slices cannot price them now. */
-  carriedOverClaims(): number {
-    this.settle();
-    let n = 0;
-    for (const record of this.records.values()) if (record.accepted && record.contribution?.carried) n++;
-    return n;
+    return ledgerStats(this.aggregates.values(), this.records.values(), (a) => this.unsafeCategoriesOf(a), this.sliceObservedAt.values());
   }
 
   unsafeNodes(): Map<string, string> {
@@ -408,62 +329,16 @@ export class DraLedger implements DraAccounting {
     for (const key of this.indexes.claimsReservedBy(uid)) this.markClaim(key);
   }
 
-  private forgetPod(info: PodInfo): void {
-    this.pods.delete(info.key);
-    if (this.podsByUid.get(info.uid) === info) this.podsByUid.delete(info.uid);
-    this.markPodClaims(info.uid);
-  }
-
-  private isActivePodOn(uid: string, node: string): boolean {
-    const pod = this.podsByUid.get(uid);
-    return pod !== undefined && pod.node === node && pod.phase !== 'Succeeded' && pod.phase !== 'Failed';
-  }
-
-  private extendedClassMap(): Map<string, string> {
-    if (this.extendedClasses) return this.extendedClasses;
-    const map = new Map<string, string>();
-    // Several classes naming one resource: the first by name serves it (upstream picks one of them).
-    for (const name of [...this.classes.keys()].sort()) {
-      const resource = this.classes.get(name)!.spec?.extendedResourceName;
-      if (resource && !map.has(resource)) map.set(resource, name);
-    }
-    return (this.extendedClasses = map);
-  }
-
-  private classOf(name: string | undefined): ClassSelection {
-    if (name === undefined) return { expressions: [], known: false };
-    let selection = this.classSelections.get(name);
-    if (!selection) this.classSelections.set(name, (selection = classSelection(this.classes.get(name))));
-    return selection;
-  }
-
-  /** Per unsafe category, how many nodes have it (a node with several problems counts once per category). */
-  unsafeCategoryCounts(): Map<UnsafeCategory, number> {
-    this.settle();
-    const counts = new Map<UnsafeCategory, number>();
-    for (const aggregate of this.aggregates.values()) {
-      for (const category of this.unsafeCategoriesOf(aggregate)) counts.set(category, (counts.get(category) ?? 0) + 1);
-    }
-    return counts;
-  }
-
   private unsafeCategoriesOf(aggregate: NodeAggregate): UnsafeCategory[] {
-    if (!aggregate.hasMappings) return aggregate.categories;
-    const stale = this.sliceDataAgeMs !== undefined && this.sliceDataAgeMs > this.options.freshnessWindowMs;
-    if (!this.rebuilding && !stale) return aggregate.categories;
-    return sortCategories([...aggregate.categories, ...(this.rebuilding ? ['rebuilding' as const] : []), ...(stale ? ['stale_slices' as const] : [])]);
+    return unsafeCategoriesOf(aggregate, this.freshness());
   }
 
   private unsafeReason(aggregate: NodeAggregate): string | undefined {
-    const reasons = [...aggregate.reasons];
-    if (aggregate.hasMappings) {
-      if (this.rebuilding) reasons.push('ledger rebuilding after start');
-      const age = this.sliceDataAgeMs;
-      if (age !== undefined && age > this.options.freshnessWindowMs) {
-        reasons.push(`ResourceSlice data is ${formatSeconds(age)} old (freshness window ${formatSeconds(this.options.freshnessWindowMs)})`);
-      }
-    }
-    return reasons.length > 0 ? reasons.join('; ') : undefined;
+    return unsafeReasonOf(aggregate, this.freshness());
+  }
+
+  private freshness(): LedgerFreshness {
+    return { rebuilding: this.rebuilding, sliceDataAgeMs: this.sliceDataAgeMs, freshnessWindowMs: this.options.freshnessWindowMs };
   }
 
   /** Applies pending changes: claims first (placement, then duplicate resolution), then node totals. */
@@ -492,43 +367,14 @@ export class DraLedger implements DraAccounting {
       this.memories.delete(key);
       return;
     }
-    const holders = this.activeHolders(claim);
-    const placement = placeClaim(claim, (driver, pool, device) => this.devices.device(driver, pool, device), holders[0]?.node);
-    const node = placement.node;
-    const onNode = node === undefined ? [] : holders.filter((p) => p.node === node);
-    const counted = onNode.length > 0;
+    const lookup: DeviceLookup = (driver, pool, device) => this.devices.device(driver, pool, device);
     const now = new Date(this.options.now()).toISOString();
-    const contribution = counted
-      ? decideContribution({
-          placement,
-          allocation: allocationIdentity(placement, claim.status?.allocation?.devices?.results),
-          status: onNode.find((p) => p.claimStatuses.has(key))?.claimStatuses.get(key)?.amounts,
-          memory: this.memories.get(key),
-          now,
-        })
-      : undefined;
-    if (contribution?.memory) this.memories.set(key, contribution.memory);
+    const { record, memory } = buildClaimRecord(key, claim, this.pods.activeHolders(claim), lookup, this.memories.get(key), old, now);
+    if (memory) this.memories.set(key, memory);
     else this.memories.delete(key);
-    const entries = contribution?.entries ?? placement.entries;
-    const signature = JSON.stringify(entries, (_k, v: unknown) => (v instanceof Map ? [...v] : typeof v === 'bigint' ? String(v) : v));
-    const observedAt = old && old.signature === signature ? old.observedAt : now;
-    const record: ClaimRecord = { placement, counted, accepted: false, rejections: old?.rejections ?? [], signature, observedAt };
-    if (contribution) record.contribution = contribution;
-    if (old?.divergenceReported) record.divergenceReported = old.divergenceReported;
     this.records.set(key, record);
     this.indexes.add(record, touched);
-    if (node) this.dirtyNodes.add(node);
-  }
-
-  /** Known, bound, non-terminal pods that reserve the claim, by UID (deterministic whatever the event order). */
-  private activeHolders(claim: ResourceClaimObject): PodInfo[] {
-    const holders: PodInfo[] = [];
-    const uids = [...new Set((claim.status?.reservedFor ?? []).flatMap((r) => ((r.resource ?? 'pods') === 'pods' && r.uid ? [r.uid] : [])))].sort();
-    for (const uid of uids) {
-      const pod = this.podsByUid.get(uid);
-      if (pod?.node && pod.phase !== 'Succeeded' && pod.phase !== 'Failed') holders.push(pod);
-    }
-    return holders;
+    if (record.placement.node) this.dirtyNodes.add(record.placement.node);
   }
 
   private resolveClaim(key: string): void {
@@ -547,18 +393,9 @@ export class DraLedger implements DraAccounting {
   }
 
   private reportDivergence(record: ClaimRecord): void {
-    const divergence = record.accepted ? record.contribution?.divergence : undefined;
-    const signature = divergence ? `${formatted(divergence.slices)}|${formatted(divergence.status)}` : undefined;
-    if (signature && signature !== record.divergenceReported) {
-      this.hooks.onDivergence?.({
-        claimUid: record.placement.uid,
-        claimKey: record.placement.key,
-        node: record.placement.node ?? '',
-        fromSlices: formattedRecord(divergence!.slices),
-        fromStatus: formattedRecord(divergence!.status),
-      });
-    }
-    if (signature) record.divergenceReported = signature;
+    const report = divergenceReport(record);
+    if (report && report.signature !== record.divergenceReported) this.hooks.onDivergence?.(report.info);
+    if (report) record.divergenceReported = report.signature;
     else delete record.divergenceReported;
   }
 
@@ -577,18 +414,4 @@ export class DraLedger implements DraAccounting {
 
 function sameVersion(a: string | undefined, b: string | undefined): boolean {
   return a !== undefined && a !== '' && a === b;
-}
-
-function formattedRecord(amounts: ReadonlyMap<string, bigint>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of [...amounts.keys()].sort()) out[name] = formatAmount(name, amounts.get(name)!);
-  return out;
-}
-
-function formatted(amounts: ReadonlyMap<string, bigint>): string {
-  return JSON.stringify(formattedRecord(amounts));
-}
-
-function formatSeconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10}s`;
 }

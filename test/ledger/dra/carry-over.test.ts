@@ -36,9 +36,9 @@ describe('DRA ledger: a claim\'s contribution outlives its slices', () => {
       reason: 'allocated device gpu.example.com/n1/g0 not in any current ResourceSlice',
       mappingVersion: 's@10 (pool generation 1)',
     });
-    assert.equal(ledger.carriedOverClaims(), 1);
+    assert.equal(ledger.stats().carriedOverClaims, 1);
     assert.match(ledger.unsafeNodes().get('n1')!, /contribution carried over since 2026-07-20T10:16:00.000Z/);
-    assert.deepEqual([...ledger.unsafeCategoryCounts()], [['missing_device', 1]]);
+    assert.deepEqual([...ledger.stats().unsafeCategories], [['missing_device', 1]]);
   });
 
   it('recomputes from republished slices (a new generation) and is safe again', () => {
@@ -46,7 +46,7 @@ describe('DRA ledger: a claim\'s contribution outlives its slices', () => {
     ledger.deleteSlice('s');
     ledger.upsertSlice(slice('s2', 'n1', GPU, [gpuDevice('g0'), gpuDevice('g1')], { generation: 2 }, '20'));
     assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
-    assert.equal(ledger.carriedOverClaims(), 0);
+    assert.equal(ledger.stats().carriedOverClaims, 0);
     assert.equal((ledger.nodeState('n1')!.entries[0]! as unknown as Entry).source, 'slices');
     assert.equal(ledger.unsafeNodes().size, 0);
   });
@@ -56,7 +56,7 @@ describe('DRA ledger: a claim\'s contribution outlives its slices', () => {
     removed.upsertSlice(slice('s', 'n1', GPU, [{ name: 'g0' }, { name: 'g1' }], {}, '11'));
     assert.deepEqual(plain(removed.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
     assert.match(removed.unsafeNodes().get('n1')!, /no longer carry node-allocatable mappings/);
-    assert.deepEqual([...removed.unsafeCategoryCounts()], [['mapping_changed', 1]]);
+    assert.deepEqual([...removed.stats().unsafeCategories], [['mapping_changed', 1]]);
 
     const changed = gpuCluster();
     const pricier = { ...gpuDevice('g0'), nodeAllocatableResourceMappings: { cpu: { allocationMultiplier: '6' } } };
@@ -83,14 +83,14 @@ describe('DRA ledger: a claim\'s contribution outlives its slices', () => {
     deleted.deleteSlice('s');
     deleted.deleteClaim('ns/c');
     assert.deepEqual(plain(deleted.nodeUsed('n1')), {});
-    assert.equal(deleted.carriedOverClaims(), 0);
+    assert.equal(deleted.stats().carriedOverClaims, 0);
   });
 
   it('never lets a new allocation of the claim inherit the old one\'s amounts', () => {
     const ledger = gpuCluster();
     ledger.deleteSlice('s');
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(GPU, 'n1', 'g1')], node: 'n1', reservedFor: ['pod-a'], resourceVersion: '3' }));
-    assert.equal(ledger.carriedOverClaims(), 0, 'nothing was ever priced for the new allocation');
+    assert.equal(ledger.stats().carriedOverClaims, 0, 'nothing was ever priced for the new allocation');
     assert.match(ledger.unsafeNodes().get('n1')!, /gpu.example.com\/n1\/g1, which no current ResourceSlice lists/);
   });
 });

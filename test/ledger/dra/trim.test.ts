@@ -23,7 +23,7 @@ describe('DRA trimming for the cluster source', () => {
     const raw: ResourceSliceObject = slice('s', 'n1', 'nic.example.com', [
       { name: 'nic0', attributes: { 'nic.example.com/speed': { string: '100G' } }, capacity: { bw: { value: '100' } } },
     ]);
-    (raw.spec.devices![0] as Record<string, unknown>)['taints'] = [{ key: 'x', effect: 'NoSchedule' }];
+    (raw.spec.devices![0] as unknown as Record<string, unknown>)['taints'] = [{ key: 'x', effect: 'NoSchedule' }];
     raw.metadata = { ...raw.metadata, labels: { a: 'b' }, ownerReferences: [{ kind: 'Node', name: 'n1' }], uid: 'u' };
     const out = trimResourceSlice(raw);
     assert.deepEqual(out.metadata, { name: 's', uid: 'u', resourceVersion: '1' });
