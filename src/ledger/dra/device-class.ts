@@ -24,8 +24,13 @@ export function classSelection(deviceClass: DeviceClassObject | undefined): Clas
   for (const selector of deviceClass.spec?.selectors ?? []) {
     const expression = selector.cel?.expression;
     if (expression === undefined) continue;
-    expressions.push(expression);
     const only = DRIVER_ONLY.exec(expression);
+    // `device.driver == "x"` alone is applied as the driver filter; evaluating it per device would add nothing.
+    if (only && (driver === undefined || driver === (only[1] ?? only[2]))) {
+      driver = only[1] ?? only[2];
+      continue;
+    }
+    expressions.push(expression);
     driver ??= only ? (only[1] ?? only[2]) : singleConjunctDriver(expression);
   }
   return { driver, expressions, known: true };
