@@ -60,12 +60,15 @@ export function decideContribution(input: ContributionInput): Contribution {
   const keep = fresh ?? (memory ? carriedMemory(memory, whyNot!, now) : undefined);
 
   if (status) {
-    const agrees = !whyNot && sameAmounts(sliceTotal, status);
+    // Compared with what the current slices price whenever they list every allocated device: a function of the objects
+    // alone (never of the memory), so a restarted ledger reports the same divergence.
+    const priced = placement.missingDevices.length === 0;
+    const agrees = priced && sameAmounts(sliceTotal, status);
     const contribution: Contribution = {
-      entries: agrees ? placement.entries : [statusEntry(placement, status, whyNot ? undefined : placement.entries)],
+      entries: agrees ? placement.entries : [statusEntry(placement, status, priced ? placement.entries : undefined)],
       source: agrees ? 'slices' : 'status',
     };
-    if (!whyNot && !agrees) contribution.divergence = { slices: sliceTotal, status };
+    if (priced && !agrees) contribution.divergence = { slices: sliceTotal, status };
     if (keep) contribution.memory = keep;
     return contribution;
   }

@@ -1,7 +1,8 @@
 /**
  * The seed's churn scenarios replayed as event sequences (property): NUMA-aligned and cross-zone allocations, releases
  * delivered more than once, a driver restart (its slices deleted, later republished with a new generation), a node
- * restart (every slice gone and back, pods re-delivered), and a kube-ledger restart in the middle (the ledger rebuilt
+ * restart (every slice gone and back, pods re-delivered), a driver update changing a mapping under running pods, and a
+ * kube-ledger restart in the middle (the ledger rebuilt
  * from the objects of that moment, then fed the rest). Bound pods carry `status.nodeAllocatableResourceClaimStatuses`
  * as a 1.36 scheduler with DRANodeAllocatableResources writes it. After EVERY step:
  * - the incremental ledger equals one rebuilt from the current objects;
@@ -24,6 +25,7 @@ type Step =
   | { kind: 'driverRestart'; driver: typeof CPU | typeof GPU }
   | { kind: 'republish'; driver: typeof CPU | typeof GPU }
   | { kind: 'nodeRestart' }
+  | { kind: 'remap' }
   | { kind: 'ledgerRestart' };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
@@ -32,6 +34,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('driverRestart' as const), driver: fc.constantFrom(CPU, GPU) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('republish' as const), driver: fc.constantFrom(CPU, GPU) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'nodeRestart' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'remap' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'ledgerRestart' as const }) },
 );
 
@@ -42,6 +45,10 @@ class World {
   claims = new Map<string, ResourceClaimObject>();
   pods = new Map<string, PodObject>();
   generation = { [CPU]: 1, [GPU]: 1 } as Record<string, number>;
+  /** cpu a GPU allocation costs by the GPU driver's current mapping (a driver update may change it). */
+  gpuCpu = 2;
+  /** What each allocated claim was charged at allocation: its cpus plus the GPU's cost then. */
+  charged = new Map<string, number>();
   private rv = 100;
 
   nextRv(): string {
@@ -49,8 +56,8 @@ class World {
   }
 
   sliceFor(driver: string): ResourceSliceObject {
-    const devices =
-      driver === CPU ? [cpuDevice('numa0', 0), cpuDevice('numa1', 1)] : [gpuDevice('gpu0a', 0), gpuDevice('gpu0b', 0), gpuDevice('gpu1a', 1), gpuDevice('gpu1b', 1)];
+    const gpu = (name: string, zone: number) => ({ ...gpuDevice(name, zone), nodeAllocatableResourceMappings: { cpu: { allocationMultiplier: String(this.gpuCpu) }, memory: { allocationMultiplier: '8Gi' } } });
+    const devices = driver === CPU ? [cpuDevice('numa0', 0), cpuDevice('numa1', 1)] : [gpu('gpu0a', 0), gpu('gpu0b', 0), gpu('gpu1a', 1), gpu('gpu1b', 1)];
     return slice(`${NODE}-${driver}-g${this.generation[driver]}`, NODE, driver, devices, { generation: this.generation[driver] }, this.nextRv());
   }
 }
@@ -77,8 +84,9 @@ function apply(ledger: DraLedger, world: World, step: Step): void {
         resourceVersion: world.nextRv(),
       });
       const bound = pod('ns', `p${step.claim}`, podUid, { node: NODE, claims: [{ name: 'x', claimName: `c${step.claim}` }], resourceVersion: world.nextRv() });
-      // what the scheduler charged at binding: cpus + the GPU's 2, 2Gi + the GPU's 8Gi
-      if (world.withStatus) bound.status!.nodeAllocatableResourceClaimStatuses = [{ resourceClaimName: `c${step.claim}`, containers: ['c'], resources: { cpu: String(step.cpus + 2), memory: '10Gi' } }];
+      // what the scheduler charged at binding: cpus + the GPU's cost by the mapping of the moment, 2Gi + the GPU's 8Gi
+      world.charged.set(key, step.cpus + world.gpuCpu);
+      if (world.withStatus) bound.status!.nodeAllocatableResourceClaimStatuses = [{ resourceClaimName: `c${step.claim}`, containers: ['c'], resources: { cpu: String(step.cpus + world.gpuCpu), memory: '10Gi' } }];
       const deliverPod = () => {
         world.pods.set(`ns/p${step.claim}`, bound);
         ledger.upsertPod(bound);
@@ -137,6 +145,16 @@ function apply(ledger: DraLedger, world: World, step: Step): void {
       apply(ledger, world, { kind: 'republish', driver: GPU });
       apply(ledger, world, { kind: 'republish', driver: CPU });
       return;
+    case 'remap': {
+      // the GPU driver is updated and republishes its slice with another cpu cost, under running pods
+      world.gpuCpu = world.gpuCpu === 2 ? 3 : 2;
+      const current = [...world.slices.values()].find((s) => s.spec.driver === GPU);
+      if (!current) return;
+      const s = world.sliceFor(GPU);
+      world.slices.set(s.metadata.name!, s);
+      ledger.upsertSlice(s);
+      return;
+    }
     case 'ledgerRestart':
       return; // handled by the runner: the ledger is replaced by one rebuilt from the world
   }
@@ -169,8 +187,7 @@ function assertInvariants(ledger: DraLedger, world: World): void {
     const holder = c.status?.reservedFor?.[0]?.uid;
     const p = [...world.pods.values()].find((x) => x.metadata.uid === holder);
     if (!c.status?.allocation || !p) continue;
-    const cpus = BigInt(c.status.allocation.devices!.results![0]!.consumedCapacity!['cpu.example.com/cpu']!);
-    expected.set(c.metadata.uid!, new Map([['cpu', (cpus + 2n) * 1000n], ['memory', 10n * 1024n ** 3n]]));
+    expected.set(c.metadata.uid!, new Map([['cpu', BigInt(world.charged.get(`ns/${c.metadata.name}`)!) * 1000n], ['memory', 10n * 1024n ** 3n]]));
   }
   assert.deepEqual(perClaim, expected, 'each reserved claim counts what it was charged exactly once, none forgotten');
   const used = new Map([...(state?.used ?? new Map<string, bigint>())].filter(([, v]) => v !== 0n));

@@ -90,3 +90,25 @@ describe('DRA pod status: nodeAllocatableResourceClaimStatuses', () => {
     assert.equal(restarted.stats().divergingClaims, 0, 'nothing to compare with while the slices are missing');
   });
 });
+
+describe('DRA pod status: a driver changing its mappings under a running pod', () => {
+  it('reports the divergence whether or not the ledger saw the old mapping (a restart reports the same)', () => {
+    const pricier = { ...gpuDevice('g0'), nodeAllocatableResourceMappings: { cpu: { allocationMultiplier: '6' }, memory: { allocationMultiplier: '8Gi' } } };
+    const charged = [{ resourceClaimName: 'c', containers: ['c'], resources: { cpu: '2', memory: '8Gi' } }];
+    const seen = newLedger();
+    seen.upsertSlice(slice('s', 'n1', GPU, [gpuDevice('g0')]));
+    seen.upsertPod(boundPod(charged));
+    seen.upsertClaim(GPU_CLAIM());
+    assert.equal(seen.stats().divergingClaims, 0);
+    seen.upsertSlice(slice('s', 'n1', GPU, [pricier], {}, '2'));
+    const restarted = newLedger();
+    restarted.upsertSlice(slice('s', 'n1', GPU, [pricier], {}, '2'));
+    restarted.upsertPod(boundPod(charged));
+    restarted.upsertClaim(GPU_CLAIM());
+    for (const ledger of [seen, restarted]) {
+      assert.equal(ledger.stats().divergingClaims, 1);
+      assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }), 'the status counts');
+    }
+    assert.deepEqual(seen.snapshotForTest(), restarted.snapshotForTest());
+  });
+});
