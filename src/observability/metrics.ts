@@ -272,6 +272,19 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       registers: r,
     }),
 
+    // --- http load shedding (server.maxInFlightPerVerb) ---
+    httpShedRequests: new Counter({
+      name: PREFIX + 'http_requests_shed_total',
+      help: 'Extender requests answered at once because their verb already had server.maxInFlightPerVerb requests in flight (filter: 200 with Error; prioritize, preempt: 503).',
+      labelNames: ['verb'] as const,
+      registers: r,
+    }),
+    httpInFlightLimit: new Gauge({
+      name: PREFIX + 'http_requests_in_flight_limit',
+      help: 'The in-flight bound per verb (server.maxInFlightPerVerb) currently applied.',
+      registers: r,
+    }),
+
     // --- DRA node-allocatable accounting (ledger/dra): churn, pod status, levers; no per-pod or per-claim labels ---
     draStatusDivergence: new Counter({
       name: PREFIX + 'dra_status_divergence_total',

@@ -30,7 +30,13 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
     api = await startFakeApiServer({ bookmarkIntervalMs: 200, objects: structuredClone(all) });
     dir = mkdtempSync(join(tmpdir(), 'kl-dra-churn-'));
     const config = loadConfig({
-      overrides: [['cluster.kubeconfig', writeKubeconfigFile(api.url, dir), 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']],
+      overrides: [
+        ['cluster.kubeconfig', writeKubeconfigFile(api.url, dir), 'test'],
+        ['server.port', 0, 'test'],
+        ['server.ops.port', 0, 'test'],
+        ['server.host', '127.0.0.1', 'test'],
+        ['server.debug.enabled', true, 'test'], // /debug/ledger is off by default with a live source
+      ],
     });
     running = await startKubeLedger(config, {
       logger: silentLogger,
@@ -39,7 +45,7 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
         return { source: runtime.source, victimFreshness: runtime.victimFreshness };
       },
     });
-    await until(async () => (await fetch(running.url + '/readyz')).status === 200, 'ready');
+    await until(async () => (await fetch(running.opsUrl + '/readyz')).status === 200, 'ready');
   });
   after(async () => {
     await running?.close();

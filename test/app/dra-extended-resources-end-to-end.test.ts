@@ -47,6 +47,7 @@ describe('DRA-backed extended resources end to end (--cluster snapshot)', () => 
     const config = defaultConfig();
     config.server.host = '127.0.0.1';
     config.server.port = 0;
+    config.server.ops.port = 0;
     config.cluster.snapshotPath = file;
     running = await startKubeLedger(config, { logger: silentLogger });
   });

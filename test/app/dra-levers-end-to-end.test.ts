@@ -19,6 +19,7 @@ describe('DRA rollback levers end to end (demo cluster)', () => {
     const config = defaultConfig();
     config.server.host = '127.0.0.1';
     config.server.port = 0;
+    config.server.ops.port = 0;
     config.cluster.snapshotPath = DEMO_CLUSTER;
     running = await startKubeLedger(config, { logger: silentLogger });
   });

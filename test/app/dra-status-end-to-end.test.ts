@@ -20,6 +20,7 @@ async function serve(items: unknown[], dir: string, name: string) {
   const config = defaultConfig();
   config.server.host = '127.0.0.1';
   config.server.port = 0;
+  config.server.ops.port = 0;
   config.cluster.snapshotPath = file;
   const logs: string[] = [];
   const running = await startKubeLedger(config, { logger: createLogger({ level: 'warn', write: (line) => logs.push(line) }) });
@@ -53,7 +54,7 @@ describe('DRA pod status end to end (--cluster snapshot)', () => {
       assert.equal(entry.source, 'status');
       assert.equal(entry.divergence?.fromSlices['cpu'], '22');
       assert.equal(entry.divergence?.fromStatus['cpu'], '30');
-      const metrics = await (await fetch(running.url + '/metrics')).text();
+      const metrics = await (await fetch(running.opsUrl + '/metrics')).text();
       assert.match(metrics, /kube_ledger_dra_status_divergence_total 1/);
       assert.match(metrics, /kube_ledger_dra_status_diverging_claims 1/);
       assert.ok(logs.some((l) => l.includes('pod status and slices disagree') && l.includes('c1a1m000-0000-4000-8000-000000000001')), logs.join('\n'));

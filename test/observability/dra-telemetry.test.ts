@@ -43,6 +43,7 @@ describe('DRA telemetry', () => {
     const config = defaultConfig();
     config.server.host = '127.0.0.1';
     config.server.port = 0;
+    config.server.ops.port = 0;
     config.cluster.snapshotPath = DEMO_CLUSTER;
     const running = await startKubeLedger(config, { logger: silentLogger, metrics: createMetrics() });
     try {
@@ -57,7 +58,7 @@ describe('DRA telemetry', () => {
       assert.equal(await valueOf(running.metrics, 'kube_ledger_dra_numa_placement_failures_total', { reason: 'no_zone_room' }), 1);
       assert.equal(await valueOf(running.metrics, 'kube_ledger_dra_refusals_total', { reason: 'numa:no_zone_room' }), 1);
       assert.equal(await valueOf(running.metrics, 'kube_ledger_dra_refusals_total', { reason: 'dra_paused' }), 1);
-      const text = await (await fetch(running.url + '/metrics')).text();
+      const text = await (await fetch(running.opsUrl + '/metrics')).text();
       assert.doesNotMatch(text, /kube_ledger_dra_[a-z_]+\{[^}]*(pod|claim|node)=/, 'no per-pod, per-claim or per-node labels');
     } finally {
       await running.close();
