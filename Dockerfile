@@ -42,5 +42,5 @@ USER 65532:65532
 # The Deployment sets the same value: a heap cap under its 1 GiB memory limit, and --expose-gc for one full collection
 # after the first sync (src/app/release-load-garbage.ts).
 ENV NODE_OPTIONS="--max-old-space-size=768 --expose-gc"
-EXPOSE 8888
+EXPOSE 8888 8889
 ENTRYPOINT ["node", "/app/dist/main.js"]

@@ -1,8 +1,10 @@
 /**
  * Trimming: keep only what the ledger reads, so 150k pods fit comfortably in memory and cached objects never carry
- * data nobody needs (environment variables, volumes, managed fields, images). Applied before objects are stored.
+ * data nobody needs (environment variables, configuration volumes, managed fields, images). Applied before objects
+ * are stored.
  */
-import type { Container, NodeObject, ObjectMeta, PodObject } from '../ledger/objects.js';
+import type { Container, NodeObject, ObjectMeta, PodDisruptionBudgetObject, PodObject } from '../ledger/objects.js';
+import { trimHostPorts, trimRequiredAffinity, trimStorageVolumes } from './trim-preemption.js';
 
 /** The pod annotation prefix kube-ledger owns (nomination decision records); other annotations are dropped. */
 export const OWN_ANNOTATION_PREFIX = 'kube-ledger.io/';
@@ -34,6 +36,8 @@ function trimContainer(c: Container): Container {
     out.resources = r;
   }
   if (c.restartPolicy !== undefined) out.restartPolicy = c.restartPolicy;
+  const hostPorts = trimHostPorts(c.ports);
+  if (hostPorts) out.ports = hostPorts;
   return out;
 }
 
@@ -50,6 +54,11 @@ export function trimPod(pod: PodObject): PodObject {
   if (spec.overhead) outSpec.overhead = spec.overhead;
   if (spec.resources) outSpec.resources = spec.resources;
   if (spec.resourceClaims) outSpec.resourceClaims = spec.resourceClaims;
+  // What preemption needs to prove a victim irrelevant to the scheduler's other filters (see victim-relevance.ts).
+  const affinity = trimRequiredAffinity(spec.affinity);
+  if (affinity) outSpec.affinity = affinity;
+  const volumes = trimStorageVolumes(spec.volumes);
+  if (volumes) outSpec.volumes = volumes;
   const status = pod.status ?? {};
   const outStatus: NonNullable<PodObject['status']> = {};
   if (status.phase) outStatus.phase = status.phase;
@@ -58,7 +67,9 @@ export function trimPod(pod: PodObject): PodObject {
   // DRA: what the scheduler charged per claim at binding, and the claim it made for DRA-backed extended resources.
   if (status.nodeAllocatableResourceClaimStatuses) outStatus.nodeAllocatableResourceClaimStatuses = status.nodeAllocatableResourceClaimStatuses;
   if (status.extendedResourceClaimStatus) outStatus.extendedResourceClaimStatus = status.extendedResourceClaimStatus;
-  return { metadata: trimMeta(pod.metadata, false), spec: outSpec, status: outStatus };
+  if (status.startTime) outStatus.startTime = status.startTime;
+  // Labels: PodDisruptionBudget selectors and the preemptor's (anti-)affinity and spread selectors match on them.
+  return { metadata: trimMeta(pod.metadata, true), spec: outSpec, status: outStatus };
 }
 
 export function trimNode(node: NodeObject): NodeObject {
@@ -69,6 +80,19 @@ export function trimNode(node: NodeObject): NodeObject {
     if (node.spec.taints) out.spec.taints = node.spec.taints;
   }
   if (node.status?.allocatable) out.status = { allocatable: node.status.allocatable };
+  return out;
+}
+
+/** What upstream's filterPodsWithPDBViolation reads: namespace, selector, disruptionsAllowed, disruptedPods (names). */
+export function trimPodDisruptionBudget(pdb: PodDisruptionBudgetObject): PodDisruptionBudgetObject {
+  const out: PodDisruptionBudgetObject = { metadata: trimMeta(pdb.metadata, false) };
+  if (pdb.spec?.selector !== undefined) out.spec = { selector: pdb.spec.selector };
+  const status = pdb.status;
+  if (status) {
+    out.status = {};
+    if (status.disruptionsAllowed !== undefined) out.status.disruptionsAllowed = status.disruptionsAllowed;
+    if (status.disruptedPods) out.status.disruptedPods = status.disruptedPods;
+  }
   return out;
 }
 

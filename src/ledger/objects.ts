@@ -47,6 +47,54 @@ export interface Container {
   resources?: ContainerResources;
   /** Only on init containers: "Always" marks a restartable sidecar. */
   restartPolicy?: string;
+  /** Kept only for entries with a hostPort (the NodePorts filter); preemption must not reprieve a port holder. */
+  ports?: ContainerPort[];
+}
+
+export interface ContainerPort {
+  hostPort?: number;
+  containerPort?: number;
+  protocol?: string;
+  hostIP?: string;
+}
+
+/** metav1.LabelSelector. */
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+}
+
+/** v1.PodAffinityTerm: only required terms are kept (they are the ones a filter reads). */
+export interface PodAffinityTerm {
+  labelSelector?: LabelSelector | null;
+  namespaces?: string[];
+  namespaceSelector?: LabelSelector | null;
+  topologyKey?: string;
+  matchLabelKeys?: string[];
+  mismatchLabelKeys?: string[];
+}
+
+export interface PodAffinity {
+  podAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
+  podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
+}
+
+export interface TopologySpreadConstraint {
+  maxSkew?: number;
+  topologyKey?: string;
+  whenUnsatisfiable?: string;
+  labelSelector?: LabelSelector | null;
+  matchLabelKeys?: string[];
+}
+
+/**
+ * A pod volume. Cached pods keep only volumes a storage filter reads (PVCs, ephemeral, CSI and in-tree disks),
+ * reduced to their source key; configMap, secret, downwardAPI, projected, emptyDir, hostPath and image are dropped.
+ */
+export interface Volume {
+  name: string;
+  persistentVolumeClaim?: { claimName?: string };
+  [source: string]: unknown;
 }
 
 export interface PodResourceClaim {
@@ -71,9 +119,14 @@ export interface PodObject {
     /** Pod-level resources (PodLevelResources feature). */
     resources?: { requests?: ResourceList; limits?: ResourceList };
     resourceClaims?: PodResourceClaim[];
+    affinity?: PodAffinity;
+    topologySpreadConstraints?: TopologySpreadConstraint[];
+    volumes?: Volume[];
   };
   status?: {
     phase?: string;
+    /** RFC 3339; upstream's MoreImportantPod orders pods of equal priority by it (older first). */
+    startTime?: string;
     nominatedNodeName?: string;
     resourceClaimStatuses?: Array<{ name: string; resourceClaimName?: string }>;
     /** KEP-5517: what the scheduler charged per claim at binding (1.36 `resources`; master `mapping`/`overhead`). */
@@ -191,9 +244,18 @@ export interface DeviceClassObject {
   spec?: { selectors?: Array<{ cel?: { expression: string } }>; extendedResourceName?: string };
 }
 
-export type ClusterObjectKind = 'Node' | 'Pod' | 'ResourceSlice' | 'ResourceClaim' | 'DeviceClass';
+/** policy/v1 PodDisruptionBudget, trimmed to what upstream's filterPodsWithPDBViolation reads. */
+export interface PodDisruptionBudgetObject {
+  apiVersion?: string;
+  kind?: 'PodDisruptionBudget';
+  metadata: ObjectMeta;
+  spec?: { selector?: LabelSelector | null };
+  status?: { disruptionsAllowed?: number; disruptedPods?: Record<string, string> };
+}
 
-export type ClusterObject = NodeObject | PodObject | ResourceSliceObject | ResourceClaimObject | DeviceClassObject;
+export type ClusterObjectKind = 'Node' | 'Pod' | 'ResourceSlice' | 'ResourceClaim' | 'DeviceClass' | 'PodDisruptionBudget';
+
+export type ClusterObject = NodeObject | PodObject | ResourceSliceObject | ResourceClaimObject | DeviceClassObject | PodDisruptionBudgetObject;
 
 /** Store key as client-go builds it: "namespace/name" or "name" for cluster-scoped objects. */
 export function objectKey(meta: ObjectMeta): string {

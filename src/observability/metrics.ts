@@ -75,8 +75,14 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     preemptVictimsDropped: new Counter({
       name: PREFIX + 'preempt_victims_dropped_total',
-      help: 'Proposed preemption victims dropped, by reason (unknown_pod, reprieved).',
+      help: 'Proposed preemption victims dropped, by reason (reprieved).',
       labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    preemptVictimsHeld: new Counter({
+      name: PREFIX + 'preempt_victims_held_total',
+      help: 'Proposed preemption victims kept without asking the ledger, because another scheduler filter may need them gone, by filter (host_port, pod_affinity, pod_anti_affinity, victim_anti_affinity, topology_spread, storage, claims).',
+      labelNames: ['filter'] as const,
       registers: r,
     }),
 
