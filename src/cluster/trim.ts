@@ -17,6 +17,7 @@ function trimMeta(meta: ObjectMeta | undefined, keepLabels: boolean): ObjectMeta
   if (m.generation !== undefined) out.generation = m.generation;
   if (m.deletionTimestamp !== undefined) out.deletionTimestamp = m.deletionTimestamp;
   if (keepLabels && m.labels) out.labels = m.labels;
+  if (m.creationTimestamp !== undefined) out.creationTimestamp = m.creationTimestamp;
   if (m.annotations) {
     const own = Object.entries(m.annotations).filter(([k]) => k.startsWith(OWN_ANNOTATION_PREFIX));
     if (own.length > 0) out.annotations = Object.fromEntries(own);
@@ -50,6 +51,13 @@ export function trimPod(pod: PodObject): PodObject {
   if (spec.overhead) outSpec.overhead = spec.overhead;
   if (spec.resources) outSpec.resources = spec.resources;
   if (spec.resourceClaims) outSpec.resourceClaims = spec.resourceClaims;
+  // What decides node eligibility for the nominator (gates, selectors, required affinity, tolerations); kept small:
+  // preferred affinity and the rest of spec.affinity are dropped.
+  if (spec.schedulingGates?.length) outSpec.schedulingGates = spec.schedulingGates.map((g) => ({ name: g.name }));
+  if (spec.nodeSelector && Object.keys(spec.nodeSelector).length > 0) outSpec.nodeSelector = spec.nodeSelector;
+  const required = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  if (required) outSpec.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } };
+  if (spec.tolerations?.length) outSpec.tolerations = spec.tolerations;
   const status = pod.status ?? {};
   const outStatus: NonNullable<PodObject['status']> = {};
   if (status.phase) outStatus.phase = status.phase;

@@ -61,6 +61,17 @@ export class RequeueQueue<K> {
     this.enqueue(key);
   }
 
+  /**
+   * Queues `key` only if nothing is pending for it: not ready, not being processed, not waiting for a delayed add
+   * (its backoff or a scheduled recheck). A periodic resync uses this so it never resets or bypasses a backoff.
+   * Returns whether the key was queued.
+   */
+  addIfIdle(key: K): boolean {
+    if (this.shuttingDown || this.queued.has(key) || this.processing.has(key) || this.delayed.has(key)) return false;
+    this.add(key);
+    return true;
+  }
+
   /** Queues `key` after its next backoff delay and counts a requeue; returns the delay in ms. */
   addRateLimited(key: K): number {
     const delayMs = this.nextDelayMs(key);
@@ -127,6 +138,11 @@ export class RequeueQueue<K> {
   /** Keys waiting for their backoff delay. */
   delayedCount(): number {
     return this.delayed.size;
+  }
+
+  /** Keys handed out and not yet `done`. */
+  processingCount(): number {
+    return this.processing.size;
   }
 
   /**

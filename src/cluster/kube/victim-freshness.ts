@@ -1,20 +1,36 @@
 /**
- * Preemption's freshness check: before the extender lets victims be evicted, each victim must be proven fresh
- * (cache within the proof threshold, or one bounded direct read). A candidate node is dropped, with a reason, when
- * any of its victims cannot be proven fresh, or when the direct read shows the cache was stale (the victim is gone,
- * was replaced, or runs elsewhere). Before the first consistent list nothing destructive is allowed at all.
+ * Preemption's freshness check: before the extender lets victims be evicted, the cache they were read from must be
+ * proven current. The proof scales with the cluster, not with the victims: one quorum read of the Pod collection
+ * and a bounded wait until the informer has observed its resourceVersion proves every cached victim at once
+ * (consistent-read-proof.ts). Only when that wait runs out (or the quorum read is refused) is each victim read
+ * directly through the bounded reader (rate limit, bulkhead, breaker). A candidate node is dropped, with a reason,
+ * when any of its victims cannot be proven fresh, or when the direct read shows the cache was stale (the victim is
+ * gone, was replaced, or runs elsewhere). Before the first consistent list nothing destructive is allowed at all.
+ * `gateEnabled() === false` (freshness.gate.enabled, the rollback switch) skips the proof and counts the bypass.
  */
 import type { PodObject } from '../../ledger/objects.js';
 import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import { proveCacheCurrent, type CacheCurrentProof, type ConsistentReadProofDeps } from '../freshness/consistent-read-proof.js';
 import { objectRefKey, proveFresh, type FreshnessProof, type FreshnessProofDeps, type ObjectRef } from '../freshness/freshness-proof.js';
 
 import type { VictimFreshnessCheck, VictimRef } from '../source.js';
 
 export type { VictimFreshnessCheck, VictimRef } from '../source.js';
 
-export interface VictimFreshnessDeps extends Omit<FreshnessProofDeps, 'gateKeyOf'> {
+type ProofMetrics = Pick<
+  Metrics,
+  'freshnessProofs' | 'freshnessProofDurationSeconds' | 'freshnessProofWaitSeconds' | 'freshnessProofFallbackReads' | 'freshnessGateBypassed'
+>;
+
+export interface VictimFreshnessDeps extends Omit<FreshnessProofDeps, 'gateKeyOf' | 'cacheProvenCurrent'> {
   hasSynced: () => boolean;
   logger?: Logger;
+  /** The consistent-read proof. Without it each victim is judged by `maxCacheAgeSeconds` alone (the old rule). */
+  consistentRead?: ConsistentReadProofDeps;
+  /** freshness.gate.enabled, read on every call (live). Default: on. */
+  gateEnabled?: () => boolean;
+  metrics?: ProofMetrics;
 }
 
 export function createVictimFreshnessCheck(deps: VictimFreshnessDeps): VictimFreshnessCheck {
@@ -22,11 +38,15 @@ export function createVictimFreshnessCheck(deps: VictimFreshnessDeps): VictimFre
     const drop = new Map<string, string>();
     if (victims.length === 0) return drop;
     if (!deps.hasSynced()) {
+      deps.metrics?.freshnessProofs.inc({ outcome: 'unsynced' });
       for (const v of victims) drop.set(v.node, 'cluster cache has not completed its first consistent list; no preemption yet');
       return drop;
     }
-    const refs = victims.map(victimRef);
-    const proofs = await proveFresh(refs, deps);
+    if (deps.gateEnabled?.() === false) {
+      deps.metrics?.freshnessGateBypassed.inc({ check: 'victim_proof' });
+      return drop;
+    }
+    const proofs = deps.consistentRead ? await proveByConsistentRead(victims, deps, deps.consistentRead) : await proveFresh(victims.map(victimRef), deps);
     for (const victim of victims) {
       const proof = proofs.get(objectRefKey(victimRef(victim)));
       const reason = proof ? reasonToDrop(victim, proof) : undefined;
@@ -36,6 +56,30 @@ export function createVictimFreshnessCheck(deps: VictimFreshnessDeps): VictimFre
     }
     return drop;
   };
+}
+
+async function proveByConsistentRead(victims: VictimRef[], deps: VictimFreshnessDeps, consistentRead: ConsistentReadProofDeps): Promise<Map<string, FreshnessProof>> {
+  const startedMs = consistentRead.timers.now();
+  const proof = await proveCacheCurrent('Pod', consistentRead);
+  const outcome = outcomeOf(proof);
+  if (proof.current || proof.reason === 'wait_timeout') deps.metrics?.freshnessProofWaitSeconds.observe(proof.waitedMs / 1000);
+  if (!proof.current) {
+    deps.metrics?.freshnessProofFallbackReads.inc(uniqueCount(victims));
+    deps.logger?.info('consistent-read proof incomplete; reading victims directly', { reason: proof.reason, detail: proof.message, victims: victims.length });
+  }
+  // Proven: the cache is trusted for every victim whose written-RV gate is clear. Not proven: every victim is read.
+  const proofs = await proveFresh(victims.map(victimRef), { ...deps, cacheProvenCurrent: proof.current });
+  deps.metrics?.freshnessProofs.inc({ outcome });
+  deps.metrics?.freshnessProofDurationSeconds.observe({ outcome }, (consistentRead.timers.now() - startedMs) / 1000);
+  return proofs;
+}
+
+function outcomeOf(proof: CacheCurrentProof): string {
+  return proof.current ? 'observed' : proof.reason;
+}
+
+function uniqueCount(victims: VictimRef[]): number {
+  return new Set(victims.map((v) => objectRefKey(victimRef(v)))).size;
 }
 
 function victimRef(victim: VictimRef): ObjectRef {

@@ -192,6 +192,15 @@ export class WatchHub {
 
   private send(session: WatchSession, text: string): void {
     if (session.closed) return;
+    const lagMs = this.faults.watchLagMs(session.type);
+    if (lagMs > 0) {
+      // A slow watch: the same delay for every line keeps them in order (timers of equal delay fire in order).
+      this.after(session, lagMs, () => {
+        session.buffered.push(text);
+        this.flush(session);
+      });
+      return;
+    }
     session.buffered.push(text);
     this.flush(session);
   }
