@@ -33,6 +33,8 @@ export interface RequeueQueueOptions {
 interface DelayedEntry {
   dueAtMs: number;
   cancel: () => void;
+  /** Set by addRateLimited: the key is serving a backoff (addIfIdle leaves it alone). */
+  backoff: boolean;
 }
 
 export class RequeueQueue<K> {
@@ -62,12 +64,12 @@ export class RequeueQueue<K> {
   }
 
   /**
-   * Queues `key` only if nothing is pending for it: not ready, not being processed, not waiting for a delayed add
-   * (its backoff or a scheduled recheck). A periodic resync uses this so it never resets or bypasses a backoff.
-   * Returns whether the key was queued.
+   * Queues `key` unless it is already ready, being processed, or serving a backoff (`addRateLimited`); a plain
+   * delayed add (a scheduled recheck) is brought forward. A periodic resync uses this, so it never resets or bypasses
+   * a backoff and never turns a processing key dirty. Returns whether the key was queued.
    */
   addIfIdle(key: K): boolean {
-    if (this.shuttingDown || this.queued.has(key) || this.processing.has(key) || this.delayed.has(key)) return false;
+    if (this.shuttingDown || this.queued.has(key) || this.processing.has(key) || this.delayed.get(key)?.backoff) return false;
     this.add(key);
     return true;
   }
@@ -77,6 +79,8 @@ export class RequeueQueue<K> {
     const delayMs = this.nextDelayMs(key);
     this.requeues.set(key, (this.requeues.get(key) ?? 0) + 1);
     this.addAfter(key, delayMs);
+    const entry = this.delayed.get(key);
+    if (entry) entry.backoff = true;
     return delayMs;
   }
 
@@ -94,7 +98,7 @@ export class RequeueQueue<K> {
       this.delayed.delete(key);
       this.enqueue(key);
     }, delayMs);
-    this.delayed.set(key, { dueAtMs, cancel });
+    this.delayed.set(key, { dueAtMs, cancel, backoff: false });
   }
 
   /** The key was handled successfully: reset its backoff and its waiting time. */
