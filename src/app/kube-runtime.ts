@@ -90,6 +90,7 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
       waitMs: () => config.freshness.proof.waitMs,
     },
     gateEnabled: () => config.freshness.gate.enabled,
+    fallbackWave: config.freshness.directRead.maxConcurrent,
     metrics,
     logger,
   });

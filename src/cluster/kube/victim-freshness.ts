@@ -31,6 +31,13 @@ export interface VictimFreshnessDeps extends Omit<FreshnessProofDeps, 'gateKeyOf
   /** freshness.gate.enabled, read on every call (live). Default: on. */
   gateEnabled?: () => boolean;
   metrics?: ProofMetrics;
+  /**
+   * Fallback reads go in waves of this many (the reader's concurrency), so they are neither refused by its bulkhead
+   * nor unbounded; default 4.
+   */
+  fallbackWave?: number;
+  /** Fallback reads start only within this budget after the proof began; later victims are refused. Default 2000 ms. */
+  fallbackBudgetMs?: number;
 }
 
 export function createVictimFreshnessCheck(deps: VictimFreshnessDeps): VictimFreshnessCheck {
@@ -68,9 +75,29 @@ async function proveByConsistentRead(victims: VictimRef[], deps: VictimFreshness
     deps.logger?.info('consistent-read proof incomplete; reading victims directly', { reason: proof.reason, detail: proof.message, victims: victims.length });
   }
   // Proven: the cache is trusted for every victim whose written-RV gate is clear. Not proven: every victim is read.
-  const proofs = await proveFresh(victims.map(victimRef), { ...deps, cacheProvenCurrent: proof.current });
+  const refs = victims.map(victimRef);
+  const proofs = proof.current
+    ? await proveFresh(refs, { ...deps, cacheProvenCurrent: true })
+    : await readInWaves(refs, deps, () => consistentRead.timers.now() - startedMs);
   deps.metrics?.freshnessProofs.inc({ outcome });
   deps.metrics?.freshnessProofDurationSeconds.observe({ outcome }, (consistentRead.timers.now() - startedMs) / 1000);
+  return proofs;
+}
+
+/** Per-victim fallback: waves of `fallbackWave` reads while the budget lasts; what is left is refused (`timeout`). */
+async function readInWaves(refs: ObjectRef[], deps: VictimFreshnessDeps, elapsedMs: () => number): Promise<Map<string, FreshnessProof>> {
+  const unique = [...new Map(refs.map((r) => [objectRefKey(r), r])).values()];
+  const wave = Math.max(1, deps.fallbackWave ?? 4);
+  const budgetMs = deps.fallbackBudgetMs ?? 2000;
+  const proofs = new Map<string, FreshnessProof>();
+  for (let start = 0; start < unique.length; start += wave) {
+    const batch = unique.slice(start, start + wave);
+    if (elapsedMs() >= budgetMs) {
+      for (const ref of batch) proofs.set(objectRefKey(ref), { fresh: false, reason: 'timeout', message: `fallback read budget of ${budgetMs} ms used up` });
+      continue;
+    }
+    for (const [key, p] of await proveFresh(batch, { ...deps, cacheProvenCurrent: false })) proofs.set(key, p);
+  }
   return proofs;
 }
 
