@@ -24,3 +24,20 @@ export function servingLagProblem(report: FreshnessReport, maxLagSeconds: number
   if (problems.length === 0) return undefined;
   return `kube-ledger degraded: ${problems.join(', ')} (freshness.maxServeLagSeconds ${maxLagSeconds}); not answering from a stale cache`;
 }
+
+/**
+ * `check` evaluated at most once per `everyMs` (filter is a hot path; lag has second resolution anyway). The
+ * clock is injected for tests.
+ */
+export function throttled(check: () => string | undefined, everyMs = 250, now: () => number = Date.now): () => string | undefined {
+  let at = Number.NEGATIVE_INFINITY;
+  let last: string | undefined;
+  return () => {
+    const t = now();
+    if (t - at >= everyMs) {
+      at = t;
+      last = check();
+    }
+    return last;
+  };
+}

@@ -17,7 +17,7 @@ import { startExtenderServer } from '../http/server.js';
 import { createExtenderService, type VictimFreshnessCheck } from './extender-service.js';
 import { releaseLoadGarbage } from './release-load-garbage.js';
 import { schedulingOptionsFrom } from './scheduling-options.js';
-import { servingLagProblem } from './serving-lag.js';
+import { servingLagProblem, throttled } from './serving-lag.js';
 import { VictimTerminationClock } from '../nomination/victim-termination.js';
 
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -114,7 +114,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     logger,
     ...(victimFreshness ? { victimFreshness } : {}),
     ...(debugFreshness ? { debugFreshness } : {}),
-    servingLag: () => servingLagProblem(source.freshness(), config.freshness.maxServeLagSeconds),
+    servingLag: throttled(() => servingLagProblem(source.freshness(), config.freshness.maxServeLagSeconds)),
     onVictimsApproved: (uids) => victimClock.approved(uids, Date.now()),
     readinessNotes: () => {
       const error = source instanceof SnapshotSource ? source.lastError() : undefined;

@@ -48,6 +48,14 @@ function preemptBody(nodeNames: string[]): string {
   return JSON.stringify({ Pod: PREEMPTOR, NodeNameToVictims: null, NodeNameToMetaVictims });
 }
 
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 async function post(url: string, path: string, body: string): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
@@ -145,6 +153,7 @@ describe('live source freshness end to end (fake API server)', function () {
 
     api.stallWatches('pods', 60_000); // silent watch: no events, no bookmarks
     await eventually(() => (runtime.kube()?.tracker.lagSeconds('Pod') ?? 0) > 1, 'the Pod cache to lag past the window', 6000);
+    await until(async () => (await fetch(`${running.url}/readyz`)).status === 503, 'readyz 503 (the decision is re-evaluated every 250 ms)');
     const refused = await post(running.url, '/filter', filterBody);
     assert.match(String(refused.json['Error']), /degraded: Pod cache not known current/);
     assert.equal(refused.json['NodeNames'], null);
@@ -160,6 +169,7 @@ describe('live source freshness end to end (fake API server)', function () {
 
     api.clearFaults();
     await eventually(() => (runtime.kube()?.tracker.lagSeconds('Pod') ?? 1) === 0, 'the watch to deliver again', 6000);
+    await until(async () => (await fetch(`${running.url}/readyz`)).status === 200, 'readyz 200 again');
     assert.equal((await post(running.url, '/filter', filterBody)).json['Error'], '');
     assert.equal((await post(running.url, '/prioritize', filterBody)).status, 200);
     assert.equal((await fetch(`${running.url}/readyz`)).status, 200);
