@@ -109,6 +109,10 @@ describe('live source freshness end to end (fake API server)', function () {
     }
     again.sort((a, b) => a - b);
     console.log(`      /preempt 100 candidates, 200 victims: first ${elapsedMs.toFixed(1)} ms, median of 5 more ${again[2]!.toFixed(1)} ms`);
+
+    // Rollout telemetry: an approved victim that goes away is clocked from the approval.
+    api.remove('pods', 'batch', 'n000-low-0');
+    await until(async () => (await running.metrics.preemptionVictimTerminationSeconds.get()).values.some((v) => String(v.metricName).endsWith('_count') && v.value === 1), 'victim termination observed');
   });
 
   it('still catches a victim deleted behind the cache\'s back: the proof times out and that victim is read directly', async () => {
