@@ -15,6 +15,7 @@ import { WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate
 import { KubeApiClient } from '../cluster/kube/api-client.js';
 import { collectionResourceVersionFetcher, directObjectFetcher } from '../cluster/kube/direct-fetch.js';
 import { KubeSource } from '../cluster/kube/kube-source.js';
+import { quietProbe } from '../cluster/kube/quiet-probe.js';
 import type { ReflectorTuning } from '../cluster/kube/reflector.js';
 import { createVictimFreshnessCheck } from '../cluster/kube/victim-freshness.js';
 import type { Logger } from '../observability/logger.js';
@@ -86,6 +87,7 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
     consistentRead: {
       tracker,
       quorumResourceVersion: (kind) => reader.readCollectionResourceVersion(kind),
+      quietProof: quietProbe(client),
       timers,
       waitMs: () => config.freshness.proof.waitMs,
     },

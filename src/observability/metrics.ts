@@ -303,7 +303,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     freshnessProofs: new Counter({
       name: PREFIX + 'freshness_proofs_total',
-      help: 'Consistent-read freshness proofs for preemption by outcome (observed, wait_timeout, quorum_read_failed, unsynced).',
+      help: 'Consistent-read freshness proofs for preemption by outcome (observed = the informer reached the quorum RV, quiet_probe = a short watch proved no change since the store RV, wait_timeout, quorum_read_failed, unsynced).',
       labelNames: ['outcome'] as const,
       registers: r,
     }),

@@ -15,12 +15,17 @@ import type { TimerScheduler } from './requeue-queue.js';
 export type QuorumRead = { ok: true; resourceVersion: string } | { ok: false; reason: DirectReadRefusal; message: string };
 
 export type CacheCurrentProof =
-  | { current: true; resourceVersion: string; waitedMs: number }
+  | { current: true; resourceVersion: string; waitedMs: number; by?: 'observed' | 'quiet_probe' }
   | { current: false; reason: 'wait_timeout'; resourceVersion: string; waitedMs: number; message: string }
   | { current: false; reason: 'quorum_read_failed'; message: string };
 
+/** Proves "no change in (storeRv, quorumRv]" some other way (cluster/kube/quiet-probe.ts); 'quiet' = proven. */
+export type QuietProof = (kind: ClusterObjectKind, storeRv: string, quorumRv: string, signal: AbortSignal) => Promise<'quiet' | 'changed' | 'inconclusive'>;
+
 export interface ConsistentReadProofDeps {
-  tracker: Pick<FreshnessTracker, 'hasObserved' | 'onAdvance'>;
+  tracker: Pick<FreshnessTracker, 'hasObserved' | 'onAdvance' | 'lastSyncedResourceVersion'>;
+  /** Runs alongside the wait; a quiet collection proves the store current before the informer reaches the RV. */
+  quietProof?: QuietProof;
   /** One quorum read of the resource's collection (list limit=1), bounded like every direct read. */
   quorumResourceVersion: (kind: ClusterObjectKind) => Promise<QuorumRead>;
   timers: TimerScheduler;
@@ -32,9 +37,10 @@ export async function proveCacheCurrent(kind: ClusterObjectKind, deps: Consisten
   const read = await deps.quorumResourceVersion(kind);
   if (!read.ok) return { current: false, reason: 'quorum_read_failed', message: `quorum read of ${kind} refused (${read.reason}): ${read.message}` };
   const startedMs = deps.timers.now();
-  const observed = await waitUntilObserved(deps, kind, read.resourceVersion, deps.waitMs());
+  const observed = await waitOrProbe(deps, kind, read.resourceVersion);
   const waitedMs = deps.timers.now() - startedMs;
-  if (observed) return { current: true, resourceVersion: read.resourceVersion, waitedMs };
+  if (observed === 'observed') return { current: true, resourceVersion: read.resourceVersion, waitedMs };
+  if (observed === 'quiet_probe') return { current: true, resourceVersion: read.resourceVersion, waitedMs, by: 'quiet_probe' };
   return {
     current: false,
     reason: 'wait_timeout',
@@ -42,6 +48,24 @@ export async function proveCacheCurrent(kind: ClusterObjectKind, deps: Consisten
     waitedMs,
     message: `the ${kind} cache did not observe resourceVersion ${read.resourceVersion} within ${deps.waitMs()} ms`,
   };
+}
+
+/** The wait, raced against the quiet probe when there is one (the probe is aborted once either side decides). */
+async function waitOrProbe(deps: ConsistentReadProofDeps, kind: ClusterObjectKind, quorumRv: string): Promise<'observed' | 'quiet_probe' | 'timeout'> {
+  const storeRv = deps.tracker.lastSyncedResourceVersion(kind);
+  if (deps.tracker.hasObserved(kind, quorumRv)) return 'observed';
+  const waiting = waitUntilObserved(deps, kind, quorumRv, deps.waitMs()).then((ok) => (ok ? 'observed' as const : 'timeout' as const));
+  if (!deps.quietProof || storeRv === undefined) return waiting;
+  const probing = new AbortController();
+  const probe = deps.quietProof(kind, storeRv, quorumRv, probing.signal).then(
+    (result) => (result === 'quiet' ? ('quiet_probe' as const) : waiting),
+    () => waiting,
+  );
+  try {
+    return await Promise.race([waiting, probe]);
+  } finally {
+    probing.abort();
+  }
 }
 
 /** Resolves true as soon as the store of `kind` has observed `resourceVersion`, false after `timeoutMs`. */

@@ -36,7 +36,7 @@ export interface VictimFreshnessDeps extends Omit<FreshnessProofDeps, 'gateKeyOf
    * nor unbounded; default 4.
    */
   fallbackWave?: number;
-  /** Fallback reads start only within this budget after the proof began; later victims are refused. Default 2000 ms. */
+  /** Fallback reads start only within this budget after the wait ended; later victims are refused. Default 1500 ms. */
   fallbackBudgetMs?: number;
 }
 
@@ -78,7 +78,7 @@ async function proveByConsistentRead(victims: VictimRef[], deps: VictimFreshness
   const refs = victims.map(victimRef);
   const proofs = proof.current
     ? await proveFresh(refs, { ...deps, cacheProvenCurrent: true })
-    : await readInWaves(refs, deps, () => consistentRead.timers.now() - startedMs);
+    : await readInWaves(refs, deps, elapsedSince(consistentRead.timers.now(), consistentRead.timers.now));
   deps.metrics?.freshnessProofs.inc({ outcome });
   deps.metrics?.freshnessProofDurationSeconds.observe({ outcome }, (consistentRead.timers.now() - startedMs) / 1000);
   return proofs;
@@ -88,7 +88,7 @@ async function proveByConsistentRead(victims: VictimRef[], deps: VictimFreshness
 async function readInWaves(refs: ObjectRef[], deps: VictimFreshnessDeps, elapsedMs: () => number): Promise<Map<string, FreshnessProof>> {
   const unique = [...new Map(refs.map((r) => [objectRefKey(r), r])).values()];
   const wave = Math.max(1, deps.fallbackWave ?? 4);
-  const budgetMs = deps.fallbackBudgetMs ?? 2000;
+  const budgetMs = deps.fallbackBudgetMs ?? 1500;
   const proofs = new Map<string, FreshnessProof>();
   for (let start = 0; start < unique.length; start += wave) {
     const batch = unique.slice(start, start + wave);
@@ -101,8 +101,12 @@ async function readInWaves(refs: ObjectRef[], deps: VictimFreshnessDeps, elapsed
   return proofs;
 }
 
+function elapsedSince(startMs: number, now: () => number): () => number {
+  return () => now() - startMs;
+}
+
 function outcomeOf(proof: CacheCurrentProof): string {
-  return proof.current ? 'observed' : proof.reason;
+  return proof.current ? (proof.by ?? 'observed') : proof.reason;
 }
 
 function uniqueCount(victims: VictimRef[]): number {
