@@ -27,6 +27,7 @@ import type { SchedulingOptions } from '../scheduling/options.js';
 import { ConflictError, NotFoundError, type EventRecorder, type PodStatusClient } from './clients.js';
 import { ALGORITHM_VERSION, hasDecisionAnnotation, nominatePatch, withdrawPatch, type DecisionRecord } from './decision-record.js';
 import type { LeadershipView } from './leader-election.js';
+import { DEFAULT_SCHEDULER, podIneligibility } from './eligibility.js';
 import { PendingPodTimes } from './pending-pod-times.js';
 import { inScope, planReconcile, type Cooldown, type NominationSettings, type Plan } from './reconcile-plan.js';
 
@@ -133,7 +134,10 @@ export class Nominator {
     let queued = 0;
     const nowMs = this.now();
     for (const pod of this.deps.ledger.pods()) {
-      if (pod.nodeName === '' && inScope(pod, settings)) this.pendingTimes.notePending(pod, settings, nowMs);
+      // Telemetry compares like with like: pods the nominator could have nominated (served scheduler, no gates).
+      if (pod.nodeName === '' && inScope(pod, settings) && !podIneligibility(pod.object, settings.schedulerNames ?? [DEFAULT_SCHEDULER])) {
+        this.pendingTimes.notePending(pod, settings, nowMs);
+      }
       // Only idle keys: a key backing off or waiting for its recheck keeps its delay (never reset, never bypassed).
       if ((this.active.has(pod.key) || isCandidate(pod, settings)) && this.queue.addIfIdle(pod.key)) queued++;
     }
