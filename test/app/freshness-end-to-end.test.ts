@@ -126,7 +126,7 @@ describe('live source freshness end to end (fake API server)', function () {
     assert.equal(Object.keys(reply.json['NodeNameToMetaVictims'] as object).length, 30);
     assert.equal(api.countRequests({ verb: 'get', resource: 'pods' }), 0, 'no per-victim GET');
     assert.equal(await counterValue(running.metrics, 'freshnessProofs', { outcome: 'quiet_probe' }), 1, 'proved by the probe, not by the informer');
-    assert.equal(api.countRequests({ verb: 'watch', resource: 'pods' }), 1, 'one probe watch');
+    assert.equal(api.requests({ verb: 'watch', resource: 'pods' }).filter((r) => r.query['timeoutSeconds'] === '3').length, 1, 'one probe watch');
     console.log(`      /preempt with quiet pods and a moved global RV: ${reply.ms.toFixed(0)} ms (quiet probe)`);
   });
 

@@ -45,3 +45,24 @@ describe('victim termination clock', () => {
     assert.equal(clock.tracked(), 0);
   });
 });
+
+describe('/debug/freshness on a snapshot source', () => {
+  it('answers 404 (no informers to report) and the snapshot is never degraded', async () => {
+    const { defaultConfig } = await import('../../src/config/load-config.js');
+    const { startKubeLedger } = await import('../../src/app/start.js');
+    const { silentLogger } = await import('../../src/observability/logger.js');
+    const config = defaultConfig();
+    config.server.host = '127.0.0.1';
+    config.server.port = 0;
+    config.freshness.maxServeLagSeconds = 1;
+    const running = await startKubeLedger(config, { logger: silentLogger });
+    try {
+      const res = await fetch(`${running.url}/debug/freshness`);
+      assert.equal(res.status, 404);
+      assert.match(JSON.stringify(await res.json()), /snapshot/);
+      assert.equal((await fetch(`${running.url}/readyz`)).status, 200);
+    } finally {
+      await running.close();
+    }
+  });
+});
