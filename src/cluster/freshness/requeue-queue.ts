@@ -78,16 +78,19 @@ export class RequeueQueue<K> {
   addRateLimited(key: K): number {
     const delayMs = this.nextDelayMs(key);
     this.requeues.set(key, (this.requeues.get(key) ?? 0) + 1);
+    this.noteWaiting(key);
     this.addAfter(key, delayMs);
     const entry = this.delayed.get(key);
     if (entry) entry.backoff = true;
     return delayMs;
   }
 
-  /** Queues `key` after `delayMs`; an earlier pending delayed add wins. */
+  /**
+   * Queues `key` after `delayMs`; an earlier pending delayed add wins. A plain delayed add (a scheduled recheck) does
+   * not count as waiting until it is due — only work that is pending or backing off ages the oldest-key gauge.
+   */
   addAfter(key: K, delayMs: number): void {
     if (this.shuttingDown) return;
-    this.noteWaiting(key);
     if (delayMs <= 0) return this.add(key);
     if (this.queued.has(key)) return;
     const dueAtMs = this.scheduler.now() + delayMs;
@@ -96,6 +99,7 @@ export class RequeueQueue<K> {
     existing?.cancel();
     const cancel = this.scheduler.setTimer(() => {
       this.delayed.delete(key);
+      this.noteWaiting(key);
       this.enqueue(key);
     }, delayMs);
     this.delayed.set(key, { dueAtMs, cancel, backoff: false });
