@@ -6,7 +6,8 @@
  * - a pod answering 409 to every write: requests stay on the exponential backoff (one bounded re-read per attempt);
  * - preemption against a quiet API server (quorum list, no per-victim GET) and against a slow pod watch (the proof
  *   falls back to bounded direct reads and the answer still comes well within 5 s);
- * - a silent pod watch: degraded mode (filter Error, /readyz 503) and recovery by itself.
+ * - a silent pod watch: degraded mode (filter Error, /readyz 503) and recovery by itself;
+ * - black-holed Lease requests: leadership given up at the renew deadline, regained afterwards.
  * The figures are printed for the README's reliability section.
  */
 import assert from 'node:assert/strict';
@@ -136,5 +137,27 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
     const recoveredAfter = degradedAfter + (await waitUntil(() => isReady(h!.baseUrl), 'ready again', 8000));
     assert.equal((await post(h, '/filter', filter)).json['Error'], '');
     console.log(`      silent pod watch: degraded ${degradedAfter} ms into the stall (grace 1 s + window 1 s after the last bookmark), ready again at ${recoveredAfter} ms (stall 3500 ms)`);
+  });
+
+  it('black-holed Lease requests: the leader stops writing at its renew deadline instead of hanging, and leads again once they are answered', async () => {
+    h = await startInProcessLedger({
+      seed: (api) => {
+        api.create(nodeObject('node-0', '64'));
+        api.create(podObject('first'));
+      },
+      lease: { durationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 250 },
+      configure: (c) => {
+        c.nomination.requestTimeouts.leaseMs = 500;
+      },
+    });
+    await waitUntil(() => nominated(h!, 'first') === 'node-0', 'nominating as leader', 10_000);
+    const lift = h.api.blackHole({ resource: 'leases' });
+    const lostAfter = await waitUntil(async () => (await value(h!, 'nominationLeader')) === 0, 'leadership given up', 6000);
+    assert.ok((await value(h, 'nominationApiRequests', { verb: 'lease', outcome: 'deadline' })) >= 1, 'Lease calls ended at their deadline');
+    h.api.create(podObject('while-leaderless'));
+    lift();
+    const regainedAfter = await waitUntil(async () => (await value(h!, 'nominationLeader')) === 1, 'leading again', 10_000);
+    await waitUntil(() => nominated(h!, 'while-leaderless') === 'node-0', 'nominating again', 10_000);
+    console.log(`      black-holed Lease API: leadership given up after ${lostAfter} ms (renew deadline 2000 ms, Lease call deadline 500 ms), regained ${regainedAfter} ms after the API answered again`);
   });
 });
