@@ -138,7 +138,7 @@ export class Nominator {
       if (pod.nodeName === '' && inScope(pod, settings) && !podIneligibility(pod.object, settings.schedulerNames ?? [DEFAULT_SCHEDULER])) {
         this.pendingTimes.notePending(pod, settings, nowMs);
       }
-      // Only idle keys: a key backing off or waiting for its recheck keeps its delay (never reset, never bypassed).
+      // Never a key serving its backoff (the delay is neither reset nor bypassed); a scheduled recheck is brought forward.
       if ((this.active.has(pod.key) || isCandidate(pod, settings)) && this.queue.addIfIdle(pod.key)) queued++;
     }
     for (const key of this.active.keys()) if (!this.deps.ledger.podByKey(key)) this.queue.addIfIdle(key);
