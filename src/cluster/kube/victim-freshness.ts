@@ -78,7 +78,7 @@ async function proveByConsistentRead(victims: VictimRef[], deps: VictimFreshness
   const refs = victims.map(victimRef);
   const proofs = proof.current
     ? await proveFresh(refs, { ...deps, cacheProvenCurrent: true })
-    : await readInWaves(refs, deps, elapsedSince(consistentRead.timers.now(), consistentRead.timers.now));
+    : await readInWaves(refs, deps, elapsedSince(consistentRead.timers.now(), () => consistentRead.timers.now()));
   deps.metrics?.freshnessProofs.inc({ outcome });
   deps.metrics?.freshnessProofDurationSeconds.observe({ outcome }, (consistentRead.timers.now() - startedMs) / 1000);
   return proofs;
