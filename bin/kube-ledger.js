@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs the compiled extender (npm run build) or, in a source checkout, the TypeScript entry through tsx.
+// Runs the compiled extender (npm run build; what the image ships, under plain node) or, in a source checkout, the
+// TypeScript entry through tsx (a dev dependency). main handles every subcommand, `explain` and `ledger` included.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';

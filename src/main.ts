@@ -12,6 +12,8 @@ import { PACKAGE_ROOT, startKubeLedger } from './app/start.js';
 import { buildRuntime } from './app/runtime.js';
 
 async function main(argv: string[]): Promise<number> {
+  // The operator views talk to a running kube-ledger over HTTP: no configuration, no cluster source.
+  if (argv[0] === 'explain' || argv[0] === 'ledger') return (await import('./cli/main.js')).runCli(argv);
   let cli;
   try {
     cli = parseCommandLine(argv, process.env);

@@ -45,13 +45,15 @@ describe('kube-ledger command line', function () {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('serves a JSON snapshot given with --cluster on --port, ready once loaded, and stops on SIGTERM', async () => {
+  it('serves a JSON snapshot given with --cluster on --port, ready once loaded, and stops on SIGTERM (shutdownDeadlineMs 0 accepted)', async () => {
     const file = join(dir, 'snap.json');
     await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'only' }, status: { allocatable: { cpu: '1', memory: '1Gi', pods: '10' } } }] }));
     const port = await freePort();
-    const proc = start(['--cluster', file, '--port', String(port), '--host', '127.0.0.1']);
+    const opsPort = await freePort();
+    const proc = start(['--cluster', file, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'],
+      { KUBE_LEDGER_SERVER_SHUTDOWN_DEADLINE_MS: '0' });
     try {
-      await waitReady(`http://127.0.0.1:${port}`);
+      await waitReady(`http://127.0.0.1:${opsPort}`);
       const ledger = (await (await fetch(`http://127.0.0.1:${port}/debug/ledger`)).json()) as { nodes: Array<{ node: string }> };
       assert.deepEqual(ledger.nodes.map((n) => n.node), ['only']);
     } finally {
@@ -61,11 +63,16 @@ describe('kube-ledger command line', function () {
     assert.match(proc.output(), /"msg":"stopped"/);
   });
 
-  it('serves the embedded demo cluster when neither --cluster nor a kubeconfig is given', async () => {
+  it('serves the embedded demo cluster when neither --cluster nor a kubeconfig is given, on both ports, /debug on with a warning', async () => {
     const port = await freePort();
-    const proc = start(['--port', String(port), '--host', '127.0.0.1'], { KUBERNETES_SERVICE_HOST: '' });
+    const opsPort = await freePort();
+    const proc = start(['--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'], { KUBERNETES_SERVICE_HOST: '' });
     try {
-      await waitReady(`http://127.0.0.1:${port}`);
+      await waitReady(`http://127.0.0.1:${opsPort}`);
+      assert.match(await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text(), /kube_ledger_http_requests_total/);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/metrics`)).status, 404, 'no /metrics on the extender port');
+      assert.equal((await fetch(`http://127.0.0.1:${opsPort}/debug/ledger`)).status, 404, 'no /debug on the operations port');
+      assert.match(proc.output(), /"level":"warn".*debug endpoints are on without client certificates/);
       const explain = (await (await fetch(`http://127.0.0.1:${port}/debug/explain?pod=batch/low-fill`)).json()) as {
         nodes: Array<{ node: string; verdict: string; reason: string }>;
       };
@@ -103,10 +110,11 @@ describe('live configuration reload', function () {
       const shipped = await readFile('config/extender.yaml', 'utf8');
       await writeFile(configFile, shipped);
       const port = await freePort();
-      const proc = start(['--config', configFile, '--port', String(port), '--host', '127.0.0.1']);
+      const opsPort = await freePort();
+      const proc = start(['--config', configFile, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1']);
       try {
         const url = `http://127.0.0.1:${port}`;
-        await waitReady(url);
+        await waitReady(`http://127.0.0.1:${opsPort}`);
         const body = JSON.stringify({
           Pod: { metadata: { name: 'w', namespace: 'd', uid: 'w' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '96' } } }] } },
           Nodes: null,

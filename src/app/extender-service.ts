@@ -86,12 +86,18 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       for (const node of decision.nodes) {
         metrics.preemptCandidates.inc({ outcome: node.outcome });
         if (node.outcome !== 'kept') logger.debug('preemption candidate dropped', { node: node.node, outcome: node.outcome, reason: node.reason });
-        else if (node.reprieved.length) metrics.preemptVictimsDropped.inc({ reason: 'reprieved' }, node.reprieved.length);
+        else {
+          if (node.reprieved.length) metrics.preemptVictimsDropped.inc({ reason: 'reprieved' }, node.reprieved.length);
+          for (const held of node.heldForOtherFilters) {
+            metrics.preemptVictimsHeld.inc({ filter: held.filter });
+            logger.debug('preemption victim kept: another filter may need it gone', { node: node.node, uid: held.uid, reason: held.reason });
+          }
+        }
       }
       if (options.mode !== 'shadow') deps.onVictimsApproved?.(decision.nodes.flatMap((n) => (n.outcome === 'kept' ? n.victims : [])));
       for (const v of decision.unknownVictims) {
-        metrics.preemptVictimsDropped.inc({ reason: 'unknown_pod' });
-        logger.warn('preemption victim unknown to the ledger; dropped', { node: v.node, uid: v.uid });
+        // Kept in the answer: nothing proves it unneeded, and dropping it could under-evict.
+        logger.warn('preemption victim unknown to the ledger on that node; kept as the scheduler proposed it', { node: v.node, uid: v.uid });
       }
       if (options.mode === 'shadow') {
         const passthrough = shadowPreempt(proposals);

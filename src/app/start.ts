@@ -13,6 +13,7 @@ import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { SnapshotSource } from '../cluster/snapshot/snapshot-source.js';
 import type { ClusterSource } from '../cluster/source.js';
+import { httpOptionsFromConfig } from '../http/options.js';
 import { startExtenderServer } from '../http/server.js';
 import { createExtenderService, type VictimFreshnessCheck } from './extender-service.js';
 import { releaseLoadGarbage } from './release-load-garbage.js';
@@ -25,8 +26,12 @@ export const DEMO_CLUSTER = join(PACKAGE_ROOT, 'config', 'cluster', 'demo.yaml')
 const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 export interface RunningKubeLedger {
+  /** The extender port: the verbs and /debug/*. */
   url: string;
   port: number;
+  /** The operations port: /healthz, /readyz, /metrics. */
+  opsUrl: string;
+  opsPort: number;
   ledger: ClusterLedger;
   source: ClusterSource;
   metrics: Metrics;
@@ -46,6 +51,12 @@ export function chooseSource(config: ExtenderConfig, env: NodeJS.ProcessEnv = pr
   const inCluster = Boolean(env['KUBERNETES_SERVICE_HOST']) && existsSync(IN_CLUSTER_TOKEN);
   if (source === 'kube' || kubeconfig !== '' || inCluster) return kubeconfig ? { kind: 'kube', kubeconfig } : { kind: 'kube' };
   return { kind: 'snapshot', path: DEMO_CLUSTER, demo: true };
+}
+
+/** `server.debug.enabled: auto`: on for the demo and snapshot sources (a file on a developer's machine), off against a live cluster. */
+export function debugEnabledFor(config: ExtenderConfig, choice: SourceChoice): boolean {
+  const setting = config.server.debug.enabled;
+  return setting === 'auto' ? choice.kind === 'snapshot' : setting;
 }
 
 export interface StartDeps {
@@ -125,27 +136,9 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     service,
     metrics,
     logger,
-    options: {
-      host: config.server.host,
-      port: config.server.port,
-      pathPrefix: config.server.pathPrefix,
-      bodyLimitBytes: config.server.bodyLimitBytes,
-      headersTimeoutMs: config.server.headersTimeoutMs,
-      requestTimeoutMs: config.server.requestTimeoutMs,
-      keepAliveTimeoutMs: 65_000,
-      shutdownDeadlineMs: config.server.shutdownDeadlineMs,
-      ...(config.server.tls.certFile
-        ? {
-            tls: {
-              certFile: config.server.tls.certFile,
-              keyFile: config.server.tls.keyFile,
-              ...(config.server.tls.clientCAFile ? { clientCAFile: config.server.tls.clientCAFile, requireClientCert: true } : {}),
-            },
-          }
-        : {}),
-    },
+    options: httpOptionsFromConfig(config.server, debugEnabledFor(config, choice)),
   });
-  logger.info('kube-ledger listening', { url: server.url, source: source.kind });
+  logger.info('kube-ledger listening', { url: server.url, opsUrl: server.ops.url, source: source.kind });
 
   await source.start(ledger);
   metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
@@ -168,6 +161,8 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   return {
     url: server.url,
     port: server.port,
+    opsUrl: server.ops.url,
+    opsPort: server.ops.port,
     ledger,
     source,
     metrics,
@@ -175,6 +170,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     updateConfig(next: ExtenderConfig) {
       config = next;
       options = schedulingOptionsFrom(next);
+      server.setLive({ debugEnabled: debugEnabledFor(next, choice), maxInFlightPerVerb: next.server.maxInFlightPerVerb });
     },
     async close() {
       clearInterval(gauges);

@@ -1,8 +1,10 @@
 /**
  * Trimming: keep only what the ledger reads, so 150k pods fit comfortably in memory and cached objects never carry
- * data nobody needs (environment variables, volumes, managed fields, images). Applied before objects are stored.
+ * data nobody needs (environment variables, configuration volumes, managed fields, images). Applied before objects
+ * are stored.
  */
-import type { Container, NodeObject, ObjectMeta, PodObject } from '../ledger/objects.js';
+import type { Container, NodeObject, ObjectMeta, PodDisruptionBudgetObject, PodObject } from '../ledger/objects.js';
+import { trimHostPorts, trimRequiredAffinity, trimStorageVolumes } from './trim-preemption.js';
 
 /** The pod annotation prefix kube-ledger owns (nomination decision records); other annotations are dropped. */
 export const OWN_ANNOTATION_PREFIX = 'kube-ledger.io/';
@@ -35,6 +37,8 @@ function trimContainer(c: Container): Container {
     out.resources = r;
   }
   if (c.restartPolicy !== undefined) out.restartPolicy = c.restartPolicy;
+  const hostPorts = trimHostPorts(c.ports);
+  if (hostPorts) out.ports = hostPorts;
   return out;
 }
 
@@ -51,19 +55,27 @@ export function trimPod(pod: PodObject): PodObject {
   if (spec.overhead) outSpec.overhead = spec.overhead;
   if (spec.resources) outSpec.resources = spec.resources;
   if (spec.resourceClaims) outSpec.resourceClaims = spec.resourceClaims;
-  // What decides node eligibility for the nominator (gates, selectors, required affinity, tolerations); kept small:
-  // preferred affinity and the rest of spec.affinity are dropped.
+  // What preemption needs to prove a victim irrelevant to the scheduler's other filters (see victim-relevance.ts),
+  // plus required node affinity, which decides node eligibility for the nominator.
+  const affinity = trimRequiredAffinity(spec.affinity);
+  const requiredNodeAffinity = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  if (affinity || requiredNodeAffinity) {
+    outSpec.affinity = { ...affinity, ...(requiredNodeAffinity ? { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: requiredNodeAffinity } } : {}) };
+  }
+  const volumes = trimStorageVolumes(spec.volumes);
+  if (volumes) outSpec.volumes = volumes;
+  // The rest of what decides node eligibility for the nominator (gates, selector, tolerations); kept small.
   if (spec.schedulingGates?.length) outSpec.schedulingGates = spec.schedulingGates.map((g) => ({ name: g.name }));
   if (spec.nodeSelector && Object.keys(spec.nodeSelector).length > 0) outSpec.nodeSelector = spec.nodeSelector;
-  const required = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  if (required) outSpec.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } };
   if (spec.tolerations?.length) outSpec.tolerations = spec.tolerations;
   const status = pod.status ?? {};
   const outStatus: NonNullable<PodObject['status']> = {};
   if (status.phase) outStatus.phase = status.phase;
   if (status.nominatedNodeName) outStatus.nominatedNodeName = status.nominatedNodeName;
   if (status.resourceClaimStatuses) outStatus.resourceClaimStatuses = status.resourceClaimStatuses;
-  return { metadata: trimMeta(pod.metadata, false), spec: outSpec, status: outStatus };
+  if (status.startTime) outStatus.startTime = status.startTime;
+  // Labels: PodDisruptionBudget selectors and the preemptor's (anti-)affinity and spread selectors match on them.
+  return { metadata: trimMeta(pod.metadata, true), spec: outSpec, status: outStatus };
 }
 
 export function trimNode(node: NodeObject): NodeObject {
@@ -74,6 +86,19 @@ export function trimNode(node: NodeObject): NodeObject {
     if (node.spec.taints) out.spec.taints = node.spec.taints;
   }
   if (node.status?.allocatable) out.status = { allocatable: node.status.allocatable };
+  return out;
+}
+
+/** What upstream's filterPodsWithPDBViolation reads: namespace, selector, disruptionsAllowed, disruptedPods (names). */
+export function trimPodDisruptionBudget(pdb: PodDisruptionBudgetObject): PodDisruptionBudgetObject {
+  const out: PodDisruptionBudgetObject = { metadata: trimMeta(pdb.metadata, false) };
+  if (pdb.spec?.selector !== undefined) out.spec = { selector: pdb.spec.selector };
+  const status = pdb.status;
+  if (status) {
+    out.status = {};
+    if (status.disruptionsAllowed !== undefined) out.status.disruptionsAllowed = status.disruptionsAllowed;
+    if (status.disruptedPods) out.status.disruptedPods = status.disruptedPods;
+  }
   return out;
 }
 

@@ -27,17 +27,23 @@ const FLAG_TO_KEY: Record<string, string> = {
   'tls-key-file': 'server.tls.keyFile',
   'tls-client-ca-file': 'server.tls.clientCAFile',
   'body-limit-bytes': 'server.bodyLimitBytes',
+  'ops-port': 'server.ops.port',
+  debug: 'server.debug.enabled',
   nominate: 'nomination.enabled',
 };
 
 export const USAGE = `Usage: kube-ledger [flags]            serve the extender
        kube-ledger nominations clear [flags]   withdraw every nomination kube-ledger owns, then exit
+       kube-ledger explain NAMESPACE/POD [--server URL]   why a pod fits or fails on each node (--help for flags)
+       kube-ledger ledger [--node NAME] [--server URL]    a running kube-ledger's ledger, for people
 
 Flags:
   --config PATH               extender configuration (default: config/extender.yaml; env KUBE_LEDGER_CONFIG)
   --cluster PATH              snapshot source: manifest file or directory (YAML or JSON), reloaded on change
   --kubeconfig PATH           live source: kubeconfig file (in-cluster config is used when running in a pod)
-  --port N                    listen port (default 8888)
+  --port N                    extender port: the verbs and /debug (default 8888)
+  --ops-port N                operations port: /metrics, /healthz, /readyz (default 8889)
+  --debug auto|true|false     /debug/* endpoints (auto: on for the demo and snapshot sources, off against a cluster)
   --host ADDR                 listen address (default 0.0.0.0)
   --path-prefix /P            prefix for /filter, /prioritize, /preempt
   --mode enforce|shadow       shadow answers as if kube-ledger were absent and counts what would differ

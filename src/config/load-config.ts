@@ -150,11 +150,19 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
 }
 
 function checkCrossField(config: ExtenderConfig): void {
-  const tls = config.server.tls;
+  checkTlsPair('server.tls', config.server.tls);
+  checkTlsPair('server.ops.tls', config.server.ops.tls);
+  const { port, ops } = config.server;
+  if (port !== 0 && ops.port === port) {
+    throw new ConfigError('server.ops.port', `must differ from server.port (${port}): the operations port serves a different audience`, 'configuration');
+  }
+}
+
+function checkTlsPair(key: string, tls: { certFile: string; keyFile: string; clientCAFile: string }): void {
   if ((tls.certFile === '') !== (tls.keyFile === '')) {
-    throw new ConfigError('server.tls', 'certFile and keyFile must be set together', 'configuration');
+    throw new ConfigError(key, 'certFile and keyFile must be set together', 'configuration');
   }
   if (tls.clientCAFile !== '' && tls.certFile === '') {
-    throw new ConfigError('server.tls.clientCAFile', 'client certificates need HTTPS: set certFile and keyFile too', 'configuration');
+    throw new ConfigError(`${key}.clientCAFile`, 'client certificates need HTTPS: set certFile and keyFile too', 'configuration');
   }
 }

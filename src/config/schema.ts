@@ -11,8 +11,12 @@ export interface ExtenderConfig {
     bodyLimitBytes: number;
     headersTimeoutMs: number;
     requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
     shutdownDeadlineMs: number;
     tls: { certFile: string; keyFile: string; clientCAFile: string };
+    ops: { host: string; port: number; tls: { certFile: string; keyFile: string; clientCAFile: string } };
+    debug: { enabled: 'auto' | boolean };
+    maxInFlightPerVerb: number;
   };
   cluster: { source: 'auto' | 'snapshot' | 'kube'; snapshotPath: string; kubeconfig: string; stalenessWindowSeconds: number };
   scheduling: {
@@ -78,16 +82,25 @@ export interface FieldSpec {
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export const FIELDS: readonly FieldSpec[] = [
-  { path: 'server.host', rule: { type: 'string' }, default: '0.0.0.0', doc: 'Listen address.' },
-  { path: 'server.port', rule: { type: 'int', min: 0, max: 65535 }, default: 8888, doc: 'Listen port (0 = any free port).' },
+  { path: 'server.host', rule: { type: 'string' }, default: '0.0.0.0', doc: 'Listen address of the extender port.' },
+  { path: 'server.port', rule: { type: 'int', min: 0, max: 65535 }, default: 8888, doc: 'Extender port: the verbs and /debug (0 = any free port).' },
   { path: 'server.pathPrefix', rule: { type: 'string', pattern: /^(\/[A-Za-z0-9._~-]+)*$/, hint: 'empty or like /scheduler' }, default: '', doc: 'Prefix for the verb paths, e.g. /scheduler → POST /scheduler/filter.' },
   { path: 'server.bodyLimitBytes', rule: { type: 'int', min: 1024, max: 1024 * 1024 * 1024 }, default: 64 * 1024 * 1024, doc: 'Largest request body accepted (413 beyond).' },
   { path: 'server.headersTimeoutMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 10_000, doc: 'Time allowed to receive request headers.' },
   { path: 'server.requestTimeoutMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 30_000, doc: 'Time allowed to receive a whole request.' },
-  { path: 'server.shutdownDeadlineMs', rule: { type: 'int', min: 0, max: 600_000 }, default: 10_000, doc: 'How long SIGTERM waits for in-flight requests.' },
-  { path: 'server.tls.certFile', rule: { type: 'string' }, default: '', doc: 'PEM certificate; with keyFile enables HTTPS (reloaded on change).' },
+  { path: 'server.keepAliveTimeoutMs', rule: { type: 'int', min: 1000, max: 3_600_000 }, default: 120_000, doc: 'Idle keep-alive connections are closed after this; keep it above the scheduler\'s idle timeout (Go: 90 s), else a POST can race the close.' },
+  { path: 'server.shutdownDeadlineMs', rule: { type: 'int', min: 0, max: 600_000 }, default: 10_000, doc: 'How long SIGTERM waits for in-flight requests (0 = close at once).' },
+  { path: 'server.tls.certFile', rule: { type: 'string' }, default: '', doc: 'PEM certificate; with keyFile enables HTTPS on the extender port (reloaded on change).' },
   { path: 'server.tls.keyFile', rule: { type: 'string' }, default: '', doc: 'PEM private key.' },
-  { path: 'server.tls.clientCAFile', rule: { type: 'string' }, default: '', doc: 'CA bundle; when set, clients must present a certificate it signed (mTLS).' },
+  { path: 'server.tls.clientCAFile', rule: { type: 'string' }, default: '', doc: 'CA bundle; when set, every extender-port request (verbs, /debug) needs a client certificate it signed (mTLS, 403 otherwise).' },
+  // --- operations listener, debug switch, load shedding (security: least exposure by default) ---
+  { path: 'server.ops.host', rule: { type: 'string' }, default: '', doc: 'Listen address of the operations port (/metrics, /healthz, /readyz); empty = server.host.' },
+  { path: 'server.ops.port', rule: { type: 'int', min: 0, max: 65535 }, default: 8889, doc: 'Operations port: /metrics, /healthz, /readyz, never the verbs or /debug (0 = any free port).' },
+  { path: 'server.ops.tls.certFile', rule: { type: 'string' }, default: '', doc: 'PEM certificate; with keyFile enables HTTPS on the operations port (reloaded on change).' },
+  { path: 'server.ops.tls.keyFile', rule: { type: 'string' }, default: '', doc: 'PEM private key of the operations port.' },
+  { path: 'server.ops.tls.clientCAFile', rule: { type: 'string' }, default: '', doc: 'CA bundle; when set, /metrics needs a client certificate it signed; /healthz and /readyz stay open for kubelet probes.' },
+  { path: 'server.debug.enabled', rule: { type: 'enum', values: ['auto', true, false] }, default: 'auto', doc: '/debug/* on the extender port (every tenant\'s pods, claims, devices); auto = on for the demo and snapshot sources, off against a live cluster. 404 when off.', live: true },
+  { path: 'server.maxInFlightPerVerb', rule: { type: 'int', min: 1, max: 10_000 }, default: 16, doc: 'Requests in flight per verb; beyond it the server answers at once (filter: 200 with Error; prioritize, preempt: 503).', live: true },
   { path: 'cluster.source', rule: { type: 'enum', values: ['auto', 'snapshot', 'kube'] }, default: 'auto', doc: 'auto: snapshot when a path is given, else kube when a kubeconfig or in-cluster config exists, else the demo cluster.' },
   { path: 'cluster.snapshotPath', rule: { type: 'string' }, default: '', doc: 'Manifest file or directory (--cluster).' },
   { path: 'cluster.kubeconfig', rule: { type: 'string' }, default: '', doc: 'Kubeconfig file (--kubeconfig).' },

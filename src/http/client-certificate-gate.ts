@@ -1,20 +1,22 @@
 /**
- * mTLS enforced per path: the extender verbs and /debug need a client certificate signed by the configured client CA
- * (what kube-scheduler's `tlsConfig.certFile/keyFile` present); /healthz, /readyz and /metrics stay open so kubelet
- * probes and Prometheus work without client certificates. Refusals are 403 with a JSON body.
+ * mTLS enforced per listener and path: on the extender port every request (verbs and /debug) needs a client
+ * certificate signed by the configured client CA (what kube-scheduler's `tlsConfig.certFile/keyFile` present); on the
+ * operations port /healthz and /readyz stay open for kubelet probes (which present none) while /metrics needs one.
+ * Refusals are 403 with a JSON body.
  */
 import type { Context, Next } from 'koa';
 import type { TLSSocket } from 'node:tls';
 import { sendError } from './request-middleware.js';
 
-const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+/** Paths of the operations port that kubelet probes reach without a client certificate. */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 
-export function clientCertificateGate() {
+export function clientCertificateGate(openPaths: ReadonlySet<string> = new Set(), caSetting = 'server.tls.clientCAFile') {
   return async (ctx: Context, next: Next): Promise<void> => {
-    if (OPEN_PATHS.has(ctx.path)) return next();
+    if (openPaths.has(ctx.path)) return next();
     const socket = ctx.req.socket as TLSSocket;
     if (socket.authorized === true) return next();
     const why = socket.authorizationError ? String(socket.authorizationError) : 'no client certificate presented';
-    sendError(ctx, 403, `client certificate required (signed by server.tls.clientCAFile): ${why}`);
+    sendError(ctx, 403, `client certificate required (signed by ${caSetting}): ${why}`);
   };
 }

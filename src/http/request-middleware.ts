@@ -8,6 +8,7 @@ import { InputError } from '../protocol/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { ClientAbortedError, HttpProblem } from './http-problem.js';
+import { lingerAfterReply, type LingerBounds } from './lingering-close.js';
 
 export type ExtenderVerb = 'filter' | 'prioritize' | 'preempt';
 export type VerbLabel = ExtenderVerb | 'other';
@@ -31,6 +32,7 @@ const OUTCOME_BY_STATUS: Readonly<Record<number, string>> = {
   404: 'not_found',
   405: 'method_not_allowed',
   413: 'too_large',
+  403: 'forbidden',
   415: 'unsupported_media_type',
   501: 'not_implemented',
   503: 'unavailable',
@@ -51,11 +53,14 @@ function fillEmptyErrorReply(ctx: Context): void {
   else if (ctx.status === 501) sendError(ctx, 501, `method ${ctx.method} not implemented`);
 }
 
-function replyToFailure(ctx: Context, err: unknown, verb: VerbLabel, logger: Logger): void {
+function replyToFailure(ctx: Context, err: unknown, verb: VerbLabel, logger: Logger, linger?: LingerBounds): void {
   const state = ctx.state as RequestState;
   if (err instanceof HttpProblem) {
     state.outcome = err.outcome;
-    if (err.options.closeConnection) ctx.set('Connection', 'close');
+    if (err.options.closeConnection) {
+      ctx.set('Connection', 'close');
+      lingerAfterReply(ctx.req, linger);
+    }
     sendError(ctx, err.status, err.message, err.options.path);
     logger.warn('request refused', { verb, status: err.status, outcome: err.outcome, error: err.message });
   } else if (err instanceof InputError) {
@@ -73,8 +78,8 @@ function replyToFailure(ctx: Context, err: unknown, verb: VerbLabel, logger: Log
   }
 }
 
-export function requestMiddleware(deps: { metrics: Metrics; logger: Logger; verbOf: (path: string) => VerbLabel }) {
-  const { metrics, logger, verbOf } = deps;
+export function requestMiddleware(deps: { metrics: Metrics; logger: Logger; verbOf: (path: string) => VerbLabel; linger?: LingerBounds }) {
+  const { metrics, logger, verbOf, linger } = deps;
   return async function handleRequest(ctx: Context, next: Next): Promise<void> {
     const verb = verbOf(ctx.path);
     const stopTimer = metrics.httpRequestDuration.startTimer();
@@ -83,7 +88,7 @@ export function requestMiddleware(deps: { metrics: Metrics; logger: Logger; verb
       await next();
       fillEmptyErrorReply(ctx);
     } catch (err) {
-      replyToFailure(ctx, err, verb, logger);
+      replyToFailure(ctx, err, verb, logger, linger);
     } finally {
       const outcome = outcomeOf(ctx);
       metrics.httpInFlight.dec({ verb });

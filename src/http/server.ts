@@ -1,39 +1,52 @@
 /**
- * The extender's HTTP(S) server: a Koa app with the verb routes under the configured prefix and the operator routes
- * at the root, served by a Node server with slow-client timeouts, certificate reload and a graceful stop.
+ * The extender's HTTP(S) servers, one listener per audience:
+ * - the extender port (kube-scheduler): the three verbs under the configured prefix, and /debug/* behind the
+ *   `server.debug.enabled` switch; with a client CA every request there needs a client certificate;
+ * - the operations port (kubelet probes, Prometheus): /healthz, /readyz, /metrics, with its own TLS settings.
+ * Separate ports let a NetworkPolicy tell the scheduler's traffic from Prometheus's.
  */
 import Router from '@koa/router';
 import Koa from 'koa';
-import { createServer as createHttpServer, type Server as HttpServer, type ServerOptions } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { clientCertificateGate, PROBE_PATHS } from './client-certificate-gate.js';
+import { debugGate } from './debug-gate.js';
 import type { ExtenderService } from './extender-service.js';
-import { EXTENDER_VERBS, registerExtenderRoutes } from './extender-routes.js';
-import { trackForGracefulClose } from './graceful-close.js';
-import { registerOpsRoutes } from './ops-routes.js';
-import { DEFAULT_HTTP_OPTIONS, type HttpServerOptions, type HttpTlsOptions, validateHttpOptions } from './options.js';
+import { EXTENDER_VERBS, extenderVerbRoutes } from './extender-routes.js';
+import { InFlightLimit } from './in-flight-limit.js';
+import type { LingerBounds } from './lingering-close.js';
+import { startListener, type RunningListener } from './listener.js';
+import { registerDebugRoutes, registerOpsRoutes } from './ops-routes.js';
+import { DEFAULT_HTTP_OPTIONS, type HttpServerOptions, type LiveHttpSettings, validateHttpOptions } from './options.js';
 import { requestMiddleware, type VerbLabel } from './request-middleware.js';
-import { loadHttpsServerOptions, watchTlsFiles, type TlsReloader } from './tls-files.js';
-
-import { clientCertificateGate } from './client-certificate-gate.js';
 
 export { DEFAULT_HTTP_OPTIONS, normalizePathPrefix } from './options.js';
-export type { HttpServerOptions, HttpTlsOptions } from './options.js';
+export type { HttpServerOptions, HttpTlsOptions, LiveHttpSettings } from './options.js';
 
 export interface ExtenderServerDeps {
   service: ExtenderService;
   metrics: Metrics;
   logger: Logger;
   options: HttpServerOptions;
+  /** How long a refused (413) connection lingers; tests shorten it. */
+  linger?: LingerBounds;
 }
 
 export interface RunningExtenderServer {
+  /** The extender port (verbs, /debug). */
   port: number;
   url: string;
-  server: HttpServer | HttpsServer;
+  server: RunningListener['server'];
+  /** The operations port (/healthz, /readyz, /metrics). */
+  ops: RunningListener;
+  /** Applies the live settings (configuration reload). */
+  setLive(settings: LiveHttpSettings): void;
   close(): Promise<void>;
+}
+
+interface LiveState {
+  debugEnabled: boolean;
+  inFlight: InFlightLimit;
 }
 
 function verbResolver(pathPrefix: string): (path: string) => VerbLabel {
@@ -41,82 +54,98 @@ function verbResolver(pathPrefix: string): (path: string) => VerbLabel {
   return (path) => byPath.get(path) ?? 'other';
 }
 
-export function createExtenderApp(deps: ExtenderServerDeps): Koa {
-  const options = validateHttpOptions(deps.options);
+function newApp(): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true; // every error is answered and logged by requestMiddleware
-  const router = new Router();
-  registerExtenderRoutes(router, {
+  return app;
+}
+
+function buildExtenderApp(deps: ExtenderServerDeps, options: HttpServerOptions, live: LiveState): Koa {
+  const app = newApp();
+  app.use(requestMiddleware({ metrics: deps.metrics, logger: deps.logger, verbOf: verbResolver(options.pathPrefix), ...(deps.linger ? { linger: deps.linger } : {}) }));
+  if (options.tls?.clientCAFile && (options.tls.requireClientCert ?? true)) app.use(clientCertificateGate());
+  // The verbs first: a request for a verb meets no other middleware.
+  app.use(extenderVerbRoutes({
     service: deps.service,
     metrics: deps.metrics,
     logger: deps.logger,
     pathPrefix: options.pathPrefix,
     bodyLimitBytes: options.bodyLimitBytes,
-  });
+    inFlight: live.inFlight,
+  }));
+  app.use(debugGate(() => live.debugEnabled));
+  const debugRouter = new Router();
+  registerDebugRoutes(debugRouter, { service: deps.service, metrics: deps.metrics });
+  app.use(debugRouter.routes());
+  app.use(debugRouter.allowedMethods());
+  return app;
+}
+
+function buildOpsApp(deps: ExtenderServerDeps, options: HttpServerOptions): Koa {
+  const app = newApp();
+  app.use(requestMiddleware({ metrics: deps.metrics, logger: deps.logger, verbOf: () => 'other' }));
+  const tls = options.ops.tls;
+  if (tls?.clientCAFile && (tls.requireClientCert ?? true)) app.use(clientCertificateGate(PROBE_PATHS, 'server.ops.tls.clientCAFile'));
+  const router = new Router();
   registerOpsRoutes(router, { service: deps.service, metrics: deps.metrics });
-  app.use(requestMiddleware({ metrics: deps.metrics, logger: deps.logger, verbOf: verbResolver(options.pathPrefix) }));
-  if (options.tls?.clientCAFile && (options.tls.requireClientCert ?? true)) app.use(clientCertificateGate());
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
 }
 
-function nodeServerOptions(options: HttpServerOptions): ServerOptions {
-  return {
-    headersTimeout: options.headersTimeoutMs,
-    requestTimeout: options.requestTimeoutMs,
-    // Timeouts are enforced on this tick; Node's default (30 s) would let a slow client outlive headersTimeout.
-    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(options.headersTimeoutMs / 4))),
-    keepAlive: true,
-    keepAliveTimeout: options.keepAliveTimeoutMs,
-  };
+/** The extender-port app alone (verbs and /debug), for tests that drive it without a listener. */
+export function createExtenderApp(deps: ExtenderServerDeps): Koa {
+  const options = validateHttpOptions(deps.options);
+  return buildExtenderApp(deps, options, { debugEnabled: options.debugEnabled, inFlight: new InFlightLimit(options.maxInFlightPerVerb) });
 }
 
-function listen(server: HttpServer, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-function urlOf(scheme: string, host: string, port: number): string {
-  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  return `${scheme}://${shownHost}:${port}`;
+function warnIfDebugExposed(options: HttpServerOptions, debugEnabled: boolean, logger: Logger): void {
+  if (!debugEnabled || options.tls?.clientCAFile) return;
+  logger.warn(
+    'debug endpoints are on without client certificates: /debug/explain and /debug/ledger show every tenant\'s pods, claims and devices to whoever can reach the extender port',
+    { port: options.port, setting: 'server.debug.enabled', fix: 'set server.debug.enabled: false, or server.tls.clientCAFile for mTLS' },
+  );
 }
 
 export async function startExtenderServer(deps: ExtenderServerDeps): Promise<RunningExtenderServer> {
   const options = validateHttpOptions({ ...DEFAULT_HTTP_OPTIONS, ...deps.options });
-  const app = createExtenderApp({ ...deps, options });
-  const tls: HttpTlsOptions | undefined = options.tls;
-  const serverOptions = nodeServerOptions(options);
-  const server = tls
-    ? createHttpsServer({ ...serverOptions, ...loadHttpsServerOptions(tls) }, app.callback())
-    : createHttpServer(serverOptions, app.callback());
-  server.keepAliveTimeout = options.keepAliveTimeoutMs;
-  const reloader: TlsReloader | undefined = tls ? watchTlsFiles(server as HttpsServer, tls, deps.logger) : undefined;
-  const closer = trackForGracefulClose(server);
-
-  let port: number;
+  const live: LiveState = { debugEnabled: options.debugEnabled, inFlight: new InFlightLimit(options.maxInFlightPerVerb) };
+  deps.metrics.httpInFlightLimit.set(options.maxInFlightPerVerb);
+  const timeouts = options;
+  const extender = await startListener({ name: 'extender', host: options.host, port: options.port, tls: options.tls, timeouts }, buildExtenderApp(deps, options, live), deps.logger);
+  let ops: RunningListener;
   try {
-    port = await listen(server, options.host, options.port);
+    ops = await startListener({ name: 'ops', host: options.ops.host, port: options.ops.port, tls: options.ops.tls, timeouts }, buildOpsApp(deps, options), deps.logger);
   } catch (err) {
-    reloader?.stop();
+    await extender.close();
     throw err;
   }
-  const url = urlOf(tls ? 'https' : 'http', options.host, port);
-  deps.logger.info('extender server listening', { url, pathPrefix: options.pathPrefix, tls: Boolean(tls) });
+  deps.logger.info('extender server listening', {
+    url: extender.url,
+    opsUrl: ops.url,
+    pathPrefix: options.pathPrefix,
+    tls: Boolean(options.tls),
+    mtls: Boolean(options.tls?.clientCAFile),
+    opsTls: Boolean(options.ops.tls),
+    debug: live.debugEnabled,
+    maxInFlightPerVerb: options.maxInFlightPerVerb,
+  });
+  warnIfDebugExposed(options, live.debugEnabled, deps.logger);
 
   return {
-    port,
-    url,
-    server,
+    port: extender.port,
+    url: extender.url,
+    server: extender.server,
+    ops,
+    setLive(settings: LiveHttpSettings) {
+      if (settings.debugEnabled && !live.debugEnabled) warnIfDebugExposed(options, true, deps.logger);
+      live.debugEnabled = settings.debugEnabled;
+      live.inFlight.setLimit(settings.maxInFlightPerVerb);
+      deps.metrics.httpInFlightLimit.set(settings.maxInFlightPerVerb);
+    },
     async close() {
-      reloader?.stop();
-      await closer.close(options.shutdownDeadlineMs);
-      deps.logger.info('extender server stopped', { url });
+      await Promise.all([extender.close(), ops.close()]);
+      deps.logger.info('extender server stopped', { url: extender.url, opsUrl: ops.url });
     },
   };
 }

@@ -4,6 +4,7 @@
  * each change costs O(resources of the object), never a rebuild. Reads are synchronous so one decision sees one view.
  */
 import type { ClusterChange, ClusterSink } from './changes.js';
+import { DisruptionBudgets } from './disruption-budgets.js';
 import { NO_DRA, type DraAccounting } from './dra-port.js';
 import {
   addBoundPod,
@@ -19,6 +20,7 @@ import type {
   ClusterObjectKind,
   DeviceClassObject,
   NodeObject,
+  PodDisruptionBudgetObject,
   PodObject,
   ResourceClaimObject,
   ResourceSliceObject,
@@ -46,6 +48,7 @@ export class ClusterLedger implements ClusterSink {
   private readonly podsByKey = new Map<string, PodEntry>();
   private readonly podsByUid = new Map<string, PodEntry>();
   private dra: DraAccounting;
+  private readonly budgets = new DisruptionBudgets();
 
   constructor(
     options: { dra?: DraAccounting } = {},
@@ -87,6 +90,8 @@ export class ClusterLedger implements ClusterSink {
         return this.dra.upsertClaim(object as ResourceClaimObject);
       case 'DeviceClass':
         return this.dra.upsertDeviceClass(object as DeviceClassObject);
+      case 'PodDisruptionBudget':
+        return this.budgets.upsert(object as PodDisruptionBudgetObject);
     }
   }
 
@@ -102,6 +107,8 @@ export class ClusterLedger implements ClusterSink {
         return this.dra.deleteClaim(key);
       case 'DeviceClass':
         return this.dra.deleteDeviceClass(key);
+      case 'PodDisruptionBudget':
+        return this.budgets.delete(key);
     }
   }
 
@@ -130,6 +137,8 @@ export class ClusterLedger implements ClusterSink {
         return this.dra.replaceClaims(objects as ResourceClaimObject[]);
       case 'DeviceClass':
         return this.dra.replaceDeviceClasses(objects as DeviceClassObject[]);
+      case 'PodDisruptionBudget':
+        return this.budgets.replace(objects as PodDisruptionBudgetObject[]);
     }
   }
 
@@ -231,6 +240,11 @@ export class ClusterLedger implements ClusterSink {
 
   draAccounting(): DraAccounting {
     return this.dra;
+  }
+
+  /** The cluster's PodDisruptionBudgets (read-only for callers). */
+  disruptionBudgets(): Pick<DisruptionBudgets, 'known' | 'size' | 'inNamespace'> {
+    return this.budgets;
   }
 
   counts(): LedgerCounts {

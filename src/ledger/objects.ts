@@ -67,6 +67,54 @@ export interface Container {
   resources?: ContainerResources;
   /** Only on init containers: "Always" marks a restartable sidecar. */
   restartPolicy?: string;
+  /** Kept only for entries with a hostPort (the NodePorts filter); preemption must not reprieve a port holder. */
+  ports?: ContainerPort[];
+}
+
+export interface ContainerPort {
+  hostPort?: number;
+  containerPort?: number;
+  protocol?: string;
+  hostIP?: string;
+}
+
+/** metav1.LabelSelector. */
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+}
+
+/** v1.PodAffinityTerm: only required terms are kept (they are the ones a filter reads). */
+export interface PodAffinityTerm {
+  labelSelector?: LabelSelector | null;
+  namespaces?: string[];
+  namespaceSelector?: LabelSelector | null;
+  topologyKey?: string;
+  matchLabelKeys?: string[];
+  mismatchLabelKeys?: string[];
+}
+
+export interface PodAffinity {
+  podAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
+  podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[] };
+}
+
+export interface TopologySpreadConstraint {
+  maxSkew?: number;
+  topologyKey?: string;
+  whenUnsatisfiable?: string;
+  labelSelector?: LabelSelector | null;
+  matchLabelKeys?: string[];
+}
+
+/**
+ * A pod volume. Cached pods keep only volumes a storage filter reads (PVCs, ephemeral, CSI and in-tree disks),
+ * reduced to their source key; configMap, secret, downwardAPI, projected, emptyDir, hostPath and image are dropped.
+ */
+export interface Volume {
+  name: string;
+  persistentVolumeClaim?: { claimName?: string };
+  [source: string]: unknown;
 }
 
 export interface PodResourceClaim {
@@ -94,11 +142,16 @@ export interface PodObject {
     /** Scheduling constraints the nominator's eligibility pre-check reads (nomination/eligibility.ts). */
     schedulingGates?: Array<{ name: string }>;
     nodeSelector?: Record<string, string>;
-    affinity?: { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: NodeSelector } };
+    /** Required pod (anti-)affinity terms (preemption) and required node affinity (the nominator). */
+    affinity?: PodAffinity & { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: NodeSelector } };
     tolerations?: Toleration[];
+    topologySpreadConstraints?: TopologySpreadConstraint[];
+    volumes?: Volume[];
   };
   status?: {
     phase?: string;
+    /** RFC 3339; upstream's MoreImportantPod orders pods of equal priority by it (older first). */
+    startTime?: string;
     nominatedNodeName?: string;
     resourceClaimStatuses?: Array<{ name: string; resourceClaimName?: string }>;
   };
@@ -202,9 +255,18 @@ export interface DeviceClassObject {
   spec?: { selectors?: Array<{ cel?: { expression: string } }> };
 }
 
-export type ClusterObjectKind = 'Node' | 'Pod' | 'ResourceSlice' | 'ResourceClaim' | 'DeviceClass';
+/** policy/v1 PodDisruptionBudget, trimmed to what upstream's filterPodsWithPDBViolation reads. */
+export interface PodDisruptionBudgetObject {
+  apiVersion?: string;
+  kind?: 'PodDisruptionBudget';
+  metadata: ObjectMeta;
+  spec?: { selector?: LabelSelector | null };
+  status?: { disruptionsAllowed?: number; disruptedPods?: Record<string, string> };
+}
 
-export type ClusterObject = NodeObject | PodObject | ResourceSliceObject | ResourceClaimObject | DeviceClassObject;
+export type ClusterObjectKind = 'Node' | 'Pod' | 'ResourceSlice' | 'ResourceClaim' | 'DeviceClass' | 'PodDisruptionBudget';
+
+export type ClusterObject = NodeObject | PodObject | ResourceSliceObject | ResourceClaimObject | DeviceClassObject | PodDisruptionBudgetObject;
 
 /** Store key as client-go builds it: "namespace/name" or "name" for cluster-scoped objects. */
 export function objectKey(meta: ObjectMeta): string {

@@ -83,7 +83,9 @@ export function numericRequestsOf(pod: PodEntry): NumericDemand {
 
 /**
  * A bound pod's containers are only needed to compute its requests, which the entry already holds; dropping them
- * roughly halves the ledger's memory at 150k pods. Kept: identity, our own annotations, placement, priority, claims.
+ * roughly halves the ledger's memory at 150k pods. Kept: identity, labels, our own annotations, placement, priority,
+ * claims, and what preemption reads to prove a victim irrelevant to other filters (host ports, required
+ * anti-affinity, storage volumes; the trim already cut these down).
  */
 function slimBoundPod(pod: PodObject): PodObject {
   const spec = pod.spec ?? {};
@@ -92,6 +94,10 @@ function slimBoundPod(pod: PodObject): PodObject {
   if (spec.priority !== undefined) slimSpec.priority = spec.priority;
   if (spec.priorityClassName !== undefined) slimSpec.priorityClassName = spec.priorityClassName;
   if (spec.resourceClaims !== undefined) slimSpec.resourceClaims = spec.resourceClaims;
+  if (spec.affinity !== undefined) slimSpec.affinity = spec.affinity;
+  if (spec.volumes !== undefined) slimSpec.volumes = spec.volumes;
+  const portHolders = [...(spec.containers ?? []), ...(spec.initContainers ?? [])].filter((c) => c.ports !== undefined && c.ports.length > 0);
+  if (portHolders.length > 0) slimSpec.containers = portHolders.map((c) => ({ name: c.name, ports: c.ports! }));
   const slim: PodObject = { metadata: pod.metadata, spec: slimSpec };
   if (pod.status) slim.status = pod.status;
   return slim;

@@ -75,8 +75,14 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     preemptVictimsDropped: new Counter({
       name: PREFIX + 'preempt_victims_dropped_total',
-      help: 'Proposed preemption victims dropped, by reason (unknown_pod, reprieved).',
+      help: 'Proposed preemption victims dropped, by reason (reprieved).',
       labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    preemptVictimsHeld: new Counter({
+      name: PREFIX + 'preempt_victims_held_total',
+      help: 'Proposed preemption victims kept without asking the ledger, because another scheduler filter may need them gone, by filter (host_port, pod_affinity, pod_anti_affinity, victim_anti_affinity, topology_spread, storage, claims).',
+      labelNames: ['filter'] as const,
       registers: r,
     }),
 
@@ -269,6 +275,19 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     nominationLeader: new Gauge({
       name: PREFIX + 'nomination_leader',
       help: '1 while this replica holds the nominator Lease (and may write), else 0.',
+      registers: r,
+    }),
+
+    // --- http load shedding (server.maxInFlightPerVerb) ---
+    httpShedRequests: new Counter({
+      name: PREFIX + 'http_requests_shed_total',
+      help: 'Extender requests answered at once because their verb already had server.maxInFlightPerVerb requests in flight (filter: 200 with Error; prioritize, preempt: 503).',
+      labelNames: ['verb'] as const,
+      registers: r,
+    }),
+    httpInFlightLimit: new Gauge({
+      name: PREFIX + 'http_requests_in_flight_limit',
+      help: 'The in-flight bound per verb (server.maxInFlightPerVerb) currently applied.',
       registers: r,
     }),
 

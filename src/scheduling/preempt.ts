@@ -1,16 +1,25 @@
 /**
  * The preempt verb: for each candidate node the scheduler proposes (with its victims), keep the node only if removing
- * those victims makes the pod fit by the ledger, and trim the victims to the lowest-priority subset that suffices
- * (the scheduler's own reprieve order: try to keep the most important victims first). Never adds a victim that was
- * not proposed. Nodes the caller could not prove fresh are dropped with a reason.
+ * those victims makes the pod fit by the ledger, then reprieve what the ledger does not need, the way upstream's
+ * SelectVictimsOnNode does: PDB-violating victims first, then the others, each group most important first. A victim
+ * is reprieved only when kube-ledger can prove it irrelevant to every other in-tree filter (victim-relevance.ts);
+ * otherwise it stays, because the scheduler's filters needed it gone. A proposed victim the cache does not hold on
+ * that node stays too: nothing can be proven about it, and the ledger's arithmetic (which lacks it) matches the node
+ * once it is evicted. Never adds a victim that was not proposed.
+ * NumPDBViolations is recounted for the victims that remain once the cluster's PDBs are known. Nodes the caller
+ * could not prove fresh are dropped with a reason.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
+import type { NodeEntry } from '../ledger/node-entry.js';
+import type { PodDisruptionBudgetObject } from '../ledger/objects.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { InputError } from '../protocol/errors.js';
 import type { ExtenderPreemptionArgs, ExtenderPreemptionResult, MetaVictims } from '../protocol/types.js';
-import { assessFit } from './fit.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
+import { compareImportance, splitByPdbViolation } from './pdb-violations.js';
+import { fitsWithoutVictims } from './preempt-fit.js';
+import { victimHold, type OtherFilter } from './victim-relevance.js';
 
 export interface ProposedNode {
   node: string;
@@ -19,7 +28,22 @@ export interface ProposedNode {
 }
 
 export type NodePreemptOutcome =
-  | { node: string; outcome: 'kept'; victims: string[]; reprieved: string[]; keptProposal?: boolean }
+  | {
+      node: string;
+      outcome: 'kept';
+      /**
+       * Most important first, as upstream orders a node's victims (pickOneNodeForPreemption reads Pods[0]); victims
+       * unknown to the cache follow, in proposal order.
+       */
+      victims: string[];
+      reprieved: string[];
+      /** Victims kept because another filter may need them gone, with the reason. */
+      heldForOtherFilters: Array<{ uid: string; filter: OtherFilter; reason: string }>;
+      numPDBViolations: number;
+      /** 'recounted' from the cluster's PDBs, or the 'scheduler''s number (PDBs not listed yet, or a victim unknown). */
+      pdbViolationsFrom: 'recounted' | 'scheduler';
+      keptProposal?: boolean;
+    }
   | { node: string; outcome: 'dropped_unknown_node' | 'dropped_does_not_fit' | 'dropped_stale'; reason: string };
 
 export interface PreemptDecision {
@@ -72,7 +96,7 @@ export function preempt(
     const outcome = evaluateNode(ledger, pod, proposal, options, unknownVictims);
     nodes.push(outcome);
     if (outcome.outcome === 'kept') {
-      out[proposal.node] = { Pods: outcome.victims.map((UID) => ({ UID })), NumPDBViolations: proposal.numPDBViolations };
+      out[proposal.node] = { Pods: outcome.victims.map((UID) => ({ UID })), NumPDBViolations: outcome.numPDBViolations };
     }
   }
   return { result: { NodeNameToMetaVictims: out }, nodes, unknownVictims };
@@ -88,35 +112,81 @@ function evaluateNode(
   const node = ledger.node(proposal.node);
   if (!node) return { node: proposal.node, outcome: 'dropped_unknown_node', reason: 'node is not in kube-ledger\'s cache' };
   const victims: PodEntry[] = [];
+  const unknown: string[] = [];
   for (const uid of new Set(proposal.victimUids)) {
     const victim = node.pods.get(uid);
     if (victim) victims.push(victim);
-    else unknownVictims.push({ node: proposal.node, uid });
+    else {
+      unknown.push(uid);
+      unknownVictims.push({ node: proposal.node, uid });
+    }
   }
   if (victims.length === 0 && proposal.victimUids.length > 0) {
     // None of the proposed victims is in the cache: the cache is behind the scheduler, so no decision can be trusted.
     return { node: proposal.node, outcome: 'dropped_stale', reason: 'none of the proposed victims is in kube-ledger\'s cache' };
   }
   const all = new Set(victims.map((v) => v.uid));
-  const withAll = assessFit(ledger, node, pod, options, { podUids: all });
+  const withAll = fitsWithoutVictims(ledger, node, pod, options, all);
   if (!withAll.fits) {
     return { node: proposal.node, outcome: 'dropped_does_not_fit', reason: `pod does not fit even without the proposed victims: ${withAll.reason}` };
   }
-  // Reprieve: most important victims first (higher priority; on ties the one proposed first stays), keep each
-  // that the pod can live with.
-  const order = victims.map((v, i) => ({ v, i })).sort((a, b) => b.v.priority - a.v.priority || a.i - b.i);
-  const remaining = new Set(all);
-  const reprieved: string[] = [];
-  for (const { v } of order) {
-    remaining.delete(v.uid);
-    if (assessFit(ledger, node, pod, options, { podUids: remaining }).fits) reprieved.push(v.uid);
-    else remaining.add(v.uid);
-  }
-  const kept = victims.filter((v) => remaining.has(v.uid)).map((v) => v.uid);
-  if (kept.length === 0 && victims.length > 0) {
+  const byImportance = [...victims].sort(compareImportance);
+  const budgets = ledger.disruptionBudgets();
+  const pdbs = budgets.known ? budgetsFor(budgets, byImportance) : [];
+  const { violating, nonViolating } = splitByPdbViolation(byImportance, pdbs);
+  const reprieve = reprieveVictims(ledger, node, pod, options, [...violating, ...nonViolating], all);
+  let kept = byImportance.filter((v) => reprieve.remaining.has(v.uid));
+  let reprieved = reprieve.reprieved;
+  let keptProposal = false;
+  if (kept.length === 0 && unknown.length === 0 && victims.length > 0) {
     // The ledger needs no victims, yet the scheduler's in-tree filters found these necessary; an empty list is an
     // error for schedulers before kubernetes#135486. Keep the scheduler's proposal rather than break preemption.
-    return { node: proposal.node, outcome: 'kept', victims: victims.map((v) => v.uid), reprieved: [], keptProposal: true };
+    kept = byImportance;
+    reprieved = [];
+    keptProposal = true;
   }
-  return { node: proposal.node, outcome: 'kept', victims: kept, reprieved };
+  // A victim the cache does not hold cannot be matched against budgets: then the scheduler's count stands.
+  const pdbViolations = budgets.known && unknown.length === 0
+    ? { numPDBViolations: splitByPdbViolation(kept, pdbs).violating.length, pdbViolationsFrom: 'recounted' as const }
+    : { numPDBViolations: proposal.numPDBViolations, pdbViolationsFrom: 'scheduler' as const };
+  return {
+    node: proposal.node,
+    outcome: 'kept',
+    victims: [...kept.map((v) => v.uid), ...unknown],
+    reprieved,
+    heldForOtherFilters: reprieve.held,
+    ...pdbViolations,
+    ...(keptProposal ? { keptProposal } : {}),
+  };
+}
+
+/** The budgets of the victims' namespaces: the only ones that can match (each budget is counted on its own). */
+function budgetsFor(budgets: ReturnType<ClusterLedger['disruptionBudgets']>, victims: readonly PodEntry[]): PodDisruptionBudgetObject[] {
+  const namespaces = new Set(victims.map((v) => v.namespace));
+  return [...namespaces].flatMap((namespace) => [...budgets.inNamespace(namespace)]);
+}
+
+/** Upstream's reprieve loop, restricted to victims no other filter may need: keep each the pod can live with. */
+function reprieveVictims(
+  ledger: ClusterLedger,
+  node: NodeEntry,
+  pod: PodEntry,
+  options: SchedulingOptions,
+  order: readonly PodEntry[],
+  all: ReadonlySet<string>,
+): { remaining: Set<string>; reprieved: string[]; held: Array<{ uid: string; filter: OtherFilter; reason: string }> } {
+  const remaining = new Set(all);
+  const reprieved: string[] = [];
+  const held: Array<{ uid: string; filter: OtherFilter; reason: string }> = [];
+  for (const victim of order) {
+    const hold = victimHold(pod.object, victim.object);
+    if (hold !== undefined) {
+      held.push({ uid: victim.uid, ...hold });
+      continue;
+    }
+    remaining.delete(victim.uid);
+    if (fitsWithoutVictims(ledger, node, pod, options, remaining).fits) reprieved.push(victim.uid);
+    else remaining.add(victim.uid);
+  }
+  return { remaining, reprieved, held };
 }

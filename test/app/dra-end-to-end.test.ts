@@ -97,6 +97,7 @@ describe('DRA end to end over HTTP', () => {
     const config = defaultConfig();
     config.server.host = '127.0.0.1';
     config.server.port = 0;
+    config.server.ops.port = 0;
     config.cluster.snapshotPath = file;
     config.dra.extraNumaAttributes = ['topology.example.com/numaNode'];
     const running = await startKubeLedger(config, { logger: silentLogger });
@@ -159,10 +160,10 @@ describe('DRA end to end over HTTP', () => {
     assert.match(withClaim.FailedNodes['worker-3'], /DRA accounting unsafe on this node: pool .*worker-3 generation 1 is incomplete \(1 of 2 slices\)/);
     const plain = await post(running, '/filter', { Pod: pendingPod('plain'), Nodes: null, NodeNames: ['worker-3'] });
     assert.deepEqual(plain.NodeNames, ['worker-3']);
-    const metrics = await (await fetch(running.url + '/metrics')).text();
+    const metrics = await (await fetch(running.opsUrl + '/metrics')).text();
     assert.match(metrics, /kube_ledger_dra_unsafe_nodes\{reason="incomplete_pool"\} 1/);
     assert.match(metrics, /kube_ledger_dra_unsafe_rejections_total 1/);
-    assert.equal((await fetch(running.url + '/readyz')).status, 200, 'readiness unaffected');
+    assert.equal((await fetch(running.opsUrl + '/readyz')).status, 200, 'readiness unaffected');
   });
 
   it('prioritize counts DRA use: the node carrying the claim scores lower than its twin, equal once DRA is switched off live', async () => {

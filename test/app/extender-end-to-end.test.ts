@@ -53,6 +53,7 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     const config = defaultConfig();
     config.server.host = '127.0.0.1';
     config.server.port = 0;
+    config.server.ops.port = 0;
     config.cluster.snapshotPath = file;
     running = await startKubeLedger(config, { logger: silentLogger });
   });
@@ -82,7 +83,7 @@ describe('extender end to end over HTTP (snapshot source)', () => {
 
   it('counts verdicts answered from the per-node memo: a repeated call is answered from it, with the same reply', async () => {
     const remembered = async () => {
-      const line = (await (await fetch(running.url + '/metrics')).text()).split('\n').find((l) => l.startsWith('kube_ledger_filter_remembered_verdicts_total '));
+      const line = (await (await fetch(running.opsUrl + '/metrics')).text()).split('\n').find((l) => l.startsWith('kube_ledger_filter_remembered_verdicts_total '));
       return Number(line?.split(' ')[1] ?? Number.NaN);
     };
     const body = JSON.stringify({ Pod: WIRE_POD, Nodes: null, NodeNames: ['big', 'small', 'full'] });
@@ -142,7 +143,8 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     });
     const { status, json } = await post('/preempt', body);
     assert.equal(status, 200);
-    assert.deepEqual(json, { NodeNameToMetaVictims: { small: { Pods: [{ UID: 'u-low-a' }], NumPDBViolations: 1 } } });
+    // NumPDBViolations is recounted from the snapshot's PodDisruptionBudgets: it holds none.
+    assert.deepEqual(json, { NodeNameToMetaVictims: { small: { Pods: [{ UID: 'u-low-a' }], NumPDBViolations: 0 } } });
   });
 
   it('preempt, full victim pods (not nodeCacheCapable, lowercase keys) reply with meta victims', async () => {
@@ -162,7 +164,7 @@ describe('extender end to end over HTTP (snapshot source)', () => {
   });
 
   it('readyz is 200 once the snapshot is loaded; explain gives every node a verdict and reason', async () => {
-    const ready = await fetch(running.url + '/readyz');
+    const ready = await fetch(running.opsUrl + '/readyz');
     assert.equal(ready.status, 200);
     const explain = (await (await fetch(running.url + '/debug/explain?pod=default/pending')).json()) as any;
     assert.deepEqual(explain.nodes.map((n: any) => [n.node, n.verdict]), [['big', 'fits'], ['full', 'fails'], ['small', 'fails']]);
@@ -178,7 +180,7 @@ describe('extender end to end over HTTP (snapshot source)', () => {
   });
 
   it('serves /metrics that promtool check metrics accepts as a whole, default process metrics included', async () => {
-    const text = await (await fetch(running.url + '/metrics')).text();
+    const text = await (await fetch(running.opsUrl + '/metrics')).text();
     assert.match(text, /kube_ledger_http_requests_total\{verb="filter",outcome="ok"\} \d+/);
     assert.match(text, /kube_ledger_process_resident_memory_bytes \d+/);
     const check = promtool(['check', 'metrics'], text);
@@ -187,7 +189,7 @@ describe('extender end to end over HTTP (snapshot source)', () => {
 
   it('checks the nominated node first: a hit answers with that node alone, a miss falls back to the full scan; counters move', async () => {
     const counter = async (result: string, reason: string): Promise<number> => {
-      const text = await (await fetch(running.url + '/metrics')).text();
+      const text = await (await fetch(running.opsUrl + '/metrics')).text();
       const line = text.split('\n').find((l) => l.startsWith(`kube_ledger_nominated_node_checks_total{result="${result}",reason="${reason}"}`));
       return line ? Number(line.split(' ').pop()) : 0;
     };

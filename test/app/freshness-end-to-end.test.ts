@@ -74,7 +74,7 @@ describe('live source freshness end to end (fake API server)', function () {
   async function start(tune: (c: ExtenderConfig) => void = () => {}, bookmarkIntervalMs = 60_000): Promise<void> {
     api = await startFakeApiServer({ bookmarkIntervalMs, objects: [...nodeNames.map(node), ...nodeNames.flatMap((n) => [victim(n, 0), victim(n, 1)])] });
     dir = mkdtempSync(join(tmpdir(), 'kl-fresh-'));
-    const config = loadConfig({ overrides: [['cluster.kubeconfig', api.writeKubeconfig(dir), 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']] });
+    const config = loadConfig({ overrides: [['cluster.kubeconfig', api.writeKubeconfig(dir), 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test'], ['server.debug.enabled', true, 'test'], ['server.ops.port', 0, 'test']] });
     tune(config);
     runtime = buildRuntime(config, silentLogger);
     running = await startKubeLedger(config, { logger: silentLogger, ...runtime.startDeps });
@@ -168,16 +168,16 @@ describe('live source freshness end to end (fake API server)', function () {
     const filterBody = JSON.stringify({ Pod: PREEMPTOR, Nodes: null, NodeNames: ['n000', 'n001'] });
     const healthy = await post(running.url, '/filter', filterBody);
     assert.equal(healthy.json['Error'], '');
-    assert.equal((await fetch(`${running.url}/readyz`)).status, 200);
+    assert.equal((await fetch(`${running.opsUrl}/readyz`)).status, 200);
 
     api.stallWatches('pods', 60_000); // silent watch: no events, no bookmarks
     await eventually(() => (runtime.kube()?.tracker.lagSeconds('Pod') ?? 0) > 1, 'the Pod cache to lag past the window', 6000);
-    await until(async () => (await fetch(`${running.url}/readyz`)).status === 503, 'readyz 503 (the decision is re-evaluated every 250 ms)');
+    await until(async () => (await fetch(`${running.opsUrl}/readyz`)).status === 503, 'readyz 503 (the decision is re-evaluated every 250 ms)');
     const refused = await post(running.url, '/filter', filterBody);
     assert.match(String(refused.json['Error']), /degraded: Pod cache not known current/);
     assert.equal(refused.json['NodeNames'], null);
     assert.equal((await post(running.url, '/prioritize', filterBody)).status, 500);
-    const readyz = await fetch(`${running.url}/readyz`);
+    const readyz = await fetch(`${running.opsUrl}/readyz`);
     assert.equal(readyz.status, 503);
     assert.match(JSON.stringify(await readyz.json()), /freshness.maxServeLagSeconds/);
     const debug = (await (await fetch(`${running.url}/debug/freshness`)).json()) as { resources: Record<string, { lagSeconds: number; watch: string; relists: number; lastResourceVersion: string }> };
@@ -188,10 +188,10 @@ describe('live source freshness end to end (fake API server)', function () {
 
     api.clearFaults();
     await eventually(() => (runtime.kube()?.tracker.lagSeconds('Pod') ?? 1) === 0, 'the watch to deliver again', 6000);
-    await until(async () => (await fetch(`${running.url}/readyz`)).status === 200, 'readyz 200 again');
+    await until(async () => (await fetch(`${running.opsUrl}/readyz`)).status === 200, 'readyz 200 again');
     assert.equal((await post(running.url, '/filter', filterBody)).json['Error'], '');
     assert.equal((await post(running.url, '/prioritize', filterBody)).status, 200);
-    assert.equal((await fetch(`${running.url}/readyz`)).status, 200);
+    assert.equal((await fetch(`${running.opsUrl}/readyz`)).status, 200);
     assert.ok((await counterValue(running.metrics, 'freshnessDegradedRefusals', { verb: 'filter' })) >= 1);
   });
 

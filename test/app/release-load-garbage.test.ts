@@ -47,6 +47,7 @@ describe('releasing the initial load garbage', () => {
     const config = defaultConfig();
     config.server.host = '127.0.0.1';
     config.server.port = 0;
+    config.server.ops.port = 0;
     const { lines, logger } = capture();
     const running = await startKubeLedger(config, { logger });
     try {

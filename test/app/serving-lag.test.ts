@@ -54,13 +54,14 @@ describe('/debug/freshness on a snapshot source', () => {
     const config = defaultConfig();
     config.server.host = '127.0.0.1';
     config.server.port = 0;
+    config.server.ops.port = 0;
     config.freshness.maxServeLagSeconds = 1;
     const running = await startKubeLedger(config, { logger: silentLogger });
     try {
       const res = await fetch(`${running.url}/debug/freshness`);
       assert.equal(res.status, 404);
       assert.match(JSON.stringify(await res.json()), /snapshot/);
-      assert.equal((await fetch(`${running.url}/readyz`)).status, 200);
+      assert.equal((await fetch(`${running.opsUrl}/readyz`)).status, 200);
     } finally {
       await running.close();
     }

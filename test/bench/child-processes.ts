@@ -15,6 +15,8 @@ export interface ServerProcess {
   name: string;
   pid: number;
   baseUrl: string;
+  /** Where /readyz and /metrics are served: kube-ledger's operations port; the floor servers' only port. */
+  opsBaseUrl: string;
   /** Milliseconds from spawn until GET /readyz answered 200. */
   readyAfterMs: number;
   stop(): Promise<void>;
@@ -62,21 +64,23 @@ export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768
 
 export async function startLedger(options: LedgerOptions): Promise<ServerProcess> {
   const port = await freePort();
+  const opsPort = await freePort();
   const logFd = openSync(options.logPath, 'w');
   const started = performance.now();
   const child = spawn(process.execPath,
-    [...DEPLOYED_NODE_FLAGS, '--import', 'tsx', 'src/main.ts', '--cluster', options.clusterFile, '--port', String(port), '--host', HOST],
+    [...DEPLOYED_NODE_FLAGS, '--import', 'tsx', 'src/main.ts', '--cluster', options.clusterFile, '--port', String(port), '--ops-port', String(opsPort), '--host', HOST],
     { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd], env: process.env });
   closeSync(logFd);
   const baseUrl = `http://${HOST}:${port}`;
+  const opsBaseUrl = `http://${HOST}:${opsPort}`;
   const stop = stopper(child);
   try {
-    await waitReady(baseUrl, child, options.readyTimeoutMs ?? 180_000, options.logPath);
+    await waitReady(opsBaseUrl, child, options.readyTimeoutMs ?? 180_000, options.logPath);
   } catch (err) {
     await stop();
     throw err;
   }
-  return { name: 'kube-ledger', pid: child.pid ?? -1, baseUrl, readyAfterMs: performance.now() - started, stop };
+  return { name: 'kube-ledger', pid: child.pid ?? -1, baseUrl, opsBaseUrl, readyAfterMs: performance.now() - started, stop };
 }
 
 /** The floor server (plain node:http), or with `koa` the same replies through bare Koa + @koa/router. */
@@ -91,7 +95,8 @@ export async function startFloor(kind: 'plain' | 'koa' = 'plain'): Promise<Serve
     lines.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
   });
   lines.close();
-  return { name: kind === 'koa' ? 'bare Koa' : 'floor', pid: child.pid ?? -1, baseUrl: `http://${HOST}:${port}`,
+  const baseUrl = `http://${HOST}:${port}`;
+  return { name: kind === 'koa' ? 'bare Koa' : 'floor', pid: child.pid ?? -1, baseUrl, opsBaseUrl: baseUrl,
     readyAfterMs: performance.now() - started, stop };
 }
 

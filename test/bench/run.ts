@@ -149,7 +149,7 @@ async function runLargeCluster(large: CachedCluster, floor: Floors, settings: Se
   log(`ready after ${(ledger.readyAfterMs / 1000).toFixed(2)} s`);
   try {
     await new Promise((r) => setTimeout(r, 2000));
-    const samples = await scrapeMetrics(ledger.baseUrl);
+    const samples = await scrapeMetrics(ledger.opsBaseUrl);
     const afterLoad = readProcessMemory(ledger.pid);
     const metricRss = findSample(samples, 'resident_memory_bytes');
     const results: ScenarioResult[] = [];

@@ -56,10 +56,10 @@ function hasSuccessfulNomination(api: FakeApiServer, name: string, since = 0): b
 async function runScenario(scenario: Scenario): Promise<void> {
   const h = await startInProcessLedger({ seed: (api) => seedCluster(api), ...scenario.options });
   try {
-    await waitUntil(() => isReady(h.baseUrl), 'initial sync', 10_000);
+    await waitUntil(() => isReady(h.opsBaseUrl), 'initial sync', 10_000);
     await waitUntil(() => statusPatches(h.api).some((r) => outcomeOf(r) === '2xx'), 'the first nomination', 10_000);
     const since = performance.now();
-    const probe = new ExtenderProbe(h.baseUrl, h.api);
+    const probe = new ExtenderProbe(h.baseUrl, h.opsBaseUrl, h.api);
     probe.start();
     const churn = new ClusterChurn(h.api, scenario.churnSeed, 'churn', scenario.protect);
     let faultOn = true;

@@ -129,12 +129,12 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
         c.freshness.bookmarkGraceSeconds = 1;
       },
     });
-    await waitUntil(() => isReady(h!.baseUrl), 'ready', 5000);
+    await waitUntil(() => isReady(h!.opsBaseUrl), 'ready', 5000);
     const filter = { Pod: podObject('x'), Nodes: null, NodeNames: ['node-0'] };
     h.api.stallWatches('pods', 3500);
-    const degradedAfter = await waitUntil(async () => !(await isReady(h!.baseUrl)), '/readyz 503', 6000);
+    const degradedAfter = await waitUntil(async () => !(await isReady(h!.opsBaseUrl)), '/readyz 503', 6000);
     assert.match(String((await post(h, '/filter', filter)).json['Error']), /degraded/);
-    const recoveredAfter = degradedAfter + (await waitUntil(() => isReady(h!.baseUrl), 'ready again', 8000));
+    const recoveredAfter = degradedAfter + (await waitUntil(() => isReady(h!.opsBaseUrl), 'ready again', 8000));
     assert.equal((await post(h, '/filter', filter)).json['Error'], '');
     console.log(`      silent pod watch: degraded ${degradedAfter} ms into the stall (grace 1 s + window 1 s after the last bookmark), ready again at ${recoveredAfter} ms (stall 3500 ms)`);
   });

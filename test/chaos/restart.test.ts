@@ -37,8 +37,8 @@ function successfulWrites(api: FakeApiServer, replica: string): number {
   return statusPatches(api).filter((r) => replicaOf(r) === replica && outcomeOf(r) === '2xx').length;
 }
 
-async function metricValue(baseUrl: string, name: string): Promise<number | undefined> {
-  const text = await (await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(3000) })).text();
+async function metricValue(opsBaseUrl: string, name: string): Promise<number | undefined> {
+  const text = await (await fetch(`${opsBaseUrl}/metrics`, { signal: AbortSignal.timeout(3000) })).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? undefined : Number(line.split(' ')[1]);
 }
@@ -64,7 +64,7 @@ async function restart(api: FakeApiServer, dir: string, name: string, holdListMs
   const replica = await startReplica(api, dir, name, nominatorEnv(TTL_SECONDS));
   await waitUntil(async () => {
     try {
-      return (await fetch(`${replica.process.baseUrl}/readyz`)).status === 503;
+      return (await fetch(`${replica.process.opsBaseUrl}/readyz`)).status === 503;
     } catch {
       return false;
     }
@@ -137,7 +137,7 @@ describe('chaos: kill -9 and restart', function () {
     assert.ok(validAtSync.length >= 3, `some of gen1's nominations are still valid after the restart (${validAtSync.length})`);
 
     // Recognised, not orphaned: gen2 counts every valid owned nomination (gen1's and its own) as in flight.
-    await waitUntil(async () => (await metricValue(o.replica.process.baseUrl, 'kube_ledger_nomination_decisions_in_flight')) === ownedNominations(api).length,
+    await waitUntil(async () => (await metricValue(o.replica.process.opsBaseUrl, 'kube_ledger_nomination_decisions_in_flight')) === ownedNominations(api).length,
       'gen2 to own every valid nomination on the server', 5000);
     // Expired ones are cleared by gen2 (gen1 is gone), and nothing kube-ledger owns outlives its TTL.
     const lastExpiry = Math.max(...owned.map((n) => n.expiresAt));

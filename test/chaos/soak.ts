@@ -99,11 +99,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const cluster = generateCluster({ nodes: options.nodes, podsPerNode: options.podsPerNode, seed: options.seed, pendingPods: 64 });
   const churning = new ChurningCluster(cluster.objects as Array<Record<string, any>>, clusterFile, options.seed);
   const load = scenarios(cluster, options.nodes);
-  const child = await startLedgerChild({ clusterFile, logPath: join(dir, 'kube-ledger.log'), args: ['--log-level', 'warn'] });
+  // The soak measures every request being served, so the in-flight bound (load shedding, tested on its own in
+  // test/http/exposure-controls.test.ts) is set to the soak's own concurrency and never sheds.
+  const child = await startLedgerChild({ clusterFile, logPath: join(dir, 'kube-ledger.log'), args: ['--log-level', 'warn'],
+    env: { KUBE_LEDGER_SERVER_MAX_IN_FLIGHT_PER_VERB: String(options.concurrency) } });
   const counters = emptyCounters(load);
   const samples: MemorySample[] = [];
   let churnSteps = 0;
-  const reloads = async () => sumChildMetric(child.baseUrl, 'kube_ledger_snapshot_reloads_total');
+  const reloads = async () => sumChildMetric(child.opsBaseUrl, 'kube_ledger_snapshot_reloads_total');
   const initialReloads = await reloads();
   log(`soak: ${options.nodes} nodes, ${options.concurrency} concurrent clients, ${(options.durationMs / 1000).toFixed(0)} s, churn every ${options.churnEveryMs} ms`);
   log('|   t s | requests |  req/s | failed | reloads | RSS MiB | heap MiB |');
@@ -132,8 +135,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     clearInterval(sampleTimer);
   }
   const exited = child.exited();
-  const reloadsOk = exited === null ? await sumChildMetric(child.baseUrl, 'kube_ledger_snapshot_reloads_total{outcome="ok"}') : 0;
-  const reloadsFailed = exited === null ? await sumChildMetric(child.baseUrl, 'kube_ledger_snapshot_reloads_total{outcome="error"}') : 0;
+  const reloadsOk = exited === null ? await sumChildMetric(child.opsBaseUrl, 'kube_ledger_snapshot_reloads_total{outcome="ok"}') : 0;
+  const reloadsFailed = exited === null ? await sumChildMetric(child.opsBaseUrl, 'kube_ledger_snapshot_reloads_total{outcome="error"}') : 0;
   await child.stop();
   rmSync(dir, { recursive: true, force: true });
   const partial = { counters, samples, churnSteps, reloadsOk, reloadsFailed,

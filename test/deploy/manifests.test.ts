@@ -4,6 +4,9 @@ import { join, relative } from 'node:path';
 import { DEPLOY_DIR, KUSTOMIZATIONS, readYamlDocuments, referencedFiles, render, type KubeObject } from './kustomize.js';
 import { validateObject } from './schemas.js';
 import { DEPLOYED_NODE_FLAGS } from '../bench/child-processes.js';
+import { parse as parseYaml } from 'yaml';
+import { debugEnabledFor } from '../../src/app/start.js';
+import type { ExtenderConfig } from '../../src/config/schema.js';
 
 function yamlFilesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -112,29 +115,45 @@ describe('deploy/base Deployment', () => {
   });
 });
 
-describe('deploy overlays wire Service, probes and monitoring to the same port', () => {
+describe('deploy overlays wire Service, probes and monitoring to one port per audience', () => {
   for (const dir of ['base', 'overlays/dev', 'overlays/production']) {
-    it(`${dir}: Service selects the pods and targets a named container port on 8888; probes use that port`, () => {
+    it(`${dir}: the Service exposes the extender port 8888 and the operations port 8889; probes and the ServiceMonitor use the operations port`, () => {
       const objects = render(join(DEPLOY_DIR, dir));
       const deployment = find(objects, 'Deployment', 'kube-ledger');
       const container = deployment.spec.template.spec.containers[0];
       const service = find(objects, 'Service', 'kube-ledger');
-      const [port] = service.spec.ports;
-      const containerPort = container.ports.find((p: { name: string }) => p.name === port.targetPort);
-      assert.ok(containerPort, `no container port named ${port.targetPort}`);
-      assert.equal(containerPort.containerPort, 8888);
-      assert.equal(port.port, 8888);
-      assert.equal(port.name, port.targetPort);
+      const config = parseYaml((find(objects, 'ConfigMap', 'kube-ledger-config') as any).data['extender.yaml']) as ExtenderConfig;
+      const [extenderPort, opsPort] = service.spec.ports;
+      assert.equal(service.spec.ports.length, 2);
+      for (const [port, number] of [[extenderPort, config.server.port], [opsPort, config.server.ops.port]]) {
+        const containerPort = container.ports.find((p: { name: string }) => p.name === port.targetPort);
+        assert.ok(containerPort, `no container port named ${port.targetPort}`);
+        assert.equal(containerPort.containerPort, number, `${port.name}: the container port is the one the configuration listens on`);
+        assert.equal(port.port, number);
+        assert.equal(port.name, port.targetPort);
+      }
+      assert.deepEqual([config.server.port, config.server.ops.port], [8888, 8889]);
+      assert.equal(extenderPort.name, config.server.tls.certFile ? 'https' : 'http');
       for (const [k, v] of Object.entries(service.spec.selector)) assert.equal(deployment.spec.template.metadata.labels[k], v);
       for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
-        assert.equal(container[probe].httpGet.port, port.targetPort, probe);
-        assert.equal(container[probe].httpGet.scheme ?? 'HTTP', port.name === 'https' ? 'HTTPS' : 'HTTP', probe);
+        assert.equal(container[probe].httpGet.port, opsPort.targetPort, probe);
+        assert.equal(container[probe].httpGet.scheme ?? 'HTTP', config.server.ops.tls.certFile ? 'HTTPS' : 'HTTP', probe);
       }
       const monitor = objects.find((o) => o.kind === 'ServiceMonitor') as any;
       if (monitor) {
-        assert.equal(monitor.spec.endpoints[0].port, port.name);
+        assert.equal(monitor.spec.endpoints[0].port, opsPort.name);
+        assert.equal(monitor.spec.endpoints[0].scheme ?? 'http', config.server.ops.tls.certFile ? 'https' : 'http');
         for (const [k, v] of Object.entries(monitor.spec.selector.matchLabels)) assert.equal((service.metadata as any).labels[k], v);
       }
+    });
+  }
+
+  const debugCases: Array<[string, boolean]> = [['base', false], ['overlays/dev', true], ['overlays/production', false]];
+  for (const [dir, expected] of debugCases) {
+    it(`${dir}: /debug/* is ${expected ? 'on' : 'off'} in the cluster (server.debug.enabled resolved for the kube source)`, () => {
+      const config = parseYaml((find(render(join(DEPLOY_DIR, dir)), 'ConfigMap', 'kube-ledger-config') as any).data['extender.yaml']) as ExtenderConfig;
+      // In a pod the source is always the live cluster: `auto` resolves to off there.
+      assert.equal(debugEnabledFor(config, { kind: 'kube' }), expected);
     });
   }
 

@@ -27,10 +27,10 @@ describe('kube-ledger RBAC is least privilege', () => {
     }
   });
 
-  it('only reads nodes, pods and DRA objects', () => {
+  it('only reads nodes, pods, DRA objects and PodDisruptionBudgets', () => {
     const reads = granted.filter((g) => READ_VERBS.has(g.verb) && g.resource !== 'leases');
     const readable = new Set(reads.map((g) => `${g.group}/${g.resource}`));
-    assert.deepEqual([...readable].sort(), ['/nodes', '/pods', 'resource.k8s.io/deviceclasses',
+    assert.deepEqual([...readable].sort(), ['/nodes', '/pods', 'policy/poddisruptionbudgets', 'resource.k8s.io/deviceclasses',
       'resource.k8s.io/resourceclaims', 'resource.k8s.io/resourceslices']);
   });
 

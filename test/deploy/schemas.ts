@@ -6,6 +6,7 @@
 import { ConfigMap, Namespace, ResourceQuota, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import type { KubeObject } from './kustomize.js';
@@ -24,6 +25,7 @@ const VALIDATORS: Record<string, Validator> = {
   'v1/Service': model(Service),
   'apps/v1/Deployment': model(Deployment),
   'policy/v1/PodDisruptionBudget': model(PodDisruptionBudget),
+  'networking.k8s.io/v1/NetworkPolicy': model(NetworkPolicy),
   'rbac.authorization.k8s.io/v1/ClusterRole': model(ClusterRole),
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': model(ClusterRoleBinding),
   'rbac.authorization.k8s.io/v1/Role': model(Role),

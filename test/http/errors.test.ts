@@ -35,9 +35,11 @@ function postChunked(port: number, path: string, totalBytes: number): Promise<Ra
 describe('HTTP error replies', () => {
   let t: TestServer;
   let port: number;
+  let opsPort: number;
   before(async () => {
     t = await startTestServer({ bodyLimitBytes: LIMIT, pathPrefix: '/x' });
     port = t.running.port;
+    opsPort = t.opsPort;
   });
   after(() => t.running.close());
 
@@ -61,7 +63,10 @@ describe('HTTP error replies', () => {
     ['an unknown path', () => post(port, '/x/bind', '{}'), 404, /no route/],
     ['a verb without the prefix', () => post(port, '/filter', '{}'), 404, /no route/],
     ['GET on a verb', () => send(port, 'GET', '/x/filter'), 405, /not allowed/],
-    ['POST on healthz', () => post(port, '/healthz', '{}'), 405, /not allowed/],
+    ['POST on healthz', () => post(opsPort, '/healthz', '{}'), 405, /not allowed/],
+    ['healthz on the extender port', () => send(port, 'GET', '/healthz'), 404, /no route/],
+    ['a verb on the operations port', () => post(opsPort, '/x/filter', fx.GO_ARGS_NAMES), 404, /no route/],
+    ['debug on the operations port', () => send(opsPort, 'GET', '/debug/ledger'), 404, /no route/],
     ['a declared Content-Length over the limit', () => send(port, 'POST', '/x/filter', undefined, { 'content-type': 'application/json', 'content-length': String(LIMIT + 1) }), 413, /exceeds/],
     ['a chunked upload over the limit', () => postChunked(port, '/x/filter', LIMIT * 8), 413, /exceeds/],
     ['a missing pod parameter', () => send(port, 'GET', '/debug/explain'), 400, /NAMESPACE\/NAME/, 'pod'],
@@ -81,7 +86,7 @@ describe('HTTP error replies', () => {
 
   it('names the allowed methods on a 405', async () => {
     assert.equal((await send(port, 'GET', '/x/preempt')).headers['allow'], 'POST');
-    assert.match(String((await send(port, 'DELETE', '/readyz')).headers['allow']), /GET/);
+    assert.match(String((await send(opsPort, 'DELETE', '/readyz')).headers['allow']), /GET/);
   });
 
   it('counts refusals by outcome', async () => {

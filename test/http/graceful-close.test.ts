@@ -21,15 +21,16 @@ describe('graceful close', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers['connection'], 'close');
     await closing;
-    await assert.rejects(send(t.running.port, 'GET', '/healthz'), /ECONNREFUSED/);
+    await assert.rejects(send(t.running.port, 'GET', '/debug/ledger'), /ECONNREFUSED/);
+    await assert.rejects(send(t.opsPort, 'GET', '/healthz'), /ECONNREFUSED/);
   });
 
-  it('closes idle keep-alive connections right away', async () => {
+  it('closes idle keep-alive connections right away, on both listeners', async () => {
     // Keep-alive and deadline both far beyond the mocha timeout: close() can only finish in time if idle sockets go now.
     const t = await startTestServer({ keepAliveTimeoutMs: 60_000, shutdownDeadlineMs: 60_000 });
     const agent = new Agent({ keepAlive: true });
-    const res = await send(t.running.port, 'GET', '/healthz', undefined, {}, { agent });
-    assert.equal(res.status, 200);
+    assert.equal((await send(t.opsPort, 'GET', '/healthz', undefined, {}, { agent })).status, 200);
+    assert.equal((await send(t.running.port, 'GET', '/debug/ledger', undefined, {}, { agent })).status, 200);
     await t.running.close();
     agent.destroy();
   });

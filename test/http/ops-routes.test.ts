@@ -1,35 +1,37 @@
 import assert from 'node:assert/strict';
 import { send, startTestServer, type TestServer } from './support.js';
 
-describe('operator routes', () => {
+describe('operator routes (probes and metrics on the operations port, /debug on the extender port)', () => {
   let t: TestServer;
   let port: number;
+  let opsPort: number;
   before(async () => {
     t = await startTestServer();
     port = t.running.port;
+    opsPort = t.opsPort;
   });
   after(() => t.running.close());
 
   it('healthz answers 200 JSON', async () => {
-    const res = await send(port, 'GET', '/healthz');
+    const res = await send(opsPort, 'GET', '/healthz');
     assert.equal(res.status, 200);
     assert.deepEqual(res.json(), { status: 'ok' });
   });
 
   it('readyz follows the service readiness, 503 with reasons then 200', async () => {
     t.stub.readinessState = { ready: false, reasons: ['cluster source not synced'] };
-    const notReady = await send(port, 'GET', '/readyz');
+    const notReady = await send(opsPort, 'GET', '/readyz');
     assert.equal(notReady.status, 503);
     assert.deepEqual(notReady.json(), { ready: false, reasons: ['cluster source not synced'] });
     t.stub.readinessState = { ready: true, reasons: [] };
-    const ready = await send(port, 'GET', '/readyz');
+    const ready = await send(opsPort, 'GET', '/readyz');
     assert.equal(ready.status, 200);
     assert.equal(ready.json().ready, true);
   });
 
   it('metrics serves the prometheus text format with the http series', async () => {
-    await send(port, 'GET', '/healthz');
-    const res = await send(port, 'GET', '/metrics');
+    await send(opsPort, 'GET', '/healthz');
+    const res = await send(opsPort, 'GET', '/metrics');
     assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/);
     assert.match(res.text, /# TYPE kube_ledger_http_requests_total counter/);

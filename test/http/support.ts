@@ -3,7 +3,8 @@ import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions }
 import type { ExtenderService, Readiness } from '../../src/http/extender-service.js';
 import { DEFAULT_HTTP_OPTIONS, startExtenderServer, type HttpServerOptions, type RunningExtenderServer } from '../../src/http/server.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger, type Logger } from '../../src/observability/logger.js';
+import type { LingerBounds } from '../../src/http/lingering-close.js';
 import type { ExtenderArgs, ExtenderFilterResult, ExtenderPreemptionArgs, ExtenderPreemptionResult, HostPriorityList } from '../../src/protocol/types.js';
 
 export interface StubService extends ExtenderService {
@@ -59,18 +60,25 @@ export interface TestServer {
   running: RunningExtenderServer;
   stub: StubService;
   metrics: Metrics;
+  /** The operations port (/healthz, /readyz, /metrics). */
+  opsPort: number;
 }
 
-export async function startTestServer(options: Partial<HttpServerOptions> = {}): Promise<TestServer> {
+/** Both listeners on loopback, any free ports; /debug on unless the test says otherwise. */
+export async function startTestServer(
+  options: Partial<HttpServerOptions> = {},
+  extra: { logger?: Logger; linger?: LingerBounds } = {},
+): Promise<TestServer> {
   const stub = createStubService();
   const metrics = createMetrics();
   const running = await startExtenderServer({
     service: stub,
     metrics,
-    logger: silentLogger,
-    options: { ...DEFAULT_HTTP_OPTIONS, host: '127.0.0.1', port: 0, ...options },
+    logger: extra.logger ?? silentLogger,
+    ...(extra.linger ? { linger: extra.linger } : {}),
+    options: { ...DEFAULT_HTTP_OPTIONS, host: '127.0.0.1', port: 0, debugEnabled: true, ...options, ops: { host: '127.0.0.1', port: 0, ...options.ops } },
   });
-  return { running, stub, metrics };
+  return { running, stub, metrics, opsPort: running.ops.port };
 }
 
 export interface RawResponse {

@@ -4,8 +4,8 @@ import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'nod
 import { request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PeerCertificate, TLSSocket } from 'node:tls';
-import { startTestServer, type TestServer } from './support.js';
+import { connect as tlsConnect, type PeerCertificate, type TLSSocket } from 'node:tls';
+import { send, startTestServer, type TestServer } from './support.js';
 
 /** Certificates made at test time with the openssl CLI: a CA, two server certificates and a client certificate. */
 function makeCertificates(dir: string): void {
@@ -61,9 +61,39 @@ describe('TLS serving', function () {
 
     it('serves HTTPS verified against the CA', async () => {
       assert.match(t.running.url, /^https:\/\/127\.0\.0\.1:\d+$/);
-      const reply = await httpsGet(t.running.port, '/healthz', { ca: readFileSync(file('ca.crt')) });
+      const reply = await httpsGet(t.running.port, '/debug/ledger', { ca: readFileSync(file('ca.crt')) });
       assert.equal(reply.status, 200);
       assert.equal(reply.peer.subject.CN, 'server-one');
+    });
+
+    it('lingers after a 413 over TLS too: a client writing its whole 4 MiB body before reading reads the 413', async () => {
+      const limited = await startTestServer({ bodyLimitBytes: 64 * 1024, tls: { certFile: file('server-one.crt'), keyFile: file('server-one.key') } },
+        { linger: { maxBytes: 8 * 1024 * 1024, maxMs: 2000 } });
+      try {
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const reply = await new Promise<{ received: string; error?: string }>((resolve) => {
+            const body = 4 * 1024 * 1024;
+            const socket = tlsConnect({ host: '127.0.0.1', port: limited.running.port, ca: readFileSync(file('ca.crt')) });
+            let received = '';
+            let error: string | undefined;
+            socket.once('secureConnect', () => {
+              socket.write(`POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body}\r\n\r\n`);
+              // Reading starts only once the whole body is written.
+              socket.write(Buffer.alloc(body, 0x20), () => socket.on('data', (data: Buffer) => (received += data.toString('latin1'))));
+            });
+            socket.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message));
+            socket.on('close', () => resolve({ received, ...(error ? { error } : {}) }));
+          });
+          assert.match(reply.received, /^HTTP\/1\.1 413 [^]*request body exceeds 65536 bytes/, `attempt ${attempt}: ${reply.error ?? ''}`);
+        }
+      } finally {
+        await limited.running.close();
+      }
+    });
+
+    it('leaves the operations port on plain HTTP unless it has TLS settings of its own', async () => {
+      assert.match(t.running.ops.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.equal((await send(t.opsPort, 'GET', '/healthz')).status, 200);
     });
 
     it('serves a rotated certificate without a restart', async () => {
@@ -75,44 +105,46 @@ describe('TLS serving', function () {
       let served = '';
       for (let attempt = 0; attempt < 100 && served !== 'server-two'; attempt++) {
         await new Promise((r) => setTimeout(r, 50));
-        served = String((await httpsGet(t.running.port, '/healthz', { rejectUnauthorized: false })).peer.subject.CN);
+        served = String((await httpsGet(t.running.port, '/debug/ledger', { rejectUnauthorized: false })).peer.subject.CN);
       }
       assert.equal(served, 'server-two');
     });
   });
 
-  describe('with a client CA (mTLS)', () => {
+  describe('with a client CA (mTLS) on both ports', () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer({
-        tls: { certFile: file('server-one.crt'), keyFile: file('server-one.key'), clientCAFile: file('ca.crt') },
-      });
+      const tls = { certFile: file('server-one.crt'), keyFile: file('server-one.key'), clientCAFile: file('ca.crt') };
+      t = await startTestServer({ tls, ops: { host: '127.0.0.1', port: 0, tls } });
     });
     after(() => t.running.close());
 
     const ca = () => readFileSync(file('ca.crt'));
+    const client = () => ({ cert: readFileSync(file('client.crt')), key: readFileSync(file('client.key')) });
 
     it('accepts a client presenting a certificate signed by the client CA', async () => {
-      const reply = await httpsGet(t.running.port, '/healthz', {
-        ca: ca(),
-        cert: readFileSync(file('client.crt')),
-        key: readFileSync(file('client.key')),
-      });
+      const reply = await httpsGet(t.running.port, '/debug/ledger', { ca: ca(), ...client() });
       assert.equal(reply.status, 200);
     });
 
-    it('refuses the verbs and /debug to a client without a certificate, with 403 and a JSON reason', async () => {
-      const filter = await httpsGet(t.running.port, '/filter', { ca: ca(), method: 'POST' });
-      assert.equal(filter.status, 403);
-      const debug = await httpsGet(t.running.port, '/debug/ledger', { ca: ca() });
-      assert.equal(debug.status, 403);
+    it('refuses every extender-port path to a client without a certificate, with 403', async () => {
+      for (const [method, path] of [['POST', '/filter'], ['POST', '/preempt'], ['GET', '/debug/ledger'], ['GET', '/debug/explain'], ['GET', '/anything']]) {
+        const reply = await httpsGet(t.running.port, path!, { ca: ca(), method: method! });
+        assert.equal(reply.status, 403, `${method} ${path}`);
+      }
     });
 
-    it('keeps /healthz, /readyz and /metrics open without a client certificate (kubelet probes, Prometheus)', async () => {
-      for (const path of ['/healthz', '/readyz', '/metrics']) {
-        const reply = await httpsGet(t.running.port, path, { ca: ca() });
-        assert.notEqual(reply.status, 403, path);
+    it('keeps /healthz and /readyz open on the operations port without a client certificate (kubelet probes)', async () => {
+      assert.match(t.running.ops.url, /^https:/);
+      for (const path of ['/healthz', '/readyz']) {
+        const reply = await httpsGet(t.opsPort, path, { ca: ca() });
+        assert.equal(reply.status, 200, path);
       }
+    });
+
+    it('asks for a client certificate on /metrics: 403 without one, 200 with one (Prometheus has one)', async () => {
+      assert.equal((await httpsGet(t.opsPort, '/metrics', { ca: ca() })).status, 403);
+      assert.equal((await httpsGet(t.opsPort, '/metrics', { ca: ca(), ...client() })).status, 200);
     });
 
     it('refuses the verbs to a client whose certificate the client CA did not sign', async () => {
@@ -128,11 +160,7 @@ describe('TLS serving', function () {
     });
 
     it('lets a client with a CA-signed certificate reach the verbs', async () => {
-      const reply = await httpsGet(t.running.port, '/debug/ledger', {
-        ca: ca(),
-        cert: readFileSync(file('client.crt')),
-        key: readFileSync(file('client.key')),
-      });
+      const reply = await httpsGet(t.running.port, '/filter', { ca: ca(), method: 'POST', ...client() });
       assert.notEqual(reply.status, 403);
     });
   });

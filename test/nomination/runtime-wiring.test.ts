@@ -12,7 +12,7 @@ import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserve
 import { assertNeverBinds, delay, eventually, node, nominatedNodeName, pod, statusPatches } from './support.js';
 
 function configFor(kubeconfig: string, nomination: Partial<ExtenderConfig['nomination']>): ExtenderConfig {
-  const config = loadConfig({ overrides: [['cluster.kubeconfig', kubeconfig, 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']] });
+  const config = loadConfig({ overrides: [['cluster.kubeconfig', kubeconfig, 'test'], ['server.port', 0, 'test'], ['server.ops.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']] });
   return { ...config, nomination: { ...config.nomination, ...nomination } };
 }
 

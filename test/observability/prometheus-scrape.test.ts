@@ -26,15 +26,19 @@ describe('Prometheus scrapes kube-ledger (real prometheus + promtool)', function
   let ledger: RunningProcess | undefined;
   let prometheus: (RunningProcess & { url: string }) | undefined;
   let ledgerUrl = '';
+  let opsUrl = '';
 
   before(async () => {
     requireTool('prometheus');
     requireTool('promtool');
     const ledgerPort = await freePort();
+    const opsPort = await freePort();
     ledgerUrl = `http://127.0.0.1:${ledgerPort}`;
-    ledger = startKubeLedger(ledgerPort, REPO_ROOT);
-    await waitFor('kube-ledger /readyz', async () => ((await fetch(`${ledgerUrl}/readyz`)).ok ? true : undefined), 25_000, () => ledger!.logs());
-    prometheus = startPrometheus(await freePort(), JOB, [`127.0.0.1:${ledgerPort}`]);
+    opsUrl = `http://127.0.0.1:${opsPort}`;
+    ledger = startKubeLedger(ledgerPort, opsPort, REPO_ROOT);
+    await waitFor('kube-ledger /readyz', async () => ((await fetch(`${opsUrl}/readyz`)).ok ? true : undefined), 25_000, () => ledger!.logs());
+    // Prometheus scrapes the operations port, as the ServiceMonitor does; the verbs go to the extender port.
+    prometheus = startPrometheus(await freePort(), JOB, [`127.0.0.1:${opsPort}`]);
     await waitFor('prometheus /-/ready', async () => ((await fetch(`${prometheus!.url}/-/ready`)).ok ? true : undefined), 15_000, () => prometheus!.logs());
   });
 
@@ -68,7 +72,7 @@ describe('Prometheus scrapes kube-ledger (real prometheus + promtool)', function
   });
 
   it('serves an exposition of the app metric families that promtool check metrics accepts', async () => {
-    const exposition = await (await fetch(`${ledgerUrl}/metrics`)).text();
+    const exposition = await (await fetch(`${opsUrl}/metrics`)).text();
     const names = new Set((await createMetrics().registry.getMetricsAsJSON()).map((metric) => metric.name));
     const app = appFamilies(exposition, names);
     assert.match(app, /^# TYPE kube_ledger_http_requests_total counter$/m);

@@ -56,7 +56,7 @@ describe('preempt', () => {
       assert.equal(outcomeOf(decision.nodes, 'n1')?.outcome, 'dropped_does_not_fit');
     });
 
-    it('carries NumPDBViolations through unchanged, also when victims were trimmed', () => {
+    it('carries NumPDBViolations through unchanged while the cluster\'s PDBs are not known, also when victims were trimmed', () => {
       const decision = preempt(cluster(), metaPreemptArgs(incoming('1'), { n1: { uids: ALL_N1, pdb: 2 } }), OPTIONS);
       assert.equal(decision.result.NodeNameToMetaVictims!['n1']!.NumPDBViolations, 2);
     });
@@ -77,17 +77,26 @@ describe('preempt', () => {
   });
 
   describe('what the ledger does not know', () => {
-    it('drops victims it does not hold on that node and reports them', () => {
+    it('keeps victims it does not hold on that node (nothing proves them unneeded) and reports them', () => {
       const decision = preempt(
         cluster(),
         metaPreemptArgs(incoming('1'), { n1: { uids: ['uid-ghost', uid('low1'), uid('other')] } }),
         OPTIONS,
       );
-      assert.deepEqual(decision.result.NodeNameToMetaVictims!['n1']!.Pods, [{ UID: uid('low1') }]);
+      assert.deepEqual(decision.result.NodeNameToMetaVictims!['n1']!.Pods, [{ UID: uid('low1') }, { UID: 'uid-ghost' }, { UID: uid('other') }]);
       assert.deepEqual(decision.unknownVictims, [
         { node: 'n1', uid: 'uid-ghost' },
         { node: 'n1', uid: uid('other') },
       ]);
+    });
+
+    it('answers with the unknown victims alone when the ledger can spare every known one', () => {
+      const decision = preempt(cluster(), metaPreemptArgs(incoming('1'), { n2: { uids: [uid('other'), 'uid-ghost'] } }), OPTIONS);
+      const outcome = outcomeOf(decision.nodes, 'n2');
+      assert.ok(outcome?.outcome === 'kept');
+      assert.deepEqual(outcome.victims, ['uid-ghost']);
+      assert.deepEqual(outcome.reprieved, [uid('other')]);
+      assert.equal(outcome.keptProposal, undefined);
     });
 
     it('drops a node it does not know', () => {
@@ -118,7 +127,16 @@ describe('preempt', () => {
     it('keeps the scheduler proposal when the ledger needs no victims at all but some were proposed', () => {
       const decision = preempt(cluster(), metaPreemptArgs(incoming('1'), { n2: { uids: [uid('other')], pdb: 1 } }), OPTIONS);
       assert.deepEqual(decision.result.NodeNameToMetaVictims, { n2: { Pods: [{ UID: uid('other') }], NumPDBViolations: 1 } });
-      assert.deepEqual(outcomeOf(decision.nodes, 'n2'), { node: 'n2', outcome: 'kept', victims: [uid('other')], reprieved: [], keptProposal: true });
+      assert.deepEqual(outcomeOf(decision.nodes, 'n2'), {
+        node: 'n2',
+        outcome: 'kept',
+        victims: [uid('other')],
+        reprieved: [],
+        heldForOtherFilters: [],
+        numPDBViolations: 1,
+        pdbViolationsFrom: 'scheduler',
+        keptProposal: true,
+      });
     });
   });
 

@@ -68,9 +68,9 @@ function track(child: ChildProcess, cleanup: () => void = () => {}): RunningProc
   };
 }
 
-/** kube-ledger on 127.0.0.1:<port>, serving the embedded demo cluster. */
-export function startKubeLedger(port: number, repoRoot: string): RunningProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--host', '127.0.0.1', '--port', String(port)], {
+/** kube-ledger serving the embedded demo cluster: the extender on 127.0.0.1:<port>, /metrics and probes on <opsPort>. */
+export function startKubeLedger(port: number, opsPort: number, repoRoot: string): RunningProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--host', '127.0.0.1', '--port', String(port), '--ops-port', String(opsPort)], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

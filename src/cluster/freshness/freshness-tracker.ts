@@ -16,7 +16,7 @@ import type { Metrics } from '../../observability/metrics.js';
 import type { FreshnessReport, ResourceFreshness } from '../source.js';
 import { compareResourceVersions, isComparableResourceVersion } from './resource-version.js';
 
-export const TRACKED_KINDS: readonly ClusterObjectKind[] = ['Node', 'Pod', 'ResourceSlice', 'ResourceClaim', 'DeviceClass'];
+export const TRACKED_KINDS: readonly ClusterObjectKind[] = ['Node', 'Pod', 'ResourceSlice', 'ResourceClaim', 'DeviceClass', 'PodDisruptionBudget'];
 
 /** Whether a store has caught up to a resourceVersion; the written-RV gate depends only on this. */
 export interface ResourceVersionObserver {

@@ -3,7 +3,7 @@
  * stored, and whether its API may be missing (resource.k8s.io/v1 exists only from Kubernetes 1.34).
  */
 import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
-import { trimDeviceClass, trimNode, trimPod, trimResourceClaim, trimResourceSlice } from '../trim.js';
+import { trimDeviceClass, trimNode, trimPod, trimPodDisruptionBudget, trimResourceClaim, trimResourceSlice } from '../trim.js';
 
 export interface KubeResource {
   kind: ClusterObjectKind;
@@ -23,6 +23,14 @@ export const KUBE_RESOURCES: readonly KubeResource[] = [
   { kind: 'ResourceSlice', collectionPath: `${DRA}/resourceslices`, namespaced: false, optional: true, trim: (o) => trimResourceSlice(o as never) },
   { kind: 'ResourceClaim', collectionPath: `${DRA}/resourceclaims`, namespaced: true, optional: true, trim: (o) => trimResourceClaim(o as never) },
   { kind: 'DeviceClass', collectionPath: `${DRA}/deviceclasses`, namespaced: false, optional: true, trim: (o) => trimDeviceClass(o as never) },
+  // Read-only, for preemption's NumPDBViolations; policy/v1 is served by every supported Kubernetes.
+  {
+    kind: 'PodDisruptionBudget',
+    collectionPath: '/apis/policy/v1/poddisruptionbudgets',
+    namespaced: true,
+    optional: false,
+    trim: (o) => trimPodDisruptionBudget(o as never),
+  },
 ];
 
 export function kubeResource(kind: ClusterObjectKind): KubeResource {

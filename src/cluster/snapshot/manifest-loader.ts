@@ -29,7 +29,7 @@ export class ManifestError extends Error {
   }
 }
 
-const KINDS: ReadonlySet<string> = new Set(['Node', 'Pod', 'ResourceSlice', 'ResourceClaim', 'DeviceClass']);
+const KINDS: ReadonlySet<string> = new Set(['Node', 'Pod', 'ResourceSlice', 'ResourceClaim', 'DeviceClass', 'PodDisruptionBudget']);
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
 export async function listManifestFiles(path: string): Promise<string[]> {
@@ -54,7 +54,7 @@ export interface LoadOptions {
 export async function loadManifests(path: string, options: LoadOptions = {}): Promise<LoadedManifests> {
   const files = await listManifestFiles(path);
   const result: LoadedManifests = {
-    objects: { Node: [], Pod: [], ResourceSlice: [], ResourceClaim: [], DeviceClass: [] },
+    objects: { Node: [], Pod: [], ResourceSlice: [], ResourceClaim: [], DeviceClass: [], PodDisruptionBudget: [] },
     ignored: [],
     files,
   };

@@ -2,7 +2,7 @@
  * The checks a snapshot object must pass before kube-ledger trusts it: the fields the ledger reads exist with the
  * right types and every quantity parses. Returns a message naming the field, or undefined when the object is fine.
  */
-import type { ClusterObjectKind, NodeObject, PodObject, ResourceSliceObject } from '../../ledger/objects.js';
+import type { ClusterObjectKind, NodeObject, PodDisruptionBudgetObject, PodObject, ResourceSliceObject } from '../../ledger/objects.js';
 import { effectivePodRequests } from '../../ledger/pod-requests.js';
 import { QuantityError } from '../../ledger/quantity.js';
 import { amountsFromResourceList } from '../../ledger/resource-amounts.js';
@@ -21,6 +21,8 @@ export function validateObject(kind: ClusterObjectKind, object: Record<string, u
         return validatePod(object as unknown as PodObject);
       case 'ResourceSlice':
         return validateSlice(object as unknown as ResourceSliceObject);
+      case 'PodDisruptionBudget':
+        return validateDisruptionBudget(object as unknown as PodDisruptionBudgetObject);
       default:
         return undefined;
     }
@@ -45,5 +47,16 @@ function validateSlice(slice: ResourceSliceObject): string | undefined {
   if (!Number.isInteger(spec.pool.generation)) return 'spec.pool.generation: expected an integer';
   if (!Number.isInteger(spec.pool.resourceSliceCount)) return 'spec.pool.resourceSliceCount: expected an integer';
   if (spec.devices !== undefined && !Array.isArray(spec.devices)) return 'spec.devices: expected a list';
+  return undefined;
+}
+
+/** What preemption's PDB count reads; a wrong type would silently count a budget as exhausted or absent. */
+function validateDisruptionBudget(pdb: PodDisruptionBudgetObject): string | undefined {
+  const selector = pdb.spec?.selector as unknown;
+  if (selector !== undefined && selector !== null && (typeof selector !== 'object' || Array.isArray(selector))) return 'spec.selector: expected an object';
+  const allowed = pdb.status?.disruptionsAllowed as unknown;
+  if (allowed !== undefined && !Number.isInteger(allowed)) return 'status.disruptionsAllowed: expected an integer';
+  const disrupted = pdb.status?.disruptedPods as unknown;
+  if (disrupted !== undefined && (typeof disrupted !== 'object' || disrupted === null || Array.isArray(disrupted))) return 'status.disruptedPods: expected a map of pod names';
   return undefined;
 }

@@ -7,10 +7,19 @@ import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ClusterChange, ClusterSink } from '../../ledger/changes.js';
-import type { ClusterObject, ClusterObjectKind, DeviceClassObject, NodeObject, PodObject, ResourceClaimObject, ResourceSliceObject } from '../../ledger/objects.js';
+import type {
+  ClusterObject,
+  ClusterObjectKind,
+  DeviceClassObject,
+  NodeObject,
+  PodDisruptionBudgetObject,
+  PodObject,
+  ResourceClaimObject,
+  ResourceSliceObject,
+} from '../../ledger/objects.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ClusterSource, FreshnessReport } from '../source.js';
-import { trimDeviceClass, trimNode, trimPod, trimResourceClaim, trimResourceSlice } from '../trim.js';
+import { trimDeviceClass, trimNode, trimPod, trimPodDisruptionBudget, trimResourceClaim, trimResourceSlice } from '../trim.js';
 import { loadManifests } from './manifest-loader.js';
 
 export interface SnapshotSourceOptions {
@@ -23,7 +32,7 @@ export interface SnapshotSourceOptions {
   onReload?(outcome: 'ok' | 'error', detail: { objects?: number; error?: string; durationSeconds: number; ledgerBuildSeconds?: number }): void;
 }
 
-const KIND_ORDER: ClusterObjectKind[] = ['DeviceClass', 'Node', 'ResourceSlice', 'ResourceClaim', 'Pod'];
+const KIND_ORDER: ClusterObjectKind[] = ['DeviceClass', 'Node', 'ResourceSlice', 'ResourceClaim', 'Pod', 'PodDisruptionBudget'];
 
 function trimByKind(kind: ClusterObjectKind, o: ClusterObject): ClusterObject {
   switch (kind) {
@@ -37,6 +46,8 @@ function trimByKind(kind: ClusterObjectKind, o: ClusterObject): ClusterObject {
       return trimResourceClaim(o as ResourceClaimObject);
     case 'DeviceClass':
       return trimDeviceClass(o as DeviceClassObject);
+    case 'PodDisruptionBudget':
+      return trimPodDisruptionBudget(o as PodDisruptionBudgetObject);
   }
 }
 

@@ -38,7 +38,7 @@ export class ExtenderProbe {
   private running = false;
   private loop: Promise<void> | undefined;
 
-  constructor(private readonly baseUrl: string, private readonly api: FakeApiServer, private readonly intervalMs = 50) {}
+  constructor(private readonly baseUrl: string, private readonly opsBaseUrl: string, private readonly api: FakeApiServer, private readonly intervalMs = 50) {}
 
   start(): void {
     this.running = true;
@@ -55,7 +55,7 @@ export class ExtenderProbe {
     while (this.running) {
       const signal = AbortSignal.timeout(5000);
       const [ready, filter] = await Promise.all([
-        statusOf(fetch(`${this.baseUrl}/readyz`, { signal })),
+        statusOf(fetch(`${this.opsBaseUrl}/readyz`, { signal })),
         statusOf(fetch(`${this.baseUrl}/filter`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: filterBody(this.api), signal })),
       ]);
       bump(this.counts.readyz, ready);

@@ -49,7 +49,10 @@ export interface InProcessLedger {
   history: ObjectHistory;
   config: ExtenderConfig;
   metrics: Metrics;
+  /** The extender port: the verbs and /debug. */
   baseUrl: string;
+  /** The operations port: /healthz, /readyz, /metrics. */
+  opsBaseUrl: string;
   running: RunningKubeLedger;
   nominator(): RunningNominator | undefined;
   /** Warning and error log lines kube-ledger wrote. */
@@ -64,7 +67,9 @@ export async function startInProcessLedger(options: InProcessOptions = {}): Prom
   const dir = mkdtempSync(join(tmpdir(), 'kl-chaos-'));
   const kubeconfig = writeKubeconfigFile(options.apiUrl ?? api.url, dir);
   const base = loadConfig({
-    overrides: [['cluster.kubeconfig', kubeconfig, 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']],
+    overrides: [['cluster.kubeconfig', kubeconfig, 'test'], ['server.port', 0, 'test'], ['server.ops.port', 0, 'test'], ['server.host', '127.0.0.1', 'test'],
+      // /debug is off against a cluster by default; convergence compares /debug/ledger with a rebuild.
+      ['server.debug.enabled', true, 'test']],
   });
   const config: ExtenderConfig = { ...base, nomination: { ...base.nomination, enabled: true, namespaces: [CANARY], ttlSeconds: options.ttlSeconds ?? 60 } };
   options.configure?.(config);
@@ -91,6 +96,7 @@ export async function startInProcessLedger(options: InProcessOptions = {}): Prom
   return {
     api, history, config, metrics, logs, running,
     baseUrl: running.url.replace('0.0.0.0', '127.0.0.1'),
+    opsBaseUrl: running.opsUrl.replace('0.0.0.0', '127.0.0.1'),
     nominator: () => nominator,
     async close() {
       await nominator?.stop();
@@ -114,9 +120,9 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export async function isReady(baseUrl: string): Promise<boolean> {
+export async function isReady(opsBaseUrl: string): Promise<boolean> {
   try {
-    const response = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(2000) });
+    const response = await fetch(`${opsBaseUrl}/readyz`, { signal: AbortSignal.timeout(2000) });
     await response.arrayBuffer();
     return response.status === 200;
   } catch {

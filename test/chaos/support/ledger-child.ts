@@ -1,7 +1,7 @@
 /**
  * The real extender as a child process (`node --import tsx src/main.ts`), so a test can prove the PROCESS survives:
  * it watches for an exit, keeps the log in a file to scan for crashes, and reads the child's own memory gauges
- * from /metrics.
+ * from /metrics (on its operations port).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
@@ -25,7 +25,10 @@ export interface LedgerChildOptions {
 
 export interface LedgerChild {
   port: number;
+  /** The extender port: the verbs and /debug. */
   baseUrl: string;
+  /** The operations port: /healthz, /readyz, /metrics. */
+  opsBaseUrl: string;
   pid: number;
   /** null while running; the exit code or signal once it has gone. */
   exited(): string | null;
@@ -48,7 +51,7 @@ async function waitReady(child: LedgerChild, timeoutMs: number): Promise<void> {
     const exit = child.exited();
     if (exit !== null) throw new Error(`kube-ledger exited (${exit}) before ready:\n${child.log().slice(-2000)}`);
     try {
-      const res = await fetch(`${child.baseUrl}/readyz`, { signal: AbortSignal.timeout(2000) });
+      const res = await fetch(`${child.opsBaseUrl}/readyz`, { signal: AbortSignal.timeout(2000) });
       await res.arrayBuffer();
       if (res.status === 200) return;
     } catch {
@@ -84,10 +87,11 @@ async function collectAndMeasure(child: ChildProcess, file: string): Promise<Chi
 
 export async function startLedgerChild(options: LedgerChildOptions): Promise<LedgerChild> {
   const port = await freePort();
+  const opsPort = await freePort();
   const logFd = openSync(options.logPath, 'w');
   const memoryFile = `${options.logPath}.memory`;
   const argv = [...(options.nodeArgs ?? []), '--expose-gc', '--require', COLLECT_ON_SIGNAL, '--import', 'tsx', 'src/main.ts',
-    '--cluster', options.clusterFile, '--port', String(port), '--host', HOST, ...(options.args ?? [])];
+    '--cluster', options.clusterFile, '--port', String(port), '--ops-port', String(opsPort), '--host', HOST, ...(options.args ?? [])];
   const process_ = spawn(process.execPath, argv, { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd],
     env: { ...process.env, ...options.env, LEDGER_TEST_MEMORY_FILE: memoryFile } });
   closeSync(logFd);
@@ -98,6 +102,7 @@ export async function startLedgerChild(options: LedgerChildOptions): Promise<Led
   const child: LedgerChild = {
     port,
     baseUrl: `http://${HOST}:${port}`,
+    opsBaseUrl: `http://${HOST}:${opsPort}`,
     pid: process_.pid ?? -1,
     exited: () => exit,
     log: () => readFileSync(options.logPath, 'utf8'),
@@ -125,15 +130,15 @@ function firstSamples(text: string): Map<string, number> {
   return samples;
 }
 
-export async function scrapeChildMetrics(baseUrl: string): Promise<Map<string, number>> {
-  const res = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(5000) });
+export async function scrapeChildMetrics(opsBaseUrl: string): Promise<Map<string, number>> {
+  const res = await fetch(`${opsBaseUrl}/metrics`, { signal: AbortSignal.timeout(5000) });
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
   return firstSamples(await res.text());
 }
 
 /** Sum of every sample of one metric (all label sets). */
-export async function sumChildMetric(baseUrl: string, name: string): Promise<number> {
-  const res = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(5000) });
+export async function sumChildMetric(opsBaseUrl: string, name: string): Promise<number> {
+  const res = await fetch(`${opsBaseUrl}/metrics`, { signal: AbortSignal.timeout(5000) });
   let sum = 0;
   for (const line of (await res.text()).split('\n')) {
     if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
@@ -142,8 +147,8 @@ export async function sumChildMetric(baseUrl: string, name: string): Promise<num
 }
 
 /** The child's own view of its memory: resident set and V8 heap in use. */
-export async function readChildMemory(baseUrl: string): Promise<ChildMemory> {
-  const samples = await scrapeChildMetrics(baseUrl);
+export async function readChildMemory(opsBaseUrl: string): Promise<ChildMemory> {
+  const samples = await scrapeChildMetrics(opsBaseUrl);
   const rssBytes = samples.get('kube_ledger_process_resident_memory_bytes');
   const heapUsedBytes = samples.get('kube_ledger_nodejs_heap_size_used_bytes');
   if (rssBytes === undefined || heapUsedBytes === undefined) throw new Error('memory gauges missing from /metrics');

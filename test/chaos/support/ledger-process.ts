@@ -32,7 +32,7 @@ export class LedgerProcess {
   private output = '';
   private readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  private constructor(readonly name: string, readonly port: number, private readonly child: ChildProcess) {
+  private constructor(readonly name: string, readonly port: number, readonly opsPort: number, private readonly child: ChildProcess) {
     child.stderr?.on('data', (chunk: Buffer) => {
       this.output += chunk.toString();
       if (this.output.length > 400_000) this.output = this.output.slice(-200_000);
@@ -42,16 +42,25 @@ export class LedgerProcess {
 
   static async start(name: string, options: LedgerProcessOptions): Promise<LedgerProcess> {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--kubeconfig', options.kubeconfig, '--port', String(port), '--host', '127.0.0.1'], {
+    const opsPort = await freePort();
+    const argv = ['--import', 'tsx', 'src/main.ts', '--kubeconfig', options.kubeconfig, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'];
+    const child = spawn(process.execPath, argv, {
       cwd: REPO_ROOT,
-      env: cleanEnv(options.env ?? {}),
+      // /debug is off against a cluster by default; these tests compare /debug/ledger with a rebuild.
+      env: cleanEnv({ KUBE_LEDGER_SERVER_DEBUG_ENABLED: 'true', ...options.env }),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    return new LedgerProcess(name, port, child);
+    return new LedgerProcess(name, port, opsPort, child);
   }
 
+  /** The extender port: the verbs and /debug. */
   get baseUrl(): string {
     return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** The operations port: /healthz, /readyz, /metrics. */
+  get opsBaseUrl(): string {
+    return `http://127.0.0.1:${this.opsPort}`;
   }
 
   get pid(): number {
@@ -75,7 +84,7 @@ export class LedgerProcess {
       const askedAt = performance.now();
       let status = 0;
       try {
-        const response = await fetch(`${this.baseUrl}/readyz`, { signal: AbortSignal.timeout(2000) });
+        const response = await fetch(`${this.opsBaseUrl}/readyz`, { signal: AbortSignal.timeout(2000) });
         await response.arrayBuffer();
         status = response.status;
       } catch {

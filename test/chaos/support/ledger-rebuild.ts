@@ -18,6 +18,7 @@ const FAKE_RESOURCE_OF_KIND: Record<string, string> = {
   ResourceSlice: 'resourceslices',
   ResourceClaim: 'resourceclaims',
   DeviceClass: 'deviceclasses',
+  PodDisruptionBudget: 'poddisruptionbudgets',
 };
 
 /** JSON of the export a freshly built ledger gives for the server's objects right now. */

@@ -73,19 +73,23 @@ describe('npm start -- --kubeconfig FILE against the fake API server', function 
   it('becomes ready after the caches synced, serves the server nodes in /debug/ledger, follows changes and stops on SIGTERM', async () => {
     const kubeconfig = api.writeKubeconfig(dir);
     const port = await freePort();
+    const opsPort = await freePort();
     // Hold the pod list so the process is provably not ready before its caches synced.
     const release = api.delay({ matcher: { verb: 'list', resource: 'pods' }, ms: 1500, times: 1 });
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--kubeconfig', kubeconfig, '--port', String(port), '--host', '127.0.0.1'], {
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--kubeconfig', kubeconfig, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1',
+      // /debug is off against a cluster by default (test/app/debug-default.test.ts); this test reads the ledger there.
+      '--debug', 'true'], {
       cwd: ROOT,
       env: cleanEnv(),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
     const base = `http://127.0.0.1:${port}`;
+    const ops = `http://127.0.0.1:${opsPort}`;
     try {
-      const notReady = await poll(`${base}/readyz`, (r) => r.status !== 0, 'the server to listen', 30_000);
+      const notReady = await poll(`${ops}/readyz`, (r) => r.status !== 0, 'the server to listen', 30_000);
       assert.equal(notReady.status, 503, 'not ready while the pod list is held');
-      await poll(`${base}/readyz`, (r) => r.status === 200, 'readiness', 15_000);
+      await poll(`${ops}/readyz`, (r) => r.status === 200, 'readiness', 15_000);
       release();
       const ledger = await getJson(`${base}/debug/ledger`);
       assert.deepEqual(ledger.body.nodes.map((n: { node: string }) => n.node), ['worker-1', 'worker-2']);
@@ -93,7 +97,7 @@ describe('npm start -- --kubeconfig FILE against the fake API server', function 
 
       api.create(node('worker-3', '2'));
       await poll(`${base}/debug/ledger`, (r) => r.body?.nodes?.length === 3, 'the new node through the watch', 10_000);
-      const metrics = await (await fetch(`${base}/metrics`)).text();
+      const metrics = await (await fetch(`${ops}/metrics`)).text();
       assert.match(metrics, /kube_ledger_informer_synced\{resource="Pod"\} 1/);
       assert.match(metrics, /kube_ledger_informer_objects\{resource="Node"\} 3/);
 

@@ -28,6 +28,14 @@ describe('manifest loader', () => {
     assert.deepEqual(loaded.ignored, [`ConfigMap cm in ${file}`]);
   });
 
+  it('reads PodDisruptionBudgets (policy/v1), which preemption counts', async () => {
+    const file = join(dir, 'pdb.yaml');
+    await writeFile(file, 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: shop}\nspec: {minAvailable: 1, selector: {matchLabels: {app: web}}}\nstatus: {disruptionsAllowed: 0}\n');
+    const loaded = await loadManifests(file);
+    assert.deepEqual(loaded.objects.PodDisruptionBudget.map((p) => p.metadata.name), ['web']);
+    assert.deepEqual(loaded.ignored, []);
+  });
+
   it('flattens a v1 List as kubectl get -o yaml prints it', async () => {
     const file = join(dir, 'list.yaml');
     await writeFile(file, `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: b}\n`);
@@ -61,6 +69,8 @@ describe('manifest loader', () => {
     ['malformed pod request', 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\nspec: {containers: [{name: c, resources: {requests: {memory: 1GB}}}]}\n', /spec\.containers\[0\]\.resources\.requests\.memory/],
     ['duplicate object', `${NODE_YAML}---\n${NODE_YAML}`, /duplicate Node n1/],
     ['scalar document', 'just a string\n', /expected a Kubernetes object/],
+    ['PDB with a non-integer disruptionsAllowed', 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b, namespace: d}\nstatus: {disruptionsAllowed: "1"}\n', /PodDisruptionBudget b.*status\.disruptionsAllowed: expected an integer/],
+    ['PDB with a list as selector', 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b, namespace: d}\nspec: {selector: [app]}\n', /spec\.selector: expected an object/],
   ];
   for (const [what, text, pattern] of broken) {
     it(`rejects ${what} with a message naming the problem`, async () => {

@@ -40,7 +40,7 @@ describe('snapshot source', () => {
     await source.start({ apply: () => assert.fail('expected a batch'), applyBatch: (c) => batches.push(c) });
     assert.equal(batches.length, 1);
     assert.ok(batches[0]!.every((c) => c.type === 'replaced'));
-    assert.deepEqual(batches[0]!.map((c) => c.kind).sort(), ['DeviceClass', 'Node', 'Pod', 'ResourceClaim', 'ResourceSlice']);
+    assert.deepEqual(batches[0]!.map((c) => c.kind).sort(), ['DeviceClass', 'Node', 'Pod', 'PodDisruptionBudget', 'ResourceClaim', 'ResourceSlice']);
     assert.equal(source.hasSynced(), true);
     assert.equal(source.freshness().synced, true);
   });

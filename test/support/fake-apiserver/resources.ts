@@ -66,6 +66,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   { group: 'resource.k8s.io', version: 'v1', resource: 'resourceslices', kind: 'ResourceSlice', namespaced: false, hasStatus: false, extraFields: ['spec.nodeName', 'spec.driver'] },
   { group: 'resource.k8s.io', version: 'v1', resource: 'deviceclasses', kind: 'DeviceClass', namespaced: false, hasStatus: false, extraFields: [] },
   { group: 'resource.k8s.io', version: 'v1', resource: 'resourceclaims', kind: 'ResourceClaim', namespaced: true, hasStatus: true, extraFields: [] },
+  { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, hasStatus: true, extraFields: [] },
 ];
 
 export function findResourceType(group: string, version: string, resource: string): ResourceType | undefined {

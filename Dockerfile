@@ -1,0 +1,46 @@
+# kube-ledger, the scheduler extender, as a production image.
+#
+#   docker build -t registry.example.com/kube-ledger:0.1.0 --build-arg REVISION=$(git rev-parse HEAD) .
+#
+# Two stages: `build` compiles the TypeScript with tsc; `runtime` holds only the production dependencies, the compiled
+# dist/ and the default configuration (no tsx, no TypeScript, no dev dependencies). It runs as a numeric non-root UID
+# (so `runAsNonRoot` can verify it) and writes nothing, so it works with `readOnlyRootFilesystem: true`.
+# CI cannot run a container engine: test/image/replay.ts replays these steps in a temporary directory and
+# test/image/dockerfile.test.ts checks that this file and that replay stay the same. Change both together.
+
+# Node.js 24, the current LTS line; CI runs the whole suite on exactly this version (.ci/run reads it from here).
+ARG NODE_VERSION=24.22.3
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="kube-ledger" \
+      org.opencontainers.image.description="Kubernetes scheduler extender with a node-allocatable ledger, DRA accounting and a freshness-gated cache" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.base.name="docker.io/library/node:${NODE_VERSION}-bookworm-slim"
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY config ./config
+COPY bin ./bin
+# `kubectl exec deploy/kube-ledger -- kube-ledger explain NS/POD` asks the replica itself why a pod is pending.
+RUN ln -s /app/bin/kube-ledger.js /usr/local/bin/kube-ledger
+# 65532 is the conventional "nonroot" UID/GID; the Deployment's securityContext names the same numbers.
+USER 65532:65532
+# The Deployment sets the same value: a heap cap under its 1 GiB memory limit, and --expose-gc for one full collection
+# after the first sync (src/app/release-load-garbage.ts).
+ENV NODE_OPTIONS="--max-old-space-size=768 --expose-gc"
+EXPOSE 8888 8889
+ENTRYPOINT ["node", "/app/dist/main.js"]

@@ -1,0 +1,109 @@
+/**
+ * The /debug/ledger export for a person: the whole ledger as one line per node (free of allocatable per resource,
+ * pod count, DRA use, unsafe DRA state), or one node with its pods, nominations and DRA claim entries. Shared by
+ * `kube-ledger ledger` and `/debug/ledger?format=text`. Pure, and as tolerant of the export's shape as the explain view.
+ */
+import { alignColumns, amountRecord, asRecord, asString, formatAmountList, orderResources } from './text-table.js';
+
+export function renderLedgerText(exported: unknown): string {
+  const body = asRecord(exported);
+  return Array.isArray(body['nodes']) ? renderCluster(body) : renderNode(body);
+}
+
+function renderCluster(body: Record<string, unknown>): string {
+  const nodes = (body['nodes'] as unknown[]).map(asRecord);
+  const lines: string[] = [];
+  const counts = asRecord(body['counts']);
+  const countText = Object.entries(counts).map(([name, count]) => `${asString(count)} ${name}`).join(', ');
+  if (countText !== '') lines.push(`ledger: ${countText}`);
+  const unsafe = Object.entries(asRecord(body['draUnsafeNodes']));
+  if (unsafe.length > 0) {
+    lines.push(`DRA unsafe nodes: ${unsafe.map(([node, why]) => `${node} (${describeUnsafe(why)})`).join('; ')}`);
+  }
+  if (lines.length > 0) lines.push('');
+
+  const resources = orderResources(nodes.flatMap((node) => Object.keys(amountRecord(node['allocatable']))));
+  const header = ['NODE', 'PODS', ...resources.map((r) => `${r.toUpperCase()} FREE/ALLOCATABLE`), 'DRA USED'];
+  const rows = [...nodes]
+    .sort((a, b) => compare(asString(a['node']), asString(b['node'])))
+    .map((node) => {
+      const free = amountRecord(node['free']);
+      const allocatable = amountRecord(node['allocatable']);
+      const draUsed = amountRecord(node['draUsed']);
+      return [
+        asString(node['node'], '-'),
+        asString(node['podCount'], '-'),
+        ...resources.map((resource) => (allocatable[resource] === undefined ? '-' : `${free[resource] ?? '-'}/${allocatable[resource]}`)),
+        Object.keys(draUsed).length === 0 ? '-' : formatAmountList(draUsed),
+      ];
+    });
+  lines.push(...alignColumns([header, ...rows]));
+  return lines.join('\n') + '\n';
+}
+
+function renderNode(node: Record<string, unknown>): string {
+  const lines: string[] = [];
+  lines.push(`node ${asString(node['node'], '-')} (resourceVersion ${asString(node['resourceVersion'], '-')})`);
+  lines.push(`allocatable: ${formatAmountList(amountRecord(node['allocatable']))}`);
+  lines.push(`requested:   ${formatAmountList(amountRecord(node['requested']))}`);
+  lines.push(`DRA used:    ${formatAmountList(amountRecord(node['draUsed']))}`);
+  lines.push(`free:        ${formatAmountList(amountRecord(node['free']))}`);
+
+  const pods = Array.isArray(node['pods']) ? node['pods'].map(asRecord) : [];
+  lines.push('', `${pods.length} pod${pods.length === 1 ? '' : 's'}`);
+  if (pods.length > 0) {
+    lines.push(
+      ...alignColumns([
+        ['POD', 'PRIORITY', 'REQUESTS'],
+        ...pods.map((pod) => [
+          asString(pod['pod'], '-') + (pod['terminating'] === true ? ' (terminating)' : ''),
+          asString(pod['priority'], '-'),
+          formatAmountList(amountRecord(pod['requests'])),
+        ]),
+      ]),
+    );
+  }
+
+  const nominated = Array.isArray(node['nominated']) ? node['nominated'].map(asRecord) : [];
+  if (nominated.length > 0) {
+    lines.push('', `${nominated.length} nominated pod${nominated.length === 1 ? '' : 's'} holding room here`);
+    lines.push(
+      ...alignColumns([
+        ['POD', 'PRIORITY', 'REQUESTS'],
+        ...nominated.map((pod) => [asString(pod['pod'], '-'), asString(pod['priority'], '-'), formatAmountList(amountRecord(pod['requests']))]),
+      ]),
+    );
+  }
+
+  const dra = asRecord(node['dra']);
+  const entries = Array.isArray(dra['entries']) ? dra['entries'].map(asRecord) : [];
+  if (entries.length > 0) {
+    lines.push('', `${entries.length} DRA claim entr${entries.length === 1 ? 'y' : 'ies'}`);
+    lines.push(
+      ...alignColumns([
+        ['CLAIM', 'DEVICE', 'ZONE', 'RESOURCES'],
+        ...entries.map((entry) => [
+          asString(entry['claimKey'], '-'),
+          `${asString(entry['driver'], '-')}/${asString(entry['pool'], '-')}/${asString(entry['device'], '-')}`,
+          asString(entry['zone'], '-'),
+          formatAmountList(amountRecord(entry['resources'])),
+        ]),
+      ]),
+    );
+  }
+  if (dra['unsafe'] !== undefined && dra['unsafe'] !== null) lines.push('', `DRA unsafe: ${describeUnsafe(dra['unsafe'])}`);
+  return lines.join('\n') + '\n';
+}
+
+function describeUnsafe(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const record = asRecord(value);
+  const reason = asString(record['reason']);
+  const detail = asString(record['detail']) || asString(record['message']);
+  if (reason !== '' || detail !== '') return [reason, detail].filter((part) => part !== '').join(': ');
+  return JSON.stringify(value);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

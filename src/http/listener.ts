@@ -1,0 +1,85 @@
+/**
+ * One listening Node http(s) server for a Koa app: slow-client timeouts, keep-alive longer than the scheduler's idle
+ * timeout, certificate reload without a restart, and a graceful stop. The extender port and the operations port are
+ * two of these, each with its own TLS settings.
+ */
+import type Koa from 'koa';
+import { createServer as createHttpServer, type Server as HttpServer, type ServerOptions } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../observability/logger.js';
+import { trackForGracefulClose } from './graceful-close.js';
+import type { HttpServerOptions, HttpTlsOptions } from './options.js';
+import { loadHttpsServerOptions, watchTlsFiles, type TlsReloader } from './tls-files.js';
+
+export interface ListenerSpec {
+  /** Names the listener in logs: 'extender' or 'ops'. */
+  name: string;
+  host: string;
+  port: number;
+  tls: HttpTlsOptions | undefined;
+  timeouts: Pick<HttpServerOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'shutdownDeadlineMs'>;
+}
+
+export interface RunningListener {
+  port: number;
+  url: string;
+  server: HttpServer | HttpsServer;
+  close(): Promise<void>;
+}
+
+function nodeServerOptions(timeouts: ListenerSpec['timeouts']): ServerOptions {
+  return {
+    headersTimeout: timeouts.headersTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    // Timeouts are enforced on this tick; Node's default (30 s) would let a slow client outlive headersTimeout.
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4))),
+    keepAlive: true,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+  };
+}
+
+function listen(server: HttpServer, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function urlOf(scheme: string, host: string, port: number): string {
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `${scheme}://${shownHost}:${port}`;
+}
+
+export async function startListener(spec: ListenerSpec, app: Koa, logger: Logger): Promise<RunningListener> {
+  const { tls, timeouts } = spec;
+  const serverOptions = nodeServerOptions(timeouts);
+  const server = tls
+    ? createHttpsServer({ ...serverOptions, ...loadHttpsServerOptions(tls) }, app.callback())
+    : createHttpServer(serverOptions, app.callback());
+  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+  const reloader: TlsReloader | undefined = tls ? watchTlsFiles(server as HttpsServer, tls, logger) : undefined;
+  const closer = trackForGracefulClose(server);
+
+  let port: number;
+  try {
+    port = await listen(server, spec.host, spec.port);
+  } catch (err) {
+    reloader?.stop();
+    throw err;
+  }
+  const url = urlOf(tls ? 'https' : 'http', spec.host, port);
+  return {
+    port,
+    url,
+    server,
+    async close() {
+      reloader?.stop();
+      await closer.close(timeouts.shutdownDeadlineMs);
+      logger.info(`${spec.name} listener stopped`, { url });
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Victim importance and PodDisruptionBudget violations, as kube-scheduler's DefaultPreemption computes them:
+ * `MoreImportantPod` (pkg/scheduler/util) orders victims, `filterPodsWithPDBViolation` (defaultpreemption) splits
+ * them into the ones whose eviction would break a budget and the others, consuming each budget's
+ * `disruptionsAllowed` in the order given.
+ */
+import type { PodDisruptionBudgetObject } from '../ledger/objects.js';
+import type { PodEntry } from '../ledger/pod-entry.js';
+import { parseSelector } from './label-selector.js';
+
+/**
+ * Negative when `a` is more important than `b`: higher priority first, then the pod that started earlier. A pod
+ * without status.startTime counts as starting now (upstream's GetPodStartTime), i.e. after every pod that has one.
+ * Equal pods keep their order (the caller's sort is stable).
+ */
+export function compareImportance(a: PodEntry, b: PodEntry): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  const started = [startedAt(a), startedAt(b)] as const;
+  return started[0] === started[1] ? 0 : started[0] < started[1] ? -1 : 1;
+}
+
+function startedAt(pod: PodEntry): number {
+  const start = pod.object.status?.startTime;
+  const ms = start ? Date.parse(start) : Number.NaN;
+  return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : ms;
+}
+
+export interface PdbSplit {
+  violating: PodEntry[];
+  nonViolating: PodEntry[];
+}
+
+/** Stable: each group keeps the order of `pods`. */
+export function splitByPdbViolation(pods: readonly PodEntry[], pdbs: readonly PodDisruptionBudgetObject[]): PdbSplit {
+  const allowed = pdbs.map((pdb) => pdb.status?.disruptionsAllowed ?? 0);
+  const selectors = pdbs.map((pdb) => parseSelector(pdb.spec?.selector));
+  const violating: PodEntry[] = [];
+  const nonViolating: PodEntry[] = [];
+  for (const pod of pods) {
+    const labels = pod.object.metadata.labels;
+    let violated = false;
+    if (labels && Object.keys(labels).length > 0) {
+      pdbs.forEach((pdb, i) => {
+        if ((pdb.metadata.namespace ?? '') !== pod.namespace) return;
+        const selector = selectors[i]!;
+        // An invalid selector matches nothing; a nil or empty one matches nothing either.
+        if (selector.kind !== 'requirements' || !selector.matches(labels)) return;
+        // Already counted by the disruption controller: evicting it again consumes nothing.
+        if (pdb.status?.disruptedPods && Object.prototype.hasOwnProperty.call(pdb.status.disruptedPods, pod.name)) return;
+        allowed[i] = allowed[i]! - 1;
+        if (allowed[i]! < 0) violated = true;
+      });
+    }
+    (violated ? violating : nonViolating).push(pod);
+  }
+  return { violating, nonViolating };
+}

@@ -1,0 +1,196 @@
+/**
+ * Preemption over HTTP through the real server, on both sources:
+ * - `npm start -- --cluster FILE` (a child process on a JSON snapshot holding a PodDisruptionBudget): a victim that
+ *   holds the host port the preemptor wants stays although the ledger has room without it; the others are reprieved
+ *   in upstream's order (the PDB-violating one first); NumPDBViolations is recounted; editing the PDB in the file
+ *   changes the count.
+ * - the kube source against the fake API server: PDBs are listed and watched; a status change of a PDB reaches the
+ *   answer through the watch.
+ * Expected values follow kube-scheduler's SelectVictimsOnNode / filterPodsWithPDBViolation (see test/scheduling).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { kubeSourceFactory } from '../../src/app/kube-runtime.js';
+import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
+import { defaultConfig } from '../../src/config/load-config.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { freePort, stopper } from '../support/child-process.js';
+import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+function node(name: string, cpu: string) {
+  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } }, status: { allocatable: { cpu, memory: '8Gi', pods: '110' } } };
+}
+
+interface PodShape { node: string; cpu: string; priority: number; labels?: Record<string, string>; hostPort?: number; start?: string }
+
+function pod(name: string, o: PodShape) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'shop', uid: `u-${name}`, ...(o.labels ? { labels: o.labels } : {}) },
+    spec: {
+      nodeName: o.node,
+      priority: o.priority,
+      containers: [{ name: 'c', resources: { requests: { cpu: o.cpu } }, ...(o.hostPort ? { ports: [{ containerPort: o.hostPort, hostPort: o.hostPort }] } : {}) }],
+    },
+    status: { phase: 'Running', ...(o.start ? { startTime: o.start } : {}) },
+  };
+}
+
+function webBudget(allowed: number) {
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'web', namespace: 'shop' },
+    spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } },
+    status: { disruptionsAllowed: allowed, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 },
+  };
+}
+
+/** n1 (4 cpu) is full; n2 (2 cpu) holds a pod the scheduler did not propose. */
+const PODS = [
+  pod('web', { node: 'n1', cpu: '2', priority: 2, labels: { app: 'web' }, start: '2026-11-30T01:00:00Z' }),
+  pod('porter', { node: 'n1', cpu: '1', priority: 1, hostPort: 80, start: '2026-11-30T02:00:00Z' }),
+  pod('low', { node: 'n1', cpu: '1', priority: 1, start: '2026-11-30T03:00:00Z' }),
+  pod('keep', { node: 'n2', cpu: '1500m', priority: 50 }),
+  pod('spare', { node: 'n2', cpu: '500m', priority: 1 }),
+];
+
+const PREEMPTOR = {
+  metadata: { name: 'ingress', namespace: 'shop', uid: 'u-ingress' },
+  spec: { priority: 100, containers: [{ name: 'c', resources: { requests: { cpu: '1' } }, ports: [{ containerPort: 80, hostPort: 80 }] }] },
+  status: { phase: 'Pending' },
+};
+
+const PREEMPT_BODY = JSON.stringify({
+  Pod: PREEMPTOR,
+  NodeNameToVictims: null,
+  NodeNameToMetaVictims: {
+    n1: { Pods: [{ UID: 'u-web' }, { UID: 'u-porter' }, { UID: 'u-low' }], NumPDBViolations: 1 },
+    n2: { Pods: [{ UID: 'u-spare' }], NumPDBViolations: 0 },
+  },
+});
+
+async function preempt(base: string, body = PREEMPT_BODY): Promise<any> {
+  const res = await fetch(`${base}/preempt`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+  assert.equal(res.status, 200);
+  return res.json();
+}
+
+async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let value: T | undefined;
+    try {
+      value = await read();
+      if (done(value)) return value;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let file: string;
+  let stop: () => Promise<void> = async () => {};
+  let base: string;
+  let ops: string;
+  let output = '';
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kl-preempt-'));
+    file = join(dir, 'cluster.json');
+    await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', '4'), node('n2', '2'), ...PODS, webBudget(0)] }));
+    const port = await freePort();
+    const opsPort = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--cluster', file, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    stop = stopper(child);
+    base = `http://127.0.0.1:${port}`;
+    ops = `http://127.0.0.1:${opsPort}`;
+    await pollUntil(() => fetch(`${ops}/readyz`).then((r) => r.status), (s) => s === 200, 'readiness', 30_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${output.slice(-3000)}`);
+    });
+  });
+  after(async () => {
+    await stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the host-port holder, reprieves the PDB-violating victim first and recounts NumPDBViolations', async () => {
+    const json = await preempt(base);
+    // n1: web (violating its budget) is tried first and reprieved; porter holds host port 80 and stays; low is
+    // reprieved too: 1 cpu frees enough. n2: spare alone cannot make room for 1 cpu (keep holds 1500m of 2).
+    assert.deepEqual(json, { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-porter' }], NumPDBViolations: 0 } } });
+    const metrics = await (await fetch(`${ops}/metrics`)).text();
+    assert.match(metrics, /kube_ledger_preempt_victims_held_total\{filter="host_port"\} 1\b/);
+    assert.match(metrics, /kube_ledger_preempt_victims_dropped_total\{reason="reprieved"\} 2\b/);
+  });
+
+  it('counts a kept victim that breaks a budget, and follows an edit of the budget in the snapshot', async () => {
+    const onlyWeb = JSON.stringify({
+      Pod: { ...PREEMPTOR, spec: { priority: 100, containers: [{ name: 'c', resources: { requests: { cpu: '2' } } }] } },
+      NodeNameToVictims: null,
+      NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-web' }], NumPDBViolations: 0 } },
+    });
+    assert.deepEqual(await preempt(base, onlyWeb), { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-web' }], NumPDBViolations: 1 } } });
+    await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', '4'), node('n2', '2'), ...PODS, webBudget(1)] }));
+    await pollUntil(() => preempt(base, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 0, 'the reloaded budget');
+  });
+});
+
+describe('preempt end to end: PodDisruptionBudgets listed and watched from the API server', function () {
+  this.timeout(30_000);
+  let api: FakeApiServer;
+  let dir: string;
+  let running: RunningKubeLedger;
+
+  before(async () => {
+    api = await startFakeApiServer({ objects: [node('n1', '4'), node('n2', '2'), ...PODS] });
+    api.create(webBudget(0));
+    api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 0 });
+    dir = await mkdtemp(join(tmpdir(), 'kl-preempt-kube-'));
+    const config = defaultConfig();
+    config.server.host = '127.0.0.1';
+    config.server.port = 0;
+    config.cluster.kubeconfig = api.writeKubeconfig(dir);
+    running = await startKubeLedger(config, { logger: silentLogger, kubeSourceFactory });
+    await pollUntil(async () => running.source.hasSynced(), (s) => s, 'the kube source to sync');
+  });
+  after(async () => {
+    await running.close();
+    await api.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers from the listed budget, then from the watched status change', async () => {
+    assert.equal(api.countRequests({ verb: 'list', resource: 'poddisruptionbudgets' }) >= 1, true);
+    const onlyWeb = JSON.stringify({
+      Pod: { ...PREEMPTOR, spec: { priority: 100, containers: [{ name: 'c', resources: { requests: { cpu: '2' } } }] } },
+      NodeNameToVictims: null,
+      NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-web' }], NumPDBViolations: 0 } },
+    });
+    const url = running.url;
+    assert.deepEqual(await preempt(url, onlyWeb), { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-web' }], NumPDBViolations: 1 } } });
+    assert.deepEqual(await preempt(url), { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-porter' }], NumPDBViolations: 0 } } });
+    api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 1 });
+    await pollUntil(() => preempt(url, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 0, 'the watched budget');
+    api.remove('poddisruptionbudgets', 'shop', 'web');
+    api.create(webBudget(0));
+    api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 0 });
+    await pollUntil(() => preempt(url, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 1, 'the re-created budget');
+  });
+});

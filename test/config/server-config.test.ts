@@ -1,0 +1,71 @@
+/**
+ * The `server.*` keys: HTTP defaults come from the schema alone (the HTTP layer's defaults are read from it), the
+ * operations port is checked against the extender port, and `shutdownDeadlineMs: 0`, accepted by the schema, is
+ * accepted by the server too.
+ */
+import assert from 'node:assert/strict';
+import { debugEnabledFor } from '../../src/app/start.js';
+import { parseCommandLine } from '../../src/config/cli.js';
+import { defaultConfig, loadConfig } from '../../src/config/load-config.js';
+import { FIELDS } from '../../src/config/schema.js';
+import { DEFAULT_HTTP_OPTIONS, httpOptionsFromConfig, validateHttpOptions } from '../../src/http/options.js';
+
+const schemaDefault = (path: string) => FIELDS.find((field) => field.path === path)?.default;
+
+describe('server configuration', () => {
+  it('the HTTP layer\'s defaults are the schema\'s, with /debug off (least exposure)', () => {
+    const server = defaultConfig().server;
+    assert.deepEqual(DEFAULT_HTTP_OPTIONS, httpOptionsFromConfig(server, false));
+    assert.equal(DEFAULT_HTTP_OPTIONS.keepAliveTimeoutMs, schemaDefault('server.keepAliveTimeoutMs'));
+    assert.equal(DEFAULT_HTTP_OPTIONS.ops.port, 8889);
+    assert.equal(DEFAULT_HTTP_OPTIONS.maxInFlightPerVerb, schemaDefault('server.maxInFlightPerVerb'));
+    assert.equal(DEFAULT_HTTP_OPTIONS.debugEnabled, false);
+  });
+
+  it('keeps idle connections longer than kube-scheduler\'s Go transport (IdleConnTimeout 90 s) by default', () => {
+    assert.ok(defaultConfig().server.keepAliveTimeoutMs > 90_000);
+  });
+
+  it('accepts shutdownDeadlineMs 0 in the schema and in the server options alike', () => {
+    const config = loadConfig({ env: { KUBE_LEDGER_SERVER_SHUTDOWN_DEADLINE_MS: '0' } });
+    assert.equal(config.server.shutdownDeadlineMs, 0);
+    assert.equal(validateHttpOptions(httpOptionsFromConfig(config.server, false)).shutdownDeadlineMs, 0);
+  });
+
+  it('reads the operations port, /debug and the in-flight bound from flags and environment', () => {
+    const cli = parseCommandLine(['--ops-port', '9999', '--debug', 'false']);
+    const config = loadConfig({ overrides: cli.overrides, env: { KUBE_LEDGER_SERVER_MAX_IN_FLIGHT_PER_VERB: '3', KUBE_LEDGER_SERVER_OPS_TLS_CERT_FILE: '/c', KUBE_LEDGER_SERVER_OPS_TLS_KEY_FILE: '/k' } });
+    assert.equal(config.server.ops.port, 9999);
+    assert.equal(config.server.debug.enabled, false);
+    assert.equal(config.server.maxInFlightPerVerb, 3);
+    const options = httpOptionsFromConfig(config.server, false);
+    assert.deepEqual(options.ops.tls, { certFile: '/c', keyFile: '/k' });
+    assert.equal(options.ops.host, config.server.host, 'an empty server.ops.host follows server.host');
+  });
+
+  it('refuses an operations port equal to the extender port, and half a TLS pair on the operations port', () => {
+    assert.throws(() => loadConfig({ env: { KUBE_LEDGER_SERVER_OPS_PORT: '8888' } }), /server\.ops\.port: must differ from server\.port/);
+    assert.throws(() => loadConfig({ env: { KUBE_LEDGER_SERVER_OPS_TLS_CERT_FILE: '/c' } }), /server\.ops\.tls: certFile and keyFile must be set together/);
+    assert.throws(() => loadConfig({ env: { KUBE_LEDGER_SERVER_OPS_TLS_CLIENT_CAFILE: '/ca' } }), /server\.ops\.tls\.clientCAFile: client certificates need HTTPS/);
+    assert.doesNotThrow(() => loadConfig({ env: { KUBE_LEDGER_SERVER_PORT: '0', KUBE_LEDGER_SERVER_OPS_PORT: '0' } }), 'two "any free port" listeners');
+  });
+
+  it('resolves server.debug.enabled: auto to on for the demo and snapshot sources and off against a cluster', () => {
+    const config = defaultConfig();
+    assert.equal(config.server.debug.enabled, 'auto');
+    assert.equal(debugEnabledFor(config, { kind: 'snapshot', path: 'x', demo: true }), true);
+    assert.equal(debugEnabledFor(config, { kind: 'snapshot', path: 'x', demo: false }), true);
+    assert.equal(debugEnabledFor(config, { kind: 'kube' }), false);
+    config.server.debug.enabled = true;
+    assert.equal(debugEnabledFor(config, { kind: 'kube' }), true);
+    config.server.debug.enabled = false;
+    assert.equal(debugEnabledFor(config, { kind: 'snapshot', path: 'x', demo: true }), false);
+  });
+
+  it('server.debug.enabled and server.maxInFlightPerVerb are live; the listeners are not', () => {
+    const live = new Set(FIELDS.filter((field) => field.live).map((field) => field.path));
+    assert.ok(live.has('server.debug.enabled'));
+    assert.ok(live.has('server.maxInFlightPerVerb'));
+    assert.ok(!live.has('server.ops.port'));
+  });
+});

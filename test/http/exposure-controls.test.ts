@@ -1,0 +1,167 @@
+/**
+ * The HTTP controls of the threat model (README "Threat model"): one listener per audience, /debug off unless asked
+ * for (404, live switch, start-up warning without mTLS), and a bound on requests in flight per verb past which the
+ * server answers at once in the way kube-scheduler treats as an error. (403 without a client certificate: tls.test.ts.)
+ */
+import assert from 'node:assert/strict';
+import { request, type ClientRequest } from 'node:http';
+import { createLogger } from '../../src/observability/logger.js';
+import * as fx from '../protocol/fixtures.js';
+import { post, send, startTestServer, type TestServer } from './support.js';
+
+function capturingLogger() {
+  const lines: Array<{ level: string; msg: string }> = [];
+  const logger = createLogger({ level: 'debug', write: (line: string) => lines.push(JSON.parse(line) as { level: string; msg: string }) });
+  return { logger, lines };
+}
+
+/** A filter whose body is never finished: it holds one filter slot for as long as the test keeps it open. */
+function heldFilter(port: number): ClientRequest {
+  const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/filter', headers: { 'content-type': 'application/json', 'content-length': '100000' } });
+  req.on('error', () => {});
+  req.write('{"Pod":');
+  return req;
+}
+
+async function metricValue(t: TestServer, pattern: RegExp): Promise<number> {
+  const match = pattern.exec(await t.metrics.registry.metrics());
+  return match ? Number(match[1]) : 0;
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000; // generous: the machine may be busy; the condition usually holds in milliseconds
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+/** Resolves once `count` requests of `verb` are in flight on the server (each holds a slot from that moment). */
+const inFlight = (t: TestServer, verb: string, count: number) =>
+  waitFor(async () => (await metricValue(t, new RegExp(`kube_ledger_http_requests_in_flight\\{verb="${verb}"\\} (\\d+)`))) === count, `${count} ${verb} in flight`);
+
+describe('exposure controls', () => {
+  describe('/debug off', () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startTestServer({ debugEnabled: false });
+    });
+    after(() => t.running.close());
+
+    it('answers every /debug path with 404 and says the endpoints are disabled', async () => {
+      for (const path of ['/debug/ledger', '/debug/ledger?node=node-a', '/debug/explain?pod=ml/trainer-0', '/debug/anything']) {
+        const res = await send(t.running.port, 'GET', path);
+        assert.equal(res.status, 404, path);
+        assert.match(res.json().error, /debug endpoints are disabled.*server\.debug\.enabled/, path);
+        assert.equal(res.headers['x-kube-ledger-debug'], 'disabled');
+      }
+    });
+
+    it('still serves the verbs', async () => {
+      assert.equal((await post(t.running.port, '/filter', fx.GO_ARGS_NAMES)).status, 200);
+    });
+
+    it('turns on and off again live, without a restart', async () => {
+      t.running.setLive({ debugEnabled: true, maxInFlightPerVerb: 16 });
+      assert.equal((await send(t.running.port, 'GET', '/debug/ledger')).status, 200);
+      t.running.setLive({ debugEnabled: false, maxInFlightPerVerb: 16 });
+      assert.equal((await send(t.running.port, 'GET', '/debug/ledger')).status, 404);
+    });
+  });
+
+  describe('start-up warning', () => {
+    it('warns that /debug exposes every tenant\'s pods when it is on without mTLS, and not when it is off', async () => {
+      const on = capturingLogger();
+      const withDebug = await startTestServer({ debugEnabled: true }, { logger: on.logger });
+      await withDebug.running.close();
+      const warning = on.lines.find((line) => line.level === 'warn' && /debug endpoints are on without client certificates/.test(line.msg));
+      assert.ok(warning, JSON.stringify(on.lines));
+      assert.match(warning.msg, /every tenant's pods/);
+
+      const off = capturingLogger();
+      const withoutDebug = await startTestServer({ debugEnabled: false }, { logger: off.logger });
+      await withoutDebug.running.close();
+      assert.equal(off.lines.filter((line) => line.level === 'warn').length, 0, JSON.stringify(off.lines));
+    });
+  });
+
+  describe('in-flight bound per verb', () => {
+    const BOUND = 4;
+    let t: TestServer;
+    beforeEach(async () => {
+      t = await startTestServer({ maxInFlightPerVerb: BOUND });
+    });
+    afterEach(() => t.running.close());
+
+    it('preempt: past the bound, 32 concurrent calls are answered at once with 503; the 4 admitted finish with 200', async () => {
+      let release!: () => void;
+      t.stub.preemptDelay = new Promise<void>((resolve) => (release = resolve));
+      const calls = Array.from({ length: 36 }, () => post(t.running.port, '/preempt', fx.GO_PREEMPT_META));
+      // The 32 refusals arrive while the 4 admitted calls are still held: nothing queued behind them.
+      await waitFor(() => t.stub.calls.length === BOUND, 'the admitted calls');
+      await waitFor(async () => (await metricValue(t, /kube_ledger_http_requests_shed_total\{verb="preempt"\} (\d+)/)) === 32, '32 refusals');
+      release();
+      const replies = await Promise.all(calls);
+      const byStatus = new Map<number, number>();
+      for (const reply of replies) byStatus.set(reply.status, (byStatus.get(reply.status) ?? 0) + 1);
+      assert.deepEqual(Object.fromEntries(byStatus), { 200: BOUND, 503: 32 });
+      const refused = replies.find((reply) => reply.status === 503)!;
+      assert.match(refused.json().error, /overloaded: 4 preempt requests already in flight \(server\.maxInFlightPerVerb\)/);
+      assert.equal(refused.headers['retry-after'], '1');
+      assert.equal(t.stub.calls.filter((call) => call === 'preempt').length, BOUND, 'refused calls never reached the service');
+      assert.equal(await metricValue(t, /kube_ledger_http_requests_total\{verb="preempt",outcome="shed"\} (\d+)/), 32);
+    });
+
+    it('filter: past the bound the reply is 200 with Error set (kube-scheduler fails the attempt or skips an ignorable extender)', async () => {
+      const held = Array.from({ length: BOUND }, () => heldFilter(t.running.port));
+      try {
+        await inFlight(t, 'filter', BOUND);
+        const reply = await post(t.running.port, '/filter', fx.GO_ARGS_NAMES);
+        assert.equal(reply.status, 200);
+        const body = reply.json();
+        assert.match(body.Error, /overloaded: 4 filter requests already in flight/);
+        assert.equal(body.NodeNames, null);
+        assert.deepEqual(body.FailedNodes, {});
+        // Other verbs have their own bound.
+        assert.equal((await post(t.running.port, '/prioritize', fx.GO_ARGS_NAMES)).status, 200);
+      } finally {
+        for (const req of held) req.destroy();
+      }
+      // Slots come back when the held requests end: filter is served again.
+      await inFlight(t, 'filter', 0);
+      const after = await post(t.running.port, '/filter', fx.GO_ARGS_NAMES);
+      assert.equal(after.json().Error, '');
+      assert.ok(await metricValue(t, /kube_ledger_http_requests_shed_total\{verb="filter"\} (\d+)/) >= 1);
+    });
+
+    it('prioritize: past the bound the reply is 503 (kube-scheduler ignores prioritize errors: no score from us)', async () => {
+      const held = Array.from({ length: BOUND }, () => {
+        const req = request({ host: '127.0.0.1', port: t.running.port, method: 'POST', path: '/prioritize', headers: { 'content-type': 'application/json', 'content-length': '100000' } });
+        req.on('error', () => {});
+        req.write('{');
+        return req;
+      });
+      try {
+        await inFlight(t, 'prioritize', BOUND);
+        const reply = await post(t.running.port, '/prioritize', fx.GO_ARGS_NAMES);
+        assert.equal(reply.status, 503);
+        assert.match(reply.json().error, /overloaded: 4 prioritize requests/);
+      } finally {
+        for (const req of held) req.destroy();
+      }
+    });
+
+    it('applies a new bound live', async () => {
+      t.running.setLive({ debugEnabled: true, maxInFlightPerVerb: 1 });
+      let release!: () => void;
+      t.stub.preemptDelay = new Promise<void>((resolve) => (release = resolve));
+      const first = post(t.running.port, '/preempt', fx.GO_PREEMPT_META);
+      await waitFor(() => t.stub.calls.length === 1, 'the first call');
+      assert.equal((await post(t.running.port, '/preempt', fx.GO_PREEMPT_META)).status, 503);
+      release();
+      assert.equal((await first).status, 200);
+      assert.match(await t.metrics.registry.metrics(), /kube_ledger_http_requests_in_flight_limit 1/);
+    });
+  });
+});
