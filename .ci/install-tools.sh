@@ -2,6 +2,8 @@
 # Installs the system tools the tests need, from Debian's packages:
 #   prometheus — the Prometheus server and promtool (test/observability/prometheus-scrape.test.ts, test/deploy/*)
 #   openssl    — test certificates for the TLS tests
+#   go         — Debian's golang-go builds the benchmark's reference Go extender (test/bench/go-extender.test.ts);
+#                standard library only, built offline (no Go module is ever downloaded)
 # Idempotent and quiet: does nothing when every tool is already on PATH. Needs root (CI runs as root).
 set -euo pipefail
 
@@ -9,6 +11,7 @@ declare -A PACKAGE_FOR_COMMAND=(
   [prometheus]=prometheus
   [promtool]=prometheus
   [openssl]=openssl
+  [go]=golang-go
 )
 
 missing=()

@@ -1,6 +1,7 @@
 /**
- * Starting, probing and stopping the processes under test: kube-ledger (`node --import tsx src/main.ts`) and the
- * floor server. Both are separate processes so neither shares an event loop with the load generator.
+ * Starting, probing and stopping the processes under test: kube-ledger (`ledger-child.ts`: `src/main.ts`'s start
+ * plus the pod-change hook the scheduler loop binds through) and the floor servers. All are separate processes so
+ * none shares an event loop with the load generator.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
@@ -59,17 +60,29 @@ export interface LedgerOptions {
   readyTimeoutMs?: number;
 }
 
+/** A pod change for `applyPod`: what a watch event would carry. */
+export type PodChange = { upsert: object } | { delete: string };
+
+export interface LedgerProcess extends ServerProcess {
+  /** Applies a pod change to the running ledger (see ledger-child.ts); resolves with the ledger's own time for it. */
+  applyPod(change: PodChange): Promise<{ applyMicros: number }>;
+  /** Starts a V8 CPU profile; `stopProfile` writes it (a .cpuprofile, as `--cpu-prof` writes) to `path`. */
+  startProfile(): Promise<void>;
+  stopProfile(path: string): Promise<void>;
+}
+
 /** deploy/base/deployment.yaml's NODE_OPTIONS (a test keeps them equal): kube-ledger is measured as it is shipped. */
 export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768', '--expose-gc'];
 
-export async function startLedger(options: LedgerOptions): Promise<ServerProcess> {
+export async function startLedger(options: LedgerOptions): Promise<LedgerProcess> {
   const port = await freePort();
   const opsPort = await freePort();
   const logFd = openSync(options.logPath, 'w');
   const started = performance.now();
   const child = spawn(process.execPath,
-    [...DEPLOYED_NODE_FLAGS, '--import', 'tsx', 'src/main.ts', '--cluster', options.clusterFile, '--port', String(port), '--ops-port', String(opsPort), '--host', HOST],
-    { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd], env: process.env });
+    [...DEPLOYED_NODE_FLAGS, '--import', 'tsx', 'test/bench/ledger-child.ts', '--cluster', options.clusterFile,
+      '--port', String(port), '--ops-port', String(opsPort), '--host', HOST],
+    { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd, 'ipc'], env: process.env });
   closeSync(logFd);
   const baseUrl = `http://${HOST}:${port}`;
   const opsBaseUrl = `http://${HOST}:${opsPort}`;
@@ -80,7 +93,23 @@ export async function startLedger(options: LedgerOptions): Promise<ServerProcess
     await stop();
     throw err;
   }
-  return { name: 'kube-ledger', pid: child.pid ?? -1, baseUrl, opsBaseUrl, readyAfterMs: performance.now() - started, stop };
+  let nextId = 0;
+  const waiting = new Map<number, (ack: { applyMicros: number; error?: string }) => void>();
+  child.on('message', (ack: { id: number; applyMicros: number; error?: string }) => {
+    waiting.get(ack.id)?.(ack);
+    waiting.delete(ack.id);
+  });
+  const ask = (message: object) => new Promise<{ applyMicros: number }>((resolve, reject) => {
+    const id = ++nextId;
+    waiting.set(id, (ack) => (ack.error ? reject(new Error(`kube-ledger refused ${JSON.stringify(message).slice(0, 80)}: ${ack.error}`))
+      : resolve(ack)));
+    child.send({ id, ...message });
+  });
+  const applyPod = (change: PodChange) => ask(change);
+  const startProfile = async () => void await ask({ profile: 'start' });
+  const stopProfile = async (path: string) => void await ask({ profile: 'stop', path });
+  return { name: 'kube-ledger', pid: child.pid ?? -1, baseUrl, opsBaseUrl, readyAfterMs: performance.now() - started, stop,
+    applyPod, startProfile, stopProfile };
 }
 
 /** The floor server (plain node:http), or with `koa` the same replies through bare Koa + @koa/router. */

@@ -1,27 +1,50 @@
 import assert from 'node:assert/strict';
 import type { LoadResult } from './load-run.js';
 import { percentile } from './load-run.js';
-import { evaluateChecks, invalidReasons, median, renderMarkdown, summarize, type BenchReport, type ScenarioResult } from './report.js';
+import { renderMarkdown } from './report-markdown.js';
+import {
+  evaluateChecks, invalidReasons, median, medianLoop, summarize, type BenchReport, type LoopResult, type ScenarioResult,
+} from './report.js';
+import type { LoopFigures } from './scheduler-loop.js';
 
 function round(rps: number, p99Ms: number, non2xx = 0): LoadResult {
   return { requests: rps * 5, elapsedSeconds: 5, requestsPerSecond: rps, p50Ms: p99Ms / 2, p99Ms, non2xx, errors: 0, timeouts: 0,
     serverCpuMicrosPerRequest: 1e6 / rps };
 }
 
-function scenario(name: string, ledgerRps: number, floorRps: number, p99Ms = 1, non2xx = 0): ScenarioResult {
-  const ledger = summarize([round(ledgerRps, p99Ms, non2xx), round(ledgerRps, p99Ms), round(ledgerRps, p99Ms)]);
-  const floor = summarize([round(floorRps, 0.5), round(floorRps, 0.5), round(floorRps, 0.5)]);
-  const koa = summarize([round(floorRps * 0.8, 0.6), round(floorRps * 0.8, 0.6), round(floorRps * 0.8, 0.6)]);
-  return { name, description: name, path: '/filter', connections: 1, nodes: 500, bodyBytes: 1, ledger, floor, koa,
-    ratio: ledger.requestsPerSecond / floor.requestsPerSecond, koaRatio: ledger.requestsPerSecond / koa.requestsPerSecond, sanity: 'ok' };
+const three = (rps: number, p99Ms: number, non2xx = 0) => summarize([round(rps, p99Ms, non2xx), round(rps, p99Ms), round(rps, p99Ms)]);
+
+function scenario(name: string, ledgerRps: number, goRps: number, floorRps: number, p99Ms = 1, non2xx = 0): ScenarioResult {
+  const ledger = three(ledgerRps, p99Ms, non2xx);
+  const reference = three(goRps, 0.8);
+  const floor = three(floorRps, 0.5);
+  const koa = three(floorRps * 0.8, 0.6);
+  return { name, description: name, path: '/filter', connections: 1, nodes: 500, bodyBytes: 1, bodies: 200, ledger,
+    referenceServes: true, reference, floor, koa,
+    agreement: { requests: 200, skipped: 20, disagreements: [], disagreementCount: 0 },
+    ratio: ledger.requestsPerSecond / floor.requestsPerSecond, koaRatio: ledger.requestsPerSecond / koa.requestsPerSecond,
+    referenceRatio: ledger.requestsPerSecond / reference.requestsPerSecond, sanity: 'ok' };
 }
 
-const LARGE = { nodes: 5000, pods: 150000, clusterFileBytes: 1, parseFloorMs: 1, readyAfterMs: 9000, rebuildSeconds: 2,
-  rssAfterLoadBytes: 500 * 1024 ** 2, rssAfterBenchBytes: 600 * 1024 ** 2, peakRssBytes: 700 * 1024 ** 2,
+const LARGE = { nodes: 5000, pods: 150000, clusterFileBytes: 1, parseFloorMs: 1, readyAfterMs: 7000, rebuildSeconds: 2,
+  rssAfterLoadBytes: 400 * 1024 ** 2, rssAfterBenchBytes: 450 * 1024 ** 2, peakRssBytes: 700 * 1024 ** 2,
   heapUsedAfterLoadBytes: 1, memorySource: 'test' };
 
-const ALL_GOOD = ['filter-names-500-c1', 'filter-names-5000-c4', 'prioritize-500-c1', 'filter-nodes-500-c1']
-  .map((name) => scenario(name, 90, 100));
+const figures = (podsPerSecond: number): LoopFigures => ({ pods: 450, bound: 450, unschedulable: 0, candidates: 500,
+  podsPerSecondThroughExtender: podsPerSecond, podsPerSecondWithBinding: podsPerSecond / 2, extenderMillisPerPod: 1000 / podsPerSecond,
+  bindMillisPerPod: 0.2, callsPerPod: 2, applyMicrosMedian: 40, serverCpuMillisPerPod: 1000 / podsPerSecond });
+
+const LOOP: LoopResult = { nodes: 5000, candidates: 500, ledger: figures(2000), reference: figures(1000), floor: figures(4000),
+  agreement: { requests: 900, skipped: 0, disagreements: [], disagreementCount: 0 }, applyMicros: { small: 40, large: 50 },
+  upstreamCycleMillis: 1.34 };
+
+const REFERENCE = { available: true, detail: 'go version go1.19.8' };
+// 1.6× the Go extender everywhere, 0.6 of the floor, p99 1 ms: every target met.
+const ALL_GOOD = ['filter-names-500-c1-distinct', 'filter-names-500-c4', 'prioritize-500-c1', 'filter-names-5000-c4']
+  .map((name) => scenario(name, 600, 375, 1000));
+
+const checksOf = (overrides: Partial<Parameters<typeof evaluateChecks>[0]> = {}) =>
+  evaluateChecks({ scenarios: ALL_GOOD, large: LARGE, invalidReasons: [], loop: LOOP, reference: REFERENCE, ...overrides });
 
 describe('benchmark report', () => {
   it('takes medians and percentiles by rank', () => {
@@ -29,42 +52,65 @@ describe('benchmark report', () => {
     assert.equal(median([4, 1, 2, 3]), 2.5);
     assert.equal(percentile(Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 0.99), 10);
     assert.equal(percentile(Float64Array.from([1, 2, 3, 4]), 0.5), 2);
+    assert.equal(medianLoop([figures(1000), figures(3000), figures(2000)]).podsPerSecondThroughExtender, 2000);
   });
 
-  it('passes every target when ratios, p99, RSS and build time are within bounds', () => {
-    const checks = evaluateChecks({ scenarios: ALL_GOOD, large: LARGE, invalidReasons: [] });
-    assert.deepEqual(checks.filter((c) => !c.pass), []);
+  it('passes every target when each is met', () => {
+    assert.deepEqual(checksOf().filter((c) => !c.pass), []);
   });
 
-  it('misses a target on a low ratio, a slow p99, too much RSS or a slow build', () => {
-    const slow = [scenario('filter-names-500-c1', 70, 100, 6), ...ALL_GOOD.slice(1)];
-    const missed = evaluateChecks({ scenarios: slow, large: { ...LARGE, rssAfterBenchBytes: 2 * 1024 ** 3, rebuildSeconds: 4 },
-      invalidReasons: [] }).filter((c) => !c.pass).map((c) => c.name);
-    assert.deepEqual(missed, ['filter NodeNames x500 c=1 throughput vs floor', 'filter NodeNames x500 c=1 p99',
-      'RSS with 5000 nodes / 150k pods', 'ledger build (rebuild gauge)']);
+  it('misses on less than 1.5x the Go extender, the floor ratio, p99, the loop, RSS, start time or per-event growth', () => {
+    const slow = [scenario('filter-names-500-c1-distinct', 400, 375, 1000, 3), ...ALL_GOOD.slice(1)];
+    const missed = checksOf({ scenarios: slow, large: { ...LARGE, rssAfterBenchBytes: 0.6 * 1024 ** 3, readyAfterMs: 13_000 },
+      loop: { ...LOOP, ledger: figures(1400), applyMicros: { small: 40, large: 400 } } }).filter((c) => !c.pass).map((c) => c.name);
+    assert.deepEqual(missed, [
+      'filter-names-500-c1-distinct: throughput vs Go extender',
+      'filter x500 c=1 distinct pods: throughput vs node:http floor',
+      'filter x500 c=1 distinct pods: p99',
+      'scheduler loop at 5000 nodes (500 candidates): pods/s through filter + prioritize',
+      'RSS with 5000 nodes / 150000 pods',
+      'start to ready with 5000 nodes / 150000 pods',
+      'O(1) work per watch event (ledger time per pod event, 5000 vs 500 nodes)',
+    ]);
   });
 
-  it('falls back to start-to-ready time when no rebuild gauge is exposed', () => {
-    const check = evaluateChecks({ scenarios: ALL_GOOD, large: { ...LARGE, rebuildSeconds: null }, invalidReasons: [] }).at(-1);
-    assert.equal(check?.pass, false);
-    assert.match(check?.name ?? '', /start to ready/);
+  it('judges the loop on kube-ledger\'s own CPU time, falling back to the wall figure without one', () => {
+    const loopCheckOf = (loop: LoopResult) => checksOf({ loop }).find((c) => c.name.startsWith('scheduler loop'))!;
+    // Client-bound: 900 pods/s on the wall, 0.5 ms of kube-ledger CPU a pod (2000 pods/s).
+    const clientBound = loopCheckOf({ ...LOOP, ledger: { ...figures(900), serverCpuMillisPerPod: 0.5 } });
+    assert.equal(clientBound.pass, true);
+    assert.equal(clientBound.actual, '2000 (wall 900; the loop\'s ceiling with the floor 4000)');
+    const noCpu = loopCheckOf({ ...LOOP, ledger: { ...figures(1400), serverCpuMillisPerPod: Number.NaN } });
+    assert.equal(noCpu.pass, false);
+  });
+
+  it('fails the agreement target on any differing answer, and every Go target when Go was not found', () => {
+    const differing = ALL_GOOD.map((s, i) => (i === 0 ? { ...s, agreement: { ...s.agreement!, disagreementCount: 1 } } : s));
+    // 4 scenarios × 200 requests plus the loop's 900, one differing.
+    assert.equal(checksOf({ scenarios: differing }).find((c) => c.name.includes('agree'))?.actual, '1699/1700');
+    const noGo = ALL_GOOD.map(({ reference: _unused, ...s }) => ({ ...s, referenceRatio: Number.NaN }));
+    const missed = checksOf({ scenarios: noGo, reference: { available: false, detail: 'no go' } }).filter((c) => !c.pass);
+    assert.equal(missed.length, 1 + ALL_GOOD.length);
+    assert.match(missed.at(-1)?.actual ?? '', /not measured \(no Go\)/);
   });
 
   it('declares the run invalid when any request failed, and says so in the markdown', () => {
-    const scenarios = [scenario('filter-names-500-c1', 90, 100, 1, 3), ...ALL_GOOD.slice(1)];
+    const scenarios = [scenario('filter-names-500-c1-distinct', 600, 375, 1000, 1, 3), ...ALL_GOOD.slice(1)];
     const reasons = invalidReasons(scenarios);
     assert.equal(reasons.length, 1);
     assert.match(reasons[0] ?? '', /3 non-2xx/);
     const report: BenchReport = {
       startedAt: '', elapsedSeconds: 1, machine: { cpuModel: 'cpu', cores: 2, node: 'v20', platform: 'linux', totalMemoryBytes: 1,
         loadAverage: { start: 0.5, end: 0.7 } },
-      settings: { quick: true, durationSeconds: 1, rounds: 3, warmupSeconds: 1 }, scenarios, large: LARGE,
-      invalidReasons: reasons, checks: evaluateChecks({ scenarios, large: LARGE, invalidReasons: reasons }),
+      settings: { quick: true, durationSeconds: 1, rounds: 3, warmupSeconds: 1 }, reference: REFERENCE, scenarios, large: LARGE,
+      loop: LOOP, invalidReasons: reasons, checks: checksOf({ scenarios, invalidReasons: reasons }),
     };
     const markdown = renderMarkdown(report);
     assert.match(markdown, /INVALID BENCHMARK/);
-    assert.match(markdown, /\| filter-names-500-c1 \|/);
-    // ledger 90 req/s, floor 100, bare Koa 80: both ratios and the CPU per request of all three servers are shown.
-    assert.match(markdown, /\| \*\*0\.90\*\* \| 80\.0 \| 1\.13 \| 11111 \/ 10000 \/ 12500 \|/);
+    // ledger 600 req/s, Go 375, floor 1000: both ratios, the CPU per request and the agreement are shown.
+    assert.match(markdown, /\| filter-names-500-c1-distinct \| 200 \| \*\*600\.0\*\* \| 0\.50 \| 1\.00 \| 375\.0 \| 0\.80 \| \*\*1\.60\*\* \| 1000\.0 \| \*\*0\.60\*\* \|/);
+    assert.match(markdown, /\| 1667 \/ 2667 \/ 1000 \| agree 200\/200, 20 DRA pods not compared \|/);
+    assert.match(markdown, /\| kube-ledger \| \*\*2000\*\* \| 0\.50 \| 0\.50 \| 2\.00 \| 1000 \|/);
+    assert.match(markdown, /\| node:http floor [^|]* \| \*\*4000\*\* \| 0\.25 \| 0\.25 \| 2\.00 \| n\/a \| n\/a \| n\/a \| n\/a \| n\/a \|/);
   });
 });

@@ -1,35 +1,50 @@
 /**
- * `npm run bench [-- --quick] [-- --check] [-- --out DIR]`
+ * `npm run bench [-- --quick] [-- --check] [-- --out DIR] [-- --cpu-prof] [-- --no-go]`
  *
- * Generates two synthetic clusters (500 nodes and 5000 nodes × 30 pods), starts kube-ledger on each, the floor server
- * and the bare-Koa floor, and drives all three with autocannon in alternating rounds (ledger, floor, Koa, ledger, ...),
- * recording each server's CPU time per request. Prints a
- * markdown table and writes bench.json + bench.md. Exits non-zero only with --check when a target is missed.
+ * Generates two synthetic clusters (500 nodes and 5000 nodes × 30 pods), starts kube-ledger on each, the reference
+ * Go extender on the same file (built with the `go` on PATH; skipped, and said so, without one), the node:http floor
+ * and the bare-Koa floor. For every scenario the Go extender serves it first checks that both extenders give the same
+ * answers to every request body, then drives all targets with autocannon in alternating rounds (ledger, Go, floor,
+ * Koa, ledger, ...). Then the scheduler-loop simulation on the 5000-node cluster. Prints a markdown table and writes
+ * bench.json + bench.md. Exits non-zero only with --check when a target is missed.
  * Loopback only; every run is bounded in time and request count.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import { agrees, checkAgreement, type AgreementReport } from './agreement.js';
 import { cachedClusterFile, type CachedCluster } from './cluster-cache.js';
 import {
   REPO_ROOT, findSample, readProcessMemory, scrapeMetrics, startFloor, startLedger, type ServerProcess,
 } from './child-processes.js';
+import { readProfile, summarizeProfile, type ProfileSummary } from './cpu-profile.js';
+import { buildGoExtender, goVersion } from './go-extender.js';
 import { runLoad, type LoadResult } from './load-run.js';
-import { fullNodesBodies, nodeNamesBodies, preemptBodies, type ClusterView } from './payloads.js';
 import {
-  evaluateChecks, invalidReasons, renderMarkdown, summarize, type BenchReport, type LargeClusterFigures, type ScenarioResult,
-  type TargetSummary,
+  agreementSummary, lockstepLoop, mergeAgreements, racedLoop, startBoth, stopBoth, type ClusterRun, type LoopRun,
+} from './loop-bench.js';
+import { fullNodesBodies, nodeNamesBodies, preemptBodies, BODIES_PER_SCENARIO, type ClusterView } from './payloads.js';
+import {
+  evaluateChecks, invalidReasons, median, summarize, type AgreementSummary, type BenchReport,
+  type LargeClusterFigures, type LoopResult, type ReferenceInfo, type ScenarioResult,
 } from './report.js';
-import { LARGE_CLUSTER, SCENARIOS, SMALL_CLUSTER, type Scenario } from './scenarios.js';
+import { renderMarkdown } from './report-markdown.js';
+import {
+  DISTINCT_BODIES, DISTINCT_FILTER_SCENARIO, LARGE_CLUSTER, SCENARIOS, SMALL_CLUSTER, type Scenario,
+} from './scenarios.js';
 
 interface Settings {
   quick: boolean;
   check: boolean;
+  cpuProfile: boolean;
+  useGo: boolean;
   outDir: string;
   durationSeconds: number;
   warmupSeconds: number;
   rounds: number;
+  loopRounds: number;
+  profileSeconds: number;
   maxRequestsPerRun: number;
 }
 
@@ -39,21 +54,29 @@ function parseArgs(argv: string[]): Settings {
   return {
     quick,
     check: argv.includes('--check'),
+    cpuProfile: argv.includes('--cpu-prof'),
+    useGo: !argv.includes('--no-go'),
     outDir: resolve(outIndex >= 0 ? argv[outIndex + 1] ?? 'bench-results' : 'bench-results'),
-    durationSeconds: quick ? 1 : 5,
+    durationSeconds: quick ? 1 : 3,
     warmupSeconds: quick ? 0.5 : 1,
-    rounds: 3,
+    rounds: quick ? 1 : 3,
+    loopRounds: quick ? 1 : 3,
+    profileSeconds: quick ? 3 : 8,
     maxRequestsPerRun: 100_000,
   };
 }
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
+/** kube-scheduler's own cycle without an extender: SchedulingBasic at 5000 nodes, 680–810 pods/s (midpoint). */
+const UPSTREAM_CYCLE_MILLIS = 1000 / 745;
+
 function bodiesFor(scenario: Scenario, view: ClusterView): string[] {
+  const count = scenario.pods === 'same' ? 1 : scenario.pods === 'distinct' ? DISTINCT_BODIES : BODIES_PER_SCENARIO;
   switch (scenario.body) {
-    case 'nodeNames': return nodeNamesBodies(view, scenario.nodes);
-    case 'fullNodes': return fullNodesBodies(view, scenario.nodes);
-    case 'preempt': return preemptBodies(view, scenario.nodes);
+    case 'nodeNames': return nodeNamesBodies(view, scenario.nodes, count);
+    case 'fullNodes': return fullNodesBodies(view, scenario.nodes, count);
+    case 'preempt': return preemptBodies(view, scenario.nodes, count);
   }
 }
 
@@ -72,7 +95,7 @@ async function sanity(server: ServerProcess, scenario: Scenario, body: string): 
     }
     const passed = Array.isArray(reply.NodeNames) ? reply.NodeNames.length
       : ((reply.Nodes as { items?: unknown[] } | null)?.items?.length ?? 0);
-    return `${passed}/${scenario.nodes} passed`;
+    return `${passed}/${scenario.nodes} passed (first body)`;
   } catch (err) {
     return `request failed: ${(err as Error).message}`;
   }
@@ -84,28 +107,41 @@ interface Floors {
   koa: ServerProcess;
 }
 
-async function runScenario(scenario: Scenario, bodies: string[], ledger: ServerProcess, floors: Floors,
-  settings: Settings): Promise<ScenarioResult> {
+async function runScenario(scenario: Scenario, bodies: string[], ledger: ServerProcess, go: ServerProcess | undefined,
+  floors: Floors, settings: Settings): Promise<ScenarioResult> {
   const load = (server: ServerProcess, durationSeconds: number) => runLoad({ baseUrl: server.baseUrl, path: scenario.path,
     bodies, connections: scenario.connections, durationSeconds, maxRequests: settings.maxRequestsPerRun, serverPid: server.pid });
   const reply = await sanity(ledger, scenario, bodies[0] as string);
-  const targets = [ledger, floors.plain, floors.koa];
+  const reference = scenario.reference ? go : undefined;
+  let agreement: AgreementSummary | undefined;
+  if (reference) {
+    const checked = await checkAgreement(ledger.baseUrl, reference.baseUrl, scenario.path, bodies);
+    agreement = agreementSummary(checked);
+    if (!agrees(checked)) log(`${scenario.name}: DISAGREEMENT with the Go extender: ${checked.disagreements.slice(0, 3).join(' | ')}`);
+  }
+  const targets = [ledger, ...(reference ? [reference] : []), floors.plain, floors.koa];
   for (const target of targets) await load(target, settings.warmupSeconds);
   const rounds: LoadResult[][] = targets.map(() => []);
   for (let round = 0; round < settings.rounds; round++) {
     for (const [i, target] of targets.entries()) rounds[i]!.push(await load(target, settings.durationSeconds));
   }
-  const [ledgerSummary, floorSummary, koaSummary] = rounds.map(summarize) as [TargetSummary, TargetSummary, TargetSummary];
+  const summaries = rounds.map(summarize);
+  const ledgerSummary = summaries[0]!;
+  const goSummary = reference ? summaries[1] : undefined;
+  const floorSummary = summaries[reference ? 2 : 1]!;
+  const koaSummary = summaries[reference ? 3 : 2]!;
   const result: ScenarioResult = {
     name: scenario.name, description: scenario.description, path: scenario.path, connections: scenario.connections,
-    nodes: scenario.nodes, bodyBytes: Buffer.byteLength(bodies[0] as string), ledger: ledgerSummary, floor: floorSummary,
-    koa: koaSummary, ratio: ledgerSummary.requestsPerSecond / floorSummary.requestsPerSecond,
-    koaRatio: ledgerSummary.requestsPerSecond / koaSummary.requestsPerSecond, sanity: reply,
+    nodes: scenario.nodes, bodyBytes: Buffer.byteLength(bodies[0] as string), bodies: bodies.length, ledger: ledgerSummary,
+    referenceServes: scenario.reference, ...(goSummary ? { reference: goSummary } : {}), ...(agreement ? { agreement } : {}),
+    floor: floorSummary, koa: koaSummary, ratio: ledgerSummary.requestsPerSecond / floorSummary.requestsPerSecond,
+    koaRatio: ledgerSummary.requestsPerSecond / koaSummary.requestsPerSecond,
+    referenceRatio: goSummary ? ledgerSummary.requestsPerSecond / goSummary.requestsPerSecond : Number.NaN, sanity: reply,
   };
   log(`${scenario.name}: ledger ${ledgerSummary.requestsPerSecond.toFixed(1)} req/s p99 ${ledgerSummary.p99Ms.toFixed(2)} ms `
-    + `(${ledgerSummary.cpuMicrosPerRequest.toFixed(0)} µs CPU/req), floor ${floorSummary.requestsPerSecond.toFixed(1)} req/s `
-    + `(${floorSummary.cpuMicrosPerRequest.toFixed(0)} µs), bare Koa ${koaSummary.requestsPerSecond.toFixed(1)} req/s `
-    + `(${koaSummary.cpuMicrosPerRequest.toFixed(0)} µs), ratio ${result.ratio.toFixed(2)} (${reply})`);
+    + `(${ledgerSummary.cpuMicrosPerRequest.toFixed(0)} µs CPU/req), Go ${goSummary ? goSummary.requestsPerSecond.toFixed(1) : 'n/a'} `
+    + `req/s, floor ${floorSummary.requestsPerSecond.toFixed(1)} req/s, ledger÷Go ${result.referenceRatio.toFixed(2)}, `
+    + `ledger÷floor ${result.ratio.toFixed(2)} (${reply})`);
   return result;
 }
 
@@ -120,55 +156,44 @@ function parseFloorMs(file: string): number | null {
   }
 }
 
-async function runSmallCluster(small: CachedCluster, floor: Floors, settings: Settings): Promise<ScenarioResult[]> {
-  const view: ClusterView = { nodeNames: small.nodeNames, pendingPods: small.pendingPods, objects: [...small.objects] };
-  const scenarios = SCENARIOS.filter((s) => s.cluster === 'small');
-  const bodies = scenarios.map((s) => bodiesFor(s, view));
-  log(`starting kube-ledger on ${SMALL_CLUSTER.nodes} nodes`);
-  const ledger = await startLedger({ clusterFile: small.file, logPath: join(settings.outDir, 'kube-ledger-500.log') });
-  log(`ready after ${(ledger.readyAfterMs / 1000).toFixed(2)} s`);
-  try {
-    const results: ScenarioResult[] = [];
-    for (const [i, scenario] of scenarios.entries()) {
-      results.push(await runScenario(scenario, bodies[i] as string[], ledger, floor, settings));
-    }
-    return results;
-  } finally {
-    await ledger.stop();
+async function runScenarios(cluster: 'small' | 'large', view: ClusterView, run: ClusterRun, floors: Floors, settings: Settings) {
+  const results: ScenarioResult[] = [];
+  for (const scenario of SCENARIOS.filter((s) => s.cluster === cluster)) {
+    results.push(await runScenario(scenario, bodiesFor(scenario, view), run.ledger, run.go, floors, settings));
   }
+  return results;
 }
 
-async function runLargeCluster(large: CachedCluster, floor: Floors, settings: Settings) {
-  const view: ClusterView = { nodeNames: large.nodeNames, pendingPods: large.pendingPods };
-  const scenarios = SCENARIOS.filter((s) => s.cluster === 'large');
-  const bodies = scenarios.map((s) => bodiesFor(s, view));
-  log(`measuring the JSON.parse floor of the ${(large.fileBytes / 1024 ** 2).toFixed(0)} MiB cluster file`);
-  const parseFloor = parseFloorMs(large.file);
-  log(`starting kube-ledger on ${LARGE_CLUSTER.nodes} nodes / ${LARGE_CLUSTER.nodes * LARGE_CLUSTER.podsPerNode} pods`);
-  const ledger = await startLedger({ clusterFile: large.file, logPath: join(settings.outDir, 'kube-ledger-5000.log') });
-  log(`ready after ${(ledger.readyAfterMs / 1000).toFixed(2)} s`);
+/** A CPU profile of kube-ledger serving exactly the distinct-pod filter scenario (warmed up first). */
+async function profileDistinctFilter(small: CachedCluster, settings: Settings): Promise<ProfileSummary> {
+  const scenario = SCENARIOS.find((s) => s.name === DISTINCT_FILTER_SCENARIO)!;
+  const bodies = bodiesFor(scenario, { nodeNames: small.nodeNames, pendingPods: small.pendingPods });
+  const path = join(settings.outDir, `${DISTINCT_FILTER_SCENARIO}.cpuprofile`);
+  const ledger = await startLedger({ clusterFile: small.file, logPath: join(settings.outDir, 'kube-ledger-profile.log') });
   try {
-    await new Promise((r) => setTimeout(r, 2000));
-    const samples = await scrapeMetrics(ledger.opsBaseUrl);
-    const afterLoad = readProcessMemory(ledger.pid);
-    const metricRss = findSample(samples, 'resident_memory_bytes');
-    const results: ScenarioResult[] = [];
-    for (const [i, scenario] of scenarios.entries()) {
-      results.push(await runScenario(scenario, bodies[i] as string[], ledger, floor, settings));
-    }
-    const afterBench = readProcessMemory(ledger.pid);
-    const figures: LargeClusterFigures = {
-      nodes: LARGE_CLUSTER.nodes, pods: LARGE_CLUSTER.nodes * LARGE_CLUSTER.podsPerNode, clusterFileBytes: large.fileBytes,
-      parseFloorMs: parseFloor, readyAfterMs: ledger.readyAfterMs,
-      rebuildSeconds: findSample(samples, 'ledger_last_rebuild_seconds'),
-      rssAfterLoadBytes: metricRss ?? afterLoad.rssBytes, rssAfterBenchBytes: afterBench.rssBytes,
-      peakRssBytes: afterBench.peakRssBytes, heapUsedAfterLoadBytes: findSample(samples, 'nodejs_heap_size_used_bytes'),
-      memorySource: metricRss === null ? 'RSS from /proc; heap not exposed by /metrics' : 'RSS and heap from /metrics',
-    };
-    return { results, figures };
+    const load = (seconds: number) => runLoad({ baseUrl: ledger.baseUrl, path: scenario.path, bodies, connections: 1,
+      durationSeconds: seconds, maxRequests: settings.maxRequestsPerRun, serverPid: ledger.pid });
+    await load(settings.warmupSeconds);
+    await ledger.startProfile();
+    const measured = await load(settings.profileSeconds);
+    await ledger.stopProfile(path);
+    log(`CPU profile (${measured.requests} requests): ${path}`);
   } finally {
     await ledger.stop();
   }
+  return summarizeProfile(readProfile(path), Number.POSITIVE_INFINITY, REPO_ROOT);
+}
+
+function prepareReference(settings: Settings): { info: ReferenceInfo; binary?: string } {
+  if (!settings.useGo) return { info: { available: false, detail: 'skipped (--no-go)' } };
+  const version = goVersion();
+  if (!version) {
+    log('no `go` on PATH: the Go reference extender is skipped (install Debian\'s golang-go to race it)');
+    return { info: { available: false, detail: 'skipped: no `go` on PATH (Debian package golang-go)' } };
+  }
+  log(`building the Go reference extender with ${version}`);
+  const binary = buildGoExtender(join(REPO_ROOT, '.tmp', 'bench', 'bin'));
+  return { info: { available: true, detail: `${version}, stdlib only (test/bench/go-extender)` }, binary };
 }
 
 async function main(): Promise<number> {
@@ -181,17 +206,64 @@ async function main(): Promise<number> {
   const small = cachedClusterFile(cacheDir, SMALL_CLUSTER);
   const large = cachedClusterFile(cacheDir, LARGE_CLUSTER);
   log(`clusters: ${small.file} (${small.generated ? 'new' : 'cached'}), ${large.file} (${large.generated ? 'new' : 'cached'})`);
-  const floor: Floors = { plain: await startFloor('plain'), koa: await startFloor('koa') };
+  const reference = prepareReference(settings);
+  const floors: Floors = { plain: await startFloor('plain'), koa: await startFloor('koa') };
   let scenarios: ScenarioResult[];
   let figures: LargeClusterFigures;
+  let loop: LoopResult;
+  let profile: ProfileSummary | undefined;
   try {
-    const smallResults = await runSmallCluster(small, floor, settings);
-    const largeRun = await runLargeCluster(large, floor, settings);
-    scenarios = [...smallResults, ...largeRun.results];
-    figures = largeRun.figures;
+    const smallRun = await startBoth(small, '500', reference.binary, settings.outDir);
+    let smallLoop: LoopRun;
+    let smallResults: ScenarioResult[];
+    try {
+      const view: ClusterView = { nodeNames: small.nodeNames, pendingPods: small.pendingPods, objects: small.objects };
+      smallResults = await runScenarios('small', view, smallRun, floors, settings);
+      smallLoop = await lockstepLoop(small, smallRun);
+    } finally {
+      await stopBoth(smallRun);
+    }
+    if (settings.cpuProfile) profile = await profileDistinctFilter(small, settings);
+
+    log(`measuring the JSON.parse floor of the ${(large.fileBytes / 1024 ** 2).toFixed(0)} MiB cluster file`);
+    const parseFloor = parseFloorMs(large.file);
+    const largeRun = await startBoth(large, '5000', reference.binary, settings.outDir);
+    try {
+      await new Promise((r) => setTimeout(r, 2000));
+      const samples = await scrapeMetrics(largeRun.ledger.opsBaseUrl);
+      const afterLoad = readProcessMemory(largeRun.ledger.pid);
+      const metricRss = findSample(samples, 'resident_memory_bytes');
+      const goMemory = largeRun.go ? readProcessMemory(largeRun.go.pid) : undefined;
+      const view: ClusterView = { nodeNames: large.nodeNames, pendingPods: large.pendingPods };
+      const largeResults = await runScenarios('large', view, largeRun, floors, settings);
+      log('scheduler loop: lockstep agreement pass');
+      const largeLoop = await lockstepLoop(large, largeRun);
+      const raced = await racedLoop(large, largeRun, settings.loopRounds, floors.plain);
+      const afterBench = readProcessMemory(largeRun.ledger.pid);
+      scenarios = [...smallResults, ...largeResults];
+      const loopAgreement = mergeAgreements([smallLoop.agreement, largeLoop.agreement].filter((a): a is AgreementReport => !!a));
+      loop = {
+        nodes: large.nodeNames.length, candidates: raced.ledger.candidates, ...raced,
+        ...(loopAgreement ? { agreement: loopAgreement } : {}),
+        applyMicros: { small: median(smallLoop.applyMicros), large: median(largeLoop.applyMicros) },
+        upstreamCycleMillis: UPSTREAM_CYCLE_MILLIS,
+      };
+      figures = {
+        nodes: LARGE_CLUSTER.nodes, pods: LARGE_CLUSTER.nodes * LARGE_CLUSTER.podsPerNode, clusterFileBytes: large.fileBytes,
+        parseFloorMs: parseFloor, readyAfterMs: largeRun.ledger.readyAfterMs,
+        rebuildSeconds: findSample(samples, 'ledger_last_rebuild_seconds'),
+        rssAfterLoadBytes: metricRss ?? afterLoad.rssBytes, rssAfterBenchBytes: afterBench.rssBytes,
+        peakRssBytes: afterBench.peakRssBytes, heapUsedAfterLoadBytes: findSample(samples, 'nodejs_heap_size_used_bytes'),
+        memorySource: metricRss === null ? 'RSS from /proc; heap not exposed by /metrics' : 'RSS and heap from /metrics',
+        ...(largeRun.go ? { reference: { loadSeconds: largeRun.go.loadSeconds, readyAfterMs: largeRun.go.readyAfterMs,
+          rssBytes: goMemory?.rssBytes ?? null } } : {}),
+      };
+    } finally {
+      await stopBoth(largeRun);
+    }
   } finally {
-    await floor.plain.stop();
-    await floor.koa.stop();
+    await floors.plain.stop();
+    await floors.koa.stop();
   }
   const cpuList = cpus();
   const partial = {
@@ -202,8 +274,11 @@ async function main(): Promise<number> {
       loadAverage: { start: startLoad, end: loadavg()[0] ?? 0 } },
     settings: { quick: settings.quick, durationSeconds: settings.durationSeconds, rounds: settings.rounds,
       warmupSeconds: settings.warmupSeconds },
+    reference: reference.info,
     scenarios,
     large: figures,
+    loop,
+    ...(profile ? { profile } : {}),
     invalidReasons: invalidReasons(scenarios),
   };
   const report: BenchReport = { ...partial, checks: evaluateChecks(partial) };

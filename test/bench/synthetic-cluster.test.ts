@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { effectivePodRequests } from '../../src/ledger/pod-requests.js';
 import { draNodeIndexes, generateCluster, streamCluster, writeClusterFile, type ClusterOptions } from './synthetic-cluster.js';
 
 type Obj = Record<string, any>;
@@ -140,6 +141,16 @@ describe('synthetic cluster generator', () => {
         }
       }
     }
+  });
+
+  it('gives pending pods distinct effective requests: at least 200 shapes among 200 pods, several priorities', () => {
+    const big = generateCluster({ nodes: 20, podsPerNode: 4, seed: 9, draFraction: 0.1, pendingPods: 200 });
+    const shapes = new Set(big.pendingPods.map((pod) => {
+      const requests = effectivePodRequests(pod);
+      return `${requests.get('cpu')}/${requests.get('memory')}/${pod.spec?.priority}`;
+    }));
+    assert.equal(shapes.size, 200);
+    assert.ok(new Set(big.pendingPods.map((p) => p.spec?.priority)).size >= 3);
   });
 
   it('makes pending pods with and without a valid nomination, some needing an unallocated claim', () => {

@@ -164,8 +164,16 @@ function nodeObjects(ctx: Context, index: number): object[] {
   return objects;
 }
 
-const PENDING_CPU_CHOICES = [250, 500, 1000, 2000, 4000, 8000];
-const PENDING_MEMORY_MI_CHOICES = [256, 512, 1024, 4096, 16384, 32768];
+/**
+ * Pending pod j's request before it is split over containers: a 10m cpu ladder (37 is coprime to 400, so every
+ * j below 400 gets its own cpu) and a 16Mi memory ladder (53 coprime to 512), every seventh pod four times larger so
+ * some fail on most nodes. Steps of 10m / 1Mi survive the container split exactly, so the pods' effective requests
+ * are distinct too: no per-demand memo can answer one pending pod from another's verdicts.
+ */
+export function pendingPodShape(j: number): { milliCpu: number; memoryMi: number } {
+  const scale = j % 7 === 3 ? 4 : 1;
+  return { milliCpu: (150 + 10 * ((j * 37) % 400)) * scale, memoryMi: (192 + 16 * ((j * 53) % 512)) * scale };
+}
 
 /** Pending pods: every third holds a nomination; every tenth (when DRA nodes exist) needs a GPU claim. */
 function pendingObjects(ctx: Context, nodeNames: string[]): { pods: object[]; claims: object[] } {
@@ -177,8 +185,7 @@ function pendingObjects(ctx: Context, nodeNames: string[]): { pods: object[]; cl
     const wantsClaim = ctx.draNodes.size > 0 && j % 10 === 7;
     const workload = wantsClaim ? ctx.catalog.trainer : ctx.catalog.pending[j % ctx.catalog.pending.length] as Workload;
     const plan: PodPlan = { index: base + j, workload, uid: random.uuid(), resourceVersion: String(900_000_000 + j),
-      ordinal: base + j, phase: 'Pending', terminating: false,
-      milliCpu: random.pick(PENDING_CPU_CHOICES), memoryMi: random.pick(PENDING_MEMORY_MI_CHOICES) };
+      ordinal: base + j, phase: 'Pending', terminating: false, ...pendingPodShape(j) };
     if (j % 3 === 1 && nodeNames.length > 0) plan.nominatedNodeName = random.pick(nodeNames);
     if (wantsClaim) {
       const name = podName(plan);

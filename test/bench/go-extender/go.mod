@@ -1,0 +1,3 @@
+module kubeledger.bench/goextender
+
+go 1.19

@@ -1,0 +1,116 @@
+/**
+ * The bench's per-cluster pieces: kube-ledger and the Go extender started on one cluster file, the scheduler loop in
+ * lockstep (agreement, and kube-ledger's own time per binding event), then alternating passes per extender; the pods
+ * are put back after each pass. Agreement reports folded into the report's summaries.
+ */
+import { join } from 'node:path';
+import type { AgreementReport } from './agreement.js';
+import type { CachedCluster } from './cluster-cache.js';
+import { startLedger, type LedgerProcess, type ServerProcess } from './child-processes.js';
+import { startGoExtender, type GoExtenderProcess } from './go-extender.js';
+import { median, medianLoop, type AgreementSummary } from './report.js';
+import {
+  loopPods, restore, resourceVersions, runLoop, runLoopInLockstep, type LoopFigures, type LoopTarget,
+} from './scheduler-loop.js';
+
+export const LOOP_SEED = 20261130;
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+export function agreementSummary(report: AgreementReport): AgreementSummary {
+  return { requests: report.requests, skipped: report.skipped, disagreements: report.disagreements.slice(0, 10),
+    disagreementCount: report.disagreements.length, ...(report.scores ? { scores: report.scores } : {}) };
+}
+
+/** The agreement of several loop passes as one. */
+export function mergeAgreements(reports: readonly AgreementReport[]): AgreementSummary | undefined {
+  if (reports.length === 0) return undefined;
+  const scored = reports.filter((r) => r.scores);
+  return agreementSummary({
+    path: 'scheduler loop', requests: reports.reduce((n, r) => n + r.requests, 0), skipped: 0,
+    disagreements: reports.flatMap((r) => r.disagreements),
+    ...(scored.length > 0 ? { scores: {
+      differing: scored.reduce((n, r) => n + r.scores!.differing, 0),
+      compared: scored.reduce((n, r) => n + r.scores!.compared, 0),
+      maxAbsolute: Math.max(...scored.map((r) => r.scores!.maxAbsolute)),
+    } } : {}),
+  });
+}
+
+export interface ClusterRun {
+  ledger: LedgerProcess;
+  go: GoExtenderProcess | undefined;
+}
+
+export async function startBoth(cluster: CachedCluster, label: string, goBinary: string | undefined, outDir: string): Promise<ClusterRun> {
+  log(`starting kube-ledger on ${label}`);
+  const ledger = await startLedger({ clusterFile: cluster.file, logPath: join(outDir, `kube-ledger-${label}.log`) });
+  log(`kube-ledger ready after ${(ledger.readyAfterMs / 1000).toFixed(2)} s`);
+  let go: GoExtenderProcess | undefined;
+  if (goBinary) {
+    try {
+      go = await startGoExtender(goBinary, cluster.file);
+      log(`Go extender ready after ${(go.readyAfterMs / 1000).toFixed(2)} s (load ${go.loadSeconds.toFixed(2)} s)`);
+    } catch (err) {
+      await ledger.stop();
+      throw err;
+    }
+  }
+  return { ledger, go };
+}
+
+export async function stopBoth(run: ClusterRun): Promise<void> {
+  await run.ledger.stop();
+  await run.go?.stop();
+}
+
+export interface LoopRun {
+  agreement?: AgreementReport;
+  applyMicros: number[];
+}
+
+/** The loop in lockstep (agreement, ledger time per binding event), then the pods put back. */
+export async function lockstepLoop(cluster: CachedCluster, run: ClusterRun): Promise<LoopRun> {
+  const pods = loopPods(cluster.pendingPods);
+  const versions = resourceVersions();
+  const applyMicros: number[] = [];
+  const ledger = { baseUrl: run.ledger.baseUrl, applyPod: async (change: Parameters<LedgerProcess['applyPod']>[0]) => {
+    const ack = await run.ledger.applyPod(change);
+    applyMicros.push(ack.applyMicros);
+    return ack;
+  } };
+  const reference = run.go ?? { baseUrl: '', applyPod: async () => ({ applyMicros: Number.NaN }) };
+  let agreement: AgreementReport | undefined;
+  if (run.go) agreement = await runLoopInLockstep(ledger, reference, pods, cluster.nodeNames, LOOP_SEED, versions);
+  else await runLoop(ledger, pods, cluster.nodeNames, LOOP_SEED, versions);
+  const bindEvents = applyMicros.slice();
+  await restore(run.go ? [run.ledger, run.go] : [run.ledger], pods, versions);
+  return { ...(agreement ? { agreement } : {}), applyMicros: bindEvents };
+}
+
+/**
+ * Alternating passes of the loop, each against one extender, the pods put back after each; and the node:http floor
+ * (passes every node, scores 0, binds nothing): the ceiling the loop's own client and loopback leave.
+ */
+export async function racedLoop(cluster: CachedCluster, run: ClusterRun, rounds: number, floor?: ServerProcess) {
+  const pods = loopPods(cluster.pendingPods);
+  const versions = resourceVersions(4_000_000_000);
+  const ledgerRounds: LoopFigures[] = [];
+  const goRounds: LoopFigures[] = [];
+  const floorRounds: LoopFigures[] = [];
+  const floorTarget: LoopTarget | undefined = floor
+    ? { baseUrl: floor.baseUrl, pid: floor.pid, applyPod: async () => ({ applyMicros: Number.NaN }) } : undefined;
+  const passes: Array<[LoopTarget, LoopFigures[]]> = [[run.ledger, ledgerRounds]];
+  if (run.go) passes.push([run.go, goRounds]);
+  if (floorTarget) passes.push([floorTarget, floorRounds]);
+  for (let round = 0; round < rounds; round++) {
+    for (const [target, figures] of passes) {
+      figures.push(await runLoop(target, pods, cluster.nodeNames, LOOP_SEED, versions));
+      if (target !== floorTarget) await restore([target], pods, versions);
+    }
+  }
+  const rate = (list: LoopFigures[]) => (list.length ? median(list.map((r) => r.podsPerSecondThroughExtender)).toFixed(0) : 'n/a');
+  log(`scheduler loop: kube-ledger ${rate(ledgerRounds)} pods/s, Go ${rate(goRounds)} pods/s, floor ${rate(floorRounds)} pods/s`);
+  return { ledger: medianLoop(ledgerRounds), ...(goRounds.length ? { reference: medianLoop(goRounds) } : {}),
+    ...(floorRounds.length ? { floor: medianLoop(floorRounds) } : {}) };
+}
