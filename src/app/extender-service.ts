@@ -48,6 +48,7 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       if (decision.failed) metrics.filterNodeVerdicts.inc({ verdict: 'failed' }, decision.failed);
       if (decision.unresolvable) metrics.filterNodeVerdicts.inc({ verdict: 'unresolvable' }, decision.unresolvable);
       if (decision.draUnsafe) metrics.draUnsafeRejections.inc(decision.draUnsafe);
+      if (decision.draRefusals) countDraRefusals(metrics, decision.draRefusals);
       if (decision.remembered) metrics.filterRememberedVerdicts.inc(decision.remembered);
       const n = decision.nominated;
       if (n.result === 'hit') metrics.nominatedNodeChecks.inc({ result: 'hit', reason: '' });
@@ -177,4 +178,12 @@ function shadowPreempt(proposals: ReturnType<typeof proposedNodes>): ExtenderPre
   const out: Record<string, MetaVictims> = {};
   for (const p of proposals) out[p.node] = { Pods: p.victimUids.map((UID) => ({ UID })), NumPDBViolations: p.numPDBViolations };
   return { NodeNameToMetaVictims: out };
+}
+
+/** DRA refusals by stable code; NUMA ones also by why no zone fits. Bounded labels: codes, never pods or nodes. */
+function countDraRefusals(metrics: ServiceDeps['metrics'], refusals: ReadonlyMap<string, number>): void {
+  for (const [code, n] of refusals) {
+    metrics.draRefusals.inc({ reason: code }, n);
+    if (code.startsWith('numa:')) metrics.draNumaPlacementFailures.inc({ reason: code.slice('numa:'.length) }, n);
+  }
 }

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { ExtenderConfig } from '../config/schema.js';
 import { ClusterLedger } from '../ledger/cluster-ledger.js';
 import { DraLedger } from '../ledger/dra/dra-ledger.js';
-import { draUnsafeCategories } from './dra-unsafe-categories.js';
+import { ScopedDraAccounting } from '../ledger/dra/dra-scope.js';
+import { draLeversFrom, updateDraGauges } from './dra-telemetry.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { SnapshotSource } from '../cluster/snapshot/snapshot-source.js';
@@ -83,11 +84,18 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
           metrics.ledgerDuplicateRejections.inc({ kind: 'ResourceClaim' });
           logger.warn('DRA claim contribution rejected as a duplicate', { claimUid: info.claimUid, node: info.node, reason: info.reason });
         },
+        onDivergence: (info) => {
+          metrics.draStatusDivergence.inc();
+          logger.warn('DRA claim: pod status and slices disagree; the pod status counts', { ...info });
+        },
       },
     );
   // Until the first complete view arrives, DRA accounting cannot be trusted.
   dra.setRebuilding(true);
-  const ledger = new ClusterLedger({ dra }, {
+  // The live rollback levers (dra.admitNewClaims, dra.nodeSelector) wrap the DRA ledger where every verb reads it.
+  const scopedDra: ScopedDraAccounting = new ScopedDraAccounting(dra, (name): Readonly<Record<string, string>> | undefined => ledger.node(name)?.labels);
+  scopedDra.setLevers(draLeversFrom(config));
+  const ledger: ClusterLedger = new ClusterLedger({ dra: scopedDra }, {
     onChange: (kind, type) => metrics.ledgerEventsApplied.inc({ kind, type }),
     onPodError: (pod, message) => logger.warn('pod requests unreadable; counted as zero', { pod, error: message }),
   });
@@ -170,6 +178,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     updateConfig(next: ExtenderConfig) {
       config = next;
       options = schedulingOptionsFrom(next);
+      scopedDra.setLevers(draLeversFrom(next));
       server.setLive({ debugEnabled: debugEnabledFor(next, choice), maxInFlightPerVerb: next.server.maxInFlightPerVerb });
     },
     async close() {
@@ -189,8 +198,7 @@ function feedDraFreshness(dra: DraLedger, source: ClusterSource): void {
 }
 
 function updateLedgerGauges(ledger: ClusterLedger, dra: DraLedger, metrics: Metrics, source: ClusterSource): void {
-  metrics.draUnsafeNodes.reset();
-  for (const [category, count] of draUnsafeCategories(dra.unsafeNodes())) metrics.draUnsafeNodes.set({ reason: category }, count);
+  updateDraGauges(dra, metrics);
   const counts = ledger.counts();
   metrics.ledgerNodes.set(counts.nodes);
   metrics.ledgerPods.set({ state: 'bound' }, counts.boundPods);

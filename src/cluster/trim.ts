@@ -73,6 +73,9 @@ export function trimPod(pod: PodObject): PodObject {
   if (status.phase) outStatus.phase = status.phase;
   if (status.nominatedNodeName) outStatus.nominatedNodeName = status.nominatedNodeName;
   if (status.resourceClaimStatuses) outStatus.resourceClaimStatuses = status.resourceClaimStatuses;
+  // DRA: what the scheduler charged per claim at binding, and the claim it made for DRA-backed extended resources.
+  if (status.nodeAllocatableResourceClaimStatuses) outStatus.nodeAllocatableResourceClaimStatuses = status.nodeAllocatableResourceClaimStatuses;
+  if (status.extendedResourceClaimStatus) outStatus.extendedResourceClaimStatus = status.extendedResourceClaimStatus;
   if (status.startTime) outStatus.startTime = status.startTime;
   // Labels: PodDisruptionBudget selectors and the preemptor's (anti-)affinity and spread selectors match on them.
   return { metadata: trimMeta(pod.metadata, true), spec: outSpec, status: outStatus };

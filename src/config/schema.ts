@@ -30,6 +30,8 @@ export interface ExtenderConfig {
     extraNumaAttributes: string[];
     unsafePolicy: 'reject' | 'ignore';
     freshnessWindowSeconds: number;
+    admitNewClaims: boolean;
+    nodeSelector: string;
   };
   freshness: {
     proofThresholdSeconds: number;
@@ -64,7 +66,7 @@ export interface ExtenderConfig {
 
 export type FieldRule =
   | { type: 'int'; min: number; max: number }
-  | { type: 'string'; pattern?: RegExp; hint?: string }
+  | { type: 'string'; pattern?: RegExp; hint?: string; check?: (value: string) => string | undefined }
   | { type: 'enum'; values: readonly (string | boolean)[] }
   | { type: 'bool' }
   | { type: 'stringList' }
@@ -78,6 +80,8 @@ export interface FieldSpec {
   /** Applied on config file change without restart. */
   live?: boolean;
 }
+
+import { labelSelectorProblem } from './label-selector.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -114,6 +118,8 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'dra.extraNumaAttributes', rule: { type: 'stringList' }, default: [], doc: 'Driver-specific NUMA attributes also accepted.' },
   { path: 'dra.unsafePolicy', rule: { type: 'enum', values: ['reject', 'ignore'] }, default: 'reject', doc: 'reject: pods needing DRA node resources fail on nodes whose DRA data is stale or inconsistent.', live: true },
   { path: 'dra.freshnessWindowSeconds', rule: { type: 'int', min: 1, max: 86400 }, default: 120, doc: 'Slice data older than this makes DRA accounting unsafe.' },
+  { path: 'dra.admitNewClaims', rule: { type: 'bool' }, default: true, doc: 'false: pending pods whose unallocated claims would consume mapped node resources are refused (rollback lever); bound claims keep counting.', live: true },
+  { path: 'dra.nodeSelector', rule: { type: 'string', check: labelSelectorProblem }, default: '', doc: 'Label selector (kubectl -l syntax) of the nodes with DRA accounting; other nodes answer as with dra.enabled false. Empty = all nodes.', live: true },
   { path: 'freshness.proofThresholdSeconds', rule: { type: 'int', min: 0, max: 3600 }, default: 5, doc: 'Unused by the live source since the consistent-read proof (freshness.proof.*); accepted for compatibility.' },
   { path: 'freshness.requeueCapMs', rule: { type: 'int', min: 5, max: 600_000 }, default: 5000, doc: 'Cap of the per-key requeue backoff (starts at 5 ms).' },
   { path: 'freshness.directRead.maxConcurrent', rule: { type: 'int', min: 1, max: 256 }, default: 4, doc: 'Direct API reads in flight at most.' },

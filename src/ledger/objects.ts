@@ -154,7 +154,21 @@ export interface PodObject {
     startTime?: string;
     nominatedNodeName?: string;
     resourceClaimStatuses?: Array<{ name: string; resourceClaimName?: string }>;
+    /** KEP-5517: what the scheduler charged per claim at binding (1.36 `resources`; master `mapping`/`overhead`). */
+    nodeAllocatableResourceClaimStatuses?: NodeAllocatableResourceClaimStatus[];
+    /** KEP-5004 (DRAExtendedResource): the claim the scheduler created for extended resources served by DRA. */
+    extendedResourceClaimStatus?: { resourceClaimName?: string; requestMappings?: Array<{ containerName?: string; resourceName?: string; requestName?: string }> };
   };
+}
+
+export interface NodeAllocatableResourceClaimStatus {
+  resourceClaimName?: string;
+  containers?: string[];
+  /** Kubernetes 1.36 shape. */
+  resources?: ResourceList;
+  /** Kubernetes master (1.37) shape. */
+  mapping?: Array<{ name?: string; quantity?: string }>;
+  overhead?: Array<{ name?: string; perPod?: string; perContainer?: string }>;
 }
 
 export interface DeviceAttributeValue {
@@ -219,7 +233,7 @@ export interface DeviceRequestResult {
 
 export interface ExactDeviceRequest {
   deviceClassName?: string;
-  selectors?: unknown[];
+  selectors?: Array<{ cel?: { expression: string } }>;
   allocationMode?: string;
   count?: number;
   capacity?: { requests?: ResourceList };
@@ -252,7 +266,7 @@ export interface DeviceClassObject {
   apiVersion?: string;
   kind?: 'DeviceClass';
   metadata: ObjectMeta;
-  spec?: { selectors?: Array<{ cel?: { expression: string } }> };
+  spec?: { selectors?: Array<{ cel?: { expression: string } }>; extendedResourceName?: string };
 }
 
 /** policy/v1 PodDisruptionBudget, trimmed to what upstream's filterPodsWithPDBViolation reads. */

@@ -291,6 +291,47 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       registers: r,
     }),
 
+    // --- DRA node-allocatable accounting (ledger/dra): churn, pod status, levers; no per-pod or per-claim labels ---
+    draStatusDivergence: new Counter({
+      name: PREFIX + 'dra_status_divergence_total',
+      help: 'Times a counted claim\'s pod-status amounts (status.nodeAllocatableResourceClaimStatuses) started to differ from what its slices price; the status counts.',
+      registers: r,
+    }),
+    draStatusDivergingClaims: new Gauge({
+      name: PREFIX + 'dra_status_diverging_claims',
+      help: 'Counted claims whose pod-status amounts currently differ from what their slices price.',
+      registers: r,
+    }),
+    draCarriedOverClaims: new Gauge({
+      name: PREFIX + 'dra_carried_over_claims',
+      help: 'Counted claims whose contribution is carried over because their slices cannot price them now (deleted, device missing, mapping changed).',
+      registers: r,
+    }),
+    draNodeAllocatableUsed: new Gauge({
+      name: PREFIX + 'dra_node_allocatable_used',
+      help: 'Node-allocatable resources consumed through DRA claims, cluster total by resource (cpu in cores, others in bytes or units).',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
+    draSliceObservationAgeSeconds: new Gauge({
+      name: PREFIX + 'dra_slice_observation_age_seconds',
+      help: 'Age of the oldest ResourceSlice observation per driver: seconds since the least recently added or updated slice of the driver was seen.',
+      labelNames: ['driver'] as const,
+      registers: r,
+    }),
+    draNumaPlacementFailures: new Counter({
+      name: PREFIX + 'dra_numa_placement_failures_total',
+      help: 'Per-node filter refusals because no single NUMA zone can hold a claim\'s aligned requests, by reason (no_zone_room, no_device_in_zone).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    draRefusals: new Counter({
+      name: PREFIX + 'dra_refusals_total',
+      help: 'Per-node filter refusals for DRA causes, by stable reason code (dra_unsafe:<category>, dra_no_device, dra_shared_claim, dra_paused, numa).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+
     // --- freshness under faults: lag, degraded mode, consistent-read proof (cluster/freshness/, app/) ---
     freshnessLagSeconds: new Gauge({
       name: PREFIX + 'freshness_lag_seconds',

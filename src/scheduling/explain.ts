@@ -12,6 +12,8 @@ export interface NodeExplanation {
   node: string;
   verdict: 'fits' | 'fails' | 'unresolvable';
   reason: string;
+  /** Per-node specifics behind a stable reason (claims, devices, amounts). */
+  detail?: string;
   free: Record<string, string>;
   notes?: string[];
 }
@@ -43,6 +45,7 @@ export function explainPod(ledger: ClusterLedger, pod: PodEntry, options: Schedu
       ? { node: node.name, verdict: 'fits', reason: 'fits', free: formatAmounts(free) }
       : { node: node.name, verdict: verdict.unresolvable ? 'unresolvable' : 'fails', reason: verdict.reason, free: formatAmounts(free) };
     if (verdict.fits && verdict.notes.length > 0) explanation.notes = verdict.notes;
+    if (!verdict.fits && verdict.detail) explanation.detail = verdict.detail;
     summary[explanation.verdict === 'fits' ? 'fits' : explanation.verdict]++;
     nodes.push(explanation);
   }

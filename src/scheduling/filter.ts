@@ -29,6 +29,8 @@ export interface FilterDecision {
   draUnsafe: number;
   /** Verdicts answered from the per-node memo rather than computed. */
   remembered: number;
+  /** Per-node refusals for DRA causes by stable code (`dra_unsafe:<category>`, `dra_paused`, `numa:<why>`, ...). */
+  draRefusals?: Map<string, number>;
 }
 
 export { candidatesFromArgs } from './candidates.js';
@@ -45,6 +47,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   let failed = 0;
   let unresolvable = 0;
   let draUnsafe = 0;
+  let draRefusals: Map<string, number> | undefined;
   const dedupe = new CallDedupe();
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
   const notEvaluated = `not evaluated: the pod's nominated node ${exclusiveHit} fits (nominated-node policy exclusive)`;
@@ -61,6 +64,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       continue;
     }
     const verdict = name === nominated.checkedNode ? nominated.verdict! : assessor.assess(node);
+    if (!verdict.fits && verdict.code !== undefined) (draRefusals ??= new Map()).set(verdict.code, (draRefusals.get(verdict.code) ?? 0) + 1);
     if (verdict.fits) passed.push(i);
     else if (verdict.unresolvable) {
       setNodeReason(unresolvableNodes, name, verdict.reason);
@@ -79,6 +83,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     unresolvable,
     draUnsafe,
     remembered: assessor.remembered,
+    ...(draRefusals ? { draRefusals } : {}),
   };
 }
 

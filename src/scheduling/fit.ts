@@ -6,19 +6,29 @@
  * amounts are read per resource from the node's maintained totals instead of building usage maps.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
-import type { DraPodFootprint } from '../ledger/dra-port.js';
+import type { DraAccounting, DraPodFootprint } from '../ledger/dra-port.js';
 import { PODS_RESOURCE, type NodeEntry } from '../ledger/node-entry.js';
 import { numericRequestsOf, type PodEntry } from '../ledger/pod-entry.js';
 import { demandValue, resourceName } from '../ledger/numeric-amounts.js';
 import { formatAmount, formatAmountNumber, type ResourceAmounts } from '../ledger/resource-amounts.js';
 import type { SchedulingOptions } from './options.js';
 import { demandKey, recall, remember } from './verdict-memo.js';
+import { draAssessmentFor, draRefusal, podUsesDra } from './dra-verdict.js';
 
 export type FitVerdict =
   | { fits: true; notes: string[] }
-  | { fits: false; unresolvable: boolean; reason: string; kind: FailureKind };
+  | { fits: false; unresolvable: boolean; reason: string; kind: FailureKind; detail?: string; code?: string };
 
-export type FailureKind = 'unknown_node' | 'insufficient' | 'too_many_pods' | 'dra_unsafe' | 'dra_no_device' | 'numa' | 'node_error';
+export type FailureKind =
+  | 'unknown_node'
+  | 'insufficient'
+  | 'too_many_pods'
+  | 'dra_unsafe'
+  | 'dra_no_device'
+  | 'dra_shared_claim'
+  | 'dra_paused'
+  | 'numa'
+  | 'node_error';
 
 /** Pods taken off the node for this evaluation (preemption victims, or the pod itself when already bound). */
 export interface Removal {
@@ -34,7 +44,9 @@ export function draIsEnabled(ledger: ClusterLedger, options: SchedulingOptions):
   return setting === 'auto' ? ledger.draAccounting().hasMappings() : setting;
 }
 
-export function podUsesClaims(pod: PodEntry): boolean {
+/** With `dra`, also a pod whose extended resources DRA serves (see dra-verdict.ts). */
+export function podUsesClaims(pod: PodEntry, dra?: DraAccounting): boolean {
+  if (dra) return podUsesDra(pod, dra);
   const claims = pod.object.spec?.resourceClaims;
   return claims !== undefined && claims.length > 0;
 }
@@ -109,8 +121,9 @@ export function usageFor(
 
 /** The pod's demand on this node: its effective requests plus what its DRA claims would consume here. */
 export function demandFor(pod: PodEntry, dra: DraPodFootprint | undefined): ResourceAmounts {
-  if (!dra || dra.footprint.size === 0) return pod.requests;
+  if (!dra || (dra.footprint.size === 0 && !dra.delegatedExtended?.length)) return pod.requests;
   const demand: ResourceAmounts = new Map(pod.requests);
+  for (const resource of dra.delegatedExtended ?? []) demand.delete(resource); // served by DRA, not node allocatable
   for (const [k, v] of dra.footprint) demand.set(k, (demand.get(k) ?? 0n) + v);
   return demand;
 }
@@ -127,7 +140,7 @@ export function assessFit(
     return { fits: false, unresolvable: false, kind: 'node_error', reason: `node allocatable unreadable: ${node.allocatableError}` };
   }
   const useDra = draIsEnabled(ledger, options);
-  const draFootprint = useDra && podUsesClaims(pod) ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
+  const draFootprint = draAssessmentFor(ledger, pod, node, useDra);
   if (!draFootprint && removal.podUids.size === 0) {
     const memoKey = memoisable(node, pod) ? demandKey(pod) : undefined;
     const draUsed = draUsedOn(ledger, node, useDra);
@@ -138,18 +151,14 @@ export function assessFit(
     const quick = fitsWithoutAdjustments(ledger, node, pod, useDra) ? FITS : numericFailure(ledger, node, pod, useDra);
     if (quick) return memoKey !== undefined ? remember(node, memoKey, draUsed, quick) : quick;
   }
-  if (draFootprint?.unavailable) {
-    return { fits: false, unresolvable: false, kind: 'dra_no_device', reason: `DRA claims cannot be served here: ${draFootprint.unavailable}` };
-  }
-  if (draFootprint?.unsafe && options.dra.unsafePolicy === 'reject') {
-    return { fits: false, unresolvable: false, kind: 'dra_unsafe', reason: `DRA accounting unsafe on this node: ${draFootprint.unsafe}` };
-  }
+  const refusal = draFootprint ? draRefusal(draFootprint, options) : undefined;
+  if (refusal) return refusal;
   const usage = usageFor(ledger, node, pod, useDra, removal);
   const demand = demandFor(pod, draFootprint);
   const failure = checkCapacity(node, demand, usage, draFootprint?.estimated ?? false);
   if (failure) return failure;
   if (draFootprint?.numa.required && !draFootprint.numa.fits) {
-    return { fits: false, unresolvable: false, kind: 'numa', reason: draFootprint.numa.reason ?? 'NUMA alignment not possible' };
+    return { fits: false, unresolvable: false, kind: 'numa', code: `numa:${draFootprint.numa.code ?? 'no_zone_room'}`, reason: draFootprint.numa.reason ?? 'NUMA alignment not possible' };
   }
   return draFootprint && draFootprint.notes.length > 0 ? { fits: true, notes: draFootprint.notes } : FITS;
 }

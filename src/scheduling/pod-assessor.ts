@@ -34,7 +34,7 @@ export class PodAssessor {
     private readonly options: SchedulingOptions,
   ) {
     this.useDra = draIsEnabled(ledger, options);
-    this.remembersClaims = this.useDra && podUsesClaims(pod);
+    this.remembersClaims = this.useDra && podUsesClaims(pod, ledger.draAccounting());
     this.memoKey = this.remembersClaims ? claimsMemoKey(ledger, pod, options) : demandKey(pod);
     const known = ledger.podByUid(pod.uid);
     this.boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;

@@ -11,6 +11,7 @@ import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type H
 import { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs } from './candidates.js';
 import { assessFit, demandFor, podUsesClaims, usageFor } from './fit.js';
+import { draAssessmentFor } from './dra-verdict.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
@@ -71,7 +72,7 @@ export function scoreNode(
   if (options.nominatedNodePolicy !== 'off' && pod.nominatedNodeName === node.name && assessFit(ledger, node, pod, options).fits) {
     return MAX_EXTENDER_PRIORITY;
   }
-  const claims = useDra && podUsesClaims(pod);
+  const claims = useDra && podUsesClaims(pod, ledger.draAccounting());
   if (!claims) {
     const fast = numericScore(ledger, node, pod, options, useDra);
     if (fast !== undefined) return fast;
@@ -81,7 +82,7 @@ export function scoreNode(
 
 /** The score in exact bigint arithmetic (any amounts, DRA claim footprints); `scoreNode` uses it when it must. */
 export function scoreNodeExactly(ledger: ClusterLedger, node: NodeEntry, pod: PodEntry, options: SchedulingOptions, useDra: boolean): number {
-  const footprint = useDra && podUsesClaims(pod) ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
+  const footprint = draAssessmentFor(ledger, pod, node, useDra);
   const demand = demandFor(pod, footprint);
   const usage = usageFor(ledger, node, pod, useDra);
   let weighted = 0n;

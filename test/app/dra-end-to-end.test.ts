@@ -127,7 +127,7 @@ describe('DRA end to end over HTTP', () => {
     assert.ok(fits.NodeNames.includes('worker-1'), JSON.stringify(fits));
     const tooBig = await post(running, '/filter', { Pod: pendingPod('p33', 'no-zone'), Nodes: null, NodeNames: names });
     assert.ok(!tooBig.NodeNames.includes('worker-1'));
-    assert.match(tooBig.FailedNodes['worker-1'], /NUMA alignment: no single zone has room for cpu 33.*zone 0 free: cpu 24.*zone 1 free: cpu 32/);
+    assert.match(tooBig.FailedNodes['worker-1'], /NUMA alignment: no single zone has room for cpu 33.*zone 0 free: cpu 22.*zone 1 free: cpu 32/);
   });
 
   it('filter refuses (resolvably) a node with no device of the claim\'s driver; a pod without claims still passes there', async () => {
@@ -157,7 +157,10 @@ describe('DRA end to end over HTTP', () => {
   it('keeps pods that would consume DRA node resources off a node whose pool is incomplete, others still pass; gauge says why', async () => {
     const running = servers[0]!;
     const withClaim = await post(running, '/filter', { Pod: pendingPod('p26', 'fits-zone-1'), Nodes: null, NodeNames: ['worker-3'] });
-    assert.match(withClaim.FailedNodes['worker-3'], /DRA accounting unsafe on this node: pool .*worker-3 generation 1 is incomplete \(1 of 2 slices\)/);
+    assert.equal(withClaim.FailedNodes['worker-3'], 'DRA accounting unsafe: incomplete pool', 'one stable reason per cause');
+    const withPods = servers[1]!; // the previous test's server, which knows ml/p26
+    const explained = (await (await fetch(withPods.url + '/debug/explain?pod=ml/p26')).json()) as any;
+    assert.match(explained.nodes.find((n: any) => n.node === 'worker-3').detail, /pool .*worker-3 generation 1 is incomplete \(1 of 2 slices\)/);
     const plain = await post(running, '/filter', { Pod: pendingPod('plain'), Nodes: null, NodeNames: ['worker-3'] });
     assert.deepEqual(plain.NodeNames, ['worker-3']);
     const metrics = await (await fetch(running.opsUrl + '/metrics')).text();

@@ -3,7 +3,8 @@
  * (ignored, reported). A pool is complete when all `resourceSliceCount` slices of the newest generation are present.
  * Devices are normalised once here (parsed mappings, NUMA zone) so the hot paths never re-parse slice JSON.
  */
-import type { Device, DeviceCapacityValue, ResourceSliceObject } from '../objects.js';
+import type { Device, DeviceAttributeValue, DeviceCapacityValue, ResourceSliceObject } from '../objects.js';
+import type { CelDeviceInput } from './device-cel.js';
 import type { Quantity } from '../quantity.js';
 import { isNodeAllocatableResource, quantityOf } from './mapped-quantity.js';
 
@@ -31,6 +32,8 @@ export interface DeviceRecord {
   unsupported?: string;
   /** Mapping entries that were skipped, with why. */
   problems: string[];
+  /** What CEL selectors read from the device (attribute and capacity names qualified with the driver's domain). */
+  cel: CelDeviceInput;
 }
 
 export interface PoolState {
@@ -241,6 +244,12 @@ function normaliseDevice(slice: ResourceSliceObject, device: Device, numaAttribu
     mappings: [],
     zone: numaZoneOf(driver, device, numaAttributes),
     problems: [],
+    cel: {
+      driver,
+      attributes: qualifiedKeys(driver, device.attributes),
+      capacity: qualifiedKeys(driver, device.capacity),
+      allowMultipleAllocations: device.allowMultipleAllocations === true,
+    },
   };
   const v136 = device.nodeAllocatableResourceMappings;
   if (v136 && Object.keys(v136).length > 0) {
@@ -267,6 +276,12 @@ function addMapping(
     record.problems.push(`mapping to ${resource} ignored: ${(err as Error).message}`);
     record.unsupported ??= `device ${record.key} has an unparsable allocationMultiplier for ${resource}`;
   }
+}
+
+function qualifiedKeys<V extends DeviceAttributeValue | DeviceCapacityValue>(driver: string, values: Record<string, V> | undefined): Record<string, V> {
+  const out: Record<string, V> = {};
+  for (const [name, value] of Object.entries(values ?? {})) out[qualifiedAttributeName(driver, name)] = value;
+  return out;
 }
 
 function numaZoneOf(driver: string, device: Device, numaAttributes: readonly string[]): string | undefined {
