@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { ExtenderConfig } from '../config/schema.js';
 import { ClusterLedger } from '../ledger/cluster-ledger.js';
 import { DraLedger } from '../ledger/dra/dra-ledger.js';
+import { ScopedDraAccounting } from '../ledger/dra/dra-scope.js';
+import { draLeversFrom, updateDraGauges } from './dra-telemetry.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { SnapshotSource } from '../cluster/snapshot/snapshot-source.js';
@@ -17,6 +19,8 @@ import { startExtenderServer } from '../http/server.js';
 import { createExtenderService, type VictimFreshnessCheck } from './extender-service.js';
 import { releaseLoadGarbage } from './release-load-garbage.js';
 import { schedulingOptionsFrom } from './scheduling-options.js';
+import { servingLagProblem, throttled } from './serving-lag.js';
+import { VictimTerminationClock } from '../nomination/victim-termination.js';
 
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEMO_CLUSTER = join(PACKAGE_ROOT, 'config', 'cluster', 'demo.yaml');
@@ -61,7 +65,10 @@ export interface StartDeps {
   metrics?: Metrics;
   dra?: DraLedger;
   /** Builds the live source; injected so the snapshot path never loads client-node. */
-  kubeSourceFactory?: (choice: Extract<SourceChoice, { kind: 'kube' }>, ctx: { metrics: Metrics; logger: Logger; config: ExtenderConfig }) => Promise<{ source: ClusterSource; victimFreshness?: VictimFreshnessCheck }>;
+  kubeSourceFactory?: (
+    choice: Extract<SourceChoice, { kind: 'kube' }>,
+    ctx: { metrics: Metrics; logger: Logger; config: ExtenderConfig },
+  ) => Promise<{ source: ClusterSource; victimFreshness?: VictimFreshnessCheck; debugFreshness?: () => unknown }>;
 }
 
 export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps): Promise<RunningKubeLedger> {
@@ -77,11 +84,18 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
           metrics.ledgerDuplicateRejections.inc({ kind: 'ResourceClaim' });
           logger.warn('DRA claim contribution rejected as a duplicate', { claimUid: info.claimUid, node: info.node, reason: info.reason });
         },
+        onDivergence: (info) => {
+          metrics.draStatusDivergence.inc();
+          logger.warn('DRA claim: pod status and slices disagree; the pod status counts', { ...info });
+        },
       },
     );
   // Until the first complete view arrives, DRA accounting cannot be trusted.
   dra.setRebuilding(true);
-  const ledger = new ClusterLedger({ dra }, {
+  // The live rollback levers (dra.admitNewClaims, dra.nodeSelector) wrap the DRA ledger where every verb reads it.
+  const scopedDra: ScopedDraAccounting = new ScopedDraAccounting(dra, (name): Readonly<Record<string, string>> | undefined => ledger.node(name)?.labels);
+  scopedDra.setLevers(draLeversFrom(config));
+  const ledger: ClusterLedger = new ClusterLedger({ dra: scopedDra }, {
     onChange: (kind, type) => metrics.ledgerEventsApplied.inc({ kind, type }),
     onPodError: (pod, message) => logger.warn('pod requests unreadable; counted as zero', { pod, error: message }),
   });
@@ -90,6 +104,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   const choice = chooseSource(config);
   let source: ClusterSource;
   let victimFreshness: VictimFreshnessCheck | undefined;
+  let debugFreshness: (() => unknown) | undefined;
   if (choice.kind === 'snapshot') {
     const snapshot = new SnapshotSource({
       path: choice.path,
@@ -106,9 +121,10 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     logger.info(choice.demo ? 'serving the embedded demo cluster' : 'serving a snapshot cluster', { path: choice.path });
   } else {
     if (!deps.kubeSourceFactory) throw new Error('the live Kubernetes source is not available in this build');
-    ({ source, victimFreshness } = await deps.kubeSourceFactory(choice, { metrics, logger, config }));
+    ({ source, victimFreshness, debugFreshness } = await deps.kubeSourceFactory(choice, { metrics, logger, config }));
   }
 
+  const victimClock = new VictimTerminationClock(metrics);
   const service = createExtenderService({
     ledger,
     source,
@@ -116,6 +132,9 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     metrics,
     logger,
     ...(victimFreshness ? { victimFreshness } : {}),
+    ...(debugFreshness ? { debugFreshness } : {}),
+    servingLag: throttled(() => servingLagProblem(source.freshness(), config.freshness.maxServeLagSeconds)),
+    onVictimsApproved: (uids) => victimClock.approved(uids, Date.now()),
     readinessNotes: () => {
       const error = source instanceof SnapshotSource ? source.lastError() : undefined;
       return error ? [`last snapshot reload failed (serving the previous snapshot): ${error}`] : [];
@@ -134,6 +153,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   let loadGarbageReleased = false;
   const trackFreshness = (): void => {
     feedDraFreshness(dra, source);
+    victimClock.sweep(ledger, Date.now());
     if (!loadGarbageReleased && source.hasSynced()) {
       loadGarbageReleased = true;
       releaseLoadGarbage(logger);
@@ -158,6 +178,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     updateConfig(next: ExtenderConfig) {
       config = next;
       options = schedulingOptionsFrom(next);
+      scopedDra.setLevers(draLeversFrom(next));
       server.setLive({ debugEnabled: debugEnabledFor(next, choice), maxInFlightPerVerb: next.server.maxInFlightPerVerb });
     },
     async close() {
@@ -177,11 +198,7 @@ function feedDraFreshness(dra: DraLedger, source: ClusterSource): void {
 }
 
 function updateLedgerGauges(ledger: ClusterLedger, dra: DraLedger, metrics: Metrics, source: ClusterSource): void {
-  metrics.draUnsafeNodes.reset();
-  // A node with several problems counts once per category; the categories come typed from the DRA ledger.
-  const byCategory = new Map<string, number>();
-  for (const categories of dra.unsafeNodeCategories().values()) for (const c of categories) byCategory.set(c, (byCategory.get(c) ?? 0) + 1);
-  for (const [category, count] of byCategory) metrics.draUnsafeNodes.set({ reason: category }, count);
+  updateDraGauges(dra, metrics);
   const counts = ledger.counts();
   metrics.ledgerNodes.set(counts.nodes);
   metrics.ledgerPods.set({ state: 'bound' }, counts.boundPods);

@@ -78,6 +78,8 @@ export function coerce(field: FieldSpec, raw: unknown, origin: string): unknown 
       if (raw === null || raw === undefined) return '';
       if (typeof raw !== 'string') return fail(`expected a string, got ${JSON.stringify(raw)}`);
       if (rule.pattern && raw !== '' && !rule.pattern.test(raw)) return fail(`${rule.hint ?? 'invalid value'}, got ${JSON.stringify(raw)}`);
+      const problem = rule.check && raw !== '' ? rule.check(raw) : undefined;
+      if (problem) return fail(problem);
       return raw;
     }
     case 'enum': {

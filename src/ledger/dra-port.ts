@@ -5,36 +5,37 @@
 import type { DeviceClassObject, PodObject, ResourceClaimObject, ResourceSliceObject } from './objects.js';
 import type { ResourceAmounts } from './resource-amounts.js';
 
-/**
- * Why a node's DRA accounting is unsafe, by category: a bounded set (the `reason` label of
- * kube_ledger_dra_unsafe_nodes, the suffix of the `dra_accounting_unsafe` failure message). Every unsafe cause maps
- * to exactly one; the free-text reasons stay for explain and logs.
- */
-export type DraUnsafeCategory =
-  | 'incomplete_pool'
-  | 'mixed_generations'
-  | 'rebuilding'
-  | 'stale_slices'
-  | 'missing_device'
-  | 'unsupported_shape'
-  | 'other';
-
 /** What a pending pod's DRA claims mean on one candidate node. */
 export interface DraPodFootprint {
   /** Node-allocatable amounts the pod's claims will consume on this node (empty map if none). */
   footprint: ResourceAmounts;
   estimated: boolean;
   notes: string[];
-  numa: { required: boolean; fits: boolean; reason?: string };
+  /** `code`: why no zone fits, `no_zone_room` or `no_device_in_zone` (a bounded metric label). */
+  numa: { required: boolean; fits: boolean; reason?: string; code?: 'no_zone_room' | 'no_device_in_zone' };
   /** Set only when the node's DRA accounting is unsafe AND the pod would consume node-allocatable resources there. */
   unsafe?: string;
-  /** The categories of `unsafe`, sorted and distinct. */
-  unsafeCategories?: DraUnsafeCategory[];
+  /** The codes of `unsafe` (see dra/unsafe-category.ts), most fundamental first. */
+  unsafeCategories?: string[];
   /**
    * Set when the pod's claims cannot be served on this node at all: a claim allocated for another node, or a request
    * no device of its driver on this node can satisfy (judged only for drivers whose slices are all node-local).
    */
   unavailable?: string;
+  /**
+   * Set when the pod can never use this node for its claims, whatever is evicted: a claim with node-allocatable
+   * mappings already used by another pod here (upstream validateNodeAllocatableDRAClaimSharing).
+   */
+  unresolvable?: string;
+  /** Unallocated claims whose estimate consumes mapped node resources here (held back by `dra.admitNewClaims: false`). */
+  newMappedClaims?: string[];
+  /** Set when `dra.admitNewClaims: false` holds this pod's new mapped claims back (rollback lever). */
+  paused?: string;
+  /**
+   * Extended resources DRA serves on this node (DRAExtendedResource): left out of the pod's node-allocatable demand,
+   * as upstream noderesources Fit leaves them to the DynamicResources plugin; their devices' cost is in `footprint`.
+   */
+  delegatedExtended?: string[];
 }
 
 export interface DraAccounting {
@@ -51,14 +52,15 @@ export interface DraAccounting {
   deletePod(key: string): void;
   replacePods(all: PodObject[]): void;
   hasMappings(): boolean;
+  /** The DeviceClass that serves an extended resource through DRA (`spec.extendedResourceName`, or the implicit `deviceclass.resource.kubernetes.io/<class>`). */
+  extendedResourceClass(resource: string): string | undefined;
   nodeUsed(node: string): ReadonlyMap<string, bigint> | undefined;
   /** Changes whenever any pod's claim assessment may have changed (see DraLedger.assessmentEpoch). */
   assessmentEpoch(): number;
-  assessPod(pod: PodObject, node: string): DraPodFootprint;
+  /** `delegated`: the pod's extended resources DRA serves on this node (see DraPodFootprint.delegatedExtended). */
+  assessPod(pod: PodObject, node: string, delegated?: ReadonlyMap<string, { className: string; count: bigint }>): DraPodFootprint;
   releasedBy(victimPodUids: ReadonlySet<string>, node: string): ResourceAmounts;
   unsafeNodes(): Map<string, string>;
-  /** The categories of each unsafe node (same keys as `unsafeNodes`), for metrics. */
-  unsafeNodeCategories(): Map<string, DraUnsafeCategory[]>;
   exportNode(node: string): unknown;
 }
 
@@ -84,11 +86,11 @@ export const NO_DRA: DraAccounting = {
   deletePod: () => {},
   replacePods: () => {},
   hasMappings: () => false,
+  extendedResourceClass: () => undefined,
   nodeUsed: () => undefined,
   assessmentEpoch: () => 0,
   assessPod: () => NO_FOOTPRINT,
   releasedBy: () => new Map(),
   unsafeNodes: () => new Map(),
-  unsafeNodeCategories: () => new Map(),
   exportNode: () => undefined,
 };

@@ -13,9 +13,29 @@ export interface ObjectMeta {
   resourceVersion?: string;
   generation?: number;
   deletionTimestamp?: string;
+  /** Kept on pods for rollout telemetry (time from creation to binding). */
+  creationTimestamp?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   ownerReferences?: Array<{ apiVersion?: string; kind?: string; name?: string; uid?: string; controller?: boolean }>;
+}
+
+export interface NodeSelectorRequirement {
+  key: string;
+  operator: string;
+  values?: string[];
+}
+
+export interface NodeSelector {
+  nodeSelectorTerms?: Array<{ matchExpressions?: NodeSelectorRequirement[]; matchFields?: NodeSelectorRequirement[] }>;
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
 }
 
 export interface Taint {
@@ -119,7 +139,12 @@ export interface PodObject {
     /** Pod-level resources (PodLevelResources feature). */
     resources?: { requests?: ResourceList; limits?: ResourceList };
     resourceClaims?: PodResourceClaim[];
-    affinity?: PodAffinity;
+    /** Scheduling constraints the nominator's eligibility pre-check reads (nomination/eligibility.ts). */
+    schedulingGates?: Array<{ name: string }>;
+    nodeSelector?: Record<string, string>;
+    /** Required pod (anti-)affinity terms (preemption) and required node affinity (the nominator). */
+    affinity?: PodAffinity & { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: NodeSelector } };
+    tolerations?: Toleration[];
     topologySpreadConstraints?: TopologySpreadConstraint[];
     volumes?: Volume[];
   };
@@ -136,6 +161,10 @@ export interface PodObject {
     /** Pod-level resize (KEP-5419): what the kubelet allocated and actuated for pod-level resources. */
     allocatedResources?: ResourceList;
     resources?: { requests?: ResourceList; limits?: ResourceList };
+    /** KEP-5517: what the scheduler charged per claim at binding (1.36 `resources`; master `mapping`/`overhead`). */
+    nodeAllocatableResourceClaimStatuses?: NodeAllocatableResourceClaimStatus[];
+    /** KEP-5004 (DRAExtendedResource): the claim the scheduler created for extended resources served by DRA. */
+    extendedResourceClaimStatus?: { resourceClaimName?: string; requestMappings?: Array<{ containerName?: string; resourceName?: string; requestName?: string }> };
   };
 }
 
@@ -150,6 +179,16 @@ export interface ContainerStatus {
   name: string;
   allocatedResources?: ResourceList;
   resources?: { requests?: ResourceList; limits?: ResourceList };
+}
+
+export interface NodeAllocatableResourceClaimStatus {
+  resourceClaimName?: string;
+  containers?: string[];
+  /** Kubernetes 1.36 shape. */
+  resources?: ResourceList;
+  /** Kubernetes master (1.37) shape. */
+  mapping?: Array<{ name?: string; quantity?: string }>;
+  overhead?: Array<{ name?: string; perPod?: string; perContainer?: string }>;
 }
 
 export interface DeviceAttributeValue {
@@ -214,7 +253,7 @@ export interface DeviceRequestResult {
 
 export interface ExactDeviceRequest {
   deviceClassName?: string;
-  selectors?: unknown[];
+  selectors?: Array<{ cel?: { expression: string } }>;
   allocationMode?: string;
   count?: number;
   capacity?: { requests?: ResourceList };
@@ -247,7 +286,7 @@ export interface DeviceClassObject {
   apiVersion?: string;
   kind?: 'DeviceClass';
   metadata: ObjectMeta;
-  spec?: { selectors?: Array<{ cel?: { expression: string } }> };
+  spec?: { selectors?: Array<{ cel?: { expression: string } }>; extendedResourceName?: string };
 }
 
 /** policy/v1 PodDisruptionBudget, trimmed to what upstream's filterPodsWithPDBViolation reads. */

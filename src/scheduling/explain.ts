@@ -56,7 +56,7 @@ export function explainPod(ledger: ClusterLedger, pod: PodEntry, options: Schedu
           verdict: verdict.unresolvable ? 'unresolvable' : 'fails',
           reason: verdict.reason,
           code: verdict.code,
-          detail: details.length > 0 ? details.join('; ') : verdict.reason,
+          detail: details.length > 0 ? details.join('; ') : (verdict.detail ?? verdict.reason),
           free: formatAmounts(free),
         };
     if (verdict.fits && verdict.notes.length > 0) explanation.notes = [...verdict.notes];

@@ -32,6 +32,8 @@ export interface FilterDecision {
   remembered: number;
   /** Failing nodes per reason code (a node with several causes counts once per cause), for metrics. */
   failuresByCode: Map<ReasonCode, number>;
+  /** Per-node refusals for DRA causes by bounded label (`dra_unsafe:<category>`, `dra_paused`, `numa:<why>`, ...). */
+  draRefusals?: Map<string, number>;
 }
 
 export { candidatesFromArgs } from './candidates.js';
@@ -53,6 +55,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   // Failing verdicts are shared objects per cause (fit-kernel.ts), and neighbours mostly fail alike: counted in runs.
   let run: FitVerdict | undefined;
   let runLength = 0;
+  let draRefusals: Map<string, number> | undefined;
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
   const notEvaluated = reasonMessage({ code: 'nominated_node_fits' });
   for (let i = 0; i < names.length; i++) {
@@ -73,6 +76,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       passed.push(i);
       continue;
     }
+    if (verdict.metric !== undefined) (draRefusals ??= new Map()).set(verdict.metric, (draRefusals.get(verdict.metric) ?? 0) + 1);
     if (verdict !== run) {
       countRun(failuresByCode, run, runLength);
       run = verdict;
@@ -98,6 +102,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     draUnsafe,
     remembered: assessor.remembered,
     failuresByCode,
+    ...(draRefusals ? { draRefusals } : {}),
   };
 }
 

@@ -32,6 +32,10 @@ export type FitVerdict =
       reasons: readonly Reason[];
       /** The stable short message: the FailedNodes value. */
       reason: string;
+      /** Per-node specifics of a DRA refusal (claims, devices, pools), for explain and logs; never on the wire. */
+      detail?: string;
+      /** The bounded label DRA refusals are counted under (`dra_unsafe:<category>`, `numa:<why>`, ...). */
+      metric?: string;
     };
 
 export const FITS: FitVerdict = Object.freeze({ fits: true, notes: Object.freeze([]) as readonly string[] }) as FitVerdict;
@@ -71,11 +75,18 @@ export function compileDemand(pod: PodEntry): CompiledDemand {
  * are not added: KEP-5517 has the pod-level request cover what the claims bring, as upstream's PodRequests replaces
  * the container-and-claim aggregate by the pod-level value.
  */
-export function withFootprint(base: CompiledDemand, footprint: ReadonlyMap<string, bigint>, estimated: boolean): CompiledDemand {
-  if (footprint.size === 0) return base;
+export function withFootprint(
+  base: CompiledDemand,
+  footprint: ReadonlyMap<string, bigint>,
+  estimated: boolean,
+  delegated: readonly string[] = [],
+): CompiledDemand {
+  if (footprint.size === 0 && delegated.length === 0) return base;
   const podLevel = base.pod.object.spec?.resources?.requests;
   const amounts = new Map<number, number>();
   base.ids.forEach((id, i) => amounts.set(id, base.values[i]!));
+  // Extended resources DRA serves here are left to DRA, as upstream Fit leaves them to DynamicResources.
+  for (const resource of delegated) amounts.delete(resourceId(resource));
   for (const [resource, amount] of footprint) {
     if (amount <= 0n || resource === 'pods') continue;
     if (podLevel && isPodLevelResource(resource) && Object.hasOwn(podLevel, resource)) continue;

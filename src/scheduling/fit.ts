@@ -23,6 +23,7 @@ import {
   type NodeAdjustments,
 } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
+import { draAssessmentFor, draRefusal, podUsesDra } from './dra-verdict.js';
 
 export { FITS, type FitVerdict } from './fit-kernel.js';
 
@@ -36,7 +37,6 @@ const NO_PODS: readonly PodEntry[] = [];
 
 const UNKNOWN_NODE = failure([{ code: 'node_unknown' }]);
 const UNREADABLE_NODE = failure([{ code: 'node_allocatable_unreadable' }]);
-const DRA_DEVICE_MISSING = failure([{ code: 'dra_device_missing' }]);
 const NUMA = failure([{ code: 'numa_alignment' }]);
 
 export function draIsEnabled(ledger: ClusterLedger, options: SchedulingOptions): boolean {
@@ -103,7 +103,7 @@ export interface FitContext {
   pod: PodEntry;
   options: SchedulingOptions;
   useDra: boolean;
-  /** The pod has DRA claims and DRA is on: its demand gets a per-node footprint. */
+  /** DRA has something to say about the pod (claims, a DRA-made claim, DRA-served extended resources): per-node assessment. */
   claims: boolean;
   demand: CompiledDemand;
   /** The node the ledger has this pod bound to (it is taken off there), if any. */
@@ -120,7 +120,7 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
     pod,
     options,
     useDra,
-    claims: useDra && podUsesClaims(pod),
+    claims: podUsesDra(pod, ledger.draAccounting()),
     demand: compileDemand(pod),
     boundTo: known?.nodeName ? ledger.node(known.nodeName) : undefined,
   };
@@ -149,23 +149,18 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
     return UNREADABLE_NODE;
   }
   const { ledger, pod, options } = ctx;
-  const footprint = ctx.claims ? ledger.draAccounting().assessPod(pod.object, node.name) : undefined;
-  if (footprint?.unavailable) {
-    sink?.(`DRA claims cannot be served here: ${footprint.unavailable}`);
-    return DRA_DEVICE_MISSING;
-  }
-  if (footprint?.unsafe && options.dra.unsafePolicy === 'reject') {
-    sink?.(`DRA accounting unsafe on this node: ${footprint.unsafe}`);
-    return failure([{ code: 'dra_accounting_unsafe', categories: footprint.unsafeCategories ?? [] }]);
-  }
+  const footprint = ctx.claims ? draAssessmentFor(ledger, pod, node, ctx.useDra) : undefined;
+  const refusal = footprint ? draRefusal(footprint, options, sink) : undefined;
+  if (refusal) return refusal;
   const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0);
   const adjust = plain ? undefined : adjustmentsFor(ledger, node, pod, ctx.useDra, removal);
-  const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated) : ctx.demand;
+  const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
   const verdict = fitKernel(node, demand, adjust, adjust ? undefined : draUsedOn(ledger, node, ctx.useDra), sink);
   if (!verdict.fits) return verdict;
   if (footprint?.numa.required && !footprint.numa.fits) {
-    sink?.(footprint.numa.reason ?? 'NUMA alignment not possible');
-    return NUMA;
+    const detail = footprint.numa.reason ?? 'NUMA alignment not possible';
+    sink?.(detail);
+    return { ...NUMA, detail, metric: `numa:${footprint.numa.code ?? 'no_zone_room'}` } as FitVerdict;
   }
   return footprint && footprint.notes.length > 0 ? { fits: true, notes: footprint.notes } : FITS;
 }

@@ -11,6 +11,7 @@ import { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs } from './candidates.js';
 import { assessIn, draUsedOn, fitContext, podUsesClaims, type FitContext } from './fit.js';
 import { withFootprint } from './fit-kernel.js';
+import { draAssessmentFor } from './dra-verdict.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
@@ -61,7 +62,7 @@ export function scoreNode(
   useDra: boolean,
 ): number {
   const ctx = fitContext(ledger, pod, options);
-  return scoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra, claims: useDra && podUsesClaims(pod) }, node);
+  return scoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra }, node);
 }
 
 /** The 0..10 score of one node within a call's context: the nominated node's maximum, or the kernel's score mapped. */
@@ -77,12 +78,12 @@ export function scoreIn(ctx: FitContext, node: NodeView | undefined): number {
 /** The 0..100 NodeResourcesFit score of the node for the pod (nominated pods not counted, as upstream). */
 export function nodeScoreOf(ledger: ClusterLedger, node: NodeView, pod: PodEntry, options: SchedulingOptions, useDra: boolean): number {
   const ctx = fitContext(ledger, pod, options);
-  return nodeScoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra, claims: useDra && podUsesClaims(pod) }, node);
+  return nodeScoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra }, node);
 }
 
 function nodeScoreIn(ctx: FitContext, node: NodeView): number {
-  const footprint = ctx.claims ? ctx.ledger.draAccounting().assessPod(ctx.pod.object, node.name) : undefined;
-  const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated) : ctx.demand;
+  const footprint = ctx.claims ? draAssessmentFor(ctx.ledger, ctx.pod, node, ctx.useDra) : undefined;
+  const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
   const strategy = ctx.options.scoring.strategy;
   // The weights and, without a per-node footprint, the pod's scoring requests are settled once per call.
   const scratch = (ctx.scoring ??= { weights: compileWeights(ctx.options.scoring.weights), requests: undefined }) as ScoringScratch;

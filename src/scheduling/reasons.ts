@@ -26,32 +26,14 @@ export type ReasonCode =
   | 'dra_accounting_unsafe'
   /** The pod's claims require NUMA-aligned devices and no NUMA zone can hold them. */
   | 'numa_alignment'
+  /** Upstream validateNodeAllocatableDRAClaimSharing: a mapped claim already used by another pod here (unresolvable). */
+  | 'dra_claim_shared'
+  /** `dra.admitNewClaims: false` holds the pod's new mapped claims back (the DRA rollback lever). */
+  | 'dra_claims_paused'
   /** Not evaluated: the pod's nominated node fits and the nominated-node policy is `exclusive`. */
   | 'nominated_node_fits';
 
-import type { DraUnsafeCategory } from '../ledger/dra-port.js';
-
-export type { DraUnsafeCategory } from '../ledger/dra-port.js';
-
-export const DRA_UNSAFE_CATEGORIES: readonly DraUnsafeCategory[] = [
-  'incomplete_pool',
-  'mixed_generations',
-  'rebuilding',
-  'stale_slices',
-  'missing_device',
-  'unsupported_shape',
-  'other',
-];
-
-const DRA_UNSAFE_WORDING: Readonly<Record<DraUnsafeCategory, string>> = {
-  incomplete_pool: 'incomplete ResourceSlice pool',
-  mixed_generations: 'ResourceSlice pool mixes generations',
-  rebuilding: 'ledger rebuilding',
-  stale_slices: 'ResourceSlice data stale',
-  missing_device: 'claim on a device no ResourceSlice lists',
-  unsupported_shape: 'unsupported device capacity shape',
-  other: 'unclassified',
-};
+import { unsafeWording, type UnsafeCategory } from '../ledger/dra/unsafe-category.js';
 
 /** The stable message of each code that does not depend on a resource or category. */
 const FIXED_MESSAGES: Readonly<Record<Exclude<ReasonCode, 'insufficient_resource' | 'dra_accounting_unsafe'>, string>> = {
@@ -60,6 +42,8 @@ const FIXED_MESSAGES: Readonly<Record<Exclude<ReasonCode, 'insufficient_resource
   node_allocatable_unreadable: 'node(s) had unreadable allocatable',
   dra_device_missing: "node(s) cannot serve the pod's DRA claims",
   numa_alignment: "node(s) cannot NUMA-align the pod's DRA devices",
+  dra_claim_shared: 'DRA claim with node-allocatable mappings is in use by another pod',
+  dra_claims_paused: 'DRA new claims paused',
   nominated_node_fits: "node(s) not evaluated: the pod's nominated node fits",
 };
 
@@ -68,8 +52,8 @@ export interface Reason {
   code: ReasonCode;
   /** The resource name, for `insufficient_resource`. */
   resource?: string;
-  /** The categories, for `dra_accounting_unsafe` (sorted, distinct); empty means not classified. */
-  categories?: readonly DraUnsafeCategory[];
+  /** The categories, for `dra_accounting_unsafe`, most fundamental first (ledger/dra/unsafe-category.ts). */
+  categories?: readonly UnsafeCategory[];
 }
 
 const insufficientMessages = new Map<string, string>();
@@ -84,9 +68,9 @@ export function insufficientMessage(resource: string): string {
   return message;
 }
 
-export function draUnsafeMessage(categories: readonly DraUnsafeCategory[] = []): string {
-  const named = categories.length === 0 ? '' : ` (${categories.map((c) => DRA_UNSAFE_WORDING[c]).join(', ')})`;
-  return `node(s) had unsafe DRA accounting${named}`;
+/** `DRA accounting unsafe: <the most fundamental category>` (the DRA ledger's wording). */
+export function draUnsafeMessage(categories: readonly UnsafeCategory[] = []): string {
+  return categories.length === 0 ? 'DRA accounting unsafe' : `DRA accounting unsafe: ${unsafeWording(categories[0]!)}`;
 }
 
 /** The stable short message of one cause. */

@@ -127,14 +127,14 @@ describe('DRA end to end over HTTP', () => {
     assert.ok(fits.NodeNames.includes('worker-1'), JSON.stringify(fits));
     const tooBig = await post(running, '/filter', { Pod: pendingPod('p33', 'no-zone'), Nodes: null, NodeNames: names });
     assert.ok(!tooBig.NodeNames.includes('worker-1'));
-    assert.equal(tooBig.FailedNodes['worker-1'], "node(s) cannot NUMA-align the pod's DRA devices");
+    assert.equal(tooBig.FailedNodes['worker-1'], "node(s) cannot NUMA-align the pod's DRA devices", 'one stable reason per cause');
   });
 
   it('filter refuses (resolvably) a node with no device of the claim\'s driver; a pod without claims still passes there', async () => {
     const running = servers[0]!;
     const reply = await post(running, '/filter', { Pod: pendingPod('p26', 'fits-zone-1'), Nodes: null, NodeNames: ['worker-1', 'worker-2'] });
     assert.deepEqual(reply.NodeNames, ['worker-1']);
-    assert.equal(reply.FailedNodes['worker-2'], "node(s) cannot serve the pod's DRA claims");
+    assert.equal(reply.FailedNodes['worker-2'], "node(s) cannot serve the pod's DRA claims", 'one stable reason per cause');
     assert.deepEqual(reply.FailedAndUnresolvableNodes, {});
     const plain = await post(running, '/filter', { Pod: pendingPod('plain'), Nodes: null, NodeNames: ['worker-2'] });
     assert.deepEqual(plain.NodeNames, ['worker-2']);
@@ -152,7 +152,7 @@ describe('DRA end to end over HTTP', () => {
     const w1Fails = fails.nodes.find((n: any) => n.node === 'worker-1');
     assert.equal(w1Fails.reason, "node(s) cannot NUMA-align the pod's DRA devices");
     assert.equal(w1Fails.code, 'numa_alignment');
-    assert.match(w1Fails.detail, /NUMA alignment: no single zone has room for cpu 33.*zone 0 free: cpu 24.*zone 1 free: cpu 32/);
+    assert.match(w1Fails.detail, /NUMA alignment: no single zone has room for cpu 33.*zone 0 free: cpu 22.*zone 1 free: cpu 32/);
     const w2Fails = (await (await fetch(withPods.url + '/debug/explain?pod=ml/p26')).json() as any).nodes.find((n: any) => n.node === 'worker-2');
     assert.equal(w2Fails.code, 'dra_device_missing');
     assert.equal(w2Fails.detail, 'DRA claims cannot be served here: claim ml/fits-zone-1 request cpus: 0 device(s) of driver cpu.example.com on this node, 1 needed');
@@ -162,7 +162,10 @@ describe('DRA end to end over HTTP', () => {
   it('keeps pods that would consume DRA node resources off a node whose pool is incomplete, others still pass; gauge says why', async () => {
     const running = servers[0]!;
     const withClaim = await post(running, '/filter', { Pod: pendingPod('p26', 'fits-zone-1'), Nodes: null, NodeNames: ['worker-3'] });
-    assert.equal(withClaim.FailedNodes['worker-3'], 'node(s) had unsafe DRA accounting (incomplete ResourceSlice pool)');
+    assert.equal(withClaim.FailedNodes['worker-3'], 'DRA accounting unsafe: incomplete pool', 'one stable reason per cause');
+    const withPods = servers[1]!; // the previous test's server, which knows ml/p26
+    const explained = (await (await fetch(withPods.url + '/debug/explain?pod=ml/p26')).json()) as any;
+    assert.match(explained.nodes.find((n: any) => n.node === 'worker-3').detail, /pool .*worker-3 generation 1 is incomplete \(1 of 2 slices\)/);
     const plain = await post(running, '/filter', { Pod: pendingPod('plain'), Nodes: null, NodeNames: ['worker-3'] });
     assert.deepEqual(plain.NodeNames, ['worker-3']);
     const metrics = await (await fetch(running.opsUrl + '/metrics')).text();

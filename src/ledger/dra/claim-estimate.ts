@@ -8,6 +8,7 @@ import type { ExactDeviceRequest, ResourceClaimObject } from '../objects.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
 import type { DeviceRecord } from './device-index.js';
 import type { ClassSelection } from './device-class.js';
+import type { DeviceSelectors } from './device-cel.js';
 import { mappedAmount, quantityOf } from './mapped-quantity.js';
 
 export interface RequestAlternative extends ExactDeviceRequest {
@@ -23,6 +24,36 @@ export interface EstimateInputs {
   /** Node-local devices (newest pool generations) with mappings or an unsupported mapping shape. */
   devices: readonly DeviceRecord[];
   classOf(name: string | undefined): ClassSelection;
+  selectors: DeviceSelectors;
+}
+
+/**
+ * The devices an alternative of a request may get: its class's and its own CEL selectors hold. A device on which a
+ * selector cannot be evaluated stays a candidate (conservative) and `unevaluated` says why.
+ */
+export function matchingDevices(
+  devices: readonly DeviceRecord[],
+  selection: ClassSelection,
+  alternative: ExactDeviceRequest,
+  selectors: DeviceSelectors,
+): { devices: DeviceRecord[]; unevaluated?: string } {
+  const own = alternative.selectors ?? [];
+  const expressions = [...selection.expressions, ...own.flatMap((s) => (s.cel ? [s.cel.expression] : []))];
+  let unevaluated = own.some((s) => !s.cel) ? 'a request selector is not a CEL expression' : undefined;
+  const out: DeviceRecord[] = [];
+  for (const device of devices) {
+    if (selection.driver !== undefined && device.driver !== selection.driver) continue;
+    if (expressions.length === 0) {
+      out.push(device);
+      continue;
+    }
+    const outcome = selectors.evaluate(expressions, device.cel);
+    if ('error' in outcome) {
+      unevaluated ??= outcome.error;
+      out.push(device);
+    } else if (outcome.matches) out.push(device);
+  }
+  return unevaluated === undefined ? { devices: out } : { devices: out, unevaluated };
 }
 
 export interface RequestEstimate {
@@ -46,15 +77,15 @@ export function estimateRequest(request: ClaimRequest, inputs: EstimateInputs): 
   const estimate: RequestEstimate = { request: request.name, amounts: new Map(), unsupported: [], mapped: false, notes: [] };
   for (const alternative of request.alternatives) {
     const selection = inputs.classOf(alternative.deviceClassName);
-    const candidates = inputs.devices.filter((d) => !selection.driver || d.driver === selection.driver);
+    const { devices: candidates, unevaluated } = matchingDevices(inputs.devices, selection, alternative, inputs.selectors);
     for (const d of candidates) if (d.unsupported) estimate.unsupported.push(d.unsupported);
     const mapped = candidates.filter((d) => d.mappings.length > 0);
     if (mapped.length === 0) continue;
     estimate.mapped = true;
-    if (!selection.driver) {
-      estimate.notes.push(`request ${request.name}: device class ${alternative.deviceClassName ?? '(none)'} does not name a driver kube-ledger can read; every mapped device counted as a candidate`);
-    } else if (!selection.fullyEvaluated || (alternative.selectors?.length ?? 0) > 0) {
-      estimate.notes.push(`request ${request.name}: selectors not evaluated; largest ${selection.driver} footprint assumed`);
+    if (!selection.known) {
+      estimate.notes.push(`request ${request.name}: device class ${alternative.deviceClassName ?? '(none)'} is unknown to kube-ledger; every mapped device counted as a candidate`);
+    } else if (unevaluated !== undefined) {
+      estimate.notes.push(`request ${request.name}: selector could not be evaluated (${unevaluated}); largest footprint among the candidates assumed`);
     }
     maxInto(estimate.amounts, alternativeFootprint(alternative, mapped, estimate.notes));
   }

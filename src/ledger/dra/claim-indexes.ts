@@ -6,6 +6,7 @@
  * - mapped devices of one claim on other nodes than its allocation node: those devices are rejected.
  */
 import type { ClaimPlacement } from './claim-placement.js';
+import type { Contribution } from './claim-contribution.js';
 
 export interface ClaimRecord {
   placement: ClaimPlacement;
@@ -17,6 +18,10 @@ export interface ClaimRecord {
   rejections: string[];
   signature: string;
   observedAt: string;
+  /** What counts on the node while the claim is counted (pod status, slices, or carried over); see claim-contribution.ts. */
+  contribution?: Contribution;
+  /** Divergences already reported (status vs slices), so a persisting one is counted once. */
+  divergenceReported?: string;
 }
 
 export interface Rejection {

@@ -51,7 +51,11 @@ export function claimUidOf(claim: ResourceClaimObject): string {
   return claim.metadata.uid ?? `no-uid:${objectKey(claim.metadata)}`;
 }
 
-export function placeClaim(claim: ResourceClaimObject, lookup: DeviceLookup): ClaimPlacement {
+/**
+ * `podNode` is the node of a bound pod reserving the claim: network-attached devices (slices with `allNodes` or a
+ * `nodeSelector`) have no node of their own, and upstream 1.36 charges their mappings to the node of the pod.
+ */
+export function placeClaim(claim: ResourceClaimObject, lookup: DeviceLookup, podNode?: string): ClaimPlacement {
   const key = objectKey(claim.metadata);
   const allocation = claim.status?.allocation;
   const results = allocation?.devices?.results ?? [];
@@ -69,7 +73,7 @@ export function placeClaim(claim: ResourceClaimObject, lookup: DeviceLookup): Cl
   };
   if (!placement.allocated) return placement;
   const byDevice = groupResults(results, lookup, placement);
-  placement.node = nodeFromSelector(allocation?.nodeSelector) ?? firstNode(byDevice);
+  placement.node = nodeFromSelector(allocation?.nodeSelector) ?? firstNode(byDevice) ?? podNode;
   for (const [device, deviceResults] of byDevice) {
     if (device.unsupported) placement.unsupportedDevices.push(device.unsupported);
     if (device.mappings.length === 0) continue;

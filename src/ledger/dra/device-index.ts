@@ -3,8 +3,8 @@
  * (ignored, reported). A pool is complete when all `resourceSliceCount` slices of the newest generation are present.
  * Devices are normalised once here (parsed mappings, NUMA zone) so the hot paths never re-parse slice JSON.
  */
-import type { DraUnsafeCategory } from '../dra-port.js';
-import type { Device, DeviceCapacityValue, ResourceSliceObject } from '../objects.js';
+import type { Device, DeviceAttributeValue, DeviceCapacityValue, ResourceSliceObject } from '../objects.js';
+import type { CelDeviceInput } from './device-cel.js';
 import type { Quantity } from '../quantity.js';
 import { isNodeAllocatableResource, quantityOf } from './mapped-quantity.js';
 
@@ -32,6 +32,8 @@ export interface DeviceRecord {
   unsupported?: string;
   /** Mapping entries that were skipped, with why. */
   problems: string[];
+  /** What CEL selectors read from the device (attribute and capacity names qualified with the driver's domain). */
+  cel: CelDeviceInput;
 }
 
 export interface PoolState {
@@ -46,8 +48,6 @@ export interface PoolState {
   nodes: Set<string>;
   /** Consistency problems that make the pool's nodes unsafe (incomplete, stale generations). */
   problems: string[];
-  /** The category of each entry of `problems` (same order), counted by metrics. */
-  problemCategories: DraUnsafeCategory[];
 }
 
 export interface IndexChange {
@@ -207,17 +207,14 @@ function buildPool(key: string, slices: ResourceSliceObject[], numaAttributes: r
     devices: new Map(),
     nodes: new Set(slices.flatMap((s) => (s.spec.nodeName ? [s.spec.nodeName] : []))),
     problems: [],
-    problemCategories: [],
   };
   if (newest.length < expectedSlices) {
-    pool.problemCategories.push('incomplete_pool');
     pool.problems.push(
       `pool ${key} generation ${generation} is incomplete (${newest.length} of ${expectedSlices} slices)`,
     );
   }
   if (stale.length > 0) {
     const gens = [...new Set(stale.map((s) => s.spec.pool.generation ?? 0))].sort((a, b) => a - b);
-    pool.problemCategories.push('mixed_generations');
     pool.problems.push(
       `pool ${key} mixes generations: stale slices of generation ${gens.join(', ')} ignored (newest ${generation})`,
     );
@@ -247,6 +244,12 @@ function normaliseDevice(slice: ResourceSliceObject, device: Device, numaAttribu
     mappings: [],
     zone: numaZoneOf(driver, device, numaAttributes),
     problems: [],
+    cel: {
+      driver,
+      attributes: qualifiedKeys(driver, device.attributes),
+      capacity: qualifiedKeys(driver, device.capacity),
+      allowMultipleAllocations: device.allowMultipleAllocations === true,
+    },
   };
   const v136 = device.nodeAllocatableResourceMappings;
   if (v136 && Object.keys(v136).length > 0) {
@@ -273,6 +276,12 @@ function addMapping(
     record.problems.push(`mapping to ${resource} ignored: ${(err as Error).message}`);
     record.unsupported ??= `device ${record.key} has an unparsable allocationMultiplier for ${resource}`;
   }
+}
+
+function qualifiedKeys<V extends DeviceAttributeValue | DeviceCapacityValue>(driver: string, values: Record<string, V> | undefined): Record<string, V> {
+  const out: Record<string, V> = {};
+  for (const [name, value] of Object.entries(values ?? {})) out[qualifiedAttributeName(driver, name)] = value;
+  return out;
 }
 
 function numaZoneOf(driver: string, device: Device, numaAttributes: readonly string[]): string | undefined {

@@ -7,7 +7,7 @@ import { formatAmount } from '../resource-amounts.js';
 import type { ClaimRecord } from './claim-indexes.js';
 import type { DeviceRecord, PoolState } from './device-index.js';
 import type { NodeAggregate } from './node-aggregate.js';
-import { compareZones, zoneFreeList } from './numa.js';
+import { compareZones, unboundedIn, zoneFreeList } from './numa.js';
 import type { NumaZoneState } from './types.js';
 
 export function exportNodeAggregate(aggregate: NodeAggregate, unsafe: string | undefined): unknown {
@@ -53,6 +53,7 @@ export function exportLedger(input: LedgerExportInput): unknown {
       rejections: record.rejections,
       missingDevices: record.placement.missingDevices,
       problems: record.placement.problems,
+      ...contributionView(record),
     };
   }
   return sortKeys({
@@ -64,6 +65,16 @@ export function exportLedger(input: LedgerExportInput): unknown {
     unsafeNodes,
     claims,
   });
+}
+
+/** Where a counted claim's amounts come from; with a divergence both values, and when carried over, since when. */
+function contributionView(record: ClaimRecord): Record<string, unknown> {
+  const c = record.contribution;
+  if (!c) return {};
+  const view: Record<string, unknown> = { source: c.source };
+  if (c.divergence) view['divergence'] = { fromSlices: formatted(c.divergence.slices), fromStatus: formatted(c.divergence.status), counted: 'status' };
+  if (c.carried) view['carriedOver'] = { ...c.carried };
+  return view;
 }
 
 export function snapshotOf(
@@ -84,7 +95,14 @@ export function snapshotOf(
   }
   const claims: Record<string, unknown> = {};
   for (const [key, r] of records) {
-    claims[key] = { uid: r.placement.uid, node: r.placement.node ?? null, counted: r.counted, accepted: r.accepted };
+    claims[key] = {
+      uid: r.placement.uid,
+      node: r.placement.node ?? null,
+      counted: r.counted,
+      accepted: r.accepted,
+      source: r.contribution?.source ?? null,
+      diverging: r.contribution?.divergence !== undefined,
+    };
   }
   return sortKeys({ nodes, claims });
 }
@@ -98,7 +116,7 @@ function exportZones(zones: ReadonlyMap<string, NumaZoneState>): Record<string, 
       capacity: formatted(state.capacity),
       used: formatted(state.used),
       free: formatted(free.get(zone) ?? new Map()),
-      unbounded: [...(state.unbounded ?? [])].sort(),
+      unbounded: [...unboundedIn(state)].sort(),
     };
   }
   return out;

@@ -4,8 +4,9 @@
  * of events costs one recomputation per touched claim and node. Every derived value is a pure function of the stored
  * objects, which is what lets the property test compare an incremental ledger with one rebuilt from scratch.
  *
- * One entry per claim UID: a claim counts on the node it is allocated for, only while a known, bound, non-terminal
- * pod on that node reserves it. Duplicates are resolved deterministically (independent of event order):
+ * One entry per claim UID: a claim counts on the node it is allocated for (network-attached devices: the reserving
+ * pod's node), only while a known, bound, non-terminal pod on that node reserves it, with what its pod status says,
+ * else what its slices price, else the last priced amounts carried over (claim-contribution.ts). Duplicates are resolved deterministically (independent of event order):
  * - two claim objects with the same UID: the lexicographically smallest namespace/name counts;
  * - an exclusive (non-shared) mapped device in two counted claims: the smallest (UID, key) counts, the other is
  *   rejected whole;
@@ -13,16 +14,24 @@
  */
 import type { DeviceClassObject, PodObject, ResourceClaimObject, ResourceSliceObject } from '../objects.js';
 import { objectKey } from '../objects.js';
-import type { DraAccounting, DraUnsafeCategory } from '../dra-port.js';
+import type { DraAccounting } from '../dra-port.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
 import { addAll } from './claim-estimate.js';
-import { placeClaim } from './claim-placement.js';
-import { classSelection, type ClassSelection } from './device-class.js';
+import type { DeviceLookup } from './claim-placement.js';
+import { buildClaimRecord } from './claim-record.js';
 import { DeviceIndex, type IndexChange } from './device-index.js';
+import { AllocatedDevices } from './allocated-devices.js';
+import { DeviceClasses } from './device-classes.js';
+import { ReservingPods } from './reserving-pods.js';
+import { DeviceSelectors } from './device-cel.js';
 import { exportLedger, exportNodeAggregate, snapshotOf } from './dra-export.js';
 import { ClaimIndexes, type ClaimRecord } from './claim-indexes.js';
 import { aggregateNode, isEmptyAggregate, type NodeAggregate } from './node-aggregate.js';
 import { assessPodOnNode } from './pod-assessment.js';
+import { divergenceReport, type ContributionMemory } from './claim-contribution.js';
+import type { UnsafeCategory } from './unsafe-category.js';
+import { unsafeCategoriesOf, unsafeReasonOf, type LedgerFreshness } from './node-safety.js';
+import { ledgerStats, type DraLedgerStats } from './ledger-stats.js';
 import {
   DEFAULT_NUMA_ATTRIBUTES,
   type DraLedgerHooks,
@@ -34,13 +43,6 @@ import {
 export * from './types.js';
 export { trimDeviceClass, trimResourceClaim, trimResourceSlice } from './trim.js';
 
-interface PodInfo {
-  key: string;
-  uid: string;
-  node?: string;
-  phase?: string;
-}
-
 const ASSESS_CACHE_LIMIT = 20_000;
 
 export class DraLedger implements DraAccounting {
@@ -48,16 +50,22 @@ export class DraLedger implements DraAccounting {
   private readonly numaAttributes: ReadonlySet<string>;
   private readonly devices: DeviceIndex;
   private readonly claims = new Map<string, ResourceClaimObject>();
-  private readonly classes = new Map<string, DeviceClassObject>();
-  private readonly classSelections = new Map<string, ClassSelection>();
-  private readonly pods = new Map<string, PodInfo>();
-  private readonly podsByUid = new Map<string, PodInfo>();
+  private readonly classes = new DeviceClasses();
+  private readonly pods = new ReservingPods();
   private readonly records = new Map<string, ClaimRecord>();
   private readonly indexes = new ClaimIndexes((key) => this.records.get(key));
   private readonly aggregates = new Map<string, NodeAggregate>();
   private readonly dirtyClaims = new Set<string>();
   private readonly dirtyNodes = new Set<string>();
   private readonly assessCache = new Map<string, DraPodAssessment>();
+  /** Per claim key: the last contribution the slices priced for its current allocation (see claim-contribution.ts). */
+  private readonly memories = new Map<string, ContributionMemory>();
+  private readonly allocated = new AllocatedDevices();
+  private readonly selectors = new DeviceSelectors();
+  /** Nodes where some claim contributes (keeps `dra.enabled: auto` on while a driver restart has deleted every slice). */
+  private readonly nodesWithEntries = new Set<string>();
+  /** When each slice was last added, updated or re-delivered (epoch ms), for the per-driver observation age. */
+  private readonly sliceObservedAt = new Map<string, { driver: string; at: number }>();
   /** Bumped whenever any pod's assessment on any node may have changed (see `assessmentEpoch`). */
   private assessEpoch = 0;
   private sliceDataAgeMs: number | undefined;
@@ -77,12 +85,17 @@ export class DraLedger implements DraAccounting {
   // --- ResourceSlices ---
   upsertSlice(slice: ResourceSliceObject): void {
     const name = slice.metadata.name ?? '';
+    this.sliceObservedAt.set(name, { driver: slice.spec.driver, at: this.options.now() });
     const old = this.devices.slice(name);
     if (old && sameVersion(old.metadata.resourceVersion, slice.metadata.resourceVersion)) return;
+    this.settle(); // price pending claims with the slices they were allocated from before those change
     this.sliceChanged(this.devices.upsert(slice));
   }
 
   deleteSlice(name: string): void {
+    this.sliceObservedAt.delete(name);
+    if (!this.devices.slice(name)) return;
+    this.settle(); // price pending claims with the slices they were allocated from before those go
     this.sliceChanged(this.devices.remove(name));
   }
 
@@ -97,12 +110,18 @@ export class DraLedger implements DraAccounting {
     const key = objectKey(claim.metadata);
     const old = this.claims.get(key);
     if (old && sameVersion(old.metadata.resourceVersion, claim.metadata.resourceVersion)) return;
+    if (old) this.allocated.track(key, old, -1);
     this.claims.set(key, claim);
+    this.allocated.track(key, claim, 1);
     this.markClaim(key);
   }
 
   deleteClaim(key: string): void {
-    if (this.claims.delete(key)) this.markClaim(key);
+    const old = this.claims.get(key);
+    if (!old) return;
+    this.allocated.track(key, old, -1);
+    this.claims.delete(key);
+    this.markClaim(key);
   }
 
   replaceClaims(all: ResourceClaimObject[]): void {
@@ -113,50 +132,33 @@ export class DraLedger implements DraAccounting {
 
   // --- DeviceClasses (only estimates read them) ---
   upsertDeviceClass(deviceClass: DeviceClassObject): void {
-    const name = deviceClass.metadata.name ?? '';
-    this.classes.set(name, deviceClass);
-    this.classSelections.delete(name);
+    this.classes.upsert(deviceClass);
     this.invalidateAssessments();
   }
 
   deleteDeviceClass(name: string): void {
     this.classes.delete(name);
-    this.classSelections.delete(name);
     this.invalidateAssessments();
   }
 
   replaceDeviceClasses(all: DeviceClassObject[]): void {
-    this.classes.clear();
-    this.classSelections.clear();
-    for (const d of all) this.classes.set(d.metadata.name ?? '', d);
+    this.classes.replace(all);
     this.invalidateAssessments();
   }
 
-  // --- Pods (only uid, node and phase matter here) ---
+  // --- Pods (uid, node, phase and the status amounts matter here) ---
   upsertPod(pod: PodObject): void {
-    const info: PodInfo = {
-      key: objectKey(pod.metadata),
-      uid: pod.metadata.uid ?? '',
-      node: pod.spec?.nodeName || undefined,
-      phase: pod.status?.phase,
-    };
-    const old = this.pods.get(info.key);
-    if (old && old.uid === info.uid && old.node === info.node && old.phase === info.phase) return;
-    if (old) this.forgetPod(old);
-    this.pods.set(info.key, info);
-    if (info.uid) this.podsByUid.set(info.uid, info);
-    this.markPodClaims(info.uid);
+    for (const uid of this.pods.upsert(pod)) this.markPodClaims(uid);
   }
 
   deletePod(key: string): void {
-    const old = this.pods.get(key);
-    if (old) this.forgetPod(old);
+    for (const uid of this.pods.delete(key)) this.markPodClaims(uid);
   }
 
   replacePods(all: PodObject[]): void {
     if (this.pods.size > 0) {
       const keep = new Set(all.map((p) => objectKey(p.metadata)));
-      for (const key of [...this.pods.keys()]) if (!keep.has(key)) this.deletePod(key);
+      for (const key of this.pods.keys()) if (!keep.has(key)) this.deletePod(key);
     }
     for (const pod of all) this.upsertPod(pod);
   }
@@ -175,8 +177,15 @@ export class DraLedger implements DraAccounting {
   }
 
   // --- reads ---
+  /**
+   * Whether DRA accounting has work: slices with mappings exist, a DeviceClass serves an extended resource, or some
+   * claim still counts (carried over, or from pod status with its slices gone).
+   */
   hasMappings(): boolean {
-    return this.devices.hasMappings();
+    if (this.devices.hasMappings()) return true;
+    if (this.classes.servesExtendedResources()) return true;
+    this.settle();
+    return this.nodesWithEntries.size > 0;
   }
 
   nodeState(node: string): DraNodeState | undefined {
@@ -206,10 +215,15 @@ export class DraLedger implements DraAccounting {
     return this.aggregate(node)?.used;
   }
 
-  assessPod(pod: PodObject, node: string): DraPodAssessment {
+  extendedResourceClass(resource: string): string | undefined {
+    return this.classes.extendedResourceClass(resource);
+  }
+
+  assessPod(pod: PodObject, node: string, delegated?: ReadonlyMap<string, { className: string; count: bigint }>): DraPodAssessment {
     this.settle();
     const rv = pod.metadata.resourceVersion;
-    const cacheKey = rv && pod.metadata.uid ? `${pod.metadata.uid}|${rv}|${node}` : undefined;
+    const extra = delegated && delegated.size > 0 ? `|${[...delegated].map(([r, d]) => `${r}=${d.className}:${d.count}`).join(',')}` : '';
+    const cacheKey = rv && pod.metadata.uid ? `${pod.metadata.uid}|${rv}|${node}${extra}` : undefined;
     const cached = cacheKey ? this.assessCache.get(cacheKey) : undefined;
     if (cached) return cached;
     const aggregate = this.aggregates.get(node);
@@ -217,13 +231,16 @@ export class DraLedger implements DraAccounting {
       node,
       aggregate,
       nodeUnsafe: aggregate ? this.unsafeReason(aggregate) : undefined,
-      nodeUnsafeCategories: aggregate ? this.unsafeCategories(aggregate) : undefined,
+      nodeUnsafeCategories: aggregate ? this.unsafeCategoriesOf(aggregate) : [],
       numaAttributes: this.numaAttributes,
       claim: (key) => this.claims.get(key),
       record: (key) => this.records.get(key),
-      classOf: (name) => this.classOf(name),
-      isActivePodOn: (uid, n) => this.isActivePodOn(uid, n),
-      devicesOf: (driver) => (this.devices.driverReach(driver) === 'node-local' ? (aggregate?.devicesByDriver.get(driver) ?? 0) : undefined),
+      classOf: (name) => this.classes.selection(name),
+      isActivePodOn: (uid, n) => this.pods.isActivePodOn(uid, n),
+      devicesOf: (driver) => (this.devices.driverReach(driver) === 'node-local' ? (aggregate?.devicesByDriver.get(driver) ?? []) : undefined),
+      isAllocated: (deviceKey) => this.allocated.isAllocated(deviceKey),
+      selectors: this.selectors,
+      ...(delegated ? { delegated } : {}),
     });
     if (cacheKey) {
       if (this.assessCache.size >= ASSESS_CACHE_LIMIT) this.assessCache.clear(); // capacity only: entries stay valid
@@ -238,11 +255,17 @@ export class DraLedger implements DraAccounting {
     for (const key of this.indexes.claimsOnNode(node)) {
       const record = this.records.get(key);
       if (!record?.accepted) continue;
-      const holders = record.placement.reservedPodUids.filter((uid) => this.isActivePodOn(uid, node));
+      const holders = record.placement.reservedPodUids.filter((uid) => this.pods.isActivePodOn(uid, node));
       if (holders.length === 0 || !holders.every((uid) => victimPodUids.has(uid))) continue;
-      for (const entry of record.placement.entries) addAll(freed, entry.amounts);
+      for (const entry of record.contribution?.entries ?? record.placement.entries) addAll(freed, entry.amounts);
     }
     return freed;
+  }
+
+  /** Cluster-wide figures for gauges (see ledger-stats.ts). */
+  stats(): DraLedgerStats {
+    this.settle();
+    return ledgerStats(this.aggregates.values(), this.records.values(), (a) => this.unsafeCategoriesOf(a), this.sliceObservedAt.values());
   }
 
   unsafeNodes(): Map<string, string> {
@@ -251,16 +274,6 @@ export class DraLedger implements DraAccounting {
     for (const node of [...this.aggregates.keys()].sort()) {
       const reason = this.unsafeReason(this.aggregates.get(node)!);
       if (reason) unsafe.set(node, reason);
-    }
-    return unsafe;
-  }
-
-  unsafeNodeCategories(): Map<string, DraUnsafeCategory[]> {
-    this.settle();
-    const unsafe = new Map<string, DraUnsafeCategory[]>();
-    for (const node of [...this.aggregates.keys()].sort()) {
-      const categories = this.unsafeCategories(this.aggregates.get(node)!);
-      if (categories.length > 0) unsafe.set(node, categories);
     }
     return unsafe;
   }
@@ -300,7 +313,8 @@ export class DraLedger implements DraAccounting {
     this.invalidateAssessments();
   }
 
-  private invalidateAssessments(): void {
+  /** Forget every remembered assessment (a lever around the ledger changed what assessments mean). */
+  invalidateAssessments(): void {
     this.assessCache.clear();
     this.assessEpoch++;
   }
@@ -315,46 +329,16 @@ export class DraLedger implements DraAccounting {
     for (const key of this.indexes.claimsReservedBy(uid)) this.markClaim(key);
   }
 
-  private forgetPod(info: PodInfo): void {
-    this.pods.delete(info.key);
-    if (this.podsByUid.get(info.uid) === info) this.podsByUid.delete(info.uid);
-    this.markPodClaims(info.uid);
-  }
-
-  private isActivePodOn(uid: string, node: string): boolean {
-    const pod = this.podsByUid.get(uid);
-    return pod !== undefined && pod.node === node && pod.phase !== 'Succeeded' && pod.phase !== 'Failed';
-  }
-
-  private classOf(name: string | undefined): ClassSelection {
-    if (name === undefined) return { fullyEvaluated: false };
-    let selection = this.classSelections.get(name);
-    if (!selection) this.classSelections.set(name, (selection = classSelection(this.classes.get(name))));
-    return selection;
-  }
-
-  /** The categories of `unsafeReason`, in the same cases (node reasons, then rebuilding and stale slice data). */
-  private unsafeCategories(aggregate: NodeAggregate): DraUnsafeCategory[] {
-    const categories = new Set<DraUnsafeCategory>(aggregate.categories);
-    if (aggregate.reasons.length > 0 && categories.size === 0) categories.add('other');
-    if (aggregate.hasMappings) {
-      if (this.rebuilding) categories.add('rebuilding');
-      const age = this.sliceDataAgeMs;
-      if (age !== undefined && age > this.options.freshnessWindowMs) categories.add('stale_slices');
-    }
-    return [...categories].sort();
+  private unsafeCategoriesOf(aggregate: NodeAggregate): UnsafeCategory[] {
+    return unsafeCategoriesOf(aggregate, this.freshness());
   }
 
   private unsafeReason(aggregate: NodeAggregate): string | undefined {
-    const reasons = [...aggregate.reasons];
-    if (aggregate.hasMappings) {
-      if (this.rebuilding) reasons.push('ledger rebuilding after start');
-      const age = this.sliceDataAgeMs;
-      if (age !== undefined && age > this.options.freshnessWindowMs) {
-        reasons.push(`ResourceSlice data is ${formatSeconds(age)} old (freshness window ${formatSeconds(this.options.freshnessWindowMs)})`);
-      }
-    }
-    return reasons.length > 0 ? reasons.join('; ') : undefined;
+    return unsafeReasonOf(aggregate, this.freshness());
+  }
+
+  private freshness(): LedgerFreshness {
+    return { rebuilding: this.rebuilding, sliceDataAgeMs: this.sliceDataAgeMs, freshnessWindowMs: this.options.freshnessWindowMs };
   }
 
   /** Applies pending changes: claims first (placement, then duplicate resolution), then node totals. */
@@ -380,17 +364,17 @@ export class DraLedger implements DraAccounting {
     const claim = this.claims.get(key);
     if (!claim) {
       this.records.delete(key);
+      this.memories.delete(key);
       return;
     }
-    const placement = placeClaim(claim, (driver, pool, device) => this.devices.device(driver, pool, device));
-    const node = placement.node;
-    const counted = node !== undefined && placement.reservedPodUids.some((uid) => this.isActivePodOn(uid, node));
-    const signature = JSON.stringify(placement.entries, (_k, v: unknown) => (v instanceof Map ? [...v] : typeof v === 'bigint' ? String(v) : v));
-    const observedAt = old && old.signature === signature ? old.observedAt : new Date(this.options.now()).toISOString();
-    const record: ClaimRecord = { placement, counted, accepted: false, rejections: old?.rejections ?? [], signature, observedAt };
+    const lookup: DeviceLookup = (driver, pool, device) => this.devices.device(driver, pool, device);
+    const now = new Date(this.options.now()).toISOString();
+    const { record, memory } = buildClaimRecord(key, claim, this.pods.activeHolders(claim), lookup, this.memories.get(key), old, now);
+    if (memory) this.memories.set(key, memory);
+    else this.memories.delete(key);
     this.records.set(key, record);
     this.indexes.add(record, touched);
-    if (node) this.dirtyNodes.add(node);
+    if (record.placement.node) this.dirtyNodes.add(record.placement.node);
   }
 
   private resolveClaim(key: string): void {
@@ -404,24 +388,30 @@ export class DraLedger implements DraAccounting {
       if (!record.rejections.includes(signatures[i]!)) this.hooks.onDuplicate?.({ claimUid: record.placement.uid, ...r });
     }
     record.rejections = signatures;
+    this.reportDivergence(record);
     if (record.placement.node) this.dirtyNodes.add(record.placement.node);
+  }
+
+  private reportDivergence(record: ClaimRecord): void {
+    const report = divergenceReport(record);
+    if (report && report.signature !== record.divergenceReported) this.hooks.onDivergence?.(report.info);
+    if (report) record.divergenceReported = report.signature;
+    else delete record.divergenceReported;
   }
 
   private refreshNode(node: string): void {
     const placed = [...this.indexes.claimsOnNode(node)].sort().flatMap((key) => {
       const record = this.records.get(key);
-      return record ? [{ placement: record.placement, accepted: record.accepted, observedAt: record.observedAt }] : [];
+      return record ? [{ placement: record.placement, accepted: record.accepted, observedAt: record.observedAt, contribution: record.contribution }] : [];
     });
     const aggregate = aggregateNode(node, this.devices.poolsOnNode(node), placed);
     if (isEmptyAggregate(aggregate)) this.aggregates.delete(node);
     else this.aggregates.set(node, aggregate);
+    if (aggregate.entries.length > 0) this.nodesWithEntries.add(node);
+    else this.nodesWithEntries.delete(node);
   }
 }
 
 function sameVersion(a: string | undefined, b: string | undefined): boolean {
   return a !== undefined && a !== '' && a === b;
-}
-
-function formatSeconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10}s`;
 }

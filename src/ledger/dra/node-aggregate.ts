@@ -4,19 +4,22 @@
  * accounting cannot be trusted (incomplete or mixed-generation pools, claims on devices no slice lists, devices in a
  * mapping shape we do not account).
  */
-import type { DraUnsafeCategory } from '../dra-port.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
 import { formatAmount } from '../resource-amounts.js';
 import type { ClaimPlacement, PlacedEntry } from './claim-placement.js';
+import type { Contribution } from './claim-contribution.js';
 import type { DeviceRecord, PoolState } from './device-index.js';
 import { addAll } from './claim-estimate.js';
 import { zoneCapacities } from './numa.js';
 import type { ClaimContribution, NumaZoneState } from './types.js';
+import { sortCategories, type UnsafeCategory } from './unsafe-category.js';
 
 export interface PlacedClaim {
   placement: ClaimPlacement;
   accepted: boolean;
   observedAt: string;
+  /** What counts (defaults to the placement's entries). */
+  contribution?: Contribution;
 }
 
 export interface NodeAggregate {
@@ -26,36 +29,44 @@ export interface NodeAggregate {
   zones: Map<string, NumaZoneState>;
   /** Node-specific reasons, sorted; global ones (rebuilding, stale data) are added by the ledger on read. */
   reasons: string[];
-  /** The distinct categories of `reasons`, sorted (metrics count these, never the text). */
-  categories: DraUnsafeCategory[];
   hasMappings: boolean;
   /** Node-local devices of the newest pool generations that have mappings or an unsupported mapping shape. */
   mappedDevices: DeviceRecord[];
   unsupported: string[];
   pools: PoolState[];
   /** Node-local devices of the newest pool generations per driver, mapped or not. */
-  devicesByDriver: Map<string, number>;
+  devicesByDriver: Map<string, DeviceRecord[]>;
+  /** Claims whose contribution is carried over (the slices cannot price them now). */
+  carriedClaims: number;
+  /** Codes of the node-specific `reasons`, most fundamental first. */
+  categories: UnsafeCategory[];
 }
 
 export function aggregateNode(node: string, pools: PoolState[], placed: PlacedClaim[]): NodeAggregate {
   const mappedDevices: DeviceRecord[] = [];
-  const devicesByDriver = new Map<string, number>();
+  const devicesByDriver = new Map<string, DeviceRecord[]>();
   for (const pool of pools) {
     for (const device of pool.devices.values()) {
       if (device.node !== node) continue;
-      devicesByDriver.set(device.driver, (devicesByDriver.get(device.driver) ?? 0) + 1);
+      const list = devicesByDriver.get(device.driver);
+      if (list) list.push(device);
+      else devicesByDriver.set(device.driver, [device]);
       if (device.mappings.length > 0 || device.unsupported !== undefined) mappedDevices.push(device);
     }
   }
   mappedDevices.sort((a, b) => compareText(a.key, b.key));
   const reasons = new Set<string>();
-  const categories = new Set<DraUnsafeCategory>();
-  for (const pool of pools) for (const problem of pool.problems) reasons.add(problem);
-  for (const pool of pools) for (const category of pool.problemCategories) categories.add(category);
+  const categories = new Set<UnsafeCategory>();
+  for (const pool of pools) {
+    for (const problem of pool.problems) reasons.add(problem);
+    if (pool.presentSlices < pool.expectedSlices) categories.add('incomplete_pool');
+    if (pool.staleSliceNames.length > 0) categories.add('mixed_generations');
+  }
   const entries: ClaimContribution[] = [];
   const used: ResourceAmounts = new Map();
   const zones = zoneCapacities(mappedDevices);
-  for (const { placement, accepted, observedAt } of placed) {
+  let carriedClaims = 0;
+  for (const { placement, accepted, observedAt, contribution } of placed) {
     for (const missing of placement.missingDevices) {
       reasons.add(`claim ${placement.key} is allocated device ${missing}, which no current ResourceSlice lists`);
       categories.add('missing_device');
@@ -65,8 +76,14 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
       reasons.add(`claim ${placement.key} uses a device kube-ledger cannot count: ${note}`);
       categories.add('unsupported_shape');
     }
-    for (const entry of placement.entries) {
-      entries.push(contributionOf(entry, observedAt));
+    const carried = contribution?.carried;
+    if (carried) {
+      carriedClaims++;
+      if (placement.missingDevices.length === 0) categories.add('mapping_changed');
+      reasons.add(`claim ${placement.key}: contribution carried over since ${carried.since} (${carried.reason})`);
+    }
+    for (const entry of contribution?.entries ?? placement.entries) {
+      entries.push(contributionOf(entry, carried?.observedAt ?? observedAt, contribution));
       addAll(used, entry.amounts);
       if (entry.zone !== undefined) addZoneUse(zones, entry);
     }
@@ -78,12 +95,13 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
     entries,
     zones,
     reasons: [...reasons].sort(),
-    categories: [...categories].sort(),
     hasMappings: mappedDevices.length > 0 || entries.length > 0,
     mappedDevices,
     unsupported: [...new Set(mappedDevices.flatMap((d) => (d.unsupported ? [d.unsupported] : [])))].sort(),
     pools,
     devicesByDriver,
+    carriedClaims,
+    categories: sortCategories(categories),
   };
 }
 
@@ -97,7 +115,7 @@ function addZoneUse(zones: Map<string, NumaZoneState>, entry: PlacedEntry): void
   addAll(zone.used, entry.amounts);
 }
 
-function contributionOf(entry: PlacedEntry, observedAt: string): ClaimContribution {
+function contributionOf(entry: PlacedEntry, observedAt: string, decided: Contribution | undefined): ClaimContribution {
   const resources: Record<string, string> = {};
   for (const name of [...entry.amounts.keys()].sort()) resources[name] = formatAmount(name, entry.amounts.get(name)!);
   const contribution: ClaimContribution = {
@@ -113,9 +131,20 @@ function contributionOf(entry: PlacedEntry, observedAt: string): ClaimContributi
     sliceResourceVersion: entry.sliceResourceVersion,
     poolGeneration: entry.poolGeneration,
     observedAt,
+    source: decided?.source ?? 'slices',
   };
   if (entry.zone !== undefined) contribution.zone = entry.zone;
+  const carried = decided?.carried;
+  if (carried) contribution.carriedOver = { since: carried.since, reason: carried.reason, mappingVersion: carried.mappingVersion };
+  const divergence = decided?.divergence;
+  if (divergence) contribution.divergence = { fromSlices: formattedList(divergence.slices), fromStatus: formattedList(divergence.status) };
   return contribution;
+}
+
+function formattedList(amounts: ReadonlyMap<string, bigint>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of [...amounts.keys()].sort()) out[name] = formatAmount(name, amounts.get(name)!);
+  return out;
 }
 
 function compareEntries(a: ClaimContribution, b: ClaimContribution): number {

@@ -1,8 +1,11 @@
 /**
  * NUMA sub-ledgers. The scheduler's node totals are not NUMA-aware (KEP-5517); a claim whose `matchAttribute`
- * constraint names a NUMA attribute needs its aligned requests to fit in ONE zone. A zone's capacity is the mapped
- * capacity of the devices in it (capacityKey: capacity value × multiplier; multiplier-only: multiplier per device, a
- * shared device has no finite bound); its use is the contributions of allocated results on those devices.
+ * constraint names a NUMA attribute needs its aligned requests to fit in ONE zone. A zone's capacity of a resource
+ * comes only from the devices that PROVIDE it: capacityKey mappings (a cpu/memory driver's NUMA device publishing
+ * `cpu: 24` under a capacity key), capacity value × multiplier. Multiplier-only devices (a GPU whose allocation costs
+ * 4 cpu) only consume: adding their multiplier to the zone would make a zone's cpu room grow with its GPUs. A zone
+ * where no device provides a resource does not bound it (the node's cpu is not split by zone in kube-ledger's view);
+ * its use is the contributions of allocated results on the zone's devices.
  */
 import type { ResourceAmounts } from '../resource-amounts.js';
 import { formatAmount } from '../resource-amounts.js';
@@ -25,17 +28,11 @@ export function zoneCapacities(devices: Iterable<DeviceRecord>): Map<string, Num
 function addDeviceCapacity(zone: NumaZoneState, device: DeviceRecord): void {
   for (const mapping of device.mappings) {
     try {
-      if (mapping.capacityKey) {
-        const value = device.capacity[mapping.capacityKey]?.value;
-        if (value === undefined) continue;
-        const amount = mappedAmount(mapping.resource, quantityOf(value), mapping.multiplier, 1n);
-        zone.capacity.set(mapping.resource, (zone.capacity.get(mapping.resource) ?? 0n) + amount);
-      } else if (device.shared) {
-        (zone.unbounded ??= new Set()).add(mapping.resource);
-      } else {
-        const amount = mappedAmount(mapping.resource, undefined, mapping.multiplier, 1n);
-        zone.capacity.set(mapping.resource, (zone.capacity.get(mapping.resource) ?? 0n) + amount);
-      }
+      if (!mapping.capacityKey) continue; // a consumer, not a provider
+      const value = device.capacity[mapping.capacityKey]?.value;
+      if (value === undefined) continue;
+      const amount = mappedAmount(mapping.resource, quantityOf(value), mapping.multiplier, 1n);
+      zone.capacity.set(mapping.resource, (zone.capacity.get(mapping.resource) ?? 0n) + amount);
     } catch {
       // An unparsable capacity adds nothing to the zone (the API server validates quantities; only hand-written
       // snapshots can get here) — the claim side reports the same value as a problem when a claim uses it.
@@ -54,8 +51,15 @@ export function zoneFreeList(zones: ReadonlyMap<string, NumaZoneState>): ZoneFre
     const state = zones.get(zone)!;
     const free: ResourceAmounts = new Map();
     for (const [name, capacity] of state.capacity) free.set(name, capacity - (state.used.get(name) ?? 0n));
-    return { zone, free, unbounded: state.unbounded ?? new Set() };
+    return { zone, free, unbounded: unboundedIn(state) };
   });
+}
+
+/** Resources used in the zone that no device of the zone provides. */
+export function unboundedIn(state: NumaZoneState): Set<string> {
+  const names = new Set(state.unbounded ?? []);
+  for (const name of state.used.keys()) if (!state.capacity.has(name)) names.add(name);
+  return names;
 }
 
 export function compareZones(a: string, b: string): number {
@@ -69,6 +73,8 @@ export interface NumaFit {
   fits: boolean;
   zone?: string;
   reason?: string;
+  /** no_device_in_zone: no zone has a device for every aligned request; no_zone_room: some has, but not the room. */
+  code?: 'no_zone_room' | 'no_device_in_zone';
   note?: string;
 }
 
@@ -83,24 +89,30 @@ export function fitAlignedRequests(requests: ClaimRequest[], inputs: EstimateInp
     return { fits: true, note: 'NUMA alignment requested but no device on this node publishes a NUMA attribute' };
   }
   const details: string[] = [];
+  let someZoneHasDevices = false;
   for (const zone of zones) {
-    const inZone: EstimateInputs = { devices: inputs.devices.filter((d) => d.zone === zone.zone), classOf: inputs.classOf };
+    const inZone: EstimateInputs = { ...inputs, devices: inputs.devices.filter((d) => d.zone === zone.zone) };
     const perRequest = relevant.map((r) => estimateRequest(r, inZone));
     const lacking = perRequest.filter((e) => !e.mapped).map((e) => e.request);
+    if (lacking.length === 0) someZoneHasDevices = true;
     const need: ResourceAmounts = new Map();
     for (const e of perRequest) addAll(need, e.amounts);
     if (lacking.length === 0 && fitsIn(need, zone)) {
-      for (const [name, amount] of need) if (!zone.unbounded.has(name)) zone.free.set(name, (zone.free.get(name) ?? 0n) - amount);
+      for (const [name, amount] of need) if (zone.free.has(name)) zone.free.set(name, zone.free.get(name)! - amount);
       return { fits: true, zone: zone.zone };
     }
     details.push(zoneDetail(zone, total, lacking));
   }
-  return { fits: false, reason: `NUMA alignment: no single zone has room for ${formatList(total)} (${details.join('; ')})` };
+  return {
+    fits: false,
+    code: someZoneHasDevices ? 'no_zone_room' : 'no_device_in_zone',
+    reason: `NUMA alignment: no single zone has room for ${formatList(total)} (${details.join('; ')})`,
+  };
 }
 
 function fitsIn(need: ReadonlyMap<string, bigint>, zone: ZoneFree): boolean {
   for (const [name, amount] of need) {
-    if (amount <= 0n || zone.unbounded.has(name)) continue;
+    if (amount <= 0n || !zone.free.has(name)) continue; // no device here provides it: not bounded by the zone
     if ((zone.free.get(name) ?? 0n) < amount) return false;
   }
   return true;
@@ -108,7 +120,7 @@ function fitsIn(need: ReadonlyMap<string, bigint>, zone: ZoneFree): boolean {
 
 function zoneDetail(zone: ZoneFree, total: ReadonlyMap<string, bigint>, lacking: string[]): string {
   const parts = orderedNames(total).map((name) =>
-    zone.unbounded.has(name) ? `${name} unbounded` : `${name} ${formatSigned(name, zone.free.get(name) ?? 0n)}`,
+    zone.free.has(name) ? `${name} ${formatSigned(name, zone.free.get(name)!)}` : `${name} not bounded by the zone`,
   );
   const text = `zone ${zone.zone} free: ${parts.join(', ')}`;
   return lacking.length > 0 ? `${text}, no device for request ${lacking.join(', ')}` : text;

@@ -1,8 +1,8 @@
 /**
  * Trimming for the cluster source: keep only what the DRA ledger reads, so the cache does not hold whole
- * ResourceSlices (device attribute sets can be large) or claim specs. Devices without node-allocatable mappings keep
- * only their name: the ledger still needs to know they exist (a claim on a device no slice lists is a consistency
- * problem) but never reads their capacity or attributes.
+ * ResourceSlices or claim specs. Every device keeps its name, attributes, capacity and allowMultipleAllocations (CEL
+ * selectors read them to count the devices a request can use); mapped devices also keep their mappings. Everything
+ * else (taints, counters, binding conditions) is dropped. Claim and class selectors keep their CEL expressions.
  */
 import type {
   Device,
@@ -30,11 +30,11 @@ function hasMappings(device: Device): boolean {
 }
 
 function trimDevice(device: Device): Device {
-  if (!hasMappings(device)) return { name: device.name };
   const out: Device = { name: device.name };
   if (device.attributes) out.attributes = device.attributes;
   if (device.capacity) out.capacity = device.capacity;
   if (device.allowMultipleAllocations !== undefined) out.allowMultipleAllocations = device.allowMultipleAllocations;
+  if (!hasMappings(device)) return out;
   if (device.nodeAllocatableResourceMappings) out.nodeAllocatableResourceMappings = device.nodeAllocatableResourceMappings;
   if (device.nodeAllocatableResources) out.nodeAllocatableResources = device.nodeAllocatableResources;
   return out;
@@ -63,8 +63,7 @@ function trimExact<T extends ExactDeviceRequest & { name?: string }>(request: T)
   if (request.allocationMode !== undefined) out.allocationMode = request.allocationMode;
   if (request.count !== undefined) out.count = request.count;
   if (request.capacity?.requests) out.capacity = { requests: request.capacity.requests };
-  // Selectors are never evaluated; only their presence matters (it makes an estimate conservative).
-  if (request.selectors?.length) out.selectors = request.selectors.map(() => ({}));
+  if (request.selectors?.length) out.selectors = request.selectors.map((sel) => (sel.cel ? { cel: { expression: sel.cel.expression } } : {}));
   return out;
 }
 
@@ -113,6 +112,11 @@ export function trimResourceClaim(claim: ResourceClaimObject): ResourceClaimObje
 export function trimDeviceClass(deviceClass: DeviceClassObject): DeviceClassObject {
   const out: DeviceClassObject = { metadata: trimMeta(deviceClass.metadata) };
   const selectors = deviceClass.spec?.selectors;
-  if (selectors) out.spec = { selectors: selectors.map((s) => (s.cel ? { cel: { expression: s.cel.expression } } : {})) };
+  const extendedResourceName = deviceClass.spec?.extendedResourceName;
+  if (selectors || extendedResourceName) {
+    out.spec = {};
+    if (selectors) out.spec.selectors = selectors.map((s) => (s.cel ? { cel: { expression: s.cel.expression } } : {}));
+    if (extendedResourceName) out.spec.extendedResourceName = extendedResourceName;
+  }
   return out;
 }

@@ -21,9 +21,20 @@ export interface DuplicateInfo {
   reason: string;
 }
 
+export interface DivergenceInfo {
+  claimUid: string;
+  claimKey: string;
+  node: string;
+  /** Formatted amounts, e.g. `{ cpu: "4" }`. */
+  fromSlices: Record<string, string>;
+  fromStatus: Record<string, string>;
+}
+
 export interface DraLedgerHooks {
   /** Called once each time a duplicate contribution starts being rejected (not again while it persists). */
   onDuplicate?(info: DuplicateInfo): void;
+  /** Called once each time a claim's pod-status amounts start to differ from what the slices price (not while it persists). */
+  onDivergence?(info: DivergenceInfo): void;
 }
 
 /** What one claim contributes through one device on one node; a claim has one entry per mapped device it uses. */
@@ -44,12 +55,18 @@ export interface ClaimContribution {
   poolGeneration?: number;
   /** ISO time this contribution (with this content) was first computed. */
   observedAt: string;
+  /** Where the amounts come from: the slices, the reserving pod's status, or carried over from the last computation. */
+  source: 'slices' | 'status' | 'carried';
+  /** Set when carried over: since when and why the slices cannot price the claim, and from which slice data it was priced. */
+  carriedOver?: { since: string; reason: string; mappingVersion: string };
+  /** Set when the pod status and the slices disagree: both values (the status counts). */
+  divergence?: { fromSlices: Record<string, string>; fromStatus: Record<string, string> };
 }
 
 export interface NumaZoneState {
   capacity: ResourceAmounts;
   used: ResourceAmounts;
-  /** Resources without a finite zone capacity (shared devices with a multiplier-only mapping). */
+  /** Resources used in the zone that no device of the zone provides (not bounded by the zone; see numa.ts). */
   unbounded?: Set<string>;
 }
 

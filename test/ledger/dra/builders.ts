@@ -9,7 +9,7 @@ import type {
   ResourceClaimObject,
   ResourceSliceObject,
 } from '../../../src/ledger/objects.js';
-import { DraLedger, type DraLedgerOptions } from '../../../src/ledger/dra/dra-ledger.js';
+import { DraLedger, type DraLedgerHooks, type DraLedgerOptions } from '../../../src/ledger/dra/dra-ledger.js';
 import { resourceAmount } from '../../../src/ledger/resource-amounts.js';
 
 export const NUMA = 'topology.example.com/numaNode';
@@ -18,10 +18,11 @@ export const T0 = Date.parse('2026-07-20T10:15:00Z');
 export function newLedger(
   overrides: Partial<DraLedgerOptions> = {},
   onDuplicate?: (info: { claimUid: string; node: string; reason: string }) => void,
+  onDivergence?: DraLedgerHooks['onDivergence'],
 ): DraLedger {
   return new DraLedger(
     { numaAttributes: [NUMA, 'resource.kubernetes.io/numaNode'], freshnessWindowMs: 30_000, now: () => T0, ...overrides },
-    { onDuplicate },
+    { onDuplicate, onDivergence },
   );
 }
 

@@ -31,7 +31,9 @@ describe('DRA ledger: freshness and consistency make a node unsafe', () => {
     const reason = ledger.unsafeNodes().get('n1') ?? '';
     assert.match(reason, /mixes generations: stale slices of generation 1 ignored \(newest 2\)/);
     assert.match(reason, /claim ns\/c is allocated device gpu.example.com\/n1\/g0, which no current ResourceSlice lists/);
-    assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
+    // the claim's contribution outlives its device: carried over, never silently zero
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
+    assert.match(reason, /claim ns\/c: contribution carried over since 2026-07-20T10:15:00.000Z/);
 
     ledger.deleteSlice('old');
     assert.doesNotMatch(ledger.unsafeNodes().get('n1') ?? '', /mixes generations/);

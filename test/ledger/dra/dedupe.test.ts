@@ -23,13 +23,26 @@ describe('DRA ledger: one entry per claim UID', () => {
     assert.equal(ledger.nodeState('n1')!.entries.length, 1);
   });
 
-  it('gives a new pod sharing an already counted claim a zero footprint', () => {
+  // Upstream 1.36 DynamicResources.validateNodeAllocatableDRAClaimSharing: a claim with node-allocatable mappings
+  // already used by another pod on the node makes the node UnschedulableAndUnresolvable for the newcomer.
+  it('makes a node unresolvable for a second pod sharing a counted mapped claim, and adds nothing twice', () => {
     const ledger = gpuNode();
     ledger.upsertClaim(claim('ns', 'shared', 'uid-s', { results: G0, node: 'n1', reservedFor: ['pod-a'] }));
     const newcomer = pod('ns', 'c', 'pod-c', { claims: [{ name: 'x', claimName: 'shared' }, { name: 'y', claimName: 'shared' }] });
     const assessment = ledger.assessPod(newcomer, 'n1');
     assert.deepEqual(plain(assessment.footprint), {});
-    assert.ok(assessment.notes.some((n) => n.includes('already counted')));
+    assert.match(assessment.unresolvable ?? '', /claim ns\/shared has node-allocatable mappings and is already used by pod uid pod-a on n1/);
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
+  });
+
+  it('lets pods share a claim without mapped devices (only mapped claims are exclusive)', () => {
+    const ledger = gpuNode();
+    ledger.upsertSlice(slice('nic', 'n1', 'nic.example.com', [{ name: 'nic0' }]));
+    ledger.upsertClaim(claim('ns', 'net', 'uid-net', { results: [result('nic.example.com', 'n1', 'nic0')], node: 'n1', reservedFor: ['pod-a'] }));
+    const newcomer = pod('ns', 'c', 'pod-c', { claims: [{ name: 'x', claimName: 'net' }] });
+    const assessment = ledger.assessPod(newcomer, 'n1');
+    assert.equal(assessment.unresolvable, undefined);
+    assert.deepEqual(plain(assessment.footprint), {});
   });
 
   it('counts the claim exactly for a pending pod when nobody on the node holds it yet', () => {

@@ -17,18 +17,18 @@ function nodeWithTwoZones() {
   return ledger;
 }
 
-/** Occupies zone 0 down to cpu 4 free and zone 1 down to memory 8Gi free (of 34 cpu / 136Gi per zone). */
+/** Occupies zone 0 down to cpu 4 free and zone 1 down to memory 8Gi free (of 32 cpu / 128Gi per zone: the GPUs provide none). */
 function occupy(ledger: ReturnType<typeof nodeWithTwoZones>) {
   ledger.upsertClaim(
     claim('ns', 'z0', 'uid-z0', {
-      results: [result(CPU, 'n1', 'numa0', { 'cpu.example.com/cpu': '30', 'cpu.example.com/memory': '48Gi' })],
+      results: [result(CPU, 'n1', 'numa0', { 'cpu.example.com/cpu': '28', 'cpu.example.com/memory': '40Gi' })],
       node: 'n1',
       reservedFor: ['pod-busy'],
     }),
   );
   ledger.upsertClaim(
     claim('ns', 'z1', 'uid-z1', {
-      results: [result(CPU, 'n1', 'numa1', { 'cpu.example.com/cpu': '10', 'cpu.example.com/memory': '128Gi' })],
+      results: [result(CPU, 'n1', 'numa1', { 'cpu.example.com/cpu': '8', 'cpu.example.com/memory': '120Gi' })],
       node: 'n1',
       reservedFor: ['pod-busy'],
     }),
@@ -71,7 +71,7 @@ describe('DRA ledger: NUMA alignment', () => {
       'NUMA alignment: no single zone has room for cpu 10, memory 40Gi (zone 0 free: cpu 4, memory 88Gi; zone 1 free: cpu 24, memory 8Gi)',
     );
     // the node totals alone would have room: the scheduler is not NUMA-aware
-    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '40', memory: '176Gi' }));
+    assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '36', memory: '160Gi' }));
   });
 
   it('does not require alignment for constraints on other attributes', () => {
@@ -133,7 +133,30 @@ describe('DRA ledger: estimates for unallocated claims', () => {
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { requests: [{ name: 'g', exactly: { deviceClassName: 'big-gpu' } }] }));
     const a = ledger.assessPod(pendingFor('c'), 'n1');
     assert.deepEqual(plain(a.footprint), expectAmounts({ cpu: '6', memory: '8Gi' }));
-    assert.ok(a.notes.some((n) => n.includes('selectors not evaluated')));
+    assert.ok(a.notes.some((n) => /selector could not be evaluated \(CEL: No such key: gpu.example.com/.test(n)), a.notes.join('\n'));
+  });
+
+  it('evaluates class and request selectors in CEL: only matching devices are candidates', () => {
+    const ledger = newLedger();
+    ledger.upsertDeviceClass(deviceClass('x-gpu', GPU, ['device.attributes["gpu.example.com"].model == "x"']));
+    ledger.upsertSlice(
+      slice('gpu', 'n1', GPU, [
+        { ...gpuDevice('g0'), attributes: { model: { string: 'x' } } },
+        { name: 'g1', attributes: { model: { string: 'y' } }, nodeAllocatableResourceMappings: { cpu: { allocationMultiplier: '6' } } },
+        { name: 'g2', attributes: { model: { string: 'x' } }, capacity: { memory: { value: '40Gi' } }, nodeAllocatableResourceMappings: { cpu: { allocationMultiplier: '4' } } },
+      ]),
+    );
+    ledger.upsertClaim(claim('ns', 'c', 'uid-c', { requests: [{ name: 'g', exactly: { deviceClassName: 'x-gpu' } }] }));
+    const byClass = ledger.assessPod(pendingFor('c'), 'n1');
+    assert.deepEqual(plain(byClass.footprint), expectAmounts({ cpu: '4', memory: '8Gi' }), 'g1 (model y, 6 cpu) is no candidate');
+    assert.ok(!byClass.notes.some((n) => /could not be evaluated/.test(n)));
+    ledger.upsertClaim(
+      claim('ns', 'big', 'uid-big', {
+        requests: [{ name: 'g', exactly: { deviceClassName: 'x-gpu', selectors: [{ cel: { expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0' } }] } }],
+      }),
+    );
+    const byRequest = ledger.assessPod(pod('ns', 'p-big', 'pod-big', { claims: [{ name: 'x', claimName: 'big' }] }), 'n1');
+    assert.deepEqual(plain(byRequest.footprint), expectAmounts({ cpu: '2', memory: '8Gi' }), 'only g0 (80Gi) has 64Gi');
   });
 
   it('counts 0 with a note for a template claim that has not been generated yet', () => {

@@ -19,14 +19,15 @@ describe('DRA trimming for the cluster source', () => {
     assert.deepEqual(small.assessPod(pending, 'worker-1'), full.assessPod(pending, 'worker-1'));
   });
 
-  it('drops metadata the ledger never reads and reduces unmapped devices to their name', () => {
+  it('drops metadata the ledger never reads and keeps what selectors read of unmapped devices', () => {
     const raw: ResourceSliceObject = slice('s', 'n1', 'nic.example.com', [
       { name: 'nic0', attributes: { 'nic.example.com/speed': { string: '100G' } }, capacity: { bw: { value: '100' } } },
     ]);
+    (raw.spec.devices![0] as unknown as Record<string, unknown>)['taints'] = [{ key: 'x', effect: 'NoSchedule' }];
     raw.metadata = { ...raw.metadata, labels: { a: 'b' }, ownerReferences: [{ kind: 'Node', name: 'n1' }], uid: 'u' };
     const out = trimResourceSlice(raw);
     assert.deepEqual(out.metadata, { name: 's', uid: 'u', resourceVersion: '1' });
-    assert.deepEqual(out.spec.devices, [{ name: 'nic0' }]);
+    assert.deepEqual(out.spec.devices, [{ name: 'nic0', attributes: { 'nic.example.com/speed': { string: '100G' } }, capacity: { bw: { value: '100' } } }]);
   });
 
   it('keeps the unreleased master mapping shape so it can be reported', () => {
@@ -36,13 +37,13 @@ describe('DRA trimming for the cluster source', () => {
     assert.deepEqual(trimResourceSlice(raw).spec.devices![0]!.nodeAllocatableResources, { cpu: { mapping: { deviceMultiplier: '2' } } });
   });
 
-  it('replaces claim selectors by placeholders (only their presence matters) and drops other constraints', () => {
+  it('keeps claim selectors\' CEL expressions and drops other constraints', () => {
     const [c] = loadExample().claims;
     const withSelectors = structuredClone(c!);
     withSelectors.spec!.devices!.requests![0]!.exactly!.selectors = [{ cel: { expression: 'device.attributes["x"].y == 1' } }];
     withSelectors.spec!.devices!.constraints!.push({ requests: ['gpu'] });
     const out = trimResourceClaim(withSelectors);
-    assert.deepEqual(out.spec!.devices!.requests![0]!.exactly!.selectors, [{}]);
+    assert.deepEqual(out.spec!.devices!.requests![0]!.exactly!.selectors, [{ cel: { expression: 'device.attributes["x"].y == 1' } }]);
     assert.equal(out.spec!.devices!.constraints!.length, 1);
     assert.equal(out.status!.allocation!.devices!.results!.length, 2);
     assert.equal((out.metadata as Record<string, unknown>)['annotations'], undefined);

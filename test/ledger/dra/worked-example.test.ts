@@ -49,7 +49,8 @@ describe('DRA ledger: the KEP-5517 worked example (dra-v1.36-example.json)', () 
     const ledger = feed(newLedger({ numaAttributes: [NUMA] }), loadExample());
     const zones = ledger.nodeState('worker-1')!.zones;
     assert.deepEqual([...zones.keys()].sort(), ['0', '1']);
-    assert.deepEqual(plain(zones.get('0')!.capacity), expectAmounts({ cpu: '34', memory: '136Gi', 'hugepages-1Gi': '16Gi' }));
+    // Capacity comes from the cpu driver's NUMA device only; the GPU's multiplier mapping consumes, it provides nothing.
+    assert.deepEqual(plain(zones.get('0')!.capacity), expectAmounts({ cpu: '32', memory: '128Gi', 'hugepages-1Gi': '16Gi' }));
     assert.deepEqual(plain(zones.get('0')!.used), expectAmounts({ cpu: '10', memory: '40Gi', 'hugepages-1Gi': '4Gi' }));
     assert.deepEqual(plain(zones.get('1')!.used), {});
   });

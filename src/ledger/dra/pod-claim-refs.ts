@@ -1,0 +1,37 @@
+/**
+ * The ResourceClaims a pod uses, one entry per claim object: its `spec.resourceClaims` (generated names come from
+ * `status.resourceClaimStatuses`) plus, with DRAExtendedResource (beta 1.36), the claim the scheduler created for
+ * extended resources served by DRA (`status.extendedResourceClaimStatus.resourceClaimName`).
+ */
+import type { PodObject } from '../objects.js';
+
+export interface PodClaimRef {
+  podClaimName: string;
+  claimKey?: string;
+  template?: string;
+  /** The scheduler-made claim for DRA-backed extended resources. */
+  implicit?: boolean;
+}
+
+/** The claims a pod uses, deduplicated by claim; generated names come from status.resourceClaimStatuses. */
+export function podClaimRefs(pod: PodObject): PodClaimRef[] {
+  const namespace = pod.metadata.namespace ?? '';
+  const statuses = new Map((pod.status?.resourceClaimStatuses ?? []).map((s) => [s.name, s]));
+  const refs: PodClaimRef[] = [];
+  const seen = new Set<string>();
+  for (const rc of pod.spec?.resourceClaims ?? []) {
+    const status = statuses.get(rc.name);
+    if (rc.resourceClaimName === undefined && status && status.resourceClaimName === undefined) continue; // none needed
+    const name = rc.resourceClaimName ?? status?.resourceClaimName;
+    const claimKey = name === undefined ? undefined : `${namespace}/${name}`;
+    if (claimKey !== undefined && seen.has(claimKey)) continue;
+    if (claimKey !== undefined) seen.add(claimKey);
+    refs.push({ podClaimName: rc.name, claimKey, template: rc.resourceClaimTemplateName });
+  }
+  const implicit = pod.status?.extendedResourceClaimStatus?.resourceClaimName;
+  if (implicit && !seen.has(`${namespace}/${implicit}`)) {
+    refs.push({ podClaimName: `(extended resources) ${implicit}`, claimKey: `${namespace}/${implicit}`, implicit: true });
+  }
+  return refs;
+}
+

@@ -1,0 +1,80 @@
+/**
+ * The pods the DRA ledger needs to know about: who reserves a claim, where it is bound, whether it still runs, and
+ * what its status says each claim consumes (`status.nodeAllocatableResourceClaimStatuses`). Keyed by namespace/name
+ * and by UID; a pod recreated under the same name with a new UID stops resolving by the old UID.
+ */
+import type { PodObject, ResourceClaimObject } from '../objects.js';
+import { objectKey } from '../objects.js';
+import { claimStatusSignature, podClaimStatuses, type PodClaimStatus } from './pod-claim-status.js';
+
+export interface PodInfo {
+  key: string;
+  uid: string;
+  node?: string;
+  phase?: string;
+  /** Per claim key, what the pod's status says the claim consumes (KEP-5517); empty without the field. */
+  claimStatuses: Map<string, PodClaimStatus>;
+  statusSignature: string;
+}
+
+export class ReservingPods {
+  private readonly byKey = new Map<string, PodInfo>();
+  private readonly byUid = new Map<string, PodInfo>();
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  keys(): string[] {
+    return [...this.byKey.keys()];
+  }
+
+  /** Stores the pod; returns the UIDs whose claims may count differently now (empty when nothing relevant changed). */
+  upsert(pod: PodObject): string[] {
+    const claimStatuses = podClaimStatuses(pod);
+    const info: PodInfo = {
+      key: objectKey(pod.metadata),
+      uid: pod.metadata.uid ?? '',
+      node: pod.spec?.nodeName || undefined,
+      phase: pod.status?.phase,
+      claimStatuses,
+      statusSignature: claimStatusSignature(claimStatuses),
+    };
+    const old = this.byKey.get(info.key);
+    if (old && old.uid === info.uid && old.node === info.node && old.phase === info.phase && old.statusSignature === info.statusSignature) return [];
+    const touched = old ? this.forget(old) : [];
+    this.byKey.set(info.key, info);
+    if (info.uid) this.byUid.set(info.uid, info);
+    return [...touched, info.uid];
+  }
+
+  /** Returns the UIDs whose claims may count differently now. */
+  delete(key: string): string[] {
+    const old = this.byKey.get(key);
+    return old ? this.forget(old) : [];
+  }
+
+  isActivePodOn(uid: string, node: string): boolean {
+    const pod = this.byUid.get(uid);
+    return pod !== undefined && pod.node === node && isRunning(pod);
+  }
+
+  /** Known, bound, non-terminal pods that reserve the claim, by UID (deterministic whatever the event order). */
+  activeHolders(claim: ResourceClaimObject): PodInfo[] {
+    const uids = [...new Set((claim.status?.reservedFor ?? []).flatMap((r) => ((r.resource ?? 'pods') === 'pods' && r.uid ? [r.uid] : [])))].sort();
+    return uids.flatMap((uid) => {
+      const pod = this.byUid.get(uid);
+      return pod?.node && isRunning(pod) ? [pod] : [];
+    });
+  }
+
+  private forget(info: PodInfo): string[] {
+    this.byKey.delete(info.key);
+    if (this.byUid.get(info.uid) === info) this.byUid.delete(info.uid);
+    return [info.uid];
+  }
+}
+
+function isRunning(pod: PodInfo): boolean {
+  return pod.phase !== 'Succeeded' && pod.phase !== 'Failed';
+}
