@@ -27,7 +27,7 @@
  *
  * `nonZero` computes the scoring variant (NonZeroRequested: a container without a cpu or memory request counts
  * 100m / 200Mi, applyNonMissing). Not included: DRA node-allocatable claim amounts (accounted per claim by the DRA part
- * of the ledger).
+ * of the ledger, which leaves out the resources a pod-level request covers: podLevelRequestedResources).
  */
 import type { Container, ContainerStatus, PodObject, ResourceList } from './objects.js';
 import { QuantityError, parseQuantity, toMilliCeil, toUnitsCeil, toScaledCeil } from './quantity.js';
@@ -218,24 +218,61 @@ export function isPodLevelResource(name: string): boolean {
 
 /** Pod-level requests, after apiserver defaulting from pod-level limits, replace the container aggregate. */
 function applyPodLevelRequests(total: NanoAmounts, pod: PodObject, resources: { requests?: ResourceList; limits?: ResourceList }): void {
-  const { requests, limits } = resources;
   const overrides: NanoAmounts = new Map();
-  if (requests) {
-    for (const name of Object.keys(requests)) {
-      if (isPodLevelResource(name)) overrides.set(name, nanosAt(requests, name, 'spec.resources.requests'));
-    }
+  for (const [name, from] of podLevelSources(resources, (name) => total.has(name))) {
+    overrides.set(name, from === 'requests' ? nanosAt(resources.requests!, name, 'spec.resources.requests') : nanosAt(resources.limits!, name, 'spec.resources.limits'));
   }
+  if (overrides.size === 0) return;
+  for (const [name, nanos] of podLevelWithStatus(pod, overrides)) if (isPodLevelResource(name)) total.set(name, nanos);
+}
+
+/** Which pod-level resources the pod requests, and from which list (a limit stands in for a missing request). */
+function podLevelSources(
+  resources: { requests?: ResourceList; limits?: ResourceList },
+  containersRequest: (name: string) => boolean,
+): Map<string, 'requests' | 'limits'> {
+  const { requests, limits } = resources;
+  const sources = new Map<string, 'requests' | 'limits'>();
+  if (requests) for (const name of Object.keys(requests)) if (isPodLevelResource(name)) sources.set(name, 'requests');
   if (limits) {
     for (const name of Object.keys(limits)) {
       if (!isPodLevelResource(name) || (requests && Object.hasOwn(requests, name))) continue;
       // cpu and memory default to the container aggregate when containers request them; hugepages never do.
       const overcommittable = name === CPU || name === 'memory';
-      if (overcommittable && total.has(name)) continue;
-      overrides.set(name, nanosAt(limits, name, 'spec.resources.limits'));
+      if (overcommittable && containersRequest(name)) continue;
+      sources.set(name, 'limits');
     }
   }
-  if (overrides.size === 0) return;
-  for (const [name, nanos] of podLevelWithStatus(pod, overrides)) if (isPodLevelResource(name)) total.set(name, nanos);
+  return sources;
+}
+
+const NO_NAMES: ReadonlySet<string> = new Set();
+
+/**
+ * The resources whose pod total IS the pod-level request (cpu, memory, hugepages-* set in spec.resources, after
+ * defaulting). KEP-5517: for these a bound pod's DRA claim amounts are inside the pod-level value and never add on
+ * top of it — component-helpers PodRequests adds the claims' node-allocatable amounts into the container aggregate
+ * (AggregateContainerRequests with UseDRANodeAllocatableResourceClaimStatus), then applyPodLevelResources replaces
+ * that aggregate by the pod-level value. An unreadable quantity leaves only the explicit requests (the claim then
+ * counts on top: never under-counted).
+ */
+export function podLevelRequestedResources(pod: PodObject): ReadonlySet<string> {
+  const spec = pod.spec;
+  const resources = spec?.resources;
+  if (!spec || !resources || (!resources.requests && !resources.limits)) return NO_NAMES;
+  let aggregate: NanoAmounts | null | undefined;
+  const containersRequest = (name: string): boolean => {
+    if (aggregate === undefined) {
+      try {
+        aggregate = containerAggregate(pod, spec, false);
+      } catch {
+        aggregate = null;
+      }
+    }
+    return aggregate === null || aggregate.has(name);
+  };
+  const names = [...podLevelSources(resources, containersRequest).keys()];
+  return names.length === 0 ? NO_NAMES : new Set(names);
 }
 
 /**

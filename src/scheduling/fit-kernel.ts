@@ -19,7 +19,7 @@ import type { PodEntry } from '../ledger/pod-entry.js';
 import { numericRequestsOf } from '../ledger/pod-entry.js';
 import { demandValue, resourceId, resourceName, rowValue } from '../ledger/numeric-amounts.js';
 import { formatAmountNumber } from '../ledger/resource-amounts.js';
-import { isPodLevelResource } from '../ledger/pod-requests.js';
+import { podLevelRequestedResources } from '../ledger/pod-requests.js';
 import { compareResources, reasonsMessage, type Reason, type ReasonCode } from './reasons.js';
 
 export type FitVerdict =
@@ -70,10 +70,12 @@ export function compileDemand(pod: PodEntry): CompiledDemand {
   return demand;
 }
 
+const podLevelMemo = new WeakMap<PodEntry, ReadonlySet<string>>();
+
 /**
  * The demand on one node with a DRA footprint added. Resources the pod sets at pod level (cpu, memory, hugepages-*)
  * are not added: KEP-5517 has the pod-level request cover what the claims bring, as upstream's PodRequests replaces
- * the container-and-claim aggregate by the pod-level value.
+ * the container-and-claim aggregate by the pod-level value (the same rule bound pods follow, podLevelRequestedResources).
  */
 export function withFootprint(
   base: CompiledDemand,
@@ -82,14 +84,15 @@ export function withFootprint(
   delegated: readonly string[] = [],
 ): CompiledDemand {
   if (footprint.size === 0 && delegated.length === 0) return base;
-  const podLevel = base.pod.object.spec?.resources?.requests;
+  let podLevel = podLevelMemo.get(base.pod);
+  if (podLevel === undefined) podLevelMemo.set(base.pod, (podLevel = podLevelRequestedResources(base.pod.object)));
   const amounts = new Map<number, number>();
   base.ids.forEach((id, i) => amounts.set(id, base.values[i]!));
   // Extended resources DRA serves here are left to DRA, as upstream Fit leaves them to DynamicResources.
   for (const resource of delegated) amounts.delete(resourceId(resource));
   for (const [resource, amount] of footprint) {
     if (amount <= 0n || resource === 'pods') continue;
-    if (podLevel && isPodLevelResource(resource) && Object.hasOwn(podLevel, resource)) continue;
+    if (podLevel.has(resource)) continue;
     const id = resourceId(resource);
     amounts.set(id, (amounts.get(id) ?? 0) + Number(amount));
   }

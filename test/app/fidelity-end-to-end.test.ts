@@ -59,8 +59,51 @@ const CLUSTER = {
     // Scoring: a nominated pod reserves room for filters only, never for scores.
     node('held', { cpu: '4', memory: '8Gi', pods: '110' }),
     pod('vip', { requests: { cpu: '3' }, priority: 1000, nominated: 'held' }),
+    // Pod-level cpu 8 with a claim whose device maps 4 cpu (KEP-5517): component-helpers PodRequests adds the claim's
+    // status amounts into the container aggregate, then applyPodLevelResources replaces cpu by 8 → the pod holds 8 of
+    // 16, not 12.
+    node('dra-host', { cpu: '16', memory: '32Gi', pods: '110' }),
+    ...podLevelPodWithMappedClaim('dra-host'),
   ],
 };
+
+function podLevelPodWithMappedClaim(host: string): Obj[] {
+  const driver = 'gpu.example.com';
+  return [
+    { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'gpu', resourceVersion: '1' }, spec: { selectors: [{ cel: { expression: `device.driver == "${driver}"` } }] } },
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceSlice',
+      metadata: { name: `${host}-gpu`, resourceVersion: '1' },
+      spec: { driver, nodeName: host, pool: { name: host, generation: 1, resourceSliceCount: 1 }, devices: [{ name: 'g0', nodeAllocatableResourceMappings: { cpu: { allocationMultiplier: '4' } } }] },
+    },
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceClaim',
+      metadata: { name: 'gpu-claim', namespace: 'default', uid: 'u-gpu-claim', resourceVersion: '1' },
+      spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu' } }] } },
+      status: {
+        allocation: {
+          devices: { results: [{ request: 'r', driver, pool: host, device: 'g0' }] },
+          nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [host] }] }] },
+        },
+        reservedFor: [{ resource: 'pods', name: 'pod-level', uid: 'u-pod-level' }],
+      },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'pod-level', namespace: 'default', uid: 'u-pod-level', resourceVersion: '2' },
+      spec: {
+        nodeName: host,
+        resources: { requests: { cpu: '8' } },
+        containers: [{ name: 'c', resources: { requests: { cpu: '1' }, claims: [{ name: 'gpu' }] } }],
+        resourceClaims: [{ name: 'gpu', resourceClaimName: 'gpu-claim' }],
+      },
+      status: { phase: 'Running', nodeAllocatableResourceClaimStatuses: [{ resourceClaimName: 'gpu-claim', containers: ['c'], resources: { cpu: '4' } }] },
+    },
+  ];
+}
 
 const incoming = (requests?: Record<string, string>) => ({
   metadata: { name: 'new', namespace: 'default', uid: 'u-new' },
@@ -133,6 +176,17 @@ describe('fidelity end to end (npm start -- --cluster)', function () {
     assert.equal(byNode['tiny'].verdict, 'unresolvable');
     // resized (1 free), tiny (1 allocatable) and bare-residents (1 allocatable) share one reason string.
     assert.equal(explain.summary.byReason['Insufficient cpu'], 3);
+  });
+
+  it('a bound pod with pod-level cpu 8 and a claim mapping 4 cpu holds 8, not 12 (PodRequests, KEP-5517)', async () => {
+    // 16 − 8 = 8 free: a cpu-8 pod fits, a cpu-9 pod does not (with the claim added on top only 4 would be free).
+    const fits = await post('/filter', { Pod: incoming({ cpu: '8' }), Nodes: null, NodeNames: ['dra-host'] });
+    assert.deepEqual(fits.NodeNames, ['dra-host']);
+    const tooBig = await post('/filter', { Pod: incoming({ cpu: '9' }), Nodes: null, NodeNames: ['dra-host'] });
+    assert.deepEqual(tooBig.FailedNodes, { 'dra-host': 'Insufficient cpu' });
+    const ledger = (await (await fetch(url + '/debug/ledger?node=dra-host')).json()) as any;
+    assert.equal(ledger.draUsed['cpu'], undefined, 'the claim\'s cpu is inside the pod-level request');
+    assert.deepEqual(ledger.dra.entries.map((e: any) => [e.claimKey, e.resources, e.coveredByPodLevel]), [['default/gpu-claim', { cpu: '4' }, ['cpu']]]);
   });
 
   it('prioritize scores as NodeResourcesFit LeastAllocated: non-zero requests for bound pods, nominated pods not counted', async () => {

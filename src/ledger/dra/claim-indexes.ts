@@ -20,6 +20,11 @@ export interface ClaimRecord {
   observedAt: string;
   /** What counts on the node while the claim is counted (pod status, slices, or carried over); see claim-contribution.ts. */
   contribution?: Contribution;
+  /**
+   * Resources every reserving pod on the node requests at pod level, sorted: the claim's amounts of these are inside
+   * those pod-level requests (counted by the pod ledger) and stay out of the node's DRA totals (see covered-amounts.ts).
+   */
+  coveredByPodLevel?: string[];
   /** Divergences already reported (status vs slices), so a persisting one is counted once. */
   divergenceReported?: string;
 }

@@ -8,6 +8,7 @@ import type { ClaimRecord } from './claim-indexes.js';
 import { placeClaim, type DeviceLookup } from './claim-placement.js';
 import { allocationIdentity, decideContribution, type ContributionMemory } from './claim-contribution.js';
 import type { PodInfo } from './reserving-pods.js';
+import { coveredByPodLevel } from './covered-amounts.js';
 
 export function buildClaimRecord(
   key: string,
@@ -32,10 +33,12 @@ export function buildClaimRecord(
       })
     : undefined;
   const entries = contribution?.entries ?? placement.entries;
-  const signature = JSON.stringify(entries, (_k, v: unknown) => (v instanceof Map ? [...v] : typeof v === 'bigint' ? String(v) : v));
+  const covered = counted ? coveredByPodLevel(onNode) : [];
+  const signature = JSON.stringify({ entries, covered }, (_k, v: unknown) => (v instanceof Map ? [...v] : typeof v === 'bigint' ? String(v) : v));
   const observedAt = old && old.signature === signature ? old.observedAt : now;
   const record: ClaimRecord = { placement, counted, accepted: false, rejections: old?.rejections ?? [], signature, observedAt };
   if (contribution) record.contribution = contribution;
+  if (covered.length > 0) record.coveredByPodLevel = covered;
   if (old?.divergenceReported) record.divergenceReported = old.divergenceReported;
   return contribution?.memory ? { record, memory: contribution.memory } : { record };
 }

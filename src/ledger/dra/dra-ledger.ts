@@ -6,7 +6,8 @@
  *
  * One entry per claim UID: a claim counts on the node it is allocated for (network-attached devices: the reserving
  * pod's node), only while a known, bound, non-terminal pod on that node reserves it, with what its pod status says,
- * else what its slices price, else the last priced amounts carried over (claim-contribution.ts). Duplicates are resolved deterministically (independent of event order):
+ * else what its slices price, else the last priced amounts carried over (claim-contribution.ts); resources the reserving
+ * pods request at pod level stay out of the node totals (covered-amounts.ts). Duplicates are resolved deterministically (independent of event order):
  * - two claim objects with the same UID: the lexicographically smallest namespace/name counts;
  * - an exclusive (non-shared) mapped device in two counted claims: the smallest (UID, key) counts, the other is
  *   rejected whole;
@@ -16,7 +17,7 @@ import type { DeviceClassObject, PodObject, ResourceClaimObject, ResourceSliceOb
 import { objectKey } from '../objects.js';
 import type { DraAccounting } from '../dra-port.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
-import { addAll } from './claim-estimate.js';
+import { addCounted } from './covered-amounts.js';
 import type { DeviceLookup } from './claim-placement.js';
 import { buildClaimRecord } from './claim-record.js';
 import { DeviceIndex, type IndexChange } from './device-index.js';
@@ -257,7 +258,7 @@ export class DraLedger implements DraAccounting {
       if (!record?.accepted) continue;
       const holders = record.placement.reservedPodUids.filter((uid) => this.pods.isActivePodOn(uid, node));
       if (holders.length === 0 || !holders.every((uid) => victimPodUids.has(uid))) continue;
-      for (const entry of record.contribution?.entries ?? record.placement.entries) addAll(freed, entry.amounts);
+      for (const entry of record.contribution?.entries ?? record.placement.entries) addCounted(freed, entry.amounts, record.coveredByPodLevel);
     }
     return freed;
   }
@@ -402,7 +403,9 @@ export class DraLedger implements DraAccounting {
   private refreshNode(node: string): void {
     const placed = [...this.indexes.claimsOnNode(node)].sort().flatMap((key) => {
       const record = this.records.get(key);
-      return record ? [{ placement: record.placement, accepted: record.accepted, observedAt: record.observedAt, contribution: record.contribution }] : [];
+      if (!record) return [];
+      const { placement, accepted, observedAt, contribution, coveredByPodLevel } = record;
+      return [{ placement, accepted, observedAt, contribution, coveredByPodLevel }];
     });
     const aggregate = aggregateNode(node, this.devices.poolsOnNode(node), placed);
     if (isEmptyAggregate(aggregate)) this.aggregates.delete(node);

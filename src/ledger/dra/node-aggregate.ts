@@ -10,6 +10,7 @@ import type { ClaimPlacement, PlacedEntry } from './claim-placement.js';
 import type { Contribution } from './claim-contribution.js';
 import type { DeviceRecord, PoolState } from './device-index.js';
 import { addAll } from './claim-estimate.js';
+import { addCounted } from './covered-amounts.js';
 import { zoneCapacities } from './numa.js';
 import type { ClaimContribution, NumaZoneState } from './types.js';
 import { sortCategories, type UnsafeCategory } from './unsafe-category.js';
@@ -20,6 +21,8 @@ export interface PlacedClaim {
   observedAt: string;
   /** What counts (defaults to the placement's entries). */
   contribution?: Contribution;
+  /** Resources the reserving pods' pod-level requests cover: not added to `used` (covered-amounts.ts). */
+  coveredByPodLevel?: readonly string[];
 }
 
 export interface NodeAggregate {
@@ -66,7 +69,7 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
   const used: ResourceAmounts = new Map();
   const zones = zoneCapacities(mappedDevices);
   let carriedClaims = 0;
-  for (const { placement, accepted, observedAt, contribution } of placed) {
+  for (const { placement, accepted, observedAt, contribution, coveredByPodLevel } of placed) {
     for (const missing of placement.missingDevices) {
       reasons.add(`claim ${placement.key} is allocated device ${missing}, which no current ResourceSlice lists`);
       categories.add('missing_device');
@@ -83,8 +86,8 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
       reasons.add(`claim ${placement.key}: contribution carried over since ${carried.since} (${carried.reason})`);
     }
     for (const entry of contribution?.entries ?? placement.entries) {
-      entries.push(contributionOf(entry, carried?.observedAt ?? observedAt, contribution));
-      addAll(used, entry.amounts);
+      entries.push(contributionOf(entry, carried?.observedAt ?? observedAt, contribution, coveredByPodLevel));
+      addCounted(used, entry.amounts, coveredByPodLevel);
       if (entry.zone !== undefined) addZoneUse(zones, entry);
     }
   }
@@ -115,7 +118,12 @@ function addZoneUse(zones: Map<string, NumaZoneState>, entry: PlacedEntry): void
   addAll(zone.used, entry.amounts);
 }
 
-function contributionOf(entry: PlacedEntry, observedAt: string, decided: Contribution | undefined): ClaimContribution {
+function contributionOf(
+  entry: PlacedEntry,
+  observedAt: string,
+  decided: Contribution | undefined,
+  covered: readonly string[] | undefined,
+): ClaimContribution {
   const resources: Record<string, string> = {};
   for (const name of [...entry.amounts.keys()].sort()) resources[name] = formatAmount(name, entry.amounts.get(name)!);
   const contribution: ClaimContribution = {
@@ -134,6 +142,8 @@ function contributionOf(entry: PlacedEntry, observedAt: string, decided: Contrib
     source: decided?.source ?? 'slices',
   };
   if (entry.zone !== undefined) contribution.zone = entry.zone;
+  const inPodLevel = (covered ?? []).filter((name) => (entry.amounts.get(name) ?? 0n) !== 0n);
+  if (inPodLevel.length > 0) contribution.coveredByPodLevel = inPodLevel;
   const carried = decided?.carried;
   if (carried) contribution.carriedOver = { since: carried.since, reason: carried.reason, mappingVersion: carried.mappingVersion };
   const divergence = decided?.divergence;

@@ -6,6 +6,7 @@
 import type { PodObject, ResourceClaimObject } from '../objects.js';
 import { objectKey } from '../objects.js';
 import { claimStatusSignature, podClaimStatuses, type PodClaimStatus } from './pod-claim-status.js';
+import { podLevelRequestedResources } from '../pod-requests.js';
 
 export interface PodInfo {
   key: string;
@@ -15,6 +16,8 @@ export interface PodInfo {
   /** Per claim key, what the pod's status says the claim consumes (KEP-5517); empty without the field. */
   claimStatuses: Map<string, PodClaimStatus>;
   statusSignature: string;
+  /** Resources the pod requests at pod level: its claims' amounts of these are inside that request (KEP-5517). */
+  podLevel: ReadonlySet<string>;
 }
 
 export class ReservingPods {
@@ -39,9 +42,10 @@ export class ReservingPods {
       phase: pod.status?.phase,
       claimStatuses,
       statusSignature: claimStatusSignature(claimStatuses),
+      podLevel: podLevelRequestedResources(pod),
     };
     const old = this.byKey.get(info.key);
-    if (old && old.uid === info.uid && old.node === info.node && old.phase === info.phase && old.statusSignature === info.statusSignature) return [];
+    if (old && old.uid === info.uid && old.node === info.node && old.phase === info.phase && old.statusSignature === info.statusSignature && sameNames(old.podLevel, info.podLevel)) return [];
     const touched = old ? this.forget(old) : [];
     this.byKey.set(info.key, info);
     if (info.uid) this.byUid.set(info.uid, info);
@@ -73,6 +77,10 @@ export class ReservingPods {
     if (this.byUid.get(info.uid) === info) this.byUid.delete(info.uid);
     return [info.uid];
   }
+}
+
+function sameNames(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return a.size === b.size && [...a].every((name) => b.has(name));
 }
 
 function isRunning(pod: PodInfo): boolean {

@@ -61,6 +61,11 @@ export interface ClaimContribution {
   carriedOver?: { since: string; reason: string; mappingVersion: string };
   /** Set when the pod status and the slices disagree: both values (the status counts). */
   divergence?: { fromSlices: Record<string, string>; fromStatus: Record<string, string> };
+  /**
+   * Resources of `amounts` the reserving pod's pod-level request covers (KEP-5517): counted in the pod's own request,
+   * so left out of the node's DRA `used` (still in the NUMA zone's use).
+   */
+  coveredByPodLevel?: string[];
 }
 
 export interface NumaZoneState {
