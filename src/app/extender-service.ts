@@ -9,7 +9,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ExtenderArgs, ExtenderFilterResult, ExtenderPreemptionArgs, ExtenderPreemptionResult, HostPriorityList, MetaVictims } from '../protocol/types.js';
 import { explainPod } from '../scheduling/explain.js';
-import { candidatesFromArgs, filter } from '../scheduling/filter.js';
+import { candidatesFromArgs, filter, type FailureDescriber, type FailureSampling } from '../scheduling/filter.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
 import { preempt, proposedNodes } from '../scheduling/preempt.js';
 import { prioritize } from '../scheduling/prioritize.js';
@@ -33,7 +33,12 @@ export interface ServiceDeps {
   debugFreshness?: () => unknown;
   /** Victims (UIDs) of the candidate nodes a /preempt answer kept (rollout telemetry). */
   onVictimsApproved?: (uids: string[]) => void;
+  /** How a failing node's numbers are computed for the filter's debug line (tests replace it; default: the fit re-run). */
+  describeFailure?: FailureDescriber;
 }
+
+/** Failing nodes whose numbers one filter debug line carries (the counts by code cover all of them). */
+export const FAILING_NODES_LOGGED = 10;
 
 export function createExtenderService(deps: ServiceDeps): ExtenderService {
   const { ledger, metrics, logger } = deps;
@@ -43,7 +48,19 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       const options = deps.options();
       const lagging = options.mode === 'shadow' ? undefined : laggingNow('filter');
       if (lagging) return { Nodes: null, NodeNames: null, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: lagging };
-      const decision = filter(ledger, args, options);
+      // Checked once per call: at info level the scan keeps no per-node sample and computes no detail.
+      const sampling: FailureSampling | undefined = logger.isEnabled('debug')
+        ? { limit: FAILING_NODES_LOGGED, ...(deps.describeFailure ? { describe: deps.describeFailure } : {}) }
+        : undefined;
+      const decision = filter(ledger, args, options, sampling);
+      if (decision.failingSample && decision.failingSample.length > 0) {
+        logger.debug('filter: failing nodes', {
+          pod: podName(args.Pod),
+          failing: decision.failed + decision.unresolvable,
+          byCode: Object.fromEntries(decision.failuresByCode),
+          sample: decision.failingSample,
+        });
+      }
       metrics.filterNodeVerdicts.inc({ verdict: 'passed' }, decision.passed);
       if (decision.failed) metrics.filterNodeVerdicts.inc({ verdict: 'failed' }, decision.failed);
       if (decision.unresolvable) metrics.filterNodeVerdicts.inc({ verdict: 'unresolvable' }, decision.unresolvable);

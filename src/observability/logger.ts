@@ -12,6 +12,8 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(bindings: Record<string, unknown>): Logger;
+  /** Whether a line at `level` would be written: lets hot paths skip building the fields of a dropped line. */
+  isEnabled(level: LogLevel): boolean;
 }
 
 export interface LoggerOptions {
@@ -47,6 +49,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
     child: (extra) => createLogger({ ...options, bindings: { ...bindings, ...extra } }),
+    isEnabled: (level) => LEVEL_ORDER[level] >= threshold,
   };
 }
 

@@ -34,11 +34,35 @@ export interface FilterDecision {
   failuresByCode: Map<ReasonCode, number>;
   /** Per-node refusals for DRA causes by bounded label (`dra_unsafe:<category>`, `dra_paused`, `numa:<why>`, ...). */
   draRefusals?: Map<string, number>;
+  /** The first failing nodes with their numbers, only when the call asked for them (`FailureSampling`). */
+  failingSample?: FailingNodeDetail[];
+}
+
+/** One failing node's codes and per-node numbers (`Insufficient cpu: requests 2, free 1 of 4`): for debug logs. */
+export interface FailingNodeDetail {
+  node: string;
+  codes: ReasonCode[];
+  detail: string;
+}
+
+/** Computes one failing node's numbers; the default re-runs the fit with a detail sink (`describeFailure`). */
+export type FailureDescriber = (ledger: ClusterLedger, pod: PodEntry, node: string, verdict: FailingVerdict, options: SchedulingOptions) => string;
+
+type FailingVerdict = Extract<FitVerdict, { fits: false }>;
+
+/**
+ * Asked for only when debug logs are on: the wire reasons carry no numbers (kube-scheduler aggregates them), so the
+ * numbers of the first `limit` failing nodes, in candidate order, are computed after the scan. Without it the scan
+ * keeps nothing per node and computes no detail.
+ */
+export interface FailureSampling {
+  limit: number;
+  describe?: FailureDescriber;
 }
 
 export { candidatesFromArgs } from './candidates.js';
 
-export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions): FilterDecision {
+export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions, sampling?: FailureSampling): FilterDecision {
   const pod = incomingPodFromWire(args.Pod);
   const candidates = candidatesFromArgs(args);
   const { names } = candidates;
@@ -56,6 +80,8 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   let run: FitVerdict | undefined;
   let runLength = 0;
   let draRefusals: Map<string, number> | undefined;
+  const sampleLimit = sampling?.limit ?? 0;
+  const sampled: Array<{ name: string; verdict: FailingVerdict }> = [];
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
   const notEvaluated = reasonMessage({ code: 'nominated_node_fits' });
   for (let i = 0; i < names.length; i++) {
@@ -76,6 +102,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       passed.push(i);
       continue;
     }
+    if (sampled.length < sampleLimit) sampled.push({ name, verdict });
     if (verdict.metric !== undefined) (draRefusals ??= new Map()).set(verdict.metric, (draRefusals.get(verdict.metric) ?? 0) + 1);
     if (verdict !== run) {
       countRun(failuresByCode, run, runLength);
@@ -93,6 +120,10 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     }
   }
   countRun(failuresByCode, run, runLength);
+  const describe = sampling?.describe ?? describeFailure;
+  const failingSample = sampling
+    ? sampled.map(({ name, verdict }) => ({ node: name, codes: verdict.reasons.map((r) => r.code), detail: describe(ledger, pod, name, verdict, options) }))
+    : undefined;
   return {
     result: buildResult(candidates, passed, failedNodes, unresolvableNodes, args.Nodes),
     nominated: nominated.outcome,
@@ -103,7 +134,17 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     remembered: assessor.remembered,
     failuresByCode,
     ...(draRefusals ? { draRefusals } : {}),
+    ...(failingSample ? { failingSample } : {}),
   };
+}
+
+/** The per-node numbers behind a failing verdict, as /debug/explain shows them (the fit re-run with a detail sink). */
+export function describeFailure(ledger: ClusterLedger, pod: PodEntry, name: string, verdict: FailingVerdict, options: SchedulingOptions): string {
+  const node = ledger.node(name);
+  const details: string[] = [];
+  if (node) assessFit(ledger, node, pod, options, undefined, (d) => details.push(d));
+  if (details.length > 0) return details.join('; ');
+  return verdict.detail ?? verdict.reason;
 }
 
 function countFailures(counts: Map<ReasonCode, number>, code: ReasonCode, n: number): void {

@@ -64,7 +64,7 @@ const podArb = fc
     node: fc.option(nodeArb, { nil: undefined, freq: 4 }),
     phase: fc.constantFrom('Running', 'Running', 'Succeeded', 'Pending'),
     /** Pod-level requests: the claims' amounts of these resources stay out of the node's DRA totals (KEP-5517). */
-    podLevel: fc.constantFrom(undefined, undefined, { cpu: '8' }, { cpu: '8', memory: '64Gi' }),
+    podLevel: fc.constantFrom<Record<string, string> | undefined>(undefined, undefined, { cpu: '8' }, { cpu: '8', memory: '64Gi' }),
   })
   .map(({ index, uidSuffix, node, phase, podLevel }) => {
     const p = pod('ns', `p${index}`, `pu${index}${uidSuffix}`, { node, phase });
