@@ -27,6 +27,12 @@ export interface ServiceDeps {
   victimFreshness?: VictimFreshnessCheck;
   /** Extra readiness conditions (e.g. snapshot load error notes). */
   readinessNotes?: () => string[];
+  /** Degraded mode: why the caches lag too far to serve from (serving-lag.ts), or undefined. */
+  servingLag?: () => string | undefined;
+  /** The /debug/freshness report of a live source. */
+  debugFreshness?: () => unknown;
+  /** Victims (UIDs) of the candidate nodes a /preempt answer kept (rollout telemetry). */
+  onVictimsApproved?: (uids: string[]) => void;
 }
 
 export function createExtenderService(deps: ServiceDeps): ExtenderService {
@@ -35,6 +41,8 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
   const service: ExtenderService = {
     filter(args: ExtenderArgs): ExtenderFilterResult {
       const options = deps.options();
+      const lagging = options.mode === 'shadow' ? undefined : laggingNow('filter');
+      if (lagging) return { Nodes: null, NodeNames: null, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: lagging };
       const decision = filter(ledger, args, options);
       metrics.filterNodeVerdicts.inc({ verdict: 'passed' }, decision.passed);
       if (decision.failed) metrics.filterNodeVerdicts.inc({ verdict: 'failed' }, decision.failed);
@@ -59,6 +67,9 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
 
     prioritize(args: ExtenderArgs): HostPriorityList {
       const options = deps.options();
+      // The prioritize reply has no error field: a failed call is kube-scheduler's way to score without us.
+      const lagging = options.mode === 'shadow' ? undefined : laggingNow('prioritize');
+      if (lagging) throw new Error(lagging);
       const scores = prioritize(ledger, args, options);
       if (options.mode === 'shadow') {
         const differs = new Set(scores.map((s) => s.Score)).size > 1;
@@ -84,6 +95,7 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
           }
         }
       }
+      if (options.mode !== 'shadow') deps.onVictimsApproved?.(decision.nodes.flatMap((n) => (n.outcome === 'kept' ? n.victims : [])));
       for (const v of decision.unknownVictims) {
         // Kept in the answer: nothing proves it unneeded, and dropping it could under-evict.
         logger.warn('preemption victim unknown to the ledger on that node; kept as the scheduler proposed it', { node: v.node, uid: v.uid });
@@ -112,15 +124,29 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       const reasons: string[] = [];
       const synced = deps.source.hasSynced();
       if (!synced) reasons.push('cluster source has not synced yet');
+      const lagging = deps.servingLag?.();
+      metrics.freshnessDegraded.set(lagging ? 1 : 0);
+      if (lagging) reasons.push(lagging);
       const report = deps.source.freshness();
       for (const [kind, f] of Object.entries(report.resources)) {
         if (f?.state === 'lagging') reasons.push(`${kind} cache lagging ${Math.round(f.seconds)}s (degraded, still serving)`);
         if (f?.state === 'unsynced') reasons.push(`${kind}: ${f.reason}`);
       }
       reasons.push(...(deps.readinessNotes?.() ?? []));
-      return { ready: synced, reasons };
+      return { ready: synced && !lagging, reasons };
+    },
+
+    debugFreshness(): unknown | undefined {
+      return deps.debugFreshness?.();
     },
   };
+
+  function laggingNow(verb: 'filter' | 'prioritize'): string | undefined {
+    const lagging = deps.servingLag?.();
+    metrics.freshnessDegraded.set(lagging ? 1 : 0);
+    if (lagging) metrics.freshnessDegradedRefusals.inc({ verb });
+    return lagging;
+  }
   return service;
 }
 

@@ -1,22 +1,27 @@
 /**
- * Wiring of the live Kubernetes source: kubeconfig → API client → reflectors feeding the ledger, one freshness
- * tracker, one bounded direct reader, written-RV gates per controller, and the preemption victim check. Imported
- * lazily (see runtime.ts) so a snapshot-only run never loads @kubernetes/client-node. The nominator reuses the same
- * `KubeRuntime` (tracker, gates, reader, kubeConfig) so every freshness decision sees one store RV.
+ * Wiring of the live Kubernetes source: kubeconfig → API client (with deadlines) → reflectors feeding the ledger,
+ * one freshness tracker, one bounded direct reader (also serving the quorum reads of the consistent-read proof),
+ * written-RV gates per controller, and the preemption victim check. Imported lazily (see runtime.ts) so a
+ * snapshot-only run never loads @kubernetes/client-node. The nominator reuses the same `KubeRuntime` (tracker,
+ * gates, reader, kubeConfig) so every freshness decision sees one store RV. Live `freshness.*` switches are read
+ * through `config()`, which `setConfig` replaces on reload.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ExtenderConfig } from '../config/schema.js';
 import { DirectReader } from '../cluster/freshness/direct-reader.js';
 import { FreshnessTracker } from '../cluster/freshness/freshness-tracker.js';
+import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/requeue-queue.js';
 import { WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate.js';
 import { KubeApiClient } from '../cluster/kube/api-client.js';
-import { directObjectFetcher } from '../cluster/kube/direct-fetch.js';
+import { collectionResourceVersionFetcher, directObjectFetcher } from '../cluster/kube/direct-fetch.js';
 import { KubeSource } from '../cluster/kube/kube-source.js';
+import { quietProbe } from '../cluster/kube/quiet-probe.js';
 import type { ReflectorTuning } from '../cluster/kube/reflector.js';
 import { createVictimFreshnessCheck } from '../cluster/kube/victim-freshness.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { VictimFreshnessCheck } from './extender-service.js';
+import { freshnessDebugReport, type FreshnessDebugReport } from '../cluster/kube/freshness-debug.js';
 import type { SourceChoice } from './start.js';
 
 export interface KubeRuntime {
@@ -28,6 +33,11 @@ export interface KubeRuntime {
   victimFreshness: VictimFreshnessCheck;
   /** The written-RV gate of one controller (created on first use, then shared). */
   gate(controller: string): WrittenResourceVersionGate;
+  /** The configuration the live switches are read from. */
+  config(): ExtenderConfig;
+  setConfig(next: ExtenderConfig): void;
+  /** What /debug/freshness shows. */
+  debugFreshness(): FreshnessDebugReport;
 }
 
 export interface KubeRuntimeOptions {
@@ -40,6 +50,8 @@ export interface KubeRuntimeOptions {
   logger: Logger;
   tuning?: Partial<ReflectorTuning>;
   now?: () => number;
+  /** Timers of the consistent-read proof's wait (tests inject a fake). */
+  timers?: TimerScheduler;
 }
 
 export function loadKubeConfig(kubeconfig?: string): KubeConfig {
@@ -51,18 +63,37 @@ export function loadKubeConfig(kubeconfig?: string): KubeConfig {
 }
 
 export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
-  const { config, metrics, logger } = options;
+  const { metrics, logger } = options;
+  let config = options.config;
   const now = options.now ?? Date.now;
+  const timers = options.timers ?? { ...realTimerScheduler, now };
   const kubeConfig = options.kubeConfig ?? loadKubeConfig(options.kubeconfig);
-  const client = new KubeApiClient(kubeConfig);
-  const tracker = new FreshnessTracker({ now, stalenessWindowSeconds: config.cluster.stalenessWindowSeconds, metrics });
-  const source = new KubeSource({ client, tracker, logger: logger.child({ component: 'kube-source' }), metrics, ...(options.tuning ? { tuning: options.tuning } : {}) });
+  const deadlines = config.freshness.requestTimeouts;
+  const client = new KubeApiClient(kubeConfig, { getTimeoutMs: deadlines.listMs, watchOpenTimeoutMs: deadlines.watchOpenMs });
+  const tracker = new FreshnessTracker({
+    now,
+    stalenessWindowSeconds: config.cluster.stalenessWindowSeconds,
+    bookmarkGraceSeconds: config.freshness.bookmarkGraceSeconds,
+    metrics,
+  });
+  const tuning: Partial<ReflectorTuning> = { listTimeoutMs: deadlines.listMs, watchIdleTimeoutMs: deadlines.watchIdleMs, ...options.tuning };
+  const source = new KubeSource({ client, tracker, logger: logger.child({ component: 'kube-source' }), metrics, tuning });
   const reader = createDirectReader(client, config, metrics, now);
   const victimFreshness = createVictimFreshnessCheck({
     tracker,
     reader,
     maxCacheAgeSeconds: config.freshness.proofThresholdSeconds,
     hasSynced: () => source.hasSynced(),
+    consistentRead: {
+      tracker,
+      quorumResourceVersion: (kind) => reader.readCollectionResourceVersion(kind),
+      quietProof: quietProbe(client),
+      timers,
+      waitMs: () => config.freshness.proof.waitMs,
+    },
+    gateEnabled: () => config.freshness.gate.enabled,
+    fallbackWave: config.freshness.directRead.maxConcurrent,
+    metrics,
     logger,
   });
   const gates = new Map<string, WrittenResourceVersionGate>();
@@ -74,14 +105,33 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
     }
     return found;
   };
+  metrics.freshnessGateEnabled.set(config.freshness.gate.enabled ? 1 : 0);
   logger.info('live Kubernetes source configured', { server: client.server });
-  return { kubeConfig, client, tracker, reader, source, victimFreshness, gate };
+  return {
+    kubeConfig,
+    client,
+    tracker,
+    reader,
+    source,
+    victimFreshness,
+    gate,
+    config: () => config,
+    setConfig(next) {
+      if (next.freshness.gate.enabled !== config.freshness.gate.enabled) {
+        logger.warn(next.freshness.gate.enabled ? 'freshness gate switched on' : 'freshness gate switched OFF (rollback): no written-RV gate, no victim proof');
+      }
+      config = next;
+      metrics.freshnessGateEnabled.set(next.freshness.gate.enabled ? 1 : 0);
+    },
+    debugFreshness: () => freshnessDebugReport({ tracker, source, gates: [...gates.values()], config, nowMs: now() }),
+  };
 }
 
 function createDirectReader(client: KubeApiClient, config: ExtenderConfig, metrics: Metrics, now: () => number): DirectReader {
   const d = config.freshness.directRead;
   return new DirectReader({
     fetchObject: directObjectFetcher(client),
+    fetchCollectionResourceVersion: collectionResourceVersionFetcher(client),
     maxConcurrent: d.maxConcurrent,
     // Destructive decisions wait for at most one more round of reads; beyond that they are refused, not queued.
     maxQueued: d.maxConcurrent,
@@ -98,8 +148,8 @@ export async function kubeSourceFactory(
   choice: Extract<SourceChoice, { kind: 'kube' }>,
   ctx: { metrics: Metrics; logger: Logger; config: ExtenderConfig },
   onRuntime?: (runtime: KubeRuntime) => void,
-): Promise<{ source: KubeSource; victimFreshness: VictimFreshnessCheck }> {
+): Promise<{ source: KubeSource; victimFreshness: VictimFreshnessCheck; debugFreshness: () => FreshnessDebugReport }> {
   const runtime = createKubeRuntime({ ...ctx, ...(choice.kubeconfig ? { kubeconfig: choice.kubeconfig } : {}) });
   onRuntime?.(runtime);
-  return { source: runtime.source, victimFreshness: runtime.victimFreshness };
+  return { source: runtime.source, victimFreshness: runtime.victimFreshness, debugFreshness: runtime.debugFreshness };
 }

@@ -40,6 +40,8 @@ export function buildRuntime(initial: ExtenderConfig, logger: Logger): Runtime {
             ledger,
             hasSynced: () => live.source.hasSynced(),
             gate: live.gate(NOMINATOR_CONTROLLER),
+            reader: live.reader,
+            gateEnabled: () => live.config().freshness.gate.enabled,
             config,
             schedulingOptions: () => schedulingOptionsFrom(config),
             metrics: ctx.metrics,
@@ -51,6 +53,7 @@ export function buildRuntime(initial: ExtenderConfig, logger: Logger): Runtime {
     },
     onConfig: (next) => {
       config = next;
+      kube?.setConfig(next);
       nominator?.onConfig(next);
     },
     stop: async () => {
@@ -64,7 +67,7 @@ export function buildRuntime(initial: ExtenderConfig, logger: Logger): Runtime {
       }
       const { loadKubeConfig } = await import('./kube-runtime.js');
       const { clearNominationsWith } = await import('../nomination/kube-nominator.js');
-      const result = await clearNominationsWith(loadKubeConfig(choice.kubeconfig), logger);
+      const result = await clearNominationsWith(loadKubeConfig(choice.kubeconfig), logger, config);
       process.stdout.write(`cleared ${result.cleared} nominations owned by kube-ledger (${result.skipped} no longer ours, ${result.failed} failed)\n`);
       return result.failed > 0 ? 1 : 0;
     },

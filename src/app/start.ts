@@ -19,6 +19,8 @@ import { startExtenderServer } from '../http/server.js';
 import { createExtenderService, type VictimFreshnessCheck } from './extender-service.js';
 import { releaseLoadGarbage } from './release-load-garbage.js';
 import { schedulingOptionsFrom } from './scheduling-options.js';
+import { servingLagProblem, throttled } from './serving-lag.js';
+import { VictimTerminationClock } from '../nomination/victim-termination.js';
 
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEMO_CLUSTER = join(PACKAGE_ROOT, 'config', 'cluster', 'demo.yaml');
@@ -63,7 +65,10 @@ export interface StartDeps {
   metrics?: Metrics;
   dra?: DraLedger;
   /** Builds the live source; injected so the snapshot path never loads client-node. */
-  kubeSourceFactory?: (choice: Extract<SourceChoice, { kind: 'kube' }>, ctx: { metrics: Metrics; logger: Logger; config: ExtenderConfig }) => Promise<{ source: ClusterSource; victimFreshness?: VictimFreshnessCheck }>;
+  kubeSourceFactory?: (
+    choice: Extract<SourceChoice, { kind: 'kube' }>,
+    ctx: { metrics: Metrics; logger: Logger; config: ExtenderConfig },
+  ) => Promise<{ source: ClusterSource; victimFreshness?: VictimFreshnessCheck; debugFreshness?: () => unknown }>;
 }
 
 export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps): Promise<RunningKubeLedger> {
@@ -99,6 +104,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   const choice = chooseSource(config);
   let source: ClusterSource;
   let victimFreshness: VictimFreshnessCheck | undefined;
+  let debugFreshness: (() => unknown) | undefined;
   if (choice.kind === 'snapshot') {
     const snapshot = new SnapshotSource({
       path: choice.path,
@@ -115,9 +121,10 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     logger.info(choice.demo ? 'serving the embedded demo cluster' : 'serving a snapshot cluster', { path: choice.path });
   } else {
     if (!deps.kubeSourceFactory) throw new Error('the live Kubernetes source is not available in this build');
-    ({ source, victimFreshness } = await deps.kubeSourceFactory(choice, { metrics, logger, config }));
+    ({ source, victimFreshness, debugFreshness } = await deps.kubeSourceFactory(choice, { metrics, logger, config }));
   }
 
+  const victimClock = new VictimTerminationClock(metrics);
   const service = createExtenderService({
     ledger,
     source,
@@ -125,6 +132,9 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     metrics,
     logger,
     ...(victimFreshness ? { victimFreshness } : {}),
+    ...(debugFreshness ? { debugFreshness } : {}),
+    servingLag: throttled(() => servingLagProblem(source.freshness(), config.freshness.maxServeLagSeconds)),
+    onVictimsApproved: (uids) => victimClock.approved(uids, Date.now()),
     readinessNotes: () => {
       const error = source instanceof SnapshotSource ? source.lastError() : undefined;
       return error ? [`last snapshot reload failed (serving the previous snapshot): ${error}`] : [];
@@ -143,6 +153,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   let loadGarbageReleased = false;
   const trackFreshness = (): void => {
     feedDraFreshness(dra, source);
+    victimClock.sweep(ledger, Date.now());
     if (!loadGarbageReleased && source.hasSynced()) {
       loadGarbageReleased = true;
       releaseLoadGarbage(logger);

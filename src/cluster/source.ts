@@ -8,9 +8,10 @@ import type { ClusterSink } from '../ledger/changes.js';
 
 export type { ClusterChange, ClusterSink } from '../ledger/changes.js';
 
+/** `lagSeconds`: how long the cache has not been known current (watch-health aware; absent = 0, e.g. snapshots). */
 export type ResourceFreshness =
-  | { state: 'fresh'; lastSyncedResourceVersion?: string; lastEventAgeSeconds: number }
-  | { state: 'lagging'; seconds: number; lastSyncedResourceVersion?: string }
+  | { state: 'fresh'; lastSyncedResourceVersion?: string; lastEventAgeSeconds: number; lagSeconds?: number }
+  | { state: 'lagging'; seconds: number; lastSyncedResourceVersion?: string; lagSeconds?: number }
   | { state: 'unsynced'; reason: string };
 
 export interface FreshnessReport {

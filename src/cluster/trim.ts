@@ -19,6 +19,7 @@ function trimMeta(meta: ObjectMeta | undefined, keepLabels: boolean): ObjectMeta
   if (m.generation !== undefined) out.generation = m.generation;
   if (m.deletionTimestamp !== undefined) out.deletionTimestamp = m.deletionTimestamp;
   if (keepLabels && m.labels) out.labels = m.labels;
+  if (m.creationTimestamp !== undefined) out.creationTimestamp = m.creationTimestamp;
   if (m.annotations) {
     const own = Object.entries(m.annotations).filter(([k]) => k.startsWith(OWN_ANNOTATION_PREFIX));
     if (own.length > 0) out.annotations = Object.fromEntries(own);
@@ -54,11 +55,19 @@ export function trimPod(pod: PodObject): PodObject {
   if (spec.overhead) outSpec.overhead = spec.overhead;
   if (spec.resources) outSpec.resources = spec.resources;
   if (spec.resourceClaims) outSpec.resourceClaims = spec.resourceClaims;
-  // What preemption needs to prove a victim irrelevant to the scheduler's other filters (see victim-relevance.ts).
+  // What preemption needs to prove a victim irrelevant to the scheduler's other filters (see victim-relevance.ts),
+  // plus required node affinity, which decides node eligibility for the nominator.
   const affinity = trimRequiredAffinity(spec.affinity);
-  if (affinity) outSpec.affinity = affinity;
+  const requiredNodeAffinity = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  if (affinity || requiredNodeAffinity) {
+    outSpec.affinity = { ...affinity, ...(requiredNodeAffinity ? { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: requiredNodeAffinity } } : {}) };
+  }
   const volumes = trimStorageVolumes(spec.volumes);
   if (volumes) outSpec.volumes = volumes;
+  // The rest of what decides node eligibility for the nominator (gates, selector, tolerations); kept small.
+  if (spec.schedulingGates?.length) outSpec.schedulingGates = spec.schedulingGates.map((g) => ({ name: g.name }));
+  if (spec.nodeSelector && Object.keys(spec.nodeSelector).length > 0) outSpec.nodeSelector = spec.nodeSelector;
+  if (spec.tolerations?.length) outSpec.tolerations = spec.tolerations;
   const status = pod.status ?? {};
   const outStatus: NonNullable<PodObject['status']> = {};
   if (status.phase) outStatus.phase = status.phase;

@@ -44,6 +44,11 @@ export interface ExtenderConfig {
       breakerFailures: number;
       breakerCooldownMs: number;
     };
+    maxServeLagSeconds: number;
+    bookmarkGraceSeconds: number;
+    gate: { enabled: boolean };
+    proof: { waitMs: number };
+    requestTimeouts: { listMs: number; watchOpenMs: number; watchIdleMs: number };
   };
   nomination: {
     enabled: boolean;
@@ -52,6 +57,9 @@ export interface ExtenderConfig {
     ttlSeconds: number;
     leaseName: string;
     leaseNamespace: string;
+    workers: number;
+    schedulerNames: string[];
+    requestTimeouts: { getMs: number; patchMs: number; listMs: number; eventMs: number; leaseMs: number };
   };
   logging: { level: 'debug' | 'info' | 'warn' | 'error' };
 }
@@ -112,7 +120,7 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'dra.freshnessWindowSeconds', rule: { type: 'int', min: 1, max: 86400 }, default: 120, doc: 'Slice data older than this makes DRA accounting unsafe.' },
   { path: 'dra.admitNewClaims', rule: { type: 'bool' }, default: true, doc: 'false: pending pods whose unallocated claims would consume mapped node resources are refused (rollback lever); bound claims keep counting.', live: true },
   { path: 'dra.nodeSelector', rule: { type: 'string', check: labelSelectorProblem }, default: '', doc: 'Label selector (kubectl -l syntax) of the nodes with DRA accounting; other nodes answer as with dra.enabled false. Empty = all nodes.', live: true },
-  { path: 'freshness.proofThresholdSeconds', rule: { type: 'int', min: 0, max: 3600 }, default: 5, doc: 'Destructive decisions trust the cache only when it lags less than this.' },
+  { path: 'freshness.proofThresholdSeconds', rule: { type: 'int', min: 0, max: 3600 }, default: 5, doc: 'Unused by the live source since the consistent-read proof (freshness.proof.*); accepted for compatibility.' },
   { path: 'freshness.requeueCapMs', rule: { type: 'int', min: 5, max: 600_000 }, default: 5000, doc: 'Cap of the per-key requeue backoff (starts at 5 ms).' },
   { path: 'freshness.directRead.maxConcurrent', rule: { type: 'int', min: 1, max: 256 }, default: 4, doc: 'Direct API reads in flight at most.' },
   { path: 'freshness.directRead.timeoutMs', rule: { type: 'int', min: 10, max: 60_000 }, default: 1000, doc: 'Timeout of one direct read.' },
@@ -120,11 +128,25 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'freshness.directRead.burst', rule: { type: 'int', min: 1, max: 10_000 }, default: 40, doc: 'Token-bucket size.' },
   { path: 'freshness.directRead.breakerFailures', rule: { type: 'int', min: 1, max: 1000 }, default: 5, doc: 'Consecutive failed or slow reads that open the breaker.' },
   { path: 'freshness.directRead.breakerCooldownMs', rule: { type: 'int', min: 10, max: 600_000 }, default: 10_000, doc: 'Open breaker waits this long before a half-open probe.' },
+  { path: 'freshness.maxServeLagSeconds', rule: { type: 'int', min: 1, max: 86_400 }, default: 60, doc: 'When the Node or Pod cache lags more than this (watch-health aware, see Reliability), filter and prioritize answer with an error and /readyz turns 503.', live: true },
+  { path: 'freshness.bookmarkGraceSeconds', rule: { type: 'int', min: 1, max: 3600 }, default: 75, doc: 'Silence tolerated on a connected watch before it counts as lag (kube-apiserver bookmarks about every 60 s).' },
+  { path: 'freshness.gate.enabled', rule: { type: 'bool' }, default: true, doc: 'Written-RV gate and preemption victim proof; false switches both off for rollback (counted in kube_ledger_freshness_gate_bypassed_total).', live: true },
+  { path: 'freshness.proof.waitMs', rule: { type: 'int', min: 0, max: 10_000 }, default: 2000, doc: 'How long a preemption waits for the informer to reach the quorum resourceVersion (or the quiet probe to prove it current) before reading victims one by one within 1.5 s; worst case about 4.5 s, inside kube-scheduler\'s 5 s extender timeout.', live: true },
+  { path: 'freshness.requestTimeouts.listMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 60_000, doc: 'Deadline of one list page (headers and body); a quorum read uses freshness.directRead.timeoutMs.' },
+  { path: 'freshness.requestTimeouts.watchOpenMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 30_000, doc: 'Deadline for a watch request to get its response headers.' },
+  { path: 'freshness.requestTimeouts.watchIdleMs', rule: { type: 'int', min: 1000, max: 3_600_000 }, default: 120_000, doc: 'A watch silent (no event, no bookmark) for longer is restarted from its last resourceVersion.' },
   { path: 'nomination.enabled', rule: { type: 'bool' }, default: false, doc: 'External nominator writes status.nominatedNodeName (leader only). false stops writes within 1 s.', live: true },
   { path: 'nomination.namespaces', rule: { type: 'stringList' }, default: [], doc: 'Namespaces in scope (canary allowlist; empty = none).', live: true },
   { path: 'nomination.priorityClasses', rule: { type: 'stringList' }, default: [], doc: 'PriorityClass names in scope (empty = any).', live: true },
   { path: 'nomination.ttlSeconds', rule: { type: 'int', min: 5, max: 3600 }, default: 60, doc: 'A nomination expires after this.', live: true },
   { path: 'nomination.leaseName', rule: { type: 'string', pattern: DNS_LABEL, hint: 'a DNS label' }, default: 'kube-ledger-nominator', doc: 'Lease used for leader election.' },
   { path: 'nomination.leaseNamespace', rule: { type: 'string', pattern: DNS_LABEL, hint: 'a DNS label' }, default: 'kube-ledger', doc: 'Namespace of the Lease.' },
+  { path: 'nomination.workers', rule: { type: 'int', min: 1, max: 64 }, default: 4, doc: 'Nominator workers; one pod key is handled by one worker at a time, so a hung request holds only its own key.' },
+  { path: 'nomination.schedulerNames', rule: { type: 'stringList' }, default: ['default-scheduler'], doc: 'Only pods whose spec.schedulerName is listed are nominated (the schedulers this extender serves).', live: true },
+  { path: 'nomination.requestTimeouts.getMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 5000, doc: 'Deadline of a nominator GET (also bounded by freshness.directRead for 409 re-reads).' },
+  { path: 'nomination.requestTimeouts.patchMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 5000, doc: 'Deadline of a pods/status PATCH; a black-holed PATCH frees its worker after this.' },
+  { path: 'nomination.requestTimeouts.listMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 30_000, doc: 'Deadline of one page of the pod list `nominations clear` reads.' },
+  { path: 'nomination.requestTimeouts.eventMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 5000, doc: 'Deadline of an Event create (best effort).' },
+  { path: 'nomination.requestTimeouts.leaseMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 4000, doc: 'Deadline of a Lease get/create/update; keep it below the 10 s renew deadline.' },
   { path: 'logging.level', rule: { type: 'enum', values: ['debug', 'info', 'warn', 'error'] }, default: 'info', doc: 'Log level.', live: true },
 ];

@@ -25,4 +25,6 @@ export interface ExtenderService {
   /** JSON export of the ledger, whole or for one node (undefined when that node is unknown). */
   exportLedger(node?: string): unknown | undefined;
   readiness(): Readiness;
+  /** Informer and written-RV freshness for /debug/freshness; undefined when the source has none (snapshots). */
+  debugFreshness?(): unknown | undefined;
 }

@@ -57,6 +57,12 @@ export function registerDebugRoutes(router: Router, deps: OpsRouteDeps): void {
     else sendJson(ctx, 200, report);
   });
 
+  router.get('/debug/freshness', (ctx) => {
+    const report = service.debugFreshness?.();
+    if (report === undefined) sendJson(ctx, 404, { error: 'no freshness tracking for this cluster source (snapshot)' });
+    else sendJson(ctx, 200, report);
+  });
+
   router.get('/debug/ledger', (ctx) => {
     const node = ctx.query['node'];
     if (Array.isArray(node)) throw new HttpProblem(400, 'bad_request', 'query parameter "node" given more than once', { path: 'node' });

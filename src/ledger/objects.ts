@@ -13,9 +13,29 @@ export interface ObjectMeta {
   resourceVersion?: string;
   generation?: number;
   deletionTimestamp?: string;
+  /** Kept on pods for rollout telemetry (time from creation to binding). */
+  creationTimestamp?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   ownerReferences?: Array<{ apiVersion?: string; kind?: string; name?: string; uid?: string; controller?: boolean }>;
+}
+
+export interface NodeSelectorRequirement {
+  key: string;
+  operator: string;
+  values?: string[];
+}
+
+export interface NodeSelector {
+  nodeSelectorTerms?: Array<{ matchExpressions?: NodeSelectorRequirement[]; matchFields?: NodeSelectorRequirement[] }>;
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
 }
 
 export interface Taint {
@@ -119,7 +139,12 @@ export interface PodObject {
     /** Pod-level resources (PodLevelResources feature). */
     resources?: { requests?: ResourceList; limits?: ResourceList };
     resourceClaims?: PodResourceClaim[];
-    affinity?: PodAffinity;
+    /** Scheduling constraints the nominator's eligibility pre-check reads (nomination/eligibility.ts). */
+    schedulingGates?: Array<{ name: string }>;
+    nodeSelector?: Record<string, string>;
+    /** Required pod (anti-)affinity terms (preemption) and required node affinity (the nominator). */
+    affinity?: PodAffinity & { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: NodeSelector } };
+    tolerations?: Toleration[];
     topologySpreadConstraints?: TopologySpreadConstraint[];
     volumes?: Volume[];
   };

@@ -71,7 +71,8 @@ export function expiresAtMs(record: DecisionRecord): number {
  * spec minus placement fields). Keys are sorted so equal specs hash equally whatever order the API server used.
  */
 export function podSpecHash(pod: PodObject): string {
-  const { nodeName: _node, schedulerName: _scheduler, ...relevant } = pod.spec ?? {};
+  // schedulingGates: a nomination exists only for an ungated pod, so removing the gates is not a change of the spec.
+  const { nodeName: _node, schedulerName: _scheduler, schedulingGates: _gates, ...relevant } = pod.spec ?? {};
   return createHash('sha256').update(stableJson(relevant)).digest('hex').slice(0, 16);
 }
 

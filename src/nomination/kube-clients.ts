@@ -3,6 +3,9 @@
  * resourceVersion precondition), core/v1 Events and coordination.k8s.io/v1 Leases. client-node's typed models turn
  * timestamps into Date objects; everything handed back is plain JSON again (Dates as RFC 3339 strings) so the
  * controller sees what the API server sent. MicroTime fields are written as strings with six fractional digits.
+ * Every call has a deadline (`NominatorRequestTimeouts`): the request's signal is aborted and the call rejects with
+ * DeadlineExceededError, so a black-holed PATCH or Lease update frees its caller. Calls are counted by verb and
+ * outcome, and the ones waiting for an answer are published as in-flight.
  */
 import {
   ApiException,
@@ -14,8 +17,10 @@ import {
   type KubeConfig,
   type V1Lease,
 } from '@kubernetes/client-node';
+import { DeadlineExceededError, signalOptions, withDeadline } from '../cluster/kube/deadline.js';
 import type { PodObject } from '../ledger/objects.js';
 import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import {
   ConflictError,
   NotFoundError,
@@ -28,6 +33,57 @@ import {
 } from './clients.js';
 
 const COMPONENT = 'kube-ledger-nominator';
+
+export interface NominatorRequestTimeouts {
+  getMs: number;
+  patchMs: number;
+  listMs: number;
+  eventMs: number;
+  leaseMs: number;
+}
+
+export const DEFAULT_NOMINATOR_TIMEOUTS: NominatorRequestTimeouts = { getMs: 5000, patchMs: 5000, listMs: 30_000, eventMs: 5000, leaseMs: 4000 };
+
+export type ApiCallMetrics = Pick<Metrics, 'nominationApiRequestsInFlight' | 'nominationApiRequests'>;
+
+export interface KubeClientOptions {
+  timeouts?: Partial<NominatorRequestTimeouts>;
+  metrics?: ApiCallMetrics;
+}
+
+type Verb = 'get' | 'patch' | 'list' | 'event' | 'lease';
+
+/** One API call under its deadline, counted. `run` receives client-node options carrying the abort signal. */
+class ApiCaller {
+  readonly timeouts: NominatorRequestTimeouts;
+  private readonly metrics: ApiCallMetrics | undefined;
+
+  constructor(options: KubeClientOptions = {}) {
+    this.timeouts = { ...DEFAULT_NOMINATOR_TIMEOUTS, ...options.timeouts };
+    this.metrics = options.metrics;
+  }
+
+  async call<T>(verb: Verb, timeoutMs: number, what: string, run: (options: ReturnType<typeof signalOptions>) => Promise<T>): Promise<T> {
+    this.metrics?.nominationApiRequestsInFlight.inc({ verb });
+    try {
+      const result = await withDeadline(timeoutMs, what, (signal) => run(signalOptions(signal)));
+      this.metrics?.nominationApiRequests.inc({ verb, outcome: 'ok' });
+      return result;
+    } catch (err) {
+      this.metrics?.nominationApiRequests.inc({ verb, outcome: outcomeOf(err) });
+      throw err;
+    } finally {
+      this.metrics?.nominationApiRequestsInFlight.dec({ verb });
+    }
+  }
+}
+
+function outcomeOf(err: unknown): string {
+  if (err instanceof DeadlineExceededError) return 'deadline';
+  if (err instanceof ApiException && err.code === 409) return 'conflict';
+  if (err instanceof ApiException && err.code === 404) return 'not_found';
+  return 'error';
+}
 
 function plain<T>(value: unknown): T {
   return JSON.parse(JSON.stringify(value)) as T;
@@ -46,30 +102,33 @@ function translate(err: unknown, what: string): never {
 
 export class KubePodStatusClient implements PodStatusClient {
   private readonly core: CoreV1Api;
+  private readonly api: ApiCaller;
 
-  constructor(kubeConfig: KubeConfig) {
+  constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.api = new ApiCaller(options);
   }
 
   async get(namespace: string, name: string): Promise<PodObject | null> {
+    const what = `GET pod ${namespace}/${name}`;
     try {
-      return plain<PodObject>(await this.core.readNamespacedPod({ namespace, name }));
+      return plain<PodObject>(await this.api.call('get', this.api.timeouts.getMs, what, (o) => this.core.readNamespacedPod({ namespace, name }, o)));
     } catch (err) {
       if (err instanceof ApiException && err.code === 404) return null;
-      return translate(err, `GET pod ${namespace}/${name}`);
+      return translate(err, what);
     }
   }
 
   async patchStatus(namespace: string, name: string, body: Record<string, unknown>, resourceVersion: string): Promise<PodObject> {
     const metadata = { ...((body['metadata'] as Record<string, unknown> | undefined) ?? {}), resourceVersion };
+    const what = `PATCH pods/status ${namespace}/${name}`;
     try {
-      const written = await this.core.patchNamespacedPodStatus(
-        { namespace, name, body: { ...body, metadata } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      const written = await this.api.call('patch', this.api.timeouts.patchMs, what, (o) =>
+        this.core.patchNamespacedPodStatus({ namespace, name, body: { ...body, metadata } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch, o)),
       );
       return plain<PodObject>(written);
     } catch (err) {
-      return translate(err, `PATCH pods/status ${namespace}/${name}`);
+      return translate(err, what);
     }
   }
 
@@ -77,7 +136,10 @@ export class KubePodStatusClient implements PodStatusClient {
     const pods: PodObject[] = [];
     let continueToken: string | undefined;
     do {
-      const page = await this.core.listPodForAllNamespaces({ limit: 500, ...(continueToken ? { _continue: continueToken } : {}) });
+      const token = continueToken;
+      const page = await this.api.call('list', this.api.timeouts.listMs, 'LIST pods', (o) =>
+        this.core.listPodForAllNamespaces({ limit: 500, ...(token ? { _continue: token } : {}) }, o),
+      );
       for (const item of page.items) pods.push(plain<PodObject>(item));
       continueToken = page.metadata?._continue || undefined;
     } while (continueToken);
@@ -87,9 +149,11 @@ export class KubePodStatusClient implements PodStatusClient {
 
 export class KubeEventRecorder implements EventRecorder {
   private readonly core: CoreV1Api;
+  private readonly api: ApiCaller;
 
-  constructor(kubeConfig: KubeConfig, private readonly logger: Logger, private readonly instance: string) {
+  constructor(kubeConfig: KubeConfig, private readonly logger: Logger, private readonly instance: string, options: KubeClientOptions = {}) {
     this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.api = new ApiCaller(options);
   }
 
   async record(pod: PodRef, type: 'Normal' | 'Warning', reason: EventReason, message: string): Promise<void> {
@@ -117,7 +181,9 @@ export class KubeEventRecorder implements EventRecorder {
       count: 1,
     };
     try {
-      await this.core.createNamespacedEvent({ namespace: pod.namespace, body: event as unknown as CoreV1Event });
+      await this.api.call('event', this.api.timeouts.eventMs, `create event for ${pod.namespace}/${pod.name}`, (o) =>
+        this.core.createNamespacedEvent({ namespace: pod.namespace, body: event as unknown as CoreV1Event }, o),
+      );
     } catch (err) {
       this.logger.warn('could not record event', { pod: `${pod.namespace}/${pod.name}`, reason, error: err instanceof Error ? err.message : String(err) });
     }
@@ -126,14 +192,20 @@ export class KubeEventRecorder implements EventRecorder {
 
 export class KubeLeaseClient implements LeaseClient {
   private readonly coordination: CoordinationV1Api;
+  private readonly api: ApiCaller;
 
-  constructor(kubeConfig: KubeConfig) {
+  constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     this.coordination = kubeConfig.makeApiClient(CoordinationV1Api);
+    this.api = new ApiCaller(options);
+  }
+
+  private lease<T>(what: string, run: (options: ReturnType<typeof signalOptions>) => Promise<T>): Promise<T> {
+    return this.api.call('lease', this.api.timeouts.leaseMs, what, run);
   }
 
   async get(namespace: string, name: string): Promise<LeaseRecord | null> {
     try {
-      return fromLease(plain<V1Lease>(await this.coordination.readNamespacedLease({ namespace, name })), namespace);
+      return fromLease(plain<V1Lease>(await this.lease(`GET lease ${namespace}/${name}`, (o) => this.coordination.readNamespacedLease({ namespace, name }, o))), namespace);
     } catch (err) {
       if (err instanceof ApiException && err.code === 404) return null;
       return translate(err, `GET lease ${namespace}/${name}`);
@@ -142,7 +214,9 @@ export class KubeLeaseClient implements LeaseClient {
 
   async create(record: LeaseRecord): Promise<LeaseRecord> {
     try {
-      const created = await this.coordination.createNamespacedLease({ namespace: record.namespace, body: toLease(record) });
+      const created = await this.lease(`create lease ${record.namespace}/${record.name}`, (o) =>
+        this.coordination.createNamespacedLease({ namespace: record.namespace, body: toLease(record) }, o),
+      );
       return fromLease(plain<V1Lease>(created), record.namespace);
     } catch (err) {
       return translate(err, `create lease ${record.namespace}/${record.name}`);
@@ -151,7 +225,9 @@ export class KubeLeaseClient implements LeaseClient {
 
   async update(record: LeaseRecord): Promise<LeaseRecord> {
     try {
-      const updated = await this.coordination.replaceNamespacedLease({ namespace: record.namespace, name: record.name, body: toLease(record) });
+      const updated = await this.lease(`update lease ${record.namespace}/${record.name}`, (o) =>
+        this.coordination.replaceNamespacedLease({ namespace: record.namespace, name: record.name, body: toLease(record) }, o),
+      );
       return fromLease(plain<V1Lease>(updated), record.namespace);
     } catch (err) {
       return translate(err, `update lease ${record.namespace}/${record.name}`);

@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { DirectReader } from '../cluster/freshness/direct-reader.js';
 import type { WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate.js';
 import type { ClusterSink, ClusterSource } from '../cluster/source.js';
 import type { ExtenderConfig } from '../config/schema.js';
@@ -32,6 +33,10 @@ export interface KubeNominatorOptions {
   metrics: Metrics;
   logger: Logger;
   identity?: string;
+  /** The bounded direct reader 409 re-reads go through (the kube runtime's). */
+  reader?: Pick<DirectReader, 'read'>;
+  /** freshness.gate.enabled, live. */
+  gateEnabled?: () => boolean;
   /** Test knobs; production uses client-go's 15 s / 10 s / 2 s. */
   lease?: { durationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
   resyncIntervalMs?: number;
@@ -46,15 +51,16 @@ export interface RunningNominator {
 
 export function settingsFrom(config: ExtenderConfig): NominationSettings {
   const n = config.nomination;
-  return { enabled: n.enabled, namespaces: n.namespaces, priorityClasses: n.priorityClasses, ttlSeconds: n.ttlSeconds };
+  return { enabled: n.enabled, namespaces: n.namespaces, priorityClasses: n.priorityClasses, ttlSeconds: n.ttlSeconds, schedulerNames: n.schedulerNames };
 }
 
 export function startKubeNominator(options: KubeNominatorOptions): RunningNominator {
   const logger = options.logger.child({ component: 'nominator' });
   let settings = settingsFrom(options.config);
   const identity = options.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
+  const clientOptions = { timeouts: options.config.nomination.requestTimeouts, metrics: options.metrics };
   const elector = new LeaseLeaderElector({
-    client: new KubeLeaseClient(options.kubeConfig),
+    client: new KubeLeaseClient(options.kubeConfig, clientOptions),
     namespace: options.config.nomination.leaseNamespace,
     name: options.config.nomination.leaseName,
     identity,
@@ -68,13 +74,17 @@ export function startKubeNominator(options: KubeNominatorOptions): RunningNomina
     ledger: options.ledger,
     hasSynced: options.hasSynced,
     gate: options.gate,
-    pods: new KubePodStatusClient(options.kubeConfig),
-    events: new KubeEventRecorder(options.kubeConfig, logger, identity),
+    pods: new KubePodStatusClient(options.kubeConfig, clientOptions),
+    events: new KubeEventRecorder(options.kubeConfig, logger, identity, clientOptions),
     leadership: elector,
     settings: () => settings,
     schedulingOptions: options.schedulingOptions,
     logger,
     metrics: options.metrics,
+    workers: options.config.nomination.workers,
+    requeueCapMs: options.config.freshness.requeueCapMs,
+    ...(options.reader ? { reader: options.reader } : {}),
+    ...(options.gateEnabled ? { gateEnabled: options.gateEnabled } : {}),
     ...(options.resyncIntervalMs ? { resyncIntervalMs: options.resyncIntervalMs } : {}),
   });
   nominator.start();
@@ -97,10 +107,11 @@ export function startKubeNominator(options: KubeNominatorOptions): RunningNomina
 }
 
 /** `kube-ledger nominations clear` over a kubeconfig: withdraws every nomination kube-ledger owns. */
-export async function clearNominationsWith(kubeConfig: KubeConfig, logger: Logger): Promise<ClearResult> {
+export async function clearNominationsWith(kubeConfig: KubeConfig, logger: Logger, config?: ExtenderConfig): Promise<ClearResult> {
+  const clientOptions = config ? { timeouts: config.nomination.requestTimeouts } : {};
   return clearOwnedNominations({
-    pods: new KubePodStatusClient(kubeConfig),
-    events: new KubeEventRecorder(kubeConfig, logger, `${hostname()}_clear`),
+    pods: new KubePodStatusClient(kubeConfig, clientOptions),
+    events: new KubeEventRecorder(kubeConfig, logger, `${hostname()}_clear`, clientOptions),
     logger,
   });
 }

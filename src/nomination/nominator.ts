@@ -1,14 +1,20 @@
 /**
  * The external nominator controller (leader only). A resync walks the ledger and queues pending pods in scope plus
- * every pod carrying kube-ledger's record; one worker reconciles a key at a time from a RequeueQueue (capped
- * backoff). Each reconcile: written-RV gate first (never act on a cache older than our own last write), plan from
- * one ledger view, then — right before the write — re-check `enabled`, leadership and cache sync, so a config
- * reload to `enabled: false` or a lost Lease stops writes at once. A 409 re-reads the pod directly, re-plans on that
- * object and retries with backoff; the re-plan stands back if someone else's value is now there (never overwrite).
- * Nothing is written before the cache has synced; after a restart owned nominations are recognised from their
- * records (not re-issued) and expired ones cleared by the same rules.
+ * every pod carrying kube-ledger's record; a pool of `workers` reconciles keys from a RequeueQueue with the client-go
+ * workqueue contract (a key is handled by one worker at a time, re-adds coalesce, a re-add while processing is
+ * delivered once afterwards), so one hung or slow key never delays the others (every API call has a deadline as
+ * well). Per-key backoff runs from 5 ms to `requeueCapMs`; the resync only queues idle keys, so it never resets or
+ * bypasses a backoff. Each reconcile: written-RV gate first (never act on a cache older than our own last write;
+ * skipped and counted when `gateEnabled()` is false), plan from one ledger view, then — right before the write —
+ * re-check `enabled`, leadership and cache sync, so a config reload to `enabled: false` or a lost Lease stops writes
+ * at once. A 409 re-reads the pod through the bounded direct reader, re-plans on that object and retries once, then
+ * backs off; the re-plan stands back if someone else's value is now there (never overwrite). Nothing is written
+ * before the cache has synced; after a restart owned nominations are recognised from their records (not re-issued)
+ * and expired ones cleared by the same rules. Rollout telemetry (pending-to-bound by nominated or not) is recorded
+ * by `PendingPodTimes`.
  */
 import { randomUUID } from 'node:crypto';
+import type { DirectReader } from '../cluster/freshness/direct-reader.js';
 import { realTimerScheduler, RequeueQueue, type TimerScheduler } from '../cluster/freshness/requeue-queue.js';
 import { gateKey, type WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate.js';
 import { trimPod } from '../cluster/trim.js';
@@ -21,6 +27,8 @@ import type { SchedulingOptions } from '../scheduling/options.js';
 import { ConflictError, NotFoundError, type EventRecorder, type PodStatusClient } from './clients.js';
 import { ALGORITHM_VERSION, hasDecisionAnnotation, nominatePatch, withdrawPatch, type DecisionRecord } from './decision-record.js';
 import type { LeadershipView } from './leader-election.js';
+import { DEFAULT_SCHEDULER, podIneligibility } from './eligibility.js';
+import { PendingPodTimes } from './pending-pod-times.js';
 import { inScope, planReconcile, type Cooldown, type NominationSettings, type Plan } from './reconcile-plan.js';
 
 export type NominatorMetrics = Pick<
@@ -31,6 +39,11 @@ export type NominatorMetrics = Pick<
   | 'nominationTimeToBindingSeconds'
   | 'nominationTimeToFallbackSeconds'
   | 'nominationLeader'
+  | 'nominationQueueDepth'
+  | 'nominationKeyRetries'
+  | 'nominationPendingToBoundSeconds'
+  | 'oldestWaitingKeyAgeSeconds'
+  | 'freshnessGateBypassed'
 >;
 
 export interface NominatorDeps {
@@ -54,9 +67,16 @@ export interface NominatorDeps {
   standBackMs?: number;
   /** How long a pod whose nomination was withdrawn or expired is left to the scheduler's full pass. Default 30 s. */
   fallbackCooldownMs?: number;
-  /** Re-read-and-retry rounds after a 409 inside one reconcile before requeueing with backoff. Default 3. */
+  /** Re-read-and-retry rounds after a 409 inside one reconcile before requeueing with backoff. Default 1. */
   conflictRetries?: number;
+  /** Cap of the per-key backoff (freshness.requeueCapMs). Default 5000. */
   requeueCapMs?: number;
+  /** Concurrent workers (nomination.workers). Default 4. */
+  workers?: number;
+  /** Bounded reader for 409 re-reads (rate limit, bulkhead, breaker, timeout); without it `pods.get` is used. */
+  reader?: Pick<DirectReader, 'read'>;
+  /** freshness.gate.enabled (live); false skips the written-RV gate (rollback), counted. Default on. */
+  gateEnabled?: () => boolean;
   newDecisionId?: () => string;
 }
 
@@ -69,20 +89,22 @@ export class Nominator {
   /** Decisions kube-ledger owns right now, by pod key. */
   private readonly active = new Map<string, DecisionRecord>();
   private readonly cooldowns = new Map<string, Cooldown>();
+  private readonly pendingTimes: PendingPodTimes;
   private cancelResync: (() => void) | undefined;
-  private worker: Promise<void> | undefined;
+  private workers: Array<Promise<void>> = [];
   private running = false;
 
   constructor(private readonly deps: NominatorDeps) {
     this.now = deps.now ?? Date.now;
     this.timers = deps.timers ?? realTimerScheduler;
-    this.queue = new RequeueQueue<string>({ maxDelayMs: deps.requeueCapMs ?? 30_000, scheduler: this.timers });
+    this.queue = new RequeueQueue<string>({ maxDelayMs: deps.requeueCapMs ?? 5000, scheduler: this.timers });
+    this.pendingTimes = new PendingPodTimes(deps.metrics);
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.worker = this.work();
+    this.workers = Array.from({ length: Math.max(1, this.deps.workers ?? 4) }, () => this.work());
     this.scheduleResync();
   }
 
@@ -90,7 +112,12 @@ export class Nominator {
     this.running = false;
     this.cancelResync?.();
     this.queue.shutDown();
-    await this.worker;
+    await Promise.all(this.workers);
+  }
+
+  /** The work queue (tests and debugging). */
+  workQueue(): Pick<RequeueQueue<string>, 'length' | 'delayedCount' | 'processingCount' | 'numRequeues' | 'oldestWaitingAgeSeconds'> {
+    return this.queue;
   }
 
   /** Queues one pod key (e.g. from a sink that saw the pod change). */
@@ -105,13 +132,18 @@ export class Nominator {
     const settings = this.deps.settings();
     if (!leading || !settings.enabled || !this.deps.hasSynced()) return 0;
     let queued = 0;
+    const nowMs = this.now();
     for (const pod of this.deps.ledger.pods()) {
-      if (this.active.has(pod.key) || isCandidate(pod, settings)) {
-        this.queue.add(pod.key);
-        queued++;
+      // Telemetry compares like with like: pods the nominator could have nominated (served scheduler, no gates).
+      if (pod.nodeName === '' && inScope(pod, settings) && !podIneligibility(pod.object, settings.schedulerNames ?? [DEFAULT_SCHEDULER])) {
+        this.pendingTimes.notePending(pod, settings, nowMs);
       }
+      // Never a key serving its backoff (the delay is neither reset nor bypassed); a scheduled recheck is brought forward.
+      if ((this.active.has(pod.key) || isCandidate(pod, settings)) && this.queue.addIfIdle(pod.key)) queued++;
     }
-    for (const key of this.active.keys()) if (!this.deps.ledger.podByKey(key)) this.queue.add(key);
+    for (const key of this.active.keys()) if (!this.deps.ledger.podByKey(key)) this.queue.addIfIdle(key);
+    this.pendingTimes.sweep(this.deps.ledger, nowMs);
+    this.publishQueue();
     return queued;
   }
 
@@ -132,6 +164,7 @@ export class Nominator {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
+      this.publishQueue();
       try {
         await this.process(key);
       } catch (err) {
@@ -140,13 +173,15 @@ export class Nominator {
         this.queue.addRateLimited(key);
       } finally {
         this.queue.done(key);
+        this.publishQueue();
       }
     }
   }
 
   private async process(key: string): Promise<void> {
     if (!this.running || !this.deps.hasSynced() || !this.deps.leadership.isLeader()) return;
-    if (!gateKey(this.deps.gate, this.queue, key).ready) return this.count('skipped_stale');
+    if (this.deps.gateEnabled?.() === false) this.deps.metrics?.freshnessGateBypassed.inc({ check: 'written_rv_gate' });
+    else if (!gateKey(this.deps.gate, this.queue, key).ready) return this.count('skipped_stale');
     const pod = this.deps.ledger.podByKey(key);
     if (!pod) return this.settle(key, undefined, 'deleted');
     await this.reconcile(pod, 0);
@@ -181,7 +216,7 @@ export class Nominator {
       this.active.set(pod.key, plan.owned);
       this.publishInFlight();
     }
-    this.queue.forget(pod.key);
+    this.handled(pod.key);
     if (plan.recheckAfterMs !== undefined) this.queue.addAfter(pod.key, Math.max(1, plan.recheckAfterMs));
   }
 
@@ -207,10 +242,11 @@ export class Nominator {
     }
     const rv = written.metadata.resourceVersion;
     if (rv) this.deps.gate.recordWrite(pod.key, 'Pod', rv);
-    this.queue.forget(pod.key);
+    this.handled(pod.key);
     const ref = { namespace: pod.namespace, name: pod.name, uid: pod.uid, ...(rv ? { resourceVersion: rv } : {}) };
     if (record) {
       this.count('written');
+      this.pendingTimes.noteNominated(pod.key);
       this.active.set(pod.key, record);
       this.publishInFlight();
       this.queue.addAfter(pod.key, record.ttlSeconds * 1000);
@@ -243,15 +279,44 @@ export class Nominator {
       return;
     }
     this.count('conflict');
-    if (conflicts >= (this.deps.conflictRetries ?? 3)) {
+    if (conflicts >= (this.deps.conflictRetries ?? 1)) {
       this.queue.addRateLimited(pod.key);
       return;
     }
     await this.sleep(5 * 2 ** conflicts);
-    const fresh = await this.deps.pods.get(pod.namespace, pod.name);
+    const fresh = await this.reread(pod);
+    if (fresh === 'refused') {
+      this.queue.addRateLimited(pod.key);
+      return;
+    }
     if (!fresh) return this.settle(pod.key, undefined, 'deleted');
     // Re-plan on what the API server has now: a newer value set by someone else makes the plan stand back.
     await this.reconcile(podEntryFromObject(trimPod(fresh)), conflicts + 1);
+  }
+
+  /** After a 409: the pod as the API server has it now, through the bounded reader when there is one. */
+  private async reread(pod: PodEntry): Promise<PodObject | null | 'refused'> {
+    if (!this.deps.reader) return this.deps.pods.get(pod.namespace, pod.name);
+    const read = await this.deps.reader.read('Pod', pod.namespace, pod.name);
+    if (read.ok) return read.object as PodObject | null;
+    this.deps.logger.info('409 re-read refused by the direct reader; backing off', { pod: pod.key, reason: read.reason });
+    return 'refused';
+  }
+
+  /** The key was handled: its backoff is reset (the retries it took are observed first). */
+  private handled(key: string): void {
+    const retries = this.queue.numRequeues(key);
+    if (retries > 0) this.deps.metrics?.nominationKeyRetries.observe(retries);
+    this.queue.forget(key);
+  }
+
+  private publishQueue(): void {
+    const m = this.deps.metrics;
+    if (!m) return;
+    m.nominationQueueDepth.set({ state: 'ready' }, this.queue.length());
+    m.nominationQueueDepth.set({ state: 'delayed' }, this.queue.delayedCount());
+    m.nominationQueueDepth.set({ state: 'processing' }, this.queue.processingCount());
+    m.oldestWaitingKeyAgeSeconds.set({ controller: this.deps.gate.controller }, this.queue.oldestWaitingAgeSeconds());
   }
 
   /** The pod left the nominator's hands: bound, finished or deleted. */
@@ -267,7 +332,7 @@ export class Nominator {
     this.active.delete(key);
     this.cooldowns.delete(key);
     this.publishInFlight();
-    this.queue.forget(key);
+    this.handled(key);
     if (outcome === 'deleted') this.deps.gate.forget(key);
   }
 

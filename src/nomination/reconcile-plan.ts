@@ -12,9 +12,12 @@ import { isTerminalPhase, type PodEntry } from '../ledger/pod-entry.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
 import { invalidation, recommendNode } from '../scheduling/recommend.js';
 import { expiresAtMs, parseDecisionRecord, podSpecHash, type DecisionRecord } from './decision-record.js';
+import { DEFAULT_SCHEDULER, nodeIneligibilityFor, podIneligibility } from './eligibility.js';
 
 export interface NominationSettings {
   enabled: boolean;
+  /** Pods of other schedulers are never nominated (default: default-scheduler). */
+  schedulerNames?: readonly string[];
   /** Canary allowlist; empty = no namespace is in scope. */
   namespaces: readonly string[];
   /** PriorityClass names in scope; empty = any. */
@@ -75,10 +78,12 @@ function planOwned(input: PlanInput, record: DecisionRecord): Plan {
   const { pod, ledger, settings, options, nowMs } = input;
   const withdraw = (reason: WithdrawReason, detail: string): Plan => ({ kind: 'withdraw', reason, record, detail });
   if (!inScope(pod, settings)) return withdraw('out_of_scope', 'pod is no longer in the nomination scope');
+  const ineligible = podIneligibility(pod.object, settings.schedulerNames ?? [DEFAULT_SCHEDULER]);
+  if (ineligible) return withdraw('out_of_scope', ineligible);
   const expiresAt = expiresAtMs(record);
   if (nowMs >= expiresAt) return withdraw('expired', `TTL of ${record.ttlSeconds}s elapsed`);
   if (record.specHash !== podSpecHash(pod.object)) return withdraw('spec_changed', 'pod spec or priority changed');
-  const invalid = invalidation(ledger, pod, record.node, options);
+  const invalid = invalidation(ledger, pod, record.node, options, (node) => nodeIneligibilityFor(pod.object, node));
   if (invalid) return withdraw(invalid as WithdrawReason, describeInvalidation(invalid, record.node));
   return { kind: 'idle', reason: 'own nomination still valid', recheckAfterMs: expiresAt - nowMs, owned: record };
 }
@@ -86,13 +91,15 @@ function planOwned(input: PlanInput, record: DecisionRecord): Plan {
 function planNomination(input: PlanInput): Plan {
   const { pod, ledger, settings, options } = input;
   if (!inScope(pod, settings)) return { kind: 'idle', reason: 'out of scope' };
-  const recommendation = recommendNode(ledger, pod, options);
+  const ineligible = podIneligibility(pod.object, settings.schedulerNames ?? [DEFAULT_SCHEDULER]);
+  if (ineligible) return { kind: 'idle', reason: ineligible };
+  const recommendation = recommendNode(ledger, pod, options, (node) => nodeIneligibilityFor(pod.object, node));
   if (recommendation.node === undefined) return { kind: 'idle', reason: recommendation.reason };
   return { kind: 'nominate', node: recommendation.node, reason: recommendation.reason, specHash: podSpecHash(pod.object) };
 }
 
 function describeInvalidation(reason: string, node: string): string {
   if (reason === 'node_gone') return `node ${node} no longer exists`;
-  if (reason === 'node_ineligible') return `node ${node} is cordoned or tainted`;
+  if (reason === 'node_ineligible') return `node ${node} is cordoned, tainted without toleration, or excluded by the pod's selector or affinity`;
   return `pod no longer fits node ${node} by the ledger`;
 }

@@ -331,6 +331,104 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['reason'] as const,
       registers: r,
     }),
+
+    // --- freshness under faults: lag, degraded mode, consistent-read proof (cluster/freshness/, app/) ---
+    freshnessLagSeconds: new Gauge({
+      name: PREFIX + 'freshness_lag_seconds',
+      help: 'Seconds since the informer cache of a resource was last known current (0 while its watch is healthy, bookmarks included; see README "Reliability").',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
+    freshnessDegraded: new Gauge({
+      name: PREFIX + 'freshness_degraded',
+      help: '1 while a cache that filter depends on lags more than freshness.maxServeLagSeconds (filter/prioritize answer with an error, /readyz 503), else 0.',
+      registers: r,
+    }),
+    freshnessDegradedRefusals: new Counter({
+      name: PREFIX + 'freshness_degraded_refusals_total',
+      help: 'Extender calls answered with an error because a cache lagged beyond freshness.maxServeLagSeconds, by verb.',
+      labelNames: ['verb'] as const,
+      registers: r,
+    }),
+    freshnessGateEnabled: new Gauge({
+      name: PREFIX + 'freshness_gate_enabled',
+      help: '1 while freshness.gate.enabled is on (written-RV gate and victim proof active), 0 when switched off for rollback.',
+      registers: r,
+    }),
+    freshnessGateBypassed: new Counter({
+      name: PREFIX + 'freshness_gate_bypassed_total',
+      help: 'Freshness checks skipped because freshness.gate.enabled is off, by check (victim_proof, written_rv_gate).',
+      labelNames: ['check'] as const,
+      registers: r,
+    }),
+    freshnessProofs: new Counter({
+      name: PREFIX + 'freshness_proofs_total',
+      help: 'Consistent-read freshness proofs for preemption by outcome (observed = the informer reached the quorum RV, quiet_probe = a short watch proved no change since the store RV, wait_timeout, quorum_read_failed, unsynced).',
+      labelNames: ['outcome'] as const,
+      registers: r,
+    }),
+    freshnessProofDurationSeconds: new Histogram({
+      name: PREFIX + 'freshness_proof_duration_seconds',
+      help: 'Time to prove the cache current for one preemption (quorum read + wait for the informer + any fallback reads), by outcome.',
+      labelNames: ['outcome'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: r,
+    }),
+    freshnessProofWaitSeconds: new Histogram({
+      name: PREFIX + 'freshness_proof_wait_seconds',
+      help: 'Time the informer took to observe the quorum resourceVersion (waits that ended observed or timed out).',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: r,
+    }),
+    freshnessProofFallbackReads: new Counter({
+      name: PREFIX + 'freshness_proof_fallback_reads_total',
+      help: 'Victims read one by one (bounded direct reader) because the consistent-read proof did not complete in time.',
+      registers: r,
+    }),
+
+    // --- nominator queue, API requests and rollout telemetry (nomination/) ---
+    nominationQueueDepth: new Gauge({
+      name: PREFIX + 'nomination_queue_depth',
+      help: 'Keys in the nominator work queue by state (ready, delayed = waiting for backoff, processing).',
+      labelNames: ['state'] as const,
+      registers: r,
+    }),
+    nominationKeyRetries: new Histogram({
+      name: PREFIX + 'nomination_key_retries',
+      help: 'Backoff requeues a pod key went through before it was handled (observed when its backoff is reset).',
+      buckets: [0, 1, 2, 4, 8, 16, 32, 64],
+      registers: r,
+    }),
+    nominationApiRequestsInFlight: new Gauge({
+      name: PREFIX + 'nomination_api_requests_in_flight',
+      help: 'Nominator requests to the API server currently waiting for an answer, by verb (get, patch, list, event, lease).',
+      labelNames: ['verb'] as const,
+      registers: r,
+    }),
+    nominationApiRequests: new Counter({
+      name: PREFIX + 'nomination_api_requests_total',
+      help: 'Nominator requests to the API server by verb and outcome (ok, conflict, not_found, deadline, error).',
+      labelNames: ['verb', 'outcome'] as const,
+      registers: r,
+    }),
+    nominationPendingToBoundSeconds: new Histogram({
+      name: PREFIX + 'nomination_pending_to_bound_seconds',
+      help: 'Seconds from creation to binding of pending pods in the nomination scope, by whether kube-ledger nominated them, priority class (allowlisted names, else "other") and algorithm version.',
+      labelNames: ['nominated', 'priority_class', 'algorithm_version'] as const,
+      buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900, 1800, 3600],
+      registers: r,
+    }),
+    preemptionVictimTerminationSeconds: new Histogram({
+      name: PREFIX + 'preemption_victim_termination_seconds',
+      help: 'Seconds from kube-ledger approving a preemption victim to the victim pod being gone from the cache.',
+      buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
+      registers: r,
+    }),
+    preemptionVictimsUnobserved: new Counter({
+      name: PREFIX + 'preemption_victims_unobserved_total',
+      help: 'Approved preemption victims still present after 15 minutes (no longer tracked for preemption_victim_termination_seconds).',
+      registers: r,
+    }),
   };
 }
 

@@ -30,14 +30,17 @@ export function ineligibility(node: NodeEntry): string | undefined {
   return undefined;
 }
 
-export function recommendNode(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): Recommendation {
+/** Why `node` is ineligible for the pod being recommended (capacity aside); the nominator passes a pod-aware one. */
+export type NodeEligibility = (node: NodeEntry) => string | undefined;
+
+export function recommendNode(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, eligibility: NodeEligibility = ineligibility): Recommendation {
   const useDra = draIsEnabled(ledger, options);
   let best: { node: string; score: number } | undefined;
   let considered = 0;
   let ineligible = 0;
   for (const node of ledger.knownNodes()) {
     considered++;
-    if (ineligibility(node) !== undefined) {
+    if (eligibility(node) !== undefined) {
       ineligible++;
       continue;
     }
@@ -52,9 +55,9 @@ export function recommendNode(ledger: ClusterLedger, pod: PodEntry, options: Sch
 }
 
 /** Whether `nodeName` is still a valid target for the pod: known, eligible and fitting. Undefined means valid. */
-export function invalidation(ledger: ClusterLedger, pod: PodEntry, nodeName: string, options: SchedulingOptions): string | undefined {
+export function invalidation(ledger: ClusterLedger, pod: PodEntry, nodeName: string, options: SchedulingOptions, eligibility: NodeEligibility = ineligibility): string | undefined {
   const node = ledger.node(nodeName);
   if (!node) return 'node_gone';
-  if (ineligibility(node) !== undefined) return 'node_ineligible';
+  if (eligibility(node) !== undefined) return 'node_ineligible';
   return assessFit(ledger, node, pod, options).fits ? undefined : 'no_longer_fits';
 }

@@ -166,6 +166,7 @@ describe('preempt end to end: PodDisruptionBudgets listed and watched from the A
     const config = defaultConfig();
     config.server.host = '127.0.0.1';
     config.server.port = 0;
+    config.server.ops.port = 0;
     config.cluster.kubeconfig = api.writeKubeconfig(dir);
     running = await startKubeLedger(config, { logger: silentLogger, kubeSourceFactory });
     await pollUntil(async () => running.source.hasSynced(), (s) => s, 'the kube source to sync');

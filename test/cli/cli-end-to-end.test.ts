@@ -65,6 +65,7 @@ function configFor(file: string) {
   const config = defaultConfig();
   config.server.host = '127.0.0.1';
   config.server.port = 0;
+  config.server.ops.port = 0;
   config.cluster.snapshotPath = file;
   return config;
 }

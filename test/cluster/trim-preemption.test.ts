@@ -40,6 +40,8 @@ describe('trim for preemption', () => {
     assert.deepEqual(trimmed.spec?.initContainers?.[0]?.ports, [{ hostPort: 9100 }]);
     assert.deepEqual(trimmed.spec?.affinity, {
       podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'kubernetes.io/hostname' }] },
+      // Required node affinity stays too: the nominator's eligibility pre-check reads it (nomination/eligibility.ts).
+      nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } },
     });
     assert.deepEqual(trimmed.spec?.volumes, [{ name: 'data', persistentVolumeClaim: { claimName: 'data-web-0' } }, { name: 'scratch', ephemeral: {} }]);
     assert.equal(trimmed.status?.startTime, '2026-11-30T01:02:03Z');

@@ -125,4 +125,59 @@ describe('fake apiserver: fault injection', () => {
       await strict.close();
     }
   });
+
+  it('blackHole reads matching requests and never answers them, while other requests are served; lifting it serves new ones', async () => {
+    server.create(pod('a'));
+    const lift = server.blackHole({ verb: 'patch', resource: 'pods' });
+    const controller = new AbortController();
+    const hung = fetch(`${server.url}/api/v1/namespaces/default/pods/a/status`, {
+      method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: '{"status":{"nominatedNodeName":"n1"}}', signal: controller.signal,
+    }).then(() => 'answered', () => 'aborted');
+    assert.equal(await status(server, '/api/v1/namespaces/default/pods/a'), 200, 'a GET is served meanwhile');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(server.requests({ verb: 'patch' })[0]?.fault, 'blackHole');
+    controller.abort();
+    assert.equal(await hung, 'aborted', 'only the client giving up ends it');
+    lift();
+    assert.equal(await status(server, '/api/v1/namespaces/default/pods/a/status', {
+      method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: '{"status":{"nominatedNodeName":"n1"}}',
+    }), 200);
+  });
+
+  it('conflictForever answers 409 to every matching write until lifted', async () => {
+    server.create(pod('a'));
+    const lift = server.conflictForever({ verb: 'patch', resource: 'pods' });
+    const patch = () => status(server, '/api/v1/namespaces/default/pods/a/status', {
+      method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: '{"status":{"nominatedNodeName":"n1"}}',
+    });
+    for (let i = 0; i < 5; i += 1) assert.equal(await patch(), 409);
+    lift();
+    assert.equal(await patch(), 200);
+  });
+
+  it('a quorum list with limit=1 returns the current resourceVersion, whichever resource moved it last', async () => {
+    server.create(pod('a'));
+    server.create(pod('b'));
+    server.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
+    const res = await fetch(`${server.url}/api/v1/pods?limit=1`);
+    const body = (await res.json()) as { metadata: { resourceVersion: string; continue?: string }; items: unknown[] };
+    assert.equal(body.items.length, 1);
+    assert.equal(body.metadata.resourceVersion, server.currentResourceVersion(), 'the global RV (the node write came last)');
+    assert.ok(body.metadata.continue);
+  });
+
+  it('slowWatches delivers every event late but in order, and lifts', async () => {
+    const watch = await openRawWatch(server.url, `/api/v1/pods?watch=1&resourceVersion=${server.currentResourceVersion()}`);
+    server.slowWatches('pods', 120);
+    const started = Date.now();
+    server.create(pod('a'));
+    server.create(pod('b'));
+    await watch.waitFor((e) => e.object.metadata?.name === 'b');
+    assert.ok(Date.now() - started >= 100, 'delivered late');
+    assert.deepEqual(watch.events.map((e) => e.object.metadata?.name), ['a', 'b']);
+    server.slowWatches('pods', 0);
+    server.create(pod('c'));
+    await watch.waitFor((e) => e.object.metadata?.name === 'c');
+    watch.close();
+  });
 });

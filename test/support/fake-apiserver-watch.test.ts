@@ -101,4 +101,15 @@ describe('fake apiserver: watch', () => {
     assert.deepEqual(await watch.ended, {});
     assert.equal(server.openWatches('pods'), 0);
   });
+
+  it('bookmarks a watch that asked for bookmarks 2 s before its deadline, at the current (global) resourceVersion, like the watch cache', async () => {
+    await start({ bookmarkIntervalMs: 0 });
+    const watch = await openRawWatch(server.url, `/api/v1/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${server.currentResourceVersion()}`);
+    server.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
+    const started = Date.now();
+    const bookmark = await watch.waitFor((e) => e.type === 'BOOKMARK');
+    assert.ok(Date.now() - started >= 900, 'about 1 s in (3 s - 2 s)');
+    assert.equal(bookmark.object.metadata?.resourceVersion, server.currentResourceVersion(), 'the node write moved it');
+    watch.close();
+  });
 });

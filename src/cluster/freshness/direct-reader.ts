@@ -40,6 +40,9 @@ export type FetchObject = (
   signal: AbortSignal,
 ) => Promise<object | null>;
 
+/** One quorum read of a collection (list limit=1, no resourceVersion); resolves its metadata.resourceVersion. */
+export type FetchCollectionResourceVersion = (kind: ClusterObjectKind, signal: AbortSignal) => Promise<string>;
+
 export type DirectReadRefusal = 'breaker_open' | 'rate_limited' | 'timeout' | 'concurrency' | 'error';
 
 export type DirectReadResult =
@@ -50,6 +53,8 @@ export type BreakerStateName = 'closed' | 'open' | 'half-open';
 
 export interface DirectReaderOptions {
   fetchObject: FetchObject;
+  /** For the consistent-read proof; shares the rate limit, bulkhead, breaker and timeout with object reads. */
+  fetchCollectionResourceVersion?: FetchCollectionResourceVersion;
   maxConcurrent: number;
   /** Reads allowed to wait for a slot; beyond that a read is refused with `concurrency`. */
   maxQueued: number;
@@ -99,6 +104,30 @@ export class DirectReader {
       return resourceVersion === undefined ? { ok: true, object } : { ok: true, object, resourceVersion };
     } catch (err) {
       return this.refuse(classify(err), describe(err, kind, name));
+    }
+  }
+
+  /**
+   * The current resourceVersion of a collection by one quorum read, under the same limits as object reads (a
+   * refusal costs the API server nothing). Never throws.
+   */
+  async readCollectionResourceVersion(kind: ClusterObjectKind): Promise<{ ok: true; resourceVersion: string } | { ok: false; reason: DirectReadRefusal; message: string }> {
+    const fetch = this.options.fetchCollectionResourceVersion;
+    if (!fetch) return { ok: false, reason: 'error', message: 'no quorum reader configured' };
+    if (!this.rateLimiter.tryTake()) return this.refuse('rate_limited', `direct read rate limit reached reading the ${kind} collection`) as { ok: false; reason: DirectReadRefusal; message: string };
+    try {
+      const resourceVersion = await this.policy.execute(async ({ signal }) => {
+        this.metrics?.directReadsInFlight.inc();
+        try {
+          return await fetch(kind, signal);
+        } finally {
+          this.metrics?.directReadsInFlight.dec();
+        }
+      });
+      this.metrics?.directReads.inc({ outcome: 'ok' });
+      return { ok: true, resourceVersion };
+    } catch (err) {
+      return this.refuse(classify(err), describe(err, kind, '(collection)')) as { ok: false; reason: DirectReadRefusal; message: string };
     }
   }
 

@@ -41,6 +41,12 @@ export interface FreshnessProofDeps {
   gateKeyOf?: (ref: ObjectRef) => string;
   /** The cache is trusted only if its resource heard from the watch at most this long ago. */
   maxCacheAgeSeconds: number;
+  /**
+   * Set by a caller that already proved (or failed to prove) the whole cache current with a consistent read: true
+   * trusts the cache for every key whose written-RV gate is clear, false reads every key directly. Overrides
+   * `maxCacheAgeSeconds`.
+   */
+  cacheProvenCurrent?: boolean;
 }
 
 /** The key of `ref` in the map `proveFresh` returns: "Kind:namespace/name" or "Kind:name". */
@@ -79,6 +85,7 @@ async function proveOne(ref: ObjectRef, deps: FreshnessProofDeps): Promise<Fresh
 }
 
 function cacheIsFresh(kind: ClusterObjectKind, deps: FreshnessProofDeps): boolean {
+  if (deps.cacheProvenCurrent !== undefined) return deps.cacheProvenCurrent;
   const freshness = deps.tracker.resourceFreshness(kind);
   return freshness.state === 'fresh' && freshness.lastEventAgeSeconds <= deps.maxCacheAgeSeconds;
 }

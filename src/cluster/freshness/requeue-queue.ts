@@ -33,6 +33,8 @@ export interface RequeueQueueOptions {
 interface DelayedEntry {
   dueAtMs: number;
   cancel: () => void;
+  /** Set by addRateLimited: the key is serving a backoff (addIfIdle leaves it alone). */
+  backoff: boolean;
 }
 
 export class RequeueQueue<K> {
@@ -61,18 +63,34 @@ export class RequeueQueue<K> {
     this.enqueue(key);
   }
 
+  /**
+   * Queues `key` unless it is already ready, being processed, or serving a backoff (`addRateLimited`); a plain
+   * delayed add (a scheduled recheck) is brought forward. A periodic resync uses this, so it never resets or bypasses
+   * a backoff and never turns a processing key dirty. Returns whether the key was queued.
+   */
+  addIfIdle(key: K): boolean {
+    if (this.shuttingDown || this.queued.has(key) || this.processing.has(key) || this.delayed.get(key)?.backoff) return false;
+    this.add(key);
+    return true;
+  }
+
   /** Queues `key` after its next backoff delay and counts a requeue; returns the delay in ms. */
   addRateLimited(key: K): number {
     const delayMs = this.nextDelayMs(key);
     this.requeues.set(key, (this.requeues.get(key) ?? 0) + 1);
+    this.noteWaiting(key);
     this.addAfter(key, delayMs);
+    const entry = this.delayed.get(key);
+    if (entry) entry.backoff = true;
     return delayMs;
   }
 
-  /** Queues `key` after `delayMs`; an earlier pending delayed add wins. */
+  /**
+   * Queues `key` after `delayMs`; an earlier pending delayed add wins. A plain delayed add (a scheduled recheck) does
+   * not count as waiting until it is due — only work that is pending or backing off ages the oldest-key gauge.
+   */
   addAfter(key: K, delayMs: number): void {
     if (this.shuttingDown) return;
-    this.noteWaiting(key);
     if (delayMs <= 0) return this.add(key);
     if (this.queued.has(key)) return;
     const dueAtMs = this.scheduler.now() + delayMs;
@@ -81,9 +99,10 @@ export class RequeueQueue<K> {
     existing?.cancel();
     const cancel = this.scheduler.setTimer(() => {
       this.delayed.delete(key);
+      this.noteWaiting(key);
       this.enqueue(key);
     }, delayMs);
-    this.delayed.set(key, { dueAtMs, cancel });
+    this.delayed.set(key, { dueAtMs, cancel, backoff: false });
   }
 
   /** The key was handled successfully: reset its backoff and its waiting time. */
@@ -127,6 +146,11 @@ export class RequeueQueue<K> {
   /** Keys waiting for their backoff delay. */
   delayedCount(): number {
     return this.delayed.size;
+  }
+
+  /** Keys handed out and not yet `done`. */
+  processingCount(): number {
+    return this.processing.size;
   }
 
   /**

@@ -76,6 +76,18 @@ export class WrittenResourceVersionGate {
     return this.writes.size;
   }
 
+  /** Written RVs the store has not observed yet (at most `limit`, for /debug/freshness); clears nothing. */
+  unobserved(limit: number): Array<{ key: string; resource: ClusterObjectKind; writtenResourceVersion: string }> {
+    const out: Array<{ key: string; resource: ClusterObjectKind; writtenResourceVersion: string }> = [];
+    for (const [key, byKind] of this.writes) {
+      for (const [resource, writtenResourceVersion] of byKind) {
+        if (out.length >= limit) return out;
+        if (!this.observer.hasObserved(resource, writtenResourceVersion)) out.push({ key, resource, writtenResourceVersion });
+      }
+    }
+    return out;
+  }
+
   /** Counts one stale-sync skip for this controller. */
   countSkip(): void {
     this.metrics?.staleSyncSkips.inc({ controller: this.controller });

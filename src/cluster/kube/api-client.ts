@@ -7,7 +7,17 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { withDeadline } from './deadline.js';
 import { readJsonLines } from './json-lines.js';
+
+export interface ApiClientTimeouts {
+  /** Whole GET (list page, object, quorum read): headers and body. Default 60 s. */
+  getTimeoutMs: number;
+  /** Until a watch's response headers arrive. Default 30 s. */
+  watchOpenTimeoutMs: number;
+}
+
+export const DEFAULT_API_CLIENT_TIMEOUTS: ApiClientTimeouts = { getTimeoutMs: 60_000, watchOpenTimeoutMs: 30_000 };
 
 /** A non-2xx answer; `status` is the decoded `Status` object when the server sent one. */
 export class KubeApiError extends Error {
@@ -28,21 +38,28 @@ export interface JsonResponse {
 
 export class KubeApiClient {
   readonly server: string;
+  private readonly timeouts: ApiClientTimeouts;
 
-  constructor(private readonly kubeConfig: KubeConfig) {
+  constructor(private readonly kubeConfig: KubeConfig, timeouts: Partial<ApiClientTimeouts> = {}) {
+    this.timeouts = { ...DEFAULT_API_CLIENT_TIMEOUTS, ...timeouts };
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     this.server = cluster.server.replace(/\/+$/, '');
   }
 
-  /** GET `path` and decode the JSON body; throws `KubeApiError` for non-2xx answers. */
-  async getJson(path: string, signal?: AbortSignal): Promise<unknown> {
-    const response = await this.open(path, signal);
-    const text = await readText(response);
-    const body = parseOrUndefined(text);
-    if (!isSuccess(response.statusCode)) throw new KubeApiError(response.statusCode ?? 0, path, statusOf(body));
-    if (body === undefined) throw new Error(`${path}: response is not JSON`);
-    return body;
+  /**
+   * GET `path` and decode the JSON body; throws `KubeApiError` for non-2xx answers and `DeadlineExceededError` when
+   * the whole exchange takes longer than `timeoutMs` (default: the client's `getTimeoutMs`).
+   */
+  getJson(path: string, signal?: AbortSignal, timeoutMs = this.timeouts.getTimeoutMs): Promise<unknown> {
+    return withDeadline(timeoutMs, `GET ${path}`, async (bounded) => {
+      const response = await this.open(path, bounded);
+      const text = await readText(response);
+      const body = parseOrUndefined(text);
+      if (!isSuccess(response.statusCode)) throw new KubeApiError(response.statusCode ?? 0, path, statusOf(body));
+      if (body === undefined) throw new Error(`${path}: response is not JSON`);
+      return body;
+    }, signal);
   }
 
   /**
@@ -50,7 +67,11 @@ export class KubeApiClient {
    * the first event. Aborting `signal` ends the iteration with an AbortError.
    */
   async openStream(path: string, signal: AbortSignal): Promise<AsyncIterable<unknown>> {
-    const response = await this.open(path, signal);
+    // The deadline covers only the wait for headers; the stream itself lives on `signal` (the reflector's idle timer).
+    const response = await withDeadline(this.timeouts.watchOpenTimeoutMs, `WATCH ${path}`, (opening) => {
+      const both = AbortSignal.any([signal, opening]);
+      return this.open(path, both);
+    }, signal);
     if (!isSuccess(response.statusCode)) {
       const text = await readText(response);
       throw new KubeApiError(response.statusCode ?? 0, path, statusOf(parseOrUndefined(text)));

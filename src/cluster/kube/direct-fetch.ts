@@ -1,7 +1,9 @@
 /**
- * The `FetchObject` the DirectReader calls: one GET of one object, aborted with its signal; 404 → null.
+ * What the DirectReader calls: one GET of one object (404 → null), and the quorum read of a collection (a list with
+ * `limit=1` and no resourceVersion: served from etcd, so its resourceVersion is the cluster's current one). Both are
+ * aborted with the reader's signal (its timeout).
  */
-import type { FetchObject } from '../freshness/direct-reader.js';
+import type { FetchCollectionResourceVersion, FetchObject } from '../freshness/direct-reader.js';
 import { KubeApiError, type KubeApiClient } from './api-client.js';
 import { kubeResource, objectPath } from './resources.js';
 
@@ -13,5 +15,15 @@ export function directObjectFetcher(client: Pick<KubeApiClient, 'getJson'>): Fet
       if (err instanceof KubeApiError && err.code === 404) return null;
       throw err;
     }
+  };
+}
+
+export function collectionResourceVersionFetcher(client: Pick<KubeApiClient, 'getJson'>): FetchCollectionResourceVersion {
+  return async (kind, signal) => {
+    const resource = kubeResource(kind);
+    const list = (await client.getJson(`${resource.collectionPath}?limit=1`, signal)) as { metadata?: { resourceVersion?: unknown } };
+    const rv = list.metadata?.resourceVersion;
+    if (typeof rv !== 'string' || rv === '') throw new Error(`quorum list of ${resource.collectionPath} carried no resourceVersion`);
+    return rv;
   };
 }

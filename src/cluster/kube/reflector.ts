@@ -7,7 +7,10 @@
  * - 410 Expired (HTTP or ERROR event) → exactly one relist, after a growing delay (never a tight loop);
  * - a continue token that expires mid-list (410) → one unpaginated list, as client-go's pager does;
  * - any other failure or a stream end → re-watch from the last RV with capped exponential backoff and jitter;
- * - a watch silent for longer than its timeout plus a grace period is aborted and restarted (stall detection);
+ * - a watch silent for longer than its idle deadline (default: its timeout plus a grace period, capped by
+ *   `watchIdleTimeoutMs`) is aborted and restarted (stall detection); every list page has a deadline too;
+ * - the tracker is told when a watch is connected and when it is not, so lag is measured against watch health
+ *   (a quiet resource on a healthy watch is current; a resource whose watch is down is not);
  * - a missing optional API (404 on list) is synced as empty and retried slowly.
  * It never stops by itself; only `stop()` ends it.
  */
@@ -34,6 +37,10 @@ export interface ReflectorTuning {
   relistBackoff: BackoffOptions;
   /** How often an optional resource whose API is missing is listed again. */
   missingApiRetryMs: number;
+  /** Deadline of one list page (headers and body). */
+  listTimeoutMs: number;
+  /** Longest silence (no event, no bookmark) tolerated on an open watch, whatever its timeout. */
+  watchIdleTimeoutMs: number;
 }
 
 export const DEFAULT_REFLECTOR_TUNING: ReflectorTuning = {
@@ -44,13 +51,16 @@ export const DEFAULT_REFLECTOR_TUNING: ReflectorTuning = {
   watchBackoff: { initialMs: 200, maxMs: 30_000, jitter: 0.2 },
   relistBackoff: { initialMs: 200, maxMs: 30_000, jitter: 0.2 },
   missingApiRetryMs: 60_000,
+  listTimeoutMs: 60_000,
+  // kube-apiserver's watch cache sends a bookmark about once a minute on a watch that asked for them.
+  watchIdleTimeoutMs: 120_000,
 };
 
 export interface ReflectorDeps {
   resource: KubeResource;
   client: Pick<KubeApiClient, 'getJson' | 'openStream'>;
   sink: ClusterSink;
-  tracker: Pick<FreshnessTracker, 'recordReplace' | 'recordObjectEvent' | 'recordBookmark'>;
+  tracker: Pick<FreshnessTracker, 'recordReplace' | 'recordObjectEvent' | 'recordBookmark'> & Partial<Pick<FreshnessTracker, 'recordWatchState'>>;
   logger: Logger;
   metrics?: ReflectorMetrics;
   tuning?: Partial<ReflectorTuning>;
@@ -159,7 +169,7 @@ export class Reflector {
       if (token) query.set('continue', token);
       let page: ListPage;
       try {
-        page = (await this.deps.client.getJson(`${resource.collectionPath}?${query}`, signal)) as ListPage;
+        page = (await this.deps.client.getJson(`${resource.collectionPath}?${query}`, signal, this.tuning.listTimeoutMs)) as ListPage;
       } catch (err) {
         if (resource.optional && token === undefined && err instanceof KubeApiError && err.code === 404) {
           this.syncMissingApi(err);
@@ -170,7 +180,7 @@ export class Reflector {
         // for as long as compaction outpaces a large list; like client-go's pager (FullListIfExpired), take one
         // unpaginated list instead: a consistent snapshot in one answer.
         this.countError('list_page_expired', err);
-        page = (await this.deps.client.getJson(resource.collectionPath, signal)) as ListPage;
+        page = (await this.deps.client.getJson(resource.collectionPath, signal, this.tuning.listTimeoutMs)) as ListPage;
         objects.length = 0;
       }
       for (const item of page.items ?? []) objects.push(resource.trim(item));
@@ -196,6 +206,7 @@ export class Reflector {
     this.countError('api_missing', err);
     if (!this.synced || this.keys.size > 0) this.replace([], undefined);
     this.lastRv = undefined;
+    this.deps.tracker.recordWatchState?.(this.deps.resource.kind, 'api_missing');
   }
 
   /** Watches (re-watching from the last RV after failures) until the RV expires or the reflector stops. */
@@ -223,7 +234,7 @@ export class Reflector {
     const stream = new AbortController();
     const onStop = (): void => stream.abort();
     signal.addEventListener('abort', onStop, { once: true });
-    const stallMs = timeoutSeconds * 1000 + this.tuning.stallGraceMs;
+    const stallMs = Math.min(timeoutSeconds * 1000 + this.tuning.stallGraceMs, this.tuning.watchIdleTimeoutMs);
     let stalled = false;
     let stallTimer: NodeJS.Timeout | undefined;
     const armStallTimer = (): void => {
@@ -237,6 +248,7 @@ export class Reflector {
     try {
       armStallTimer();
       const lines = await this.deps.client.openStream(`${this.deps.resource.collectionPath}?${query}`, stream.signal);
+      this.deps.tracker.recordWatchState?.(this.deps.resource.kind, 'connected');
       for await (const line of lines) {
         armStallTimer();
         events += 1;
@@ -250,6 +262,7 @@ export class Reflector {
       if (err instanceof KubeApiError && err.code === 410) return { kind: 'expired' };
       return { kind: 'failed', error: err instanceof JsonLineError ? 'bad_event' : 'watch_failed', message: messageOf(err) };
     } finally {
+      this.deps.tracker.recordWatchState?.(this.deps.resource.kind, 'disconnected');
       clearTimeout(stallTimer);
       signal.removeEventListener('abort', onStop);
       stream.abort();

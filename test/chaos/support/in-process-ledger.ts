@@ -40,6 +40,8 @@ export interface InProcessOptions {
   seed?: (api: FakeApiServer) => void;
   ttlSeconds?: number;
   lease?: KubeNominatorOptions['lease'];
+  /** Adjusts the configuration before start (deadlines, freshness windows). */
+  configure?: (config: ExtenderConfig) => void;
 }
 
 export interface InProcessLedger {
@@ -70,6 +72,7 @@ export async function startInProcessLedger(options: InProcessOptions = {}): Prom
       ['server.debug.enabled', true, 'test']],
   });
   const config: ExtenderConfig = { ...base, nomination: { ...base.nomination, enabled: true, namespaces: [CANARY], ttlSeconds: options.ttlSeconds ?? 60 } };
+  options.configure?.(config);
   const logs: string[] = [];
   const logger = createLogger({ level: 'warn', write: (line) => logs.push(line) });
   const metrics = createMetrics();
@@ -83,6 +86,7 @@ export async function startInProcessLedger(options: InProcessOptions = {}): Prom
         nominator = startKubeNominator({
           kubeConfig: runtime.kubeConfig, ledger, hasSynced: () => runtime.source.hasSynced(), gate: runtime.gate(NOMINATOR_CONTROLLER),
           config: ctx.config, schedulingOptions: () => schedulingOptionsFrom(ctx.config), metrics: ctx.metrics, logger: ctx.logger,
+          reader: runtime.reader, gateEnabled: () => runtime.config().freshness.gate.enabled,
           ...(options.lease ? { lease: options.lease } : {}),
         });
       });

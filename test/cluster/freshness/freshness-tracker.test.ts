@@ -36,7 +36,7 @@ describe('FreshnessTracker', () => {
     advance(5_000);
     const report = tracker.report();
     assert.equal(report.synced, true);
-    assert.deepEqual(report.resources.Node, { state: 'fresh', lastEventAgeSeconds: 5, lastSyncedResourceVersion: '100' });
+    assert.deepEqual(report.resources.Node, { state: 'fresh', lastEventAgeSeconds: 5, lastSyncedResourceVersion: '100', lagSeconds: 0 });
   });
 
   it('turns lagging with the age once no event or bookmark arrived for longer than the window', () => {
@@ -45,7 +45,7 @@ describe('FreshnessTracker', () => {
     advance(30_000);
     assert.equal(tracker.resourceFreshness('Node').state, 'fresh');
     advance(1_500);
-    assert.deepEqual(tracker.resourceFreshness('Node'), { state: 'lagging', seconds: 31.5, lastSyncedResourceVersion: '100' });
+    assert.deepEqual(tracker.resourceFreshness('Node'), { state: 'lagging', seconds: 31.5, lastSyncedResourceVersion: '100', lagSeconds: 0 });
     tracker.recordObjectEvent('Node', '105');
     assert.equal(tracker.resourceFreshness('Node').state, 'fresh');
   });
@@ -57,7 +57,7 @@ describe('FreshnessTracker', () => {
     tracker.recordBookmark('Pod', '750');
     advance(9_000);
     assert.equal(tracker.lastSyncedResourceVersion('Pod'), '750');
-    assert.deepEqual(tracker.resourceFreshness('Pod'), { state: 'fresh', lastEventAgeSeconds: 9, lastSyncedResourceVersion: '750' });
+    assert.deepEqual(tracker.resourceFreshness('Pod'), { state: 'fresh', lastEventAgeSeconds: 9, lastSyncedResourceVersion: '750', lagSeconds: 0 });
     assert.equal(tracker.hasObserved('Pod', '700'), true);
   });
 

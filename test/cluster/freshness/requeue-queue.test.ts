@@ -96,4 +96,17 @@ describe('RequeueQueue', () => {
     drain(queue).forEach((k) => queue.done(k));
     assert.equal(queue.oldestWaitingAgeSeconds(), 0);
   });
+
+  it('a scheduled recheck (addAfter) does not age the oldest-key gauge until it is due; a backoff does', () => {
+    const { queue, scheduler } = setup();
+    queue.addAfter('recheck', 60_000);
+    scheduler.advance(30_000);
+    assert.equal(queue.oldestWaitingAgeSeconds(), 0, 'a nomination waiting for its TTL is not stuck work');
+    queue.addRateLimited('failing');
+    scheduler.advance(2);
+    assert.equal(queue.oldestWaitingAgeSeconds(), 0.002);
+    scheduler.advance(30_000);
+    assert.equal(queue.tryGet(), 'failing');
+    assert.equal(queue.tryGet(), 'recheck', 'due now, so it counts from here');
+  });
 });

@@ -40,6 +40,36 @@ export class FaultState {
   private readonly conflicts: Array<Counted<RequestMatcher | undefined>> = [];
   private readonly expiring = new Set<string>();
   private readonly stalls = new Map<string, number>();
+  private readonly blackHoles: Array<Counted<RequestMatcher | undefined>> = [];
+  private readonly watchLags = new Map<string, number>();
+
+  /** The next `count` matching requests are read and then never answered. Returns a function that lifts it. */
+  blackHole(count: number, matcher?: RequestMatcher): () => void {
+    const entry = { remaining: count, fault: matcher };
+    this.blackHoles.push(entry);
+    return () => {
+      entry.remaining = 0;
+    };
+  }
+
+  takeBlackHole(info: RequestInfo): boolean {
+    const entry = this.blackHoles.find((b) => b.remaining > 0 && matchesRequest(b.fault, info));
+    if (entry === undefined) return false;
+    entry.remaining -= 1;
+    return true;
+  }
+
+  /** Every watch event (bookmarks included) of the resource is delivered `ms` late; 0 lifts it. */
+  slowWatch(resource: string | undefined, ms: number): void {
+    if (ms > 0) this.watchLags.set(resourceKey(resource), ms);
+    else this.watchLags.delete(resourceKey(resource));
+  }
+
+  watchLagMs(type: ResourceType): number {
+    let lag = 0;
+    for (const [key, ms] of this.watchLags) if (appliesTo(key, type)) lag = Math.max(lag, ms);
+    return lag;
+  }
 
   failNext(count: number, fault: FailureFault = {}): void {
     this.failures.push({ remaining: count, fault: { ...fault, status: fault.status ?? 500, retryAfterSeconds: fault.retryAfterSeconds ?? 1 } });
@@ -52,6 +82,10 @@ export class FaultState {
     return () => {
       entry.remaining = 0;
     };
+  }
+
+  clearConflicts(): void {
+    this.conflicts.length = 0;
   }
 
   conflictNext(count: number, matcher?: RequestMatcher): void {
@@ -73,6 +107,8 @@ export class FaultState {
     this.conflicts.length = 0;
     this.expiring.clear();
     this.stalls.clear();
+    this.blackHoles.length = 0;
+    this.watchLags.clear();
   }
 
   /** Total delay for this request; consumes one use of each matching delay. */

@@ -82,6 +82,13 @@ export async function handleRequest(ctx: HandlerContext, req: IncomingMessage, r
   });
   try {
     entry.body = await readBody(req);
+    if (ctx.faults.takeBlackHole(info)) {
+      // Accepted and never answered, like a request lost behind a dead proxy: the connection stays open until the
+      // client gives up (its deadline) or the server closes.
+      entry.fault = 'blackHole';
+      await new Promise<void>((resolve) => res.on('close', () => resolve()));
+      return;
+    }
     await applyRequestFaults(ctx, info, entry);
     await route(ctx, info, url.searchParams, entry.body, req, res);
   } catch (error) {

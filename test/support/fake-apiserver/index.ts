@@ -214,6 +214,25 @@ export class FakeApiServer {
     return this.faultState.delay(fault);
   }
 
+  /**
+   * The next `count` matching requests (all when omitted: until lifted) are read and never answered — a black-holed
+   * connection. The client sees nothing until its own deadline. Returns a function that lifts it for new requests.
+   */
+  blackHole(matcher?: RequestMatcher, count = Number.POSITIVE_INFINITY): () => void {
+    return this.faultState.blackHole(count, matcher);
+  }
+
+  /** Every matching write fails with 409 Conflict until the returned function is called (a write war that never ends). */
+  conflictForever(matcher?: RequestMatcher): () => void {
+    this.faultState.conflictNext(Number.POSITIVE_INFINITY, matcher);
+    return () => this.faultState.clearConflicts();
+  }
+
+  /** Watch events and bookmarks of the resource arrive `ms` late (a slow watch: the cache lags behind); 0 lifts it. */
+  slowWatches(resource: string | undefined, ms: number): void {
+    this.faultState.slowWatch(resource, ms);
+  }
+
   /** The next `count` matching writes (update/patch/create/delete) fail with 409 Conflict regardless of their RV. */
   conflictNext(count: number, matcher?: RequestMatcher): void {
     this.faultState.conflictNext(count, matcher);

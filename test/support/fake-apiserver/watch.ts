@@ -82,7 +82,7 @@ export class WatchHub {
     this.sessions.add(session);
     res.on('close', () => this.forget(session));
     this.scheduleBookmarks(session, query.get('allowWatchBookmarks') === 'true');
-    this.scheduleTimeout(session, query.get('timeoutSeconds'));
+    this.scheduleTimeout(session, query.get('timeoutSeconds'), query.get('allowWatchBookmarks') === 'true');
   }
 
   /** Closes open watches abruptly ('reset': socket destroyed) or cleanly ('end': as if timed out). */
@@ -192,6 +192,15 @@ export class WatchHub {
 
   private send(session: WatchSession, text: string): void {
     if (session.closed) return;
+    const lagMs = this.faults.watchLagMs(session.type);
+    if (lagMs > 0) {
+      // A slow watch: the same delay for every line keeps them in order (timers of equal delay fire in order).
+      this.after(session, lagMs, () => {
+        session.buffered.push(text);
+        this.flush(session);
+      });
+      return;
+    }
     session.buffered.push(text);
     this.flush(session);
   }
@@ -223,9 +232,16 @@ export class WatchHub {
     session.timers.add(timer);
   }
 
-  private scheduleTimeout(session: WatchSession, timeoutText: string | null): void {
+  private scheduleTimeout(session: WatchSession, timeoutText: string | null, bookmarks = false): void {
     const seconds = timeoutText ? Number(timeoutText) : this.settings.defaultTimeoutSeconds;
     if (!Number.isFinite(seconds) || seconds <= 0) return;
+    // Like the watch cache (cacheWatcher.nextBookmarkTime): one bookmark 2 s before the deadline, so a client
+    // resumes from as close to "now" as possible.
+    if (bookmarks && seconds > 2) {
+      this.after(session, (seconds - 2) * 1000, () => {
+        if (this.faults.stallRemaining(session.type, Date.now()) <= 0) this.send(session, line('BOOKMARK', this.bookmarkObject(session.type, this.clock.current(), false)));
+      });
+    }
     this.after(session, seconds * 1000, () => {
       this.forget(session);
       session.res.end(session.buffered.join(''));

@@ -1,0 +1,106 @@
+/**
+ * Every request to the API server has a deadline: our own client (list/get, watch open, watch idle) and the
+ * client-node calls of the nominator (get, patch, list, event, lease). Driven against the fake API server's
+ * black hole (a request accepted and never answered): each call must give up by its deadline, free its caller,
+ * and be counted.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeApiClient } from '../../../src/cluster/kube/api-client.js';
+import { DeadlineExceededError, withDeadline } from '../../../src/cluster/kube/deadline.js';
+import { KubeEventRecorder, KubeLeaseClient, KubePodStatusClient } from '../../../src/nomination/kube-clients.js';
+import { silentLogger } from '../../../src/observability/logger.js';
+import { createMetrics } from '../../../src/observability/metrics.js';
+import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
+import { counterValue } from '../../nomination/support.js';
+import { startHarness, waitFor } from './support.js';
+
+async function rejectsWithin<T>(promise: Promise<T>, boundMs: number): Promise<unknown> {
+  const started = Date.now();
+  const error = await promise.then(() => undefined, (err: unknown) => err);
+  const elapsed = Date.now() - started;
+  assert.ok(error !== undefined, 'the call must fail');
+  assert.ok(elapsed < boundMs, `gave up after ${elapsed} ms (bound ${boundMs} ms)`);
+  return error;
+}
+
+describe('API request deadlines against a black-holed API server', () => {
+  let api: FakeApiServer;
+  let dir: string;
+  let kubeConfig: KubeConfig;
+  beforeEach(async () => {
+    api = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+    api.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [] } });
+    dir = mkdtempSync(join(tmpdir(), 'kl-deadline-'));
+    kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(api.writeKubeconfig(dir));
+  });
+  afterEach(async () => {
+    await api.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('withDeadline aborts the signal and rejects with DeadlineExceededError even if the work ignores its signal', async () => {
+    let aborted = false;
+    const error = await rejectsWithin(withDeadline(50, 'ignoring work', (signal) => {
+      signal.addEventListener('abort', () => { aborted = true; });
+      return new Promise<never>(() => {});
+    }), 1000);
+    assert.ok(error instanceof DeadlineExceededError);
+    assert.equal(aborted, true);
+  });
+
+  it('our client: a black-holed GET fails at its deadline, and so does a watch whose headers never come', async () => {
+    const client = new KubeApiClient(kubeConfig, { getTimeoutMs: 150, watchOpenTimeoutMs: 150 });
+    api.blackHole({ resource: 'pods' });
+    assert.ok((await rejectsWithin(client.getJson('/api/v1/pods?limit=1'), 1500)) instanceof DeadlineExceededError);
+    assert.ok((await rejectsWithin(client.getJson('/api/v1/namespaces/default/pods/p', undefined, 100), 1500)) instanceof DeadlineExceededError);
+    assert.ok((await rejectsWithin(client.openStream('/api/v1/pods?watch=1&resourceVersion=1', new AbortController().signal), 1500)) instanceof DeadlineExceededError);
+  });
+
+  it('client-node calls: a black-holed PATCH, GET, list and Lease call reject at their deadline; an Event is best effort; all counted', async () => {
+    const metrics = createMetrics();
+    const options = { timeouts: { getMs: 150, patchMs: 150, listMs: 150, eventMs: 150, leaseMs: 150 }, metrics };
+    const pods = new KubePodStatusClient(kubeConfig, options);
+    const leases = new KubeLeaseClient(kubeConfig, options);
+    const events = new KubeEventRecorder(kubeConfig, silentLogger, 'test', options);
+    api.blackHole();
+    assert.ok((await rejectsWithin(pods.patchStatus('default', 'p', { status: { nominatedNodeName: 'n1' } }, '1'), 1500)) instanceof DeadlineExceededError);
+    assert.ok((await rejectsWithin(pods.get('default', 'p'), 1500)) instanceof DeadlineExceededError);
+    assert.ok((await rejectsWithin(pods.list(), 1500)) instanceof DeadlineExceededError);
+    assert.ok((await rejectsWithin(leases.get('kube-ledger', 'l'), 1500)) instanceof DeadlineExceededError);
+    const started = Date.now();
+    await events.record({ namespace: 'default', name: 'p' }, 'Normal', 'Nominated', 'x');
+    assert.ok(Date.now() - started < 1500, 'the event recorder gives up too (and never throws)');
+    for (const verb of ['patch', 'get', 'list', 'lease', 'event']) {
+      assert.equal(await counterValue(metrics, 'nominationApiRequests', { verb, outcome: 'deadline' }), 1, verb);
+      assert.equal(await counterValue(metrics, 'nominationApiRequestsInFlight', { verb }), 0, `${verb} no longer in flight`);
+    }
+  });
+
+  it('the reflector: a black-holed list page times out, is counted and retried; a silent watch is restarted at its idle deadline', async () => {
+    await api.close();
+    rmSync(dir, { recursive: true, force: true });
+    const h = await startHarness({
+      server: { bookmarkIntervalMs: 0, objects: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }] },
+      tuning: { listTimeoutMs: 150, watchIdleTimeoutMs: 300 },
+      start: false,
+    });
+    api = h.api;
+    dir = mkdtempSync(join(tmpdir(), 'kl-deadline-'));
+    try {
+      h.api.blackHole({ verb: 'list', resource: 'nodes' }, 1);
+      await h.runtime.source.start(h.ledger);
+      await h.runtime.source.waitForSync(5000);
+      assert.ok((await counterValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'list_failed' })) >= 1);
+      // No bookmarks and no events: the watch is idle past its deadline and restarted from its last RV.
+      await waitFor(() => h.api.countRequests({ verb: 'watch', resource: 'nodes' }) >= 2, 'a restarted node watch', 5000);
+      assert.ok((await counterValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'watch_stalled' })) >= 1);
+    } finally {
+      await h.runtime.source.stop();
+    }
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * The quiet probe against the fake API server, which bookmarks a watch 2 s before its deadline as kube-apiserver's
+ * watch cache does (cacheWatcher.nextBookmarkTime): no pod change between the store RV and the quorum RV proves
+ * the store current even though other resources moved the global RV; a pod change in between does not.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeApiClient } from '../../../src/cluster/kube/api-client.js';
+import { quietProbe } from '../../../src/cluster/kube/quiet-probe.js';
+import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
+
+const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [] } });
+const node = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
+
+describe('quiet probe (fake API server)', () => {
+  let api: FakeApiServer;
+  let dir: string;
+  let probe: ReturnType<typeof quietProbe>;
+  beforeEach(async () => {
+    api = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+    dir = mkdtempSync(join(tmpdir(), 'kl-probe-'));
+    const kc = new KubeConfig();
+    kc.loadFromFile(api.writeKubeconfig(dir));
+    probe = quietProbe(new KubeApiClient(kc));
+  });
+  afterEach(async () => {
+    await api.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('quiet: only other resources changed since the store RV; proven by the pre-deadline bookmark (about 1 s)', async () => {
+    api.create(pod('a'));
+    const storeRv = api.currentResourceVersion();
+    api.create(node('n1'));
+    api.create(node('n2'));
+    const started = Date.now();
+    assert.equal(await probe('Pod', storeRv, api.currentResourceVersion(), new AbortController().signal), 'quiet');
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed >= 900 && elapsed < 2500, `${elapsed} ms`);
+  });
+
+  it('changed: a pod changed between the store RV and the quorum RV', async () => {
+    const storeRv = api.currentResourceVersion();
+    api.create(pod('b'));
+    assert.equal(await probe('Pod', storeRv, api.currentResourceVersion(), new AbortController().signal), 'changed');
+  });
+
+  it('quiet: the first pod change comes after the quorum RV', async () => {
+    const storeRv = api.currentResourceVersion();
+    api.create(node('n3'));
+    const quorumRv = api.currentResourceVersion();
+    api.create(pod('c'));
+    assert.equal(await probe('Pod', storeRv, quorumRv, new AbortController().signal), 'quiet');
+  });
+
+  it('inconclusive when aborted, on 410, or with non-comparable RVs', async () => {
+    const controller = new AbortController();
+    const pending = probe('Pod', api.currentResourceVersion(), api.currentResourceVersion(), controller.signal);
+    controller.abort();
+    assert.equal(await pending, 'inconclusive');
+    api.always410('pods', true);
+    assert.equal(await probe('Pod', '1', api.currentResourceVersion(), new AbortController().signal), 'inconclusive');
+    assert.equal(await probe('Pod', '0', '12', new AbortController().signal), 'inconclusive');
+  });
+});
