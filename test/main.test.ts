@@ -74,11 +74,12 @@ describe('kube-ledger command line', function () {
       assert.equal((await fetch(`http://127.0.0.1:${opsPort}/debug/ledger`)).status, 404, 'no /debug on the operations port');
       assert.match(proc.output(), /"level":"warn".*debug endpoints are on without client certificates/);
       const explain = (await (await fetch(`http://127.0.0.1:${port}/debug/explain?pod=batch/low-fill`)).json()) as {
-        nodes: Array<{ node: string; verdict: string; reason: string }>;
+        nodes: Array<{ node: string; verdict: string; reason: string; detail: string }>;
       };
       assert.ok(explain.nodes.length >= 6);
       const workerC = explain.nodes.find((n) => n.node === 'worker-c');
-      assert.match(workerC?.reason ?? '', /reserved for nominated pods/);
+      assert.equal(workerC?.reason, 'Insufficient cpu');
+      assert.match(workerC?.detail ?? '', /reserved for nominated pods/);
     } finally {
       proc.child.kill('SIGTERM');
       await proc.exited;

@@ -48,6 +48,7 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       if (decision.failed) metrics.filterNodeVerdicts.inc({ verdict: 'failed' }, decision.failed);
       if (decision.unresolvable) metrics.filterNodeVerdicts.inc({ verdict: 'unresolvable' }, decision.unresolvable);
       if (decision.draUnsafe) metrics.draUnsafeRejections.inc(decision.draUnsafe);
+      for (const [code, count] of decision.failuresByCode) metrics.filterFailureReasons.inc({ code }, count);
       if (decision.draRefusals) countDraRefusals(metrics, decision.draRefusals);
       if (decision.remembered) metrics.filterRememberedVerdicts.inc(decision.remembered);
       const n = decision.nominated;

@@ -3,7 +3,7 @@
  * data nobody needs (environment variables, configuration volumes, managed fields, images). Applied before objects
  * are stored.
  */
-import type { Container, NodeObject, ObjectMeta, PodDisruptionBudgetObject, PodObject } from '../ledger/objects.js';
+import type { Container, ContainerStatus, NodeObject, ObjectMeta, PodDisruptionBudgetObject, PodObject } from '../ledger/objects.js';
 import { trimHostPorts, trimRequiredAffinity, trimStorageVolumes } from './trim-preemption.js';
 
 /** The pod annotation prefix kube-ledger owns (nomination decision records); other annotations are dropped. */
@@ -77,8 +77,26 @@ export function trimPod(pod: PodObject): PodObject {
   if (status.nodeAllocatableResourceClaimStatuses) outStatus.nodeAllocatableResourceClaimStatuses = status.nodeAllocatableResourceClaimStatuses;
   if (status.extendedResourceClaimStatus) outStatus.extendedResourceClaimStatus = status.extendedResourceClaimStatus;
   if (status.startTime) outStatus.startTime = status.startTime;
+  trimResizeStatus(status, outStatus);
   // Labels: PodDisruptionBudget selectors and the preemptor's (anti-)affinity and spread selectors match on them.
   return { metadata: trimMeta(pod.metadata, true), spec: outSpec, status: outStatus };
+}
+
+/** What in-place resize leaves in a pod's status that the scheduler counts (component-helpers PodRequests with status). */
+function trimResizeStatus(status: NonNullable<PodObject['status']>, out: NonNullable<PodObject['status']>): void {
+  const resize = status.conditions?.filter((c) => c.type === 'PodResizePending').map((c) => ({ type: c.type, ...(c.reason ? { reason: c.reason } : {}) }));
+  if (resize && resize.length > 0) out.conditions = resize;
+  if (status.containerStatuses) out.containerStatuses = status.containerStatuses.map(trimContainerStatus);
+  if (status.initContainerStatuses) out.initContainerStatuses = status.initContainerStatuses.map(trimContainerStatus);
+  if (status.allocatedResources) out.allocatedResources = status.allocatedResources;
+  if (status.resources?.requests) out.resources = { requests: status.resources.requests };
+}
+
+function trimContainerStatus(cs: ContainerStatus): ContainerStatus {
+  const out: ContainerStatus = { name: cs.name };
+  if (cs.allocatedResources) out.allocatedResources = cs.allocatedResources;
+  if (cs.resources?.requests) out.resources = { requests: cs.resources.requests };
+  return out;
 }
 
 export function trimNode(node: NodeObject): NodeObject {

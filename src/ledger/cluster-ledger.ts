@@ -14,6 +14,7 @@ import {
   removeBoundPod,
   setNomination,
   type NodeEntry,
+  type NodeView,
 } from './node-entry.js';
 import type {
   ClusterObject,
@@ -47,6 +48,9 @@ export class ClusterLedger implements ClusterSink {
   private readonly nodes = new Map<string, NodeEntry>();
   private readonly podsByKey = new Map<string, PodEntry>();
   private readonly podsByUid = new Map<string, PodEntry>();
+  /** Node slots freed by dropped entries, reused so slot numbers stay dense (scheduling's memos are arrays by slot). */
+  private readonly freeSlots: number[] = [];
+  private slotCount = 0;
   private dra: DraAccounting;
   private readonly budgets = new DisruptionBudgets();
 
@@ -145,7 +149,7 @@ export class ClusterLedger implements ClusterSink {
   private nodeEntryFor(name: string): NodeEntry {
     let entry = this.nodes.get(name);
     if (!entry) {
-      entry = emptyNodeEntry(name);
+      entry = emptyNodeEntry(name, this.freeSlots.pop() ?? this.slotCount++);
       this.nodes.set(name, entry);
     }
     return entry;
@@ -167,7 +171,10 @@ export class ClusterLedger implements ClusterSink {
   }
 
   private dropIfUnused(entry: NodeEntry): void {
-    if (!entry.known && entry.pods.size === 0 && entry.nominated.size === 0) this.nodes.delete(entry.name);
+    if (!entry.known && entry.pods.size === 0 && entry.nominated.size === 0 && this.nodes.get(entry.name) === entry) {
+      this.nodes.delete(entry.name);
+      this.freeSlots.push(entry.slot);
+    }
   }
 
   private upsertPod(pod: PodObject, options: { skipDra?: boolean } = {}): void {
@@ -216,13 +223,18 @@ export class ClusterLedger implements ClusterSink {
 
   // ---- reads --------------------------------------------------------------------------------------------------
 
+  /** One more than the highest node slot in use: the length of a per-slot array. */
+  nodeSlotCount(): number {
+    return this.slotCount;
+  }
+
   /** A node whose Node object is known; placeholders (pods pointing at an unseen node) are not returned. */
-  node(name: string): NodeEntry | undefined {
+  node(name: string): NodeView | undefined {
     const entry = this.nodes.get(name);
     return entry?.known ? entry : undefined;
   }
 
-  *knownNodes(): IterableIterator<NodeEntry> {
+  *knownNodes(): IterableIterator<NodeView> {
     for (const entry of this.nodes.values()) if (entry.known) yield entry;
   }
 

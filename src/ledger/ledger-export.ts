@@ -3,7 +3,7 @@
  * with every bound pod and nomination listed. Keys and lists are sorted so two exports can be diffed.
  */
 import type { ClusterLedger } from './cluster-ledger.js';
-import type { NodeEntry } from './node-entry.js';
+import type { NodeView } from './node-entry.js';
 import { formatAmount } from './resource-amounts.js';
 
 export function formatAmounts(amounts: ReadonlyMap<string, bigint>): Record<string, string> {
@@ -24,7 +24,7 @@ function byName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export function exportNode(ledger: ClusterLedger, node: NodeEntry): Record<string, unknown> {
+export function exportNode(ledger: ClusterLedger, node: NodeView): Record<string, unknown> {
   const dra = ledger.draAccounting();
   const draUsed = dra.nodeUsed(node.name) ?? new Map<string, bigint>();
   const free = new Map<string, bigint>();

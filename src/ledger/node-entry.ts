@@ -1,33 +1,39 @@
 /**
  * One node's line in the ledger: what the node offers (allocatable) and what its bound pods request. Totals are
- * maintained incrementally as pods come and go, so a scheduling decision reads them in O(resources).
+ * maintained incrementally as pods come and go, so a scheduling decision reads them in O(resources). Besides the exact
+ * bigint totals (exports, the test oracle), each entry keeps a dense float64 row per resource id for the scheduling
+ * kernels, updated in place on every event; scheduling reads entries and never writes them.
  */
 import type { NodeObject, Taint } from './objects.js';
 import type { PodEntry } from './pod-entry.js';
 import { addInto, amountsFromResourceList, type ResourceAmounts } from './resource-amounts.js';
-import { adjustNumericFree, numericFree, type NumericFree } from './numeric-amounts.js';
+import { addNumeric, denseRow, type DenseRow } from './numeric-amounts.js';
+import { nonZeroOf } from './pod-entry.js';
 
 export const PODS_RESOURCE = 'pods';
 
 export interface NodeEntry {
   name: string;
+  /** Dense index of this entry in the ledger, stable while the entry lives (scheduling keys its memos by it). */
+  slot: number;
   /** False while only pods or nominations reference the node and its Node object has not been seen. */
   known: boolean;
   resourceVersion: string;
   allocatable: ResourceAmounts;
   /** Sum of effective requests of pods bound here (terminating pods included until they are gone). */
   requested: ResourceAmounts;
-  /** allocatable − requested, kept in step with both so the common filter check is one comparison per resource. */
-  free: ResourceAmounts;
-  /** Float64 mirrors of `free` and `allocatable` for the filter's hot path (see numeric-amounts.ts). */
-  freeNumeric: NumericFree;
-  allocatableNumeric: NumericFree;
-  /** Allocatable pod count as a number (Infinity when the node does not say). */
+  /** Float64 rows of `allocatable` and `requested` by resource id (numeric-amounts.ts), read by the kernels. */
+  allocatableById: DenseRow;
+  requestedById: DenseRow;
+  /** allocatable − requested by resource id, kept in step with both: the fit kernel's common case reads only this. */
+  freeById: DenseRow;
+  /** NonZeroRequested cpu (millicores) and memory (bytes) of the bound pods: what NodeResourcesFit scores with. */
+  nonZeroCpu: number;
+  nonZeroMemory: number;
+  /** Allocatable pod count as a number; 0 when allocatable has no `pods` (upstream AllowedPodNumber). */
   maxPods: number;
-  /** Bumped on every change that can alter a fit verdict here (allocatable, bound pods, nominations). */
+  /** Bumped on every change that can alter a fit verdict or a score here (allocatable, bound pods, nominations). */
   generation: number;
-  /** Verdicts memoised for `generation` by pod demand (see scheduling/verdict-memo.ts); dropped when it moves. */
-  verdicts?: { generation: number; draUsed: ReadonlyMap<string, bigint> | undefined; byDemand: Map<string, unknown> };
   /** Bound pods by UID. */
   pods: Map<string, PodEntry>;
   /** Pending pods nominated to this node, by UID. */
@@ -35,30 +41,52 @@ export interface NodeEntry {
   unschedulable: boolean;
   taints: Taint[];
   labels: Record<string, string>;
-  /** Set when allocatable could not be parsed; the node then offers nothing. */
-  allocatableError?: string;
-  /** Scratch for the verbs: the stamp of the last call that answered for this node (see scheduling/call-dedupe.ts). */
-  answeredIn: number;
+  /**
+   * Set when allocatable could not be parsed; the node then offers nothing. Always present (undefined when fine): a
+   * `delete` would drop every entry into slow dictionary properties, and the kernels read these objects per node.
+   */
+  allocatableError: string | undefined;
 }
 
-export function emptyNodeEntry(name: string): NodeEntry {
+/**
+ * What the ledger hands out: a node's line, read-only (client-go's "treat all items as immutable"). Scheduling reads
+ * views and keeps whatever it remembers on its own side (by `slot`); only the ledger's event handlers write entries.
+ */
+export type NodeView = {
+  readonly [K in Exclude<keyof NodeEntry, 'pods' | 'nominated' | 'allocatable' | 'requested' | 'allocatableById' | 'requestedById' | 'freeById' | 'taints' | 'labels'>]: NodeEntry[K];
+} & {
+  readonly pods: ReadonlyMap<string, PodEntry>;
+  readonly nominated: ReadonlyMap<string, PodEntry>;
+  readonly allocatable: ReadonlyMap<string, bigint>;
+  readonly requested: ReadonlyMap<string, bigint>;
+  readonly allocatableById: Readonly<DenseRow>;
+  readonly requestedById: Readonly<DenseRow>;
+  readonly freeById: Readonly<DenseRow>;
+  readonly taints: readonly Taint[];
+  readonly labels: Readonly<Record<string, string>>;
+};
+
+export function emptyNodeEntry(name: string, slot = 0): NodeEntry {
   return {
     name,
+    slot,
     known: false,
     resourceVersion: '',
     allocatable: new Map(),
     requested: new Map(),
-    free: new Map(),
-    freeNumeric: { byId: [], exact: true },
-    allocatableNumeric: { byId: [], exact: true },
-    maxPods: Number.POSITIVE_INFINITY,
+    allocatableById: denseRow(new Map()),
+    requestedById: denseRow(new Map()),
+    freeById: denseRow(new Map()),
+    nonZeroCpu: 0,
+    nonZeroMemory: 0,
+    maxPods: 0,
     generation: 0,
     pods: new Map(),
     nominated: new Map(),
     unschedulable: false,
     taints: [],
     labels: {},
-    answeredIn: 0,
+    allocatableError: undefined,
   };
 }
 
@@ -69,7 +97,7 @@ export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
   entry.unschedulable = Boolean(node.spec?.unschedulable);
   entry.taints = node.spec?.taints ?? [];
   entry.labels = node.metadata.labels ?? {};
-  delete entry.allocatableError;
+  entry.allocatableError = undefined;
   try {
     entry.allocatable = amountsFromResourceList(node.status?.allocatable, 'status.allocatable');
   } catch (err) {
@@ -81,30 +109,61 @@ export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
 
 function recomputeFree(entry: NodeEntry): void {
   entry.generation++;
-  const free: ResourceAmounts = new Map(entry.allocatable);
-  addInto(free, entry.requested, -1n);
-  entry.free = free;
-  entry.freeNumeric = numericFree(free);
-  entry.allocatableNumeric = numericFree(entry.allocatable);
-  const pods = entry.allocatable.get(PODS_RESOURCE);
-  entry.maxPods = pods === undefined ? Number.POSITIVE_INFINITY : Number(pods);
+  entry.allocatableById = denseRow(entry.allocatable);
+  entry.freeById = freeRow(entry);
+  entry.maxPods = Number(entry.allocatable.get(PODS_RESOURCE) ?? 0n);
 }
 
 export function addBoundPod(entry: NodeEntry, pod: PodEntry): void {
   entry.pods.set(pod.uid, pod);
   entry.generation++;
   addInto(entry.requested, pod.requests, 1n);
-  addInto(entry.free, pod.requests, -1n);
-  adjustNumericFree(entry.freeNumeric, pod.requests, -1);
+  if (!updateRows(entry, pod, 1)) rebuildRows(entry);
 }
 
 export function removeBoundPod(entry: NodeEntry, pod: PodEntry): void {
   if (!entry.pods.delete(pod.uid)) return;
   entry.generation++;
   addInto(entry.requested, pod.requests, -1n);
-  addInto(entry.free, pod.requests, 1n);
-  adjustNumericFree(entry.freeNumeric, pod.requests, 1);
+  if (!updateRows(entry, pod, -1)) rebuildRows(entry);
 }
+
+/**
+ * Moves the float rows by one pod, in place. False (nothing moved) for a pod with an amount beyond 2^53, which would
+ * leave rounding behind (or Infinity − Infinity) once it is gone: the caller rebuilds the rows from the exact totals.
+ */
+function updateRows(entry: NodeEntry, pod: PodEntry, sign: 1 | -1): boolean {
+  for (const amount of pod.requests.values()) if (amount > MAX_EXACT || amount < -MAX_EXACT) return false;
+  const nonZero = nonZeroOf(pod);
+  if (!Number.isSafeInteger(nonZero.cpu) || !Number.isSafeInteger(nonZero.memory)) return false;
+  entry.requestedById = addNumeric(entry.requestedById, pod.requests, sign);
+  entry.freeById = addNumeric(entry.freeById, pod.requests, sign === 1 ? -1 : 1);
+  entry.nonZeroCpu += sign * nonZero.cpu;
+  entry.nonZeroMemory += sign * nonZero.memory;
+  return true;
+}
+
+function freeRow(entry: NodeEntry): DenseRow {
+  const free: ResourceAmounts = new Map(entry.allocatable);
+  addInto(free, entry.requested, -1n);
+  return denseRow(free);
+}
+
+function rebuildRows(entry: NodeEntry): void {
+  entry.requestedById = denseRow(entry.requested);
+  entry.freeById = freeRow(entry);
+  let cpu = 0;
+  let memory = 0;
+  for (const pod of entry.pods.values()) {
+    const nonZero = nonZeroOf(pod);
+    cpu += nonZero.cpu;
+    memory += nonZero.memory;
+  }
+  entry.nonZeroCpu = cpu;
+  entry.nonZeroMemory = memory;
+}
+
+const MAX_EXACT = 9007199254740991n;
 
 /** Forgets the node's own fields (its Node object was deleted) while pods may still reference it. */
 /** Adds or removes a pending pod's nomination of this node (it reserves room for pods of lower priority). */
@@ -122,5 +181,5 @@ export function forgetNodeObject(entry: NodeEntry): void {
   entry.unschedulable = false;
   entry.taints = [];
   entry.labels = {};
-  delete entry.allocatableError;
+  entry.allocatableError = undefined;
 }

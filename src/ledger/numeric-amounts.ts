@@ -1,8 +1,8 @@
 /**
- * A float64 mirror of resource amounts for the filter's hot path. Amounts stay exact bigints everywhere else; this
- * mirror is used only while every value is a safe integer (|v| ≤ 2^53 − 1: 9 PiB of memory, 9·10^12 cores), which
- * `exact` records — otherwise callers fall back to the bigint computation. Resource names map to dense small ids so
- * the hot loop indexes arrays instead of hashing strings.
+ * A float64 mirror of resource amounts for the scheduling kernels. Amounts stay exact bigints in the ledger (exports,
+ * and the oracle of the property tests); the kernels compare float64 values, which are exact integers while every
+ * amount and sum stays within ±2^53 (9 PiB of memory in bytes, 9·10^12 cores in millicores). Resource names map to
+ * dense small ids so the hot loops index arrays instead of hashing strings.
  */
 const idsByName = new Map<string, number>();
 const namesById: string[] = [];
@@ -21,28 +21,21 @@ export function resourceName(id: number): string {
   return namesById[id] ?? '';
 }
 
-export function isSafeAmount(value: bigint): boolean {
-  return value <= 9007199254740991n && value >= -9007199254740991n;
-}
-
 /** Positive amounts of a ResourceAmounts map as parallel arrays, without `skip` (the pod count). */
 export interface NumericDemand {
   ids: number[];
   values: number[];
-  exact: boolean;
 }
 
 export function numericDemand(amounts: ReadonlyMap<string, bigint>, skip: string): NumericDemand {
   const ids: number[] = [];
   const values: number[] = [];
-  let exact = true;
   for (const [name, value] of amounts) {
     if (value <= 0n || name === skip) continue;
-    if (!isSafeAmount(value)) exact = false;
     ids.push(resourceId(name));
     values.push(Number(value));
   }
-  return { ids, values, exact };
+  return { ids, values };
 }
 
 export function demandValue(demand: NumericDemand, id: number): number {
@@ -50,30 +43,38 @@ export function demandValue(demand: NumericDemand, id: number): number {
   return 0;
 }
 
-/** Dense per-resource free amounts of one node, kept in step with the bigint totals. */
-export interface NumericFree {
-  byId: number[];
-  exact: boolean;
-}
+/**
+ * A node's amounts as a dense float64 row indexed by resource id (missing ids read as 0 through `rowValue`). Rows
+ * grow when a new resource id appears; `addNumeric` updates in place and returns the (possibly grown) row.
+ */
+export type DenseRow = Float64Array;
 
-export function numericFree(free: ReadonlyMap<string, bigint>): NumericFree {
-  const byId: number[] = [];
-  let exact = true;
-  for (const [name, value] of free) {
-    if (!isSafeAmount(value)) exact = false;
-    byId[resourceId(name)] = Number(value);
-  }
-  for (let i = 0; i < byId.length; i++) if (byId[i] === undefined) byId[i] = 0;
-  return { byId, exact };
-}
-
-/** Applies `sign × amounts` to the mirror; leaves it inexact when a value or result is unsafe. */
-export function adjustNumericFree(target: NumericFree, amounts: ReadonlyMap<string, bigint>, sign: 1 | -1): void {
+export function denseRow(amounts: ReadonlyMap<string, bigint>): DenseRow {
+  let row: DenseRow = new Float64Array(Math.max(namesById.length, 4));
   for (const [name, value] of amounts) {
     const id = resourceId(name);
-    while (target.byId.length <= id) target.byId.push(0);
-    const next = target.byId[id]! + sign * Number(value);
-    if (!isSafeAmount(value) || !Number.isSafeInteger(next)) target.exact = false;
-    target.byId[id] = next;
+    if (id >= row.length) row = grow(row, id);
+    row[id] = Number(value);
   }
+  return row;
+}
+
+function grow(row: DenseRow, id: number): DenseRow {
+  const next = new Float64Array(Math.max(id + 1, row.length * 2));
+  next.set(row);
+  return next;
+}
+
+export function rowValue(row: DenseRow, id: number): number {
+  return id < row.length ? row[id]! : 0;
+}
+
+/** row += sign × amounts, in place (a new row only when an id is beyond its length). */
+export function addNumeric(row: DenseRow, amounts: ReadonlyMap<string, bigint>, sign: 1 | -1): DenseRow {
+  for (const [name, value] of amounts) {
+    const id = resourceId(name);
+    if (id >= row.length) row = grow(row, id);
+    row[id] = row[id]! + sign * Number(value);
+  }
+  return row;
 }

@@ -154,11 +154,31 @@ export interface PodObject {
     startTime?: string;
     nominatedNodeName?: string;
     resourceClaimStatuses?: Array<{ name: string; resourceClaimName?: string }>;
+    /** In-place resize (KEP-1287): a `PodResizePending` condition with reason `Infeasible` or `Deferred`. */
+    conditions?: PodCondition[];
+    containerStatuses?: ContainerStatus[];
+    initContainerStatuses?: ContainerStatus[];
+    /** Pod-level resize (KEP-5419): what the kubelet allocated and actuated for pod-level resources. */
+    allocatedResources?: ResourceList;
+    resources?: { requests?: ResourceList; limits?: ResourceList };
     /** KEP-5517: what the scheduler charged per claim at binding (1.36 `resources`; master `mapping`/`overhead`). */
     nodeAllocatableResourceClaimStatuses?: NodeAllocatableResourceClaimStatus[];
     /** KEP-5004 (DRAExtendedResource): the claim the scheduler created for extended resources served by DRA. */
     extendedResourceClaimStatus?: { resourceClaimName?: string; requestMappings?: Array<{ containerName?: string; resourceName?: string; requestName?: string }> };
   };
+}
+
+export interface PodCondition {
+  type: string;
+  status?: string;
+  reason?: string;
+}
+
+/** The resource part of a container status: what the kubelet admitted (allocated) and applied (actuated). */
+export interface ContainerStatus {
+  name: string;
+  allocatedResources?: ResourceList;
+  resources?: { requests?: ResourceList; limits?: ResourceList };
 }
 
 export interface NodeAllocatableResourceClaimStatus {

@@ -21,8 +21,10 @@ export interface PodEntry {
   phase: string;
   terminating: boolean;
   requests: ResourceAmounts;
-  /** Float64 mirror of `requests` for the filter's hot path, built on first use. */
+  /** Float64 mirror of `requests` for the kernels, built on first use. */
   numericRequests?: NumericDemand;
+  /** NonZeroRequested cpu (millicores) and memory (bytes): containers without a request count 100m / 200Mi (scoring). */
+  nonZero?: { cpu: number; memory: number };
   /** Set when the pod's requests could not be computed (malformed quantity); the pod then counts as zero. */
   requestsError?: string;
   object: PodObject;
@@ -44,6 +46,8 @@ export function podEntryFromObject(pod: PodObject): PodEntry {
   }
   const entry = podEntryWithRequests(pod, requests, pod.spec?.nodeName ? slimBoundPod(pod) : pod);
   if (requestsError) entry.requestsError = requestsError;
+  // Computed before the containers are dropped: a bound pod's node totals need it.
+  entry.nonZero = requestsError ? { cpu: 0, memory: 0 } : nonZeroFromObject(pod, requests);
   return entry;
 }
 
@@ -82,6 +86,24 @@ export function numericRequestsOf(pod: PodEntry): NumericDemand {
 }
 
 /**
+ * upstream's non0CPU / non0Mem (framework NodeInfo, NodeResourcesFit scoring): PodRequests with
+ * NonMissingContainerRequests {cpu: 100m, memory: 200Mi}. Equal to the requests when every container asks for both.
+ */
+export function nonZeroOf(pod: PodEntry): { cpu: number; memory: number } {
+  return (pod.nonZero ??= pod.requestsError ? { cpu: 0, memory: 0 } : nonZeroFromObject(pod.object, pod.requests));
+}
+
+function nonZeroFromObject(pod: PodObject, requests: ReadonlyMap<string, bigint>): { cpu: number; memory: number } {
+  let amounts: ReadonlyMap<string, bigint> = requests;
+  try {
+    amounts = effectivePodRequests(pod, { nonZero: true });
+  } catch {
+    // The same quantities already parsed for `requests`; unreachable in practice, and the requests are a safe floor.
+  }
+  return { cpu: Number(amounts.get('cpu') ?? 0n), memory: Number(amounts.get('memory') ?? 0n) };
+}
+
+/**
  * A bound pod's containers are only needed to compute its requests, which the entry already holds; dropping them
  * roughly halves the ledger's memory at 150k pods. Kept: identity, labels, our own annotations, placement, priority,
  * claims, and what preemption reads to prove a victim irrelevant to other filters (host ports, required
@@ -99,6 +121,10 @@ function slimBoundPod(pod: PodObject): PodObject {
   const portHolders = [...(spec.containers ?? []), ...(spec.initContainers ?? [])].filter((c) => c.ports !== undefined && c.ports.length > 0);
   if (portHolders.length > 0) slimSpec.containers = portHolders.map((c) => ({ name: c.name, ports: c.ports! }));
   const slim: PodObject = { metadata: pod.metadata, spec: slimSpec };
-  if (pod.status) slim.status = pod.status;
+  if (pod.status) {
+    // Resize status only feeds the requests, already computed.
+    const { containerStatuses: _c, initContainerStatuses: _i, allocatedResources: _a, resources: _r, conditions: _k, ...kept } = pod.status;
+    slim.status = kept;
+  }
   return slim;
 }

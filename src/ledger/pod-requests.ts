@@ -1,10 +1,19 @@
 /**
- * Effective pod requests exactly as kube-scheduler's NodeResourcesFit computes them (k8s 1.34–1.36:
- * component-helpers resource.PodRequests with pod-level resources enabled, then framework Resource.SetMaxResource):
+ * Effective pod requests exactly as kube-scheduler's NodeResourcesFit computes them (k8s 1.36: component-helpers
+ * resource.PodRequests with UseStatusResources (InPlacePodVerticalScaling GA) and pod-level resources enabled, then
+ * framework Resource.SetMaxResource):
  *
- *   max( sum(containers) + sum(sidecars), max over init containers i of (init_i + sidecars declared before i) )
- *   → replaced per resource by pod-level `spec.resources.requests` for cpu, memory and hugepages-*
+ *   per container list (spec, allocated, actuated), aggregated as
+ *     max( sum(containers) + sum(sidecars), max over init containers i of (init_i + sidecars declared before i) )
+ *   → max(spec, actuated, allocated) per resource (only actuated and allocated when the resize is `Infeasible`)
+ *   → replaced per resource by the pod-level request (cpu, memory, hugepages-*), itself max(spec, status) with resize
  *   → plus `spec.overhead`.
+ *
+ * "allocated" is status.containerStatuses[].allocatedResources (else the spec request, nothing when Infeasible);
+ * "actuated" is containerStatuses[].resources.requests (else allocated, else spec, nothing when Infeasible). A
+ * `Deferred` resize has no rule of its own: spec and status both count, the larger wins. When the pod-level status
+ * maps (status.allocatedResources and status.resources.requests) are both present they replace the container
+ * aggregates (AggregateContainerRequests). A pod with spec cpu 1 and allocated cpu 3 holds 3.
  *
  * Upstream adds exact Quantities and converts to integers once at the end (MilliValue for cpu, Value otherwise), so we
  * add exact nano units (every parsed quantity is a whole number of nanos) and round up once at the end; rounding each
@@ -16,11 +25,11 @@
  * pod-level request defaults to their aggregate, which changes nothing). For pods read from a cluster both are no-ops.
  * Containers that reference DRA claims are the exception: their limits include the claims' node-allocatable share.
  *
- * Not included, on purpose: the scheduler's non-zero scoring defaults (100m / 200Mi, scoring only); in-place resize
- * status (status.containerStatuses[].allocatedResources, not kept by the ledger's trimmed pods); DRA node-allocatable
- * claim amounts (accounted per claim by the DRA part of the ledger).
+ * `nonZero` computes the scoring variant (NonZeroRequested: a container without a cpu or memory request counts
+ * 100m / 200Mi, applyNonMissing). Not included: DRA node-allocatable claim amounts (accounted per claim by the DRA part
+ * of the ledger).
  */
-import type { Container, PodObject, ResourceList } from './objects.js';
+import type { Container, ContainerStatus, PodObject, ResourceList } from './objects.js';
 import { QuantityError, parseQuantity, toMilliCeil, toUnitsCeil, toScaledCeil } from './quantity.js';
 import { CPU, addInto, maxInto, quantityText, type ResourceAmounts } from './resource-amounts.js';
 
@@ -54,13 +63,14 @@ function addNanos(target: NanoAmounts, name: string, nanos: bigint): void {
   target.set(name, (target.get(name) ?? 0n) + nanos);
 }
 
-/** A container's requests after apiserver defaulting (limits fill in missing requests), added into target. */
-function addContainerRequests(target: NanoAmounts, container: Container, path: string): void {
+/** A container's requests after apiserver defaulting (limits fill in missing requests). */
+function containerSpecRequests(container: Container, path: string): NanoAmounts {
+  const own: NanoAmounts = new Map();
   const resources = container.resources;
-  if (!resources) return;
+  if (!resources) return own;
   const { requests, limits } = resources;
   if (requests) {
-    for (const name of Object.keys(requests)) addNanos(target, name, nanosAt(requests, name, `${path}.resources.requests`));
+    for (const name of Object.keys(requests)) addNanos(own, name, nanosAt(requests, name, `${path}.resources.requests`));
   }
   // A container that uses DRA claims sets limits that cover what its claims bring (KEP-5517: the worked example's
   // limits are pod requests plus the claim's node-allocatable share). Defaulting those limits into requests would count
@@ -68,18 +78,66 @@ function addContainerRequests(target: NanoAmounts, container: Container, path: s
   if (limits && !(resources.claims && resources.claims.length > 0)) {
     for (const name of Object.keys(limits)) {
       if (requests && Object.hasOwn(requests, name)) continue;
-      addNanos(target, name, nanosAt(limits, name, `${path}.resources.limits`));
+      addNanos(own, name, nanosAt(limits, name, `${path}.resources.limits`));
     }
   }
+  return own;
 }
 
-/** Sidecars (restartPolicy Always) run alongside everything after them; a regular init container runs alone with them. */
-function applyInitContainers(total: NanoAmounts, initContainers: readonly Container[]): void {
+function listNanos(list: ResourceList, path: string): NanoAmounts {
+  const own: NanoAmounts = new Map();
+  for (const name of Object.keys(list)) addNanos(own, name, nanosAt(list, name, path));
+  return own;
+}
+
+/** Which of a container's lists counts: upstream's containerSpecRequests / containerAllocatedRequests / containerActuatedRequests. */
+type ListKind = 'spec' | 'allocated' | 'actuated';
+
+interface StatusRef {
+  status: ContainerStatus;
+  path: string;
+}
+
+function containerList(kind: ListKind, container: Container, path: string, status: StatusRef | undefined, infeasible: boolean): NanoAmounts {
+  if (kind === 'actuated' && status?.status.resources?.requests) {
+    return listNanos(status.status.resources.requests, `${status.path}.resources.requests`);
+  }
+  if (kind !== 'spec' && status?.status.allocatedResources) return listNanos(status.status.allocatedResources, `${status.path}.allocatedResources`);
+  if (kind !== 'spec' && infeasible) return new Map();
+  return containerSpecRequests(container, path);
+}
+
+/** Nano amounts of the scheduler's non-zero defaults for containers that do not request cpu or memory. */
+const NON_MISSING: ReadonlyMap<string, bigint> = new Map([
+  [CPU, 100_000_000n],
+  ['memory', 200n * 1024n * 1024n * 1_000_000_000n],
+]);
+
+function applyNonMissing(own: NanoAmounts): void {
+  for (const [name, nanos] of NON_MISSING) if (!own.has(name)) own.set(name, nanos);
+}
+
+interface AggregateContext {
+  kind: ListKind;
+  infeasible: boolean;
+  nonZero: boolean;
+  statuses: ReadonlyMap<string, StatusRef>;
+}
+
+/**
+ * One list kind aggregated over the pod's containers (upstream aggregateContainerResourcesByFn): sidecars
+ * (restartPolicy Always) run alongside everything after them; a regular init container runs alone with them.
+ */
+function aggregateContainers(spec: NonNullable<PodObject['spec']>, ctx: AggregateContext): NanoAmounts {
+  const total: NanoAmounts = new Map();
+  const containers = spec.containers ?? [];
+  for (let index = 0; index < containers.length; index++) addInto(total, ownOf(ctx, containers[index]!, 'spec.containers', index));
+  const initContainers = spec.initContainers ?? [];
+  if (initContainers.length === 0) return total;
   const sidecars: NanoAmounts = new Map();
   const peak: NanoAmounts = new Map();
   initContainers.forEach((container, index) => {
-    const own: NanoAmounts = new Map();
-    addContainerRequests(own, container, `spec.initContainers[${index}]`);
+    const own = ownOf(ctx, container, 'spec.initContainers', index);
     if (container.restartPolicy === 'Always') {
       addInto(total, own);
       addInto(sidecars, own);
@@ -90,6 +148,67 @@ function applyInitContainers(total: NanoAmounts, initContainers: readonly Contai
     }
   });
   maxInto(total, peak);
+  return total;
+}
+
+/** One container's list of the context's kind (with the scoring defaults when asked), its path built only here. */
+function ownOf(ctx: AggregateContext, container: Container, field: string, index: number): NanoAmounts {
+  const own = containerList(ctx.kind, container, `${field}[${index}]`, ctx.statuses.get(container.name), ctx.infeasible);
+  if (ctx.nonZero) applyNonMissing(own);
+  return own;
+}
+
+/** component-helpers IsPodResizeInfeasible: the PodResizePending condition says Infeasible. */
+export function isResizeInfeasible(pod: PodObject): boolean {
+  const condition = pod.status?.conditions?.find((c) => c.type === 'PodResizePending');
+  return condition?.reason === 'Infeasible';
+}
+
+const NO_STATUSES: ReadonlyMap<string, StatusRef> = new Map();
+
+function statusRefs(pod: PodObject): Map<string, StatusRef> {
+  const refs = new Map<string, StatusRef>();
+  const add = (list: ContainerStatus[] | undefined, field: string): void =>
+    list?.forEach((status, index) => {
+      if (!refs.has(status.name)) refs.set(status.name, { status, path: `status.${field}[${index}]` });
+    });
+  add(pod.status?.containerStatuses, 'containerStatuses');
+  add(pod.status?.initContainerStatuses, 'initContainerStatuses');
+  return refs;
+}
+
+/** Whether the pod's status carries anything resize can change the requests with (a pending pod's usually does not). */
+function hasResizeStatus(pod: PodObject): boolean {
+  const status = pod.status;
+  if (!status) return false;
+  return (
+    (status.containerStatuses?.length ?? 0) > 0 ||
+    (status.initContainerStatuses?.length ?? 0) > 0 ||
+    status.allocatedResources !== undefined ||
+    status.resources !== undefined
+  );
+}
+
+/** upstream AggregateContainerRequests with UseStatusResources: the larger of what the spec asks and what the kubelet holds. */
+function containerAggregate(pod: PodObject, spec: NonNullable<PodObject['spec']>, nonZero: boolean): NanoAmounts {
+  const infeasible = isResizeInfeasible(pod);
+  if (!infeasible && !hasResizeStatus(pod)) return aggregateContainers(spec, { kind: 'spec', infeasible: false, nonZero, statuses: NO_STATUSES });
+  const statuses = statusRefs(pod);
+  const specTotal = aggregateContainers(spec, { kind: 'spec', infeasible: false, nonZero, statuses });
+  const podStatus = pod.status!;
+  let allocated: NanoAmounts;
+  let actuated: NanoAmounts;
+  if (podStatus.allocatedResources && podStatus.resources?.requests) {
+    allocated = listNanos(podStatus.allocatedResources, 'status.allocatedResources');
+    actuated = listNanos(podStatus.resources.requests, 'status.resources.requests');
+  } else {
+    allocated = aggregateContainers(spec, { kind: 'allocated', infeasible, nonZero, statuses });
+    actuated = aggregateContainers(spec, { kind: 'actuated', infeasible, nonZero, statuses });
+  }
+  const total: NanoAmounts = infeasible ? new Map() : specTotal;
+  maxInto(total, actuated);
+  maxInto(total, allocated);
+  return total;
 }
 
 /** Resources the PodLevelResources feature manages (component-helpers IsSupportedPodLevelResource). */
@@ -98,7 +217,7 @@ export function isPodLevelResource(name: string): boolean {
 }
 
 /** Pod-level requests, after apiserver defaulting from pod-level limits, replace the container aggregate. */
-function applyPodLevelRequests(total: NanoAmounts, resources: { requests?: ResourceList; limits?: ResourceList }): void {
+function applyPodLevelRequests(total: NanoAmounts, pod: PodObject, resources: { requests?: ResourceList; limits?: ResourceList }): void {
   const { requests, limits } = resources;
   const overrides: NanoAmounts = new Map();
   if (requests) {
@@ -115,7 +234,37 @@ function applyPodLevelRequests(total: NanoAmounts, resources: { requests?: Resou
       overrides.set(name, nanosAt(limits, name, 'spec.resources.limits'));
     }
   }
-  for (const [name, nanos] of overrides) total.set(name, nanos);
+  if (overrides.size === 0) return;
+  for (const [name, nanos] of podLevelWithStatus(pod, overrides)) if (isPodLevelResource(name)) total.set(name, nanos);
+}
+
+/**
+ * upstream effectivePodLevelResources: with pod-level resize status, the larger of the spec and what the kubelet
+ * allocated / actuated (both without overhead); spec ignored when the resize is Infeasible.
+ */
+function podLevelWithStatus(pod: PodObject, spec: NanoAmounts): NanoAmounts {
+  const status = pod.status;
+  if (!status || (status.resources === undefined && status.allocatedResources === undefined)) return spec;
+  const overhead = pod.spec?.overhead;
+  const withoutOverhead = (list: ResourceList | undefined, path: string): NanoAmounts | undefined => {
+    if (!list) return undefined;
+    const amounts = listNanos(list, path);
+    if (overhead) {
+      for (const name of Object.keys(overhead)) {
+        const current = amounts.get(name);
+        if (current === undefined) continue;
+        const left = current - nanosAt(overhead, name, 'spec.overhead');
+        amounts.set(name, left > 0n ? left : 0n);
+      }
+    }
+    return amounts;
+  };
+  const result: NanoAmounts = isResizeInfeasible(pod) ? new Map() : new Map(spec);
+  const actuated = withoutOverhead(status.resources?.requests, 'status.resources.requests');
+  const allocated = withoutOverhead(status.allocatedResources, 'status.allocatedResources');
+  if (actuated) maxInto(result, actuated);
+  if (allocated) maxInto(result, allocated);
+  return result;
 }
 
 function toLedgerUnits(nanos: NanoAmounts): ResourceAmounts {
@@ -127,14 +276,15 @@ function toLedgerUnits(nanos: NanoAmounts): ResourceAmounts {
   return amounts;
 }
 
-/** The pod's requests in ledger units (cpu millicores, others whole units). Throws QuantityError with a pod-relative path. */
-export function effectivePodRequests(pod: PodObject): ResourceAmounts {
+/**
+ * The pod's requests in ledger units (cpu millicores, others whole units). Throws QuantityError with a pod-relative
+ * path. `nonZero`: the scoring variant (upstream NonZeroRequested, only its cpu and memory are read).
+ */
+export function effectivePodRequests(pod: PodObject, options: { nonZero?: boolean } = {}): ResourceAmounts {
   const spec = pod.spec;
   if (!spec) return new Map();
-  const total: NanoAmounts = new Map();
-  spec.containers?.forEach((container, index) => addContainerRequests(total, container, `spec.containers[${index}]`));
-  if (spec.initContainers?.length) applyInitContainers(total, spec.initContainers);
-  if (spec.resources) applyPodLevelRequests(total, spec.resources);
+  const total = containerAggregate(pod, spec, options.nonZero ?? false);
+  if (spec.resources) applyPodLevelRequests(total, pod, spec.resources);
   const overhead = spec.overhead;
   if (overhead) {
     for (const name of Object.keys(overhead)) addNanos(total, name, nanosAt(overhead, name, 'spec.overhead'));

@@ -12,7 +12,7 @@
  * Anything not understood (an unknown operator) counts as not matching: the nominator errs towards nominating
  * nothing rather than a node the scheduler would reject.
  */
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 import type { NodeSelector, NodeSelectorRequirement, PodObject, Taint, Toleration } from '../ledger/objects.js';
 
 export const DEFAULT_SCHEDULER = 'default-scheduler';
@@ -28,7 +28,7 @@ export function podIneligibility(pod: PodObject, schedulerNames: readonly string
 }
 
 /** Why the pod can never use this node, or undefined when it can (capacity aside). */
-export function nodeIneligibilityFor(pod: PodObject, node: NodeEntry): string | undefined {
+export function nodeIneligibilityFor(pod: PodObject, node: NodeView): string | undefined {
   if (!node.known) return 'node object unknown';
   if (node.unschedulable) return 'node is cordoned (spec.unschedulable)';
   const selector = pod.spec?.nodeSelector ?? {};
@@ -42,7 +42,7 @@ export function nodeIneligibilityFor(pod: PodObject, node: NodeEntry): string | 
   return undefined;
 }
 
-function matchesNodeSelectorTerms(terms: NonNullable<NodeSelector['nodeSelectorTerms']>, node: NodeEntry): boolean {
+function matchesNodeSelectorTerms(terms: NonNullable<NodeSelector['nodeSelectorTerms']>, node: NodeView): boolean {
   return terms.some((term) => {
     const expressions = term.matchExpressions ?? [];
     const fields = term.matchFields ?? [];

@@ -58,7 +58,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     filterRememberedVerdicts: new Counter({
       name: PREFIX + 'filter_remembered_verdicts_total',
-      help: 'Per-node filter verdicts answered from the per-node verdict memo instead of recomputed (a share of filter_node_verdicts_total).',
+      help: 'Per-node filter verdicts answered from the per-node verdict memo instead of recomputed (a share of filter_node_verdicts_total); only pods with DRA claims are remembered.',
       registers: r,
     }),
     nominatedNodeChecks: new Counter({
@@ -275,6 +275,14 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     nominationLeader: new Gauge({
       name: PREFIX + 'nomination_leader',
       help: '1 while this replica holds the nominator Lease (and may write), else 0.',
+      registers: r,
+    }),
+
+    // --- filter failure reasons (typed codes of scheduling/reasons.ts) ---
+    filterFailureReasons: new Counter({
+      name: PREFIX + 'filter_failure_reasons_total',
+      help: 'Causes of failing filter verdicts by reason code (insufficient_resource, too_many_pods, dra_accounting_unsafe, ...); a node failing for several causes counts once per cause.',
+      labelNames: ['code'] as const,
       registers: r,
     }),
 

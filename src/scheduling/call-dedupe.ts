@@ -1,21 +1,29 @@
 /**
  * Each candidate node is answered once per call, however often the request names it. Known nodes are marked with a
- * per-call stamp instead of hashing every name into a Set (a call carries up to 5000 fresh strings); names the
- * ledger does not know fall back to a Set. Calls run synchronously, so one stamp is never shared by two calls.
+ * per-call stamp in an array indexed by the node's ledger slot (scheduling's own scratch; the ledger's entries stay
+ * read-only) instead of hashing every name into a Set (a call carries up to 5000 fresh strings); names the ledger
+ * does not know fall back to a Set. Calls run synchronously, so one stamp is never shared by two calls.
  */
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 
 let lastStamp = 0;
+let stampsBySlot = new Float64Array(1024);
 
 export class CallDedupe {
   private readonly stamp = ++lastStamp;
   private unknown: Set<string> | undefined;
 
   /** True when this node (or unknown name) was already answered in this call; marks it answered otherwise. */
-  repeated(name: string, node: NodeEntry | undefined): boolean {
+  repeated(name: string, node: NodeView | undefined): boolean {
     if (node !== undefined) {
-      if (node.answeredIn === this.stamp) return true;
-      node.answeredIn = this.stamp;
+      const slot = node.slot;
+      if (slot >= stampsBySlot.length) {
+        const grown = new Float64Array(Math.max(slot + 1, stampsBySlot.length * 2));
+        grown.set(stampsBySlot);
+        stampsBySlot = grown;
+      }
+      if (stampsBySlot[slot] === this.stamp) return true;
+      stampsBySlot[slot] = this.stamp;
       return false;
     }
     this.unknown ??= new Set();

@@ -6,10 +6,11 @@
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { DraAccounting, DraPodFootprint } from '../ledger/dra-port.js';
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
-import { unsafeWording, type UnsafeCategory } from '../ledger/dra/unsafe-category.js';
-import type { FitVerdict } from './fit.js';
+import type { UnsafeCategory } from '../ledger/dra/unsafe-category.js';
+import { failure, type DetailSink, type FitVerdict } from './fit-kernel.js';
+import type { Reason } from './reasons.js';
 import type { SchedulingOptions } from './options.js';
 
 /** Stable reason texts of DRA refusals (for the reason-code table). */
@@ -38,7 +39,7 @@ export function podUsesDra(pod: PodEntry, dra: DraAccounting): boolean {
 }
 
 /** The pod's DRA assessment on a node, or undefined when DRA is off or has nothing to say about the pod. */
-export function draAssessmentFor(ledger: ClusterLedger, pod: PodEntry, node: NodeEntry, useDra: boolean): DraPodFootprint | undefined {
+export function draAssessmentFor(ledger: ClusterLedger, pod: PodEntry, node: NodeView, useDra: boolean): DraPodFootprint | undefined {
   const dra = ledger.draAccounting();
   if (!podUsesDra(pod, dra)) return undefined;
   const delegated = delegatedExtended(dra, pod, node);
@@ -52,7 +53,7 @@ export function draAssessmentFor(ledger: ClusterLedger, pod: PodEntry, node: Nod
  * extended resource the node has no allocatable for when a DeviceClass maps it, leaving it to the DynamicResources
  * plugin; where the node offers it in allocatable (a device plugin), the ordinary check applies.
  */
-function delegatedExtended(dra: DraAccounting, pod: PodEntry, node: NodeEntry): Map<string, { className: string; count: bigint }> | undefined {
+function delegatedExtended(dra: DraAccounting, pod: PodEntry, node: NodeView): Map<string, { className: string; count: bigint }> | undefined {
   let out: Map<string, { className: string; count: bigint }> | undefined;
   for (const [name, count] of pod.requests) {
     if (count <= 0n || !isExtendedResourceName(name)) continue;
@@ -63,17 +64,19 @@ function delegatedExtended(dra: DraAccounting, pod: PodEntry, node: NodeEntry): 
   return out;
 }
 
-export function draRefusal(dra: DraPodFootprint, options: SchedulingOptions): FitVerdict | undefined {
-  if (dra.unresolvable) {
-    return { fits: false, unresolvable: true, kind: 'dra_shared_claim', code: 'dra_shared_claim', reason: DRA_REASONS.sharedMappedClaim, detail: dra.unresolvable };
-  }
-  if (dra.unavailable) {
-    return { fits: false, unresolvable: false, kind: 'dra_no_device', code: 'dra_no_device', reason: `DRA claims cannot be served here: ${dra.unavailable}` };
-  }
-  if (dra.paused) return { fits: false, unresolvable: false, kind: 'dra_paused', code: 'dra_paused', reason: DRA_REASONS.newClaimsPaused, detail: dra.paused };
+/** The DRA refusal of a node for the pod, before capacity is compared; the per-node specifics go to `detail` and `sink`. */
+export function draRefusal(dra: DraPodFootprint, options: SchedulingOptions, sink?: DetailSink): FitVerdict | undefined {
+  if (dra.unresolvable) return refused([{ code: 'dra_claim_shared' }], true, dra.unresolvable, 'dra_shared_claim', sink);
+  if (dra.unavailable) return refused([{ code: 'dra_device_missing' }], false, `DRA claims cannot be served here: ${dra.unavailable}`, 'dra_no_device', sink);
+  if (dra.paused) return refused([{ code: 'dra_claims_paused' }], false, dra.paused, 'dra_paused', sink);
   if (dra.unsafe && options.dra.unsafePolicy === 'reject') {
     const category = (dra.unsafeCategories?.[0] ?? 'missing_device') as UnsafeCategory;
-    return { fits: false, unresolvable: false, kind: 'dra_unsafe', code: `dra_unsafe:${category}`, reason: DRA_REASONS.unsafePrefix + unsafeWording(category), detail: dra.unsafe };
+    return refused([{ code: 'dra_accounting_unsafe', categories: [category] }], false, dra.unsafe, `dra_unsafe:${category}`, sink);
   }
   return undefined;
+}
+
+function refused(reasons: Reason[], unresolvable: boolean, detail: string, metric: string, sink: DetailSink | undefined): FitVerdict {
+  sink?.(detail);
+  return { ...failure(reasons, unresolvable), detail, metric } as FitVerdict;
 }

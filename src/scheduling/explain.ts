@@ -1,19 +1,25 @@
 /**
  * Why each node passes or fails for one pod: the same verdicts the filter would give, for every node the ledger
- * knows, with the pod's requests and the node's free amounts. Served at /debug/explain.
+ * knows, with the stable reason (the FailedNodes value), its code, the per-node numbers behind it, and the node's free
+ * amounts from the pod's point of view. Served at /debug/explain.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { formatAmounts } from '../ledger/ledger-export.js';
-import { assessFit, draIsEnabled, usageFor } from './fit.js';
+import { adjustmentsFor, assessFit, draIsEnabled, draUsedOn } from './fit.js';
+import { freeAmounts } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
+import { reasonMessage, type ReasonCode } from './reasons.js';
 
 export interface NodeExplanation {
   node: string;
   verdict: 'fits' | 'fails' | 'unresolvable';
+  /** The stable short reason, exactly the FailedNodes / FailedAndUnresolvableNodes value; 'fits' for fitting nodes. */
   reason: string;
-  /** Per-node specifics behind a stable reason (claims, devices, amounts). */
-  detail?: string;
+  /** The typed reason code (the first cause's); 'fits' for fitting nodes. */
+  code: ReasonCode | 'fits';
+  /** The per-node numbers behind the reason, e.g. "Insufficient cpu: requests 3, free 2 of 16". */
+  detail: string;
   free: Record<string, string>;
   notes?: string[];
 }
@@ -29,24 +35,33 @@ export interface PodExplanation {
   draEnabled: boolean;
   nominatedNodeVerdict?: NodeExplanation;
   nodes: NodeExplanation[];
-  summary: { fits: number; fails: number; unresolvable: number };
+  /** Node counts per verdict, and failing nodes per stable reason (as kube-scheduler counts them into its event). */
+  summary: { fits: number; fails: number; unresolvable: number; byReason: Record<string, number> };
 }
 
 export function explainPod(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): PodExplanation {
   const useDra = draIsEnabled(ledger, options);
   const nodes: NodeExplanation[] = [];
-  const summary = { fits: 0, fails: 0, unresolvable: 0 };
+  const summary = { fits: 0, fails: 0, unresolvable: 0, byReason: {} as Record<string, number> };
   for (const node of [...ledger.knownNodes()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const verdict = assessFit(ledger, node, pod, options);
-    const usage = usageFor(ledger, node, pod, useDra);
+    const details: string[] = [];
+    const verdict = assessFit(ledger, node, pod, options, undefined, (d) => details.push(d));
+    const adjust = adjustmentsFor(ledger, node, pod, useDra);
     const free = new Map<string, bigint>();
-    for (const resource of node.allocatable.keys()) free.set(resource, usage.free(resource));
+    for (const [resource, amount] of freeAmounts(node, adjust, draUsedOn(ledger, node, useDra))) free.set(resource, BigInt(amount));
     const explanation: NodeExplanation = verdict.fits
-      ? { node: node.name, verdict: 'fits', reason: 'fits', free: formatAmounts(free) }
-      : { node: node.name, verdict: verdict.unresolvable ? 'unresolvable' : 'fails', reason: verdict.reason, free: formatAmounts(free) };
-    if (verdict.fits && verdict.notes.length > 0) explanation.notes = verdict.notes;
-    if (!verdict.fits && verdict.detail) explanation.detail = verdict.detail;
+      ? { node: node.name, verdict: 'fits', reason: 'fits', code: 'fits', detail: 'fits', free: formatAmounts(free) }
+      : {
+          node: node.name,
+          verdict: verdict.unresolvable ? 'unresolvable' : 'fails',
+          reason: verdict.reason,
+          code: verdict.code,
+          detail: details.length > 0 ? details.join('; ') : (verdict.detail ?? verdict.reason),
+          free: formatAmounts(free),
+        };
+    if (verdict.fits && verdict.notes.length > 0) explanation.notes = [...verdict.notes];
     summary[explanation.verdict === 'fits' ? 'fits' : explanation.verdict]++;
+    if (!verdict.fits) summary.byReason[verdict.reason] = (summary.byReason[verdict.reason] ?? 0) + 1;
     nodes.push(explanation);
   }
   const result: PodExplanation = {
@@ -63,7 +78,15 @@ export function explainPod(ledger: ClusterLedger, pod: PodEntry, options: Schedu
   };
   if (pod.nominatedNodeName) {
     const hit = nodes.find((n) => n.node === pod.nominatedNodeName);
-    result.nominatedNodeVerdict = hit ?? { node: pod.nominatedNodeName, verdict: 'fails', reason: 'nominated node is not in the cache', free: {} };
+    const unknown = reasonMessage({ code: 'node_unknown' });
+    result.nominatedNodeVerdict = hit ?? {
+      node: pod.nominatedNodeName,
+      verdict: 'fails',
+      reason: unknown,
+      code: 'node_unknown',
+      detail: 'nominated node is not in the cache',
+      free: {},
+    };
   }
   return result;
 }

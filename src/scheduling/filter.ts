@@ -13,6 +13,7 @@ import { assessFit, type FitVerdict } from './fit.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
+import { reasonMessage, type ReasonCode } from './reasons.js';
 
 export type NominatedOutcome =
   | { result: 'none' }
@@ -29,7 +30,9 @@ export interface FilterDecision {
   draUnsafe: number;
   /** Verdicts answered from the per-node memo rather than computed. */
   remembered: number;
-  /** Per-node refusals for DRA causes by stable code (`dra_unsafe:<category>`, `dra_paused`, `numa:<why>`, ...). */
+  /** Failing nodes per reason code (a node with several causes counts once per cause), for metrics. */
+  failuresByCode: Map<ReasonCode, number>;
+  /** Per-node refusals for DRA causes by bounded label (`dra_unsafe:<category>`, `dra_paused`, `numa:<why>`, ...). */
   draRefusals?: Map<string, number>;
 }
 
@@ -47,10 +50,14 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   let failed = 0;
   let unresolvable = 0;
   let draUnsafe = 0;
-  let draRefusals: Map<string, number> | undefined;
   const dedupe = new CallDedupe();
+  const failuresByCode = new Map<ReasonCode, number>();
+  // Failing verdicts are shared objects per cause (fit-kernel.ts), and neighbours mostly fail alike: counted in runs.
+  let run: FitVerdict | undefined;
+  let runLength = 0;
+  let draRefusals: Map<string, number> | undefined;
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
-  const notEvaluated = `not evaluated: the pod's nominated node ${exclusiveHit} fits (nominated-node policy exclusive)`;
+  const notEvaluated = reasonMessage({ code: 'nominated_node_fits' });
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
     const node = ledger.node(name);
@@ -60,21 +67,32 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       else {
         setNodeReason(failedNodes, name, notEvaluated);
         failed++;
+        countFailures(failuresByCode, 'nominated_node_fits', 1);
       }
       continue;
     }
     const verdict = name === nominated.checkedNode ? nominated.verdict! : assessor.assess(node);
-    if (!verdict.fits && verdict.code !== undefined) (draRefusals ??= new Map()).set(verdict.code, (draRefusals.get(verdict.code) ?? 0) + 1);
-    if (verdict.fits) passed.push(i);
-    else if (verdict.unresolvable) {
+    if (verdict.fits) {
+      passed.push(i);
+      continue;
+    }
+    if (verdict.metric !== undefined) (draRefusals ??= new Map()).set(verdict.metric, (draRefusals.get(verdict.metric) ?? 0) + 1);
+    if (verdict !== run) {
+      countRun(failuresByCode, run, runLength);
+      run = verdict;
+      runLength = 0;
+    }
+    runLength++;
+    if (verdict.unresolvable) {
       setNodeReason(unresolvableNodes, name, verdict.reason);
       unresolvable++;
     } else {
       setNodeReason(failedNodes, name, verdict.reason);
       failed++;
-      if (verdict.kind === 'dra_unsafe') draUnsafe++;
+      if (verdict.code === 'dra_accounting_unsafe') draUnsafe++;
     }
   }
+  countRun(failuresByCode, run, runLength);
   return {
     result: buildResult(candidates, passed, failedNodes, unresolvableNodes, args.Nodes),
     nominated: nominated.outcome,
@@ -83,8 +101,18 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     unresolvable,
     draUnsafe,
     remembered: assessor.remembered,
+    failuresByCode,
     ...(draRefusals ? { draRefusals } : {}),
   };
+}
+
+function countFailures(counts: Map<ReasonCode, number>, code: ReasonCode, n: number): void {
+  counts.set(code, (counts.get(code) ?? 0) + n);
+}
+
+function countRun(counts: Map<ReasonCode, number>, verdict: FitVerdict | undefined, length: number): void {
+  if (verdict === undefined || verdict.fits) return;
+  for (const reason of verdict.reasons) countFailures(counts, reason.code, length);
 }
 
 function checkNominatedFirst(
@@ -102,9 +130,11 @@ function checkNominatedFirst(
   if (!node) {
     return { outcome: { result: 'fallback', node: name, reason: 'unknown_node', detail: 'nominated node is not in the cache' }, checkedNode: name, verdict: assessFit(ledger, undefined, pod, options) };
   }
-  const verdict = assessFit(ledger, node, pod, options);
+  const details: string[] = [];
+  const verdict = assessFit(ledger, node, pod, options, undefined, (d) => details.push(d));
   if (verdict.fits) return { outcome: { result: 'hit', node: name }, checkedNode: name, verdict };
-  return { outcome: { result: 'fallback', node: name, reason: 'does_not_fit', detail: verdict.reason }, checkedNode: name, verdict };
+  const detail = details.length > 0 ? details.join('; ') : verdict.reason;
+  return { outcome: { result: 'fallback', node: name, reason: 'does_not_fit', detail }, checkedNode: name, verdict };
 }
 
 function buildResult(

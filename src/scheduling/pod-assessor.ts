@@ -1,60 +1,62 @@
 /**
- * One pod assessed against the many nodes of one call (filter, prioritize), on top of `assessFit` and the verdict memo.
+ * One pod assessed against the many nodes of one call (filter, prioritize), on top of `assessFit` and the verdict
+ * memo (scheduling's own, by node slot: see verdict-memo.ts).
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
-import { assessFit, draIsEnabled, draUsedOn, podUsesClaims, type FitVerdict } from './fit.js';
+import { assessIn, draUsedOn, fitContext, podUsesClaims, type FitContext, type FitVerdict } from './fit.js';
 import type { SchedulingOptions } from './options.js';
 import { demandKey, recall, remember } from './verdict-memo.js';
 
 /**
  * What depends only on the pod, the options and the ledger (DRA on, the pod's claims, its demand key, the nodes it
  * is bound or nominated to) is settled once per call, so a node whose verdict is remembered costs a few lookups.
- * Anything not remembered goes through `assessFit`, which remembers it.
+ * Anything not remembered goes through `assessFit`, and is remembered here.
  */
 export class PodAssessor {
   readonly useDra: boolean;
   /** What verdicts for this pod are remembered under; undefined when they cannot be (see `memoKeyOf`). */
   readonly memoKey: string | undefined;
-  /** True when `assessFit` does not remember this pod's verdicts itself (a pod with DRA claims): `assess` does. */
-  private readonly remembersClaims: boolean;
   /**
    * The nodes the ledger has this pod bound or nominated to (UIDs are unique, so these are exactly the nodes whose
    * `pods`/`nominated` hold it): resolved once, so the scan compares entries instead of probing two maps per node.
    */
-  private readonly boundTo: NodeEntry | undefined;
-  private readonly nominatedTo: NodeEntry | undefined;
+  private readonly boundTo: NodeView | undefined;
+  private readonly nominatedTo: NodeView | undefined;
   /** Verdicts `assess` answered from the memo in this call. */
   remembered = 0;
+  /** The pod's demand and facts, compiled once for the call. */
+  readonly context: FitContext;
 
   constructor(
     private readonly ledger: ClusterLedger,
     readonly pod: PodEntry,
     private readonly options: SchedulingOptions,
   ) {
-    this.useDra = draIsEnabled(ledger, options);
-    this.remembersClaims = this.useDra && podUsesClaims(pod, ledger.draAccounting());
-    this.memoKey = this.remembersClaims ? claimsMemoKey(ledger, pod, options) : demandKey(pod);
+    this.context = fitContext(ledger, pod, options);
+    this.useDra = this.context.useDra;
+    // Only a pod with DRA claims is remembered: its per-node assessment is costly, while the kernel answers any other
+    // pod faster than a memo lookup-and-store (measured: with 200 distinct pods the memo halved filter throughput).
+    this.memoKey = this.context.claims ? claimsMemoKey(ledger, pod, options) : undefined;
     const known = ledger.podByUid(pod.uid);
     this.boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;
     this.nominatedTo = known?.nominatedNodeName ? ledger.node(known.nominatedNodeName) : undefined;
   }
 
   /** `memoisable` for this pod, without touching the node's maps. */
-  private memoisable(node: NodeEntry): boolean {
+  private memoisable(node: NodeView): boolean {
     return node !== this.boundTo && node !== this.nominatedTo;
   }
 
-  assess(node: NodeEntry | undefined): FitVerdict {
-    if (node === undefined) return assessFit(this.ledger, node, this.pod, this.options);
+  assess(node: NodeView | undefined): FitVerdict {
+    if (node === undefined || this.memoKey === undefined) return assessIn(this.context, node);
     const known = this.recallFor<FitVerdict>(node, this.memoKey);
     if (known !== undefined) {
       this.remembered++;
       return known;
     }
-    const verdict = assessFit(this.ledger, node, this.pod, this.options);
-    return this.remembersClaims ? this.rememberFor(node, this.memoKey, verdict) : verdict;
+    return this.rememberFor(node, this.memoKey, assessIn(this.context, node));
   }
 
   /**
@@ -65,12 +67,12 @@ export class PodAssessor {
     return this.memoKey === undefined ? undefined : `${purpose}|${this.memoKey}`;
   }
 
-  recallFor<V>(node: NodeEntry, key: string | undefined): V | undefined {
+  recallFor<V>(node: NodeView, key: string | undefined): V | undefined {
     if (key === undefined || !this.memoisable(node)) return undefined;
     return recall<V>(node, key, draUsedOn(this.ledger, node, this.useDra));
   }
 
-  rememberFor<V>(node: NodeEntry, key: string | undefined, value: V): V {
+  rememberFor<V>(node: NodeView, key: string | undefined, value: V): V {
     if (key === undefined || !this.memoisable(node)) return value;
     return remember(node, key, draUsedOn(this.ledger, node, this.useDra), value);
   }

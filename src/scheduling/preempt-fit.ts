@@ -3,7 +3,7 @@
  * as a single seam so a change to the kernel's shape (verdict type, reason codes) touches preemption in one place.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { assessFit } from './fit.js';
 import type { SchedulingOptions } from './options.js';
@@ -12,7 +12,7 @@ export type PreemptFit = { fits: true } | { fits: false; reason: string };
 
 export function fitsWithoutVictims(
   ledger: ClusterLedger,
-  node: NodeEntry,
+  node: NodeView,
   pod: PodEntry,
   options: SchedulingOptions,
   removed: ReadonlySet<string>,

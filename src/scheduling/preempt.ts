@@ -10,7 +10,7 @@
  * could not prove fresh are dropped with a reason.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 import type { PodDisruptionBudgetObject } from '../ledger/objects.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { InputError } from '../protocol/errors.js';
@@ -169,7 +169,7 @@ function budgetsFor(budgets: ReturnType<ClusterLedger['disruptionBudgets']>, vic
 /** Upstream's reprieve loop, restricted to victims no other filter may need: keep each the pod can live with. */
 function reprieveVictims(
   ledger: ClusterLedger,
-  node: NodeEntry,
+  node: NodeView,
   pod: PodEntry,
   options: SchedulingOptions,
   order: readonly PodEntry[],

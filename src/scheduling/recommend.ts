@@ -9,7 +9,7 @@
  * PreferNoSchedule taints are soft and ignored.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
-import type { NodeEntry } from '../ledger/node-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { assessFit, draIsEnabled } from './fit.js';
 import type { SchedulingOptions } from './options.js';
@@ -22,7 +22,7 @@ export type Recommendation =
 const HARD_TAINT_EFFECTS: ReadonlySet<string> = new Set(['NoSchedule', 'NoExecute']);
 
 /** Why a node can never be recommended regardless of capacity, or undefined when it is eligible. */
-export function ineligibility(node: NodeEntry): string | undefined {
+export function ineligibility(node: NodeView): string | undefined {
   if (!node.known) return 'node object unknown';
   if (node.unschedulable) return 'node is cordoned (spec.unschedulable)';
   const taint = node.taints.find((t) => HARD_TAINT_EFFECTS.has(t.effect));
@@ -31,7 +31,7 @@ export function ineligibility(node: NodeEntry): string | undefined {
 }
 
 /** Why `node` is ineligible for the pod being recommended (capacity aside); the nominator passes a pod-aware one. */
-export type NodeEligibility = (node: NodeEntry) => string | undefined;
+export type NodeEligibility = (node: NodeView) => string | undefined;
 
 export function recommendNode(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, eligibility: NodeEligibility = ineligibility): Recommendation {
   const useDra = draIsEnabled(ledger, options);

@@ -1,14 +1,15 @@
 /**
- * Verdicts remembered per node and pod demand. Replicas of one workload ask for the same thing over and over (and
- * kube-scheduler re-filters a pending pod on every retry), so a verdict computed for (node generation, priority,
- * requests) is reused until anything on that node changes: every change that can alter a verdict bumps the node's
- * generation (ledger/node-entry.ts), and every change of the node's DRA use replaces its used-totals map, whose
- * identity the memo records. Only verdicts that depend on nothing else are remembered: no removed pods, the pod
- * neither bound nor nominated there, and for a pod with DRA claims a key that carries the DRA ledger's assessment
- * epoch (callers check; see scheduling/pod-assessor.ts).
+ * Verdicts and scores remembered per node for pods with DRA claims, owned by scheduling (an array by the node's ledger
+ * slot; the ledger's entries are never written). A claim pod's per-node assessment (claims, slices, NUMA zones) is
+ * costly and kube-scheduler re-filters a pending pod on every retry, so a verdict is reused until anything it depends
+ * on changes: every change that can alter a verdict bumps the node's generation (ledger/node-entry.ts), a reused slot
+ * holds another entry, every change of the node's DRA use replaces its used-totals map (whose identity the memo
+ * records), and the key carries the DRA ledger's assessment epoch and the pod's resourceVersion. Only verdicts that
+ * depend on nothing else are remembered: no removed pods, the pod neither bound nor nominated there (callers check;
+ * see scheduling/pod-assessor.ts). Pods without claims are not remembered: the fit kernel is cheaper than the memo.
  */
-import type { NodeEntry } from '../ledger/node-entry.js';
-import type { PodEntry } from '../ledger/pod-entry.js';
+import type { NodeView } from '../ledger/node-entry.js';
+import { nonZeroOf, type PodEntry } from '../ledger/pod-entry.js';
 
 type DraUsed = ReadonlyMap<string, bigint> | undefined;
 
@@ -16,29 +17,40 @@ type DraUsed = ReadonlyMap<string, bigint> | undefined;
 const MAX_DEMANDS_PER_NODE = 64;
 const demandKeys = new WeakMap<PodEntry, string>();
 
-/** Priority and every requested amount, e.g. `100|cpu=500|memory=1073741824`. */
+interface NodeMemo {
+  node: NodeView;
+  generation: number;
+  draUsed: DraUsed;
+  byDemand: Map<string, unknown>;
+}
+
+const memosBySlot: Array<NodeMemo | undefined> = [];
+
+/** Priority, every requested amount and the scoring amounts, e.g. `100|cpu=500|memory=1073741824|nz=500,1073741824`. */
 export function demandKey(pod: PodEntry): string {
   let key = demandKeys.get(pod);
   if (key === undefined) {
     key = String(pod.priority);
     for (const [resource, amount] of pod.requests) if (amount !== 0n) key += `|${resource}=${amount}`;
+    const nonZero = nonZeroOf(pod);
+    key += `|nz=${nonZero.cpu},${nonZero.memory}`;
     demandKeys.set(pod, key);
   }
   return key;
 }
 
 /** `draUsed` is the node's DRA used-totals map as the caller sees it (undefined when DRA is off or unused there). */
-export function recall<V>(node: NodeEntry, key: string, draUsed: DraUsed): V | undefined {
-  const memo = node.verdicts;
-  if (!memo || memo.generation !== node.generation || memo.draUsed !== draUsed) return undefined;
+export function recall<V>(node: NodeView, key: string, draUsed: DraUsed): V | undefined {
+  const memo = memosBySlot[node.slot];
+  if (!memo || memo.node !== node || memo.generation !== node.generation || memo.draUsed !== draUsed) return undefined;
   return memo.byDemand.get(key) as V | undefined;
 }
 
-export function remember<V>(node: NodeEntry, key: string, draUsed: DraUsed, verdict: V): V {
-  let memo = node.verdicts;
-  if (!memo || memo.generation !== node.generation || memo.draUsed !== draUsed || memo.byDemand.size >= MAX_DEMANDS_PER_NODE) {
-    memo = { generation: node.generation, draUsed, byDemand: new Map() };
-    node.verdicts = memo;
+export function remember<V>(node: NodeView, key: string, draUsed: DraUsed, verdict: V): V {
+  let memo = memosBySlot[node.slot];
+  if (!memo || memo.node !== node || memo.generation !== node.generation || memo.draUsed !== draUsed || memo.byDemand.size >= MAX_DEMANDS_PER_NODE) {
+    memo = { node, generation: node.generation, draUsed, byDemand: new Map() };
+    memosBySlot[node.slot] = memo;
   }
   memo.byDemand.set(key, verdict);
   return verdict;

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultConfig } from '../../src/config/load-config.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { silentLogger } from '../../src/observability/logger.js';
+import { loopbackConfig } from '../support/loopback-config.js';
 
 type Obj = Record<string, any>;
 const EXAMPLE = JSON.parse(readFileSync('test/fixtures/dra-v1.36-example.json', 'utf8')) as { items: Obj[] };
@@ -94,11 +94,7 @@ describe('DRA end to end over HTTP', () => {
   async function serve(snapshot: Obj): Promise<RunningKubeLedger> {
     const file = join(dir, `c${servers.length}.json`);
     await writeFile(file, JSON.stringify(snapshot));
-    const config = defaultConfig();
-    config.server.host = '127.0.0.1';
-    config.server.port = 0;
-    config.server.ops.port = 0;
-    config.cluster.snapshotPath = file;
+    const config = loopbackConfig(file);
     config.dra.extraNumaAttributes = ['topology.example.com/numaNode'];
     const running = await startKubeLedger(config, { logger: silentLogger });
     servers.push(running);
@@ -127,21 +123,20 @@ describe('DRA end to end over HTTP', () => {
     assert.ok(fits.NodeNames.includes('worker-1'), JSON.stringify(fits));
     const tooBig = await post(running, '/filter', { Pod: pendingPod('p33', 'no-zone'), Nodes: null, NodeNames: names });
     assert.ok(!tooBig.NodeNames.includes('worker-1'));
-    assert.match(tooBig.FailedNodes['worker-1'], /NUMA alignment: no single zone has room for cpu 33.*zone 0 free: cpu 22.*zone 1 free: cpu 32/);
+    assert.equal(tooBig.FailedNodes['worker-1'], "node(s) cannot NUMA-align the pod's DRA devices", 'one stable reason per cause');
   });
 
   it('filter refuses (resolvably) a node with no device of the claim\'s driver; a pod without claims still passes there', async () => {
     const running = servers[0]!;
     const reply = await post(running, '/filter', { Pod: pendingPod('p26', 'fits-zone-1'), Nodes: null, NodeNames: ['worker-1', 'worker-2'] });
     assert.deepEqual(reply.NodeNames, ['worker-1']);
-    assert.equal(reply.FailedNodes['worker-2'],
-      'DRA claims cannot be served here: claim ml/fits-zone-1 request cpus: 0 device(s) of driver cpu.example.com on this node, 1 needed');
+    assert.equal(reply.FailedNodes['worker-2'], "node(s) cannot serve the pod's DRA claims", 'one stable reason per cause');
     assert.deepEqual(reply.FailedAndUnresolvableNodes, {});
     const plain = await post(running, '/filter', { Pod: pendingPod('plain'), Nodes: null, NodeNames: ['worker-2'] });
     assert.deepEqual(plain.NodeNames, ['worker-2']);
   });
 
-  it('explain shows the DRA estimate note and the NUMA reason', async () => {
+  it('explain shows the DRA estimate note, the NUMA reason and the numbers behind it (the zones)', async () => {
     const running = servers[0]!;
     // Pending pods must be in the ledger for explain: use a second server whose snapshot has them.
     const withPods = await serve(cluster([pendingPod('p26', 'fits-zone-1'), pendingPod('p33', 'no-zone')]));
@@ -150,7 +145,13 @@ describe('DRA end to end over HTTP', () => {
     assert.equal(w1.verdict, 'fits');
     assert.match(w1.notes.join(' '), /estimate/);
     const fails = (await (await fetch(withPods.url + '/debug/explain?pod=ml/p33')).json()) as any;
-    assert.match(fails.nodes.find((n: any) => n.node === 'worker-1').reason, /NUMA alignment/);
+    const w1Fails = fails.nodes.find((n: any) => n.node === 'worker-1');
+    assert.equal(w1Fails.reason, "node(s) cannot NUMA-align the pod's DRA devices");
+    assert.equal(w1Fails.code, 'numa_alignment');
+    assert.match(w1Fails.detail, /NUMA alignment: no single zone has room for cpu 33.*zone 0 free: cpu 22.*zone 1 free: cpu 32/);
+    const w2Fails = (await (await fetch(withPods.url + '/debug/explain?pod=ml/p26')).json() as any).nodes.find((n: any) => n.node === 'worker-2');
+    assert.equal(w2Fails.code, 'dra_device_missing');
+    assert.equal(w2Fails.detail, 'DRA claims cannot be served here: claim ml/fits-zone-1 request cpus: 0 device(s) of driver cpu.example.com on this node, 1 needed');
     assert.ok(running);
   });
 

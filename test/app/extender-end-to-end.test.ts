@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultConfig } from '../../src/config/load-config.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { promtool } from '../support/prometheus.js';
+import { loopbackConfig } from '../support/loopback-config.js';
 
 const CLUSTER = {
   apiVersion: 'v1',
@@ -50,11 +50,7 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     dir = await mkdtemp(join(tmpdir(), 'kl-e2e-'));
     const file = join(dir, 'cluster.json');
     await writeFile(file, JSON.stringify(CLUSTER));
-    const config = defaultConfig();
-    config.server.host = '127.0.0.1';
-    config.server.port = 0;
-    config.server.ops.port = 0;
-    config.cluster.snapshotPath = file;
+    const config = loopbackConfig(file);
     running = await startKubeLedger(config, { logger: silentLogger });
   });
   after(async () => {
@@ -75,13 +71,14 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     assert.deepEqual(Object.keys(json), ['Nodes', 'NodeNames', 'FailedNodes', 'FailedAndUnresolvableNodes', 'Error']);
     assert.equal(json.Nodes, null);
     assert.deepEqual(json.NodeNames, ['big']);
-    assert.equal(json.FailedNodes.small, 'Insufficient cpu: requests 1500m, free 500m of 2');
-    assert.equal(json.FailedNodes.full, 'Insufficient cpu: requests 1500m, free 500m of 4');
+    // upstream fitsRequest's reason string, identical on every node so kube-scheduler counts them into one line.
+    assert.equal(json.FailedNodes.small, 'Insufficient cpu');
+    assert.equal(json.FailedNodes.full, 'Insufficient cpu');
     assert.equal(json.Error, '');
     assert.ok(!text.endsWith('\n') || text.endsWith('}\n'));
   });
 
-  it('counts verdicts answered from the per-node memo: a repeated call is answered from it, with the same reply', async () => {
+  it('answers a repeated call the same, computed afresh: only DRA pods are remembered, so the memo counter stays', async () => {
     const remembered = async () => {
       const line = (await (await fetch(running.opsUrl + '/metrics')).text()).split('\n').find((l) => l.startsWith('kube_ledger_filter_remembered_verdicts_total '));
       return Number(line?.split(' ')[1] ?? Number.NaN);
@@ -90,7 +87,7 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     const first = await post('/filter', body);
     const before = await remembered();
     const second = await post('/filter', body);
-    assert.equal(await remembered(), before + 3, 'all three nodes answered from the memo the second time');
+    assert.equal(await remembered(), before, 'a pod without claims is never answered from the memo');
     assert.deepEqual(second.json, first.json);
   });
 
@@ -115,7 +112,7 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     const big = { ...WIRE_POD, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '6' } } }] } };
     const { json } = await post('/filter', JSON.stringify({ Pod: big, Nodes: null, NodeNames: ['big', 'small', 'ghost'] }));
     assert.deepEqual(json.NodeNames, ['big']);
-    assert.equal(json.FailedAndUnresolvableNodes.small, 'Insufficient cpu: requests 6, node allocatable 2');
+    assert.equal(json.FailedAndUnresolvableNodes.small, 'Insufficient cpu');
     assert.match(json.FailedNodes.ghost, /not in kube-ledger's cache/);
   });
 
@@ -198,7 +195,7 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     const nominatedTo = (node: string) => ({ ...WIRE_POD, status: { phase: 'Pending', nominatedNodeName: node } });
     const hit = await post('/filter', JSON.stringify({ Pod: nominatedTo('big'), Nodes: null, NodeNames: ['small', 'big', 'full'] }));
     assert.deepEqual(hit.json.NodeNames, ['big']);
-    assert.match(hit.json.FailedNodes.small, /not evaluated: the pod's nominated node big fits/);
+    assert.match(hit.json.FailedNodes.small, /node\(s\) not evaluated: the pod's nominated node fits/);
     const miss = await post('/filter', JSON.stringify({ Pod: nominatedTo('full'), Nodes: null, NodeNames: ['small', 'big', 'full'] }));
     const plain = await post('/filter', JSON.stringify({ Pod: WIRE_POD, Nodes: null, NodeNames: ['small', 'big', 'full'] }));
     assert.deepEqual(miss.json, plain.json, 'a miss answers exactly as a run without a nomination');

@@ -3,8 +3,8 @@
  * nodes passed, the same nodes failed (resolvable or not) for the same reasons, and the same scores. Pure comparison
  * functions plus a driver that sends every request of a workload to both.
  *
- * The two switches below are the only places where a known, documented difference is tolerated; flip each one to
- * 'exact' once kube-ledger's fidelity work lands (stable upstream reason strings; NodeResourcesFit's score).
+ * The two switches below are the only places where a known, documented difference could be tolerated; both are
+ * 'exact' since kube-ledger's fidelity work landed (stable upstream reason strings; NodeResourcesFit's score).
  */
 import { postJson } from './http-client.js';
 
@@ -13,14 +13,14 @@ import { postJson } from './http-client.js';
  * ':' of each '; '-separated part (kube-ledger's long per-node reasons) or split on ', ' (upstream's joined reasons).
  * 'exact': the reason strings must be identical.
  */
-export const REASON_COMPARISON: 'stable-prefix' | 'exact' = 'stable-prefix';
+export const REASON_COMPARISON: 'stable-prefix' | 'exact' = 'exact';
 
 /**
  * 'report': score differences are counted and shown, not fatal (kube-ledger scores each resource 0..10 then averages,
  * without the non-zero defaults for bound pods, and counts nominated pods; upstream does none of these).
  * 'exact': every score must be identical.
  */
-export const SCORE_COMPARISON: 'report' | 'exact' = 'report';
+export const SCORE_COMPARISON: 'report' | 'exact' = 'exact';
 type Json = Record<string, unknown>;
 
 export interface FilterAnswer {

@@ -1,3 +1,4 @@
+import { resourceId, rowValue } from '../../src/ledger/numeric-amounts.js';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
@@ -262,10 +263,15 @@ describe('ClusterLedger', () => {
         for (const entry of incremental.pods()) assert.ok(liveUids.has(entry.uid));
         for (const uid of allUids()) if (!liveUids.has(uid)) assert.equal(incremental.podByUid(uid), undefined, uid);
         for (const entry of incremental.knownNodes()) {
-          const expectedFree = nonZero(new Map([...entry.allocatable].map(([k, v]) => [k, v - (entry.requested.get(k) ?? 0n)])));
-          for (const [k, v] of entry.requested) if (!entry.allocatable.has(k) && v !== 0n) expectedFree[k] = -v;
-          assert.deepEqual(nonZero(entry.free), expectedFree, `free of ${entry.name}`);
-          assert.deepEqual(nonZero(entry.free), nonZero(rebuilt.node(entry.name)!.free), `free of ${entry.name} vs rebuilt`);
+          // The kernels' dense rows mirror the exact totals, and incremental equals rebuilt for the scoring totals too.
+          for (const [k, v] of entry.allocatable) assert.equal(rowValue(entry.allocatableById, resourceId(k)), Number(v), `allocatable ${k} of ${entry.name}`);
+          for (const [k, v] of entry.requested) assert.equal(rowValue(entry.requestedById, resourceId(k)), Number(v), `requested ${k} of ${entry.name}`);
+          for (const k of new Set([...entry.allocatable.keys(), ...entry.requested.keys()])) {
+            const exactFree = (entry.allocatable.get(k) ?? 0n) - (entry.requested.get(k) ?? 0n);
+            assert.equal(rowValue(entry.freeById, resourceId(k)), Number(exactFree), `free ${k} of ${entry.name}`);
+          }
+          const twin = rebuilt.node(entry.name)!;
+          assert.deepEqual([entry.nonZeroCpu, entry.nonZeroMemory, entry.maxPods], [twin.nonZeroCpu, twin.nonZeroMemory, twin.maxPods], `scoring totals of ${entry.name}`);
         }
       }), { numRuns: 300 });
     });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { NO_DRA, type DraAccounting } from '../../src/ledger/dra-port.js';
 import { exportLedger, exportNode } from '../../src/ledger/ledger-export.js';
-import { deletePod, ledgerOf, node, pod, podUid, upsertNode, upsertPod } from '../support/builders.js';
+import { deletePod, ledgerOf, bareNode as node, pod, podUid, upsertNode, upsertPod } from '../support/builders.js';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
 
 const GI = 1024n ** 3n;

@@ -7,6 +7,7 @@ import { assessFit } from '../../src/scheduling/fit.js';
 import { filter } from '../../src/scheduling/filter.js';
 import { incomingPodFromWire } from '../../src/scheduling/incoming-pod.js';
 import type { NominatedNodePolicy } from '../../src/scheduling/options.js';
+import { oracleFit } from '../support/upstream-oracle.js';
 import { deletePod, ledgerOf, namesArgs, node, nodesArgs, pod, schedulingOptions, upsertNode, upsertPod, wire } from '../support/builders.js';
 
 const OPTIONS = schedulingOptions();
@@ -18,8 +19,9 @@ const BOUND = [pod('ns', 'hog', { node: 'n-busy', cpu: '3800m' })];
 const cluster = () => ledgerOf(NODES, BOUND);
 const incoming = (extra: Parameters<typeof pod>[2] = {}) => pod('ns', 'new', { cpu: '500m', memory: '1Gi', ...extra });
 
-const BUSY_REASON = 'Insufficient cpu: requests 500m, free 200m of 4';
-const SMALL_REASON = 'Insufficient cpu: requests 500m, node allocatable 250m';
+/** Upstream fitsRequest's reason strings: the same for every node, so the scheduler can count them. */
+const BUSY_REASON = 'Insufficient cpu';
+const SMALL_REASON = 'Insufficient cpu';
 
 function passedNames(result: ExtenderFilterResult): string[] {
   if (result.NodeNames !== null) return result.NodeNames;
@@ -44,7 +46,7 @@ describe('filter', () => {
     it('fails a node the ledger has not seen as resolvable, with a reason', () => {
       const decision = filter(cluster(), namesArgs(incoming(), ['n-fit', 'n-new']), OPTIONS);
       assert.deepEqual(decision.result.NodeNames, ['n-fit']);
-      assert.deepEqual(decision.result.FailedNodes, { 'n-new': "node is not in kube-ledger's cache yet" });
+      assert.deepEqual(decision.result.FailedNodes, { 'n-new': "node(s) not in kube-ledger's cache" });
     });
 
     it('answers even a node named like an object prototype key, once, as an own key of FailedNodes', () => {
@@ -52,7 +54,17 @@ describe('filter', () => {
       const failed = decision.result.FailedNodes!;
       assert.deepEqual(Object.keys(failed), ['__proto__', 'constructor']);
       assert.equal(Object.getPrototypeOf(failed), Object.prototype);
-      assert.equal(JSON.parse(encodeFilterResult(decision.result)).FailedNodes['__proto__'], "node is not in kube-ledger's cache yet");
+      assert.equal(JSON.parse(encodeFilterResult(decision.result)).FailedNodes['__proto__'], "node(s) not in kube-ledger's cache");
+    });
+
+    it('counts failing causes by reason code for metrics, once per cause, across runs of alike nodes', () => {
+      const ledger = ledgerOf(
+        [node('a', { cpu: '1', pods: '0' }), node('b', { cpu: '1' }), node('c', { cpu: '1' }), node('d', { cpu: '8' }), node('e', { cpu: '1' })],
+        [pod('ns', 'x', { node: 'b', cpu: '900m' })],
+      );
+      const decision = filter(ledger, namesArgs(pod('ns', 'new', { cpu: '2' }), ['a', 'b', 'c', 'd', 'e', 'ghost']), OPTIONS);
+      // a: Too many pods + Insufficient cpu; b, c, e: Insufficient cpu (unresolvable, 2 > 1); d fits; ghost unknown.
+      assert.deepEqual(Object.fromEntries(decision.failuresByCode), { too_many_pods: 1, insufficient_resource: 4, node_unknown: 1 });
     });
 
     it('answers each node once when the request repeats names', () => {
@@ -62,15 +74,15 @@ describe('filter', () => {
       assert.equal(decision.failed, 1);
     });
 
-    it('counts pods against the node pod limit: full is resolvable, a limit of zero is not', () => {
+    it('counts pods against the node pod limit, resolvable even at a limit of zero (upstream fitsRequest sets no Unresolvable for pods)', () => {
       const ledger = ledgerOf(
         [node('full', { cpu: '4', pods: '2' }), node('none', { cpu: '4', pods: '0' }), node('room', { cpu: '4', pods: '3' })],
         [pod('ns', 'a', { node: 'full' }), pod('ns', 'b', { node: 'full' }), pod('ns', 'c', { node: 'room' })],
       );
       const decision = filter(ledger, namesArgs(pod('ns', 'new', { cpu: '500m' }), ['full', 'none', 'room']), OPTIONS);
       assert.deepEqual(decision.result.NodeNames, ['room']);
-      assert.deepEqual(decision.result.FailedNodes, { full: 'Too many pods: 2 of 2 already placed' });
-      assert.deepEqual(decision.result.FailedAndUnresolvableNodes, { none: 'Too many pods: 0 of 0 already placed' });
+      assert.deepEqual(decision.result.FailedNodes, { full: 'Too many pods', none: 'Too many pods' });
+      assert.deepEqual(decision.result.FailedAndUnresolvableNodes, {});
     });
 
     it('never places a pod needing an extended resource the node does not offer, and says so as unresolvable', () => {
@@ -78,14 +90,14 @@ describe('filter', () => {
       const decision = filter(ledger, namesArgs(pod('ns', 'new', { cpu: '1', requests: { 'example.com/gpu': '1' } }), ['cpu-only', 'gpu']), OPTIONS);
       assert.deepEqual(decision.result.NodeNames, ['gpu']);
       assert.deepEqual(decision.result.FailedAndUnresolvableNodes, {
-        'cpu-only': 'Insufficient example.com/gpu: requests 1, node allocatable 0',
+        'cpu-only': 'Insufficient example.com/gpu',
       });
     });
 
     it('keeps counting a terminating pod, so its node stays full until the pod is gone', () => {
       const ledger = ledgerOf([node('n1', { cpu: '4' })], [pod('ns', 'leaving', { node: 'n1', cpu: '3', terminating: true })]);
       const decision = filter(ledger, namesArgs(pod('ns', 'new', { cpu: '2' }), ['n1']), OPTIONS);
-      assert.deepEqual(decision.result.FailedNodes, { n1: 'Insufficient cpu: requests 2, free 1 of 4' });
+      assert.deepEqual(decision.result.FailedNodes, { n1: 'Insufficient cpu' });
     });
 
     it('does not count the pod against itself when it is already bound to the node', () => {
@@ -168,7 +180,7 @@ describe('filter', () => {
       const decision = filter(ledger(), namesArgs(incoming({ nominated: 'n-other' }), candidates), withPolicy('exclusive'));
       assert.deepEqual(decision.nominated, { result: 'hit', node: 'n-other' });
       assert.deepEqual(decision.result.NodeNames, ['n-other']);
-      const skipped = "not evaluated: the pod's nominated node n-other fits (nominated-node policy exclusive)";
+      const skipped = "node(s) not evaluated: the pod's nominated node fits";
       assert.deepEqual(decision.result.FailedNodes, { 'n-fit': skipped, 'n-busy': skipped });
       assert.deepEqual(decision.result.FailedAndUnresolvableNodes, {});
     });
@@ -206,10 +218,11 @@ describe('filter', () => {
       }
     }
 
-    it('gives the does_not_fit detail the same reason the full scan reports', () => {
+    it('gives the does_not_fit detail with the per-node numbers behind the stable reason of the full scan', () => {
       const decision = filter(ledger(), namesArgs(incoming({ nominated: 'n-busy' }), candidates), OPTIONS);
       assert.ok(decision.nominated.result === 'fallback');
-      assert.equal(decision.nominated.detail, BUSY_REASON);
+      assert.equal(decision.nominated.detail, 'Insufficient cpu: requests 500m, free 200m of 4');
+      assert.equal(decision.result.FailedNodes!['n-busy'], BUSY_REASON);
     });
   });
 
@@ -229,7 +242,7 @@ describe('filter', () => {
         else {
           assert.deepEqual(decision.result.NodeNames, ['n2']);
           assert.deepEqual(decision.result.FailedNodes, {
-            n1: 'Insufficient cpu: requests 2, free 1 of 4 (3 reserved for nominated pods of equal or higher priority)',
+            n1: 'Insufficient cpu',
           });
         }
       });
@@ -245,7 +258,7 @@ describe('filter', () => {
     it('a reservation counts against the node pod limit too', () => {
       const ledger = ledgerOf([node('n1', { cpu: '4', pods: '1' })], [pod('ns', 'waiting', { priority: 10, nominated: 'n1' })]);
       const decision = filter(ledger, namesArgs(pod('ns', 'new', { cpu: '1' }), ['n1']), OPTIONS);
-      assert.deepEqual(decision.result.FailedNodes, { n1: 'Too many pods: 1 of 1 already placed' });
+      assert.deepEqual(decision.result.FailedNodes, { n1: 'Too many pods' });
     });
   });
 
@@ -300,6 +313,13 @@ describe('filter', () => {
             const fast = assessFit(ledger, entry, incoming, OPTIONS);
             const full = assessFit(ledger, entry, incoming, OPTIONS, { podUids: new Set(['no-such-pod']) });
             assert.deepEqual(fast, full);
+            // The float64 kernel against the exact upstream fitsRequest (test/support/upstream-oracle.ts).
+            const expected = oracleFit(entry, incoming);
+            assert.equal(fast.fits, expected.fits);
+            if (!fast.fits) {
+              assert.equal(fast.reason, expected.reasons.join(', '));
+              assert.equal(fast.unresolvable, expected.unresolvable);
+            }
           },
         ),
         { numRuns: 400 },

@@ -19,13 +19,14 @@ const incoming = pod('ns', 'new', { cpu: '1', memory: '1Gi' });
 const scoresOf = (list: Array<{ Host: string; Score: number }>) => Object.fromEntries(list.map((h) => [h.Host, h.Score]));
 
 describe('prioritize', () => {
-  it('LeastAllocated prefers the emptier node (integer scores, rounded down per resource then averaged)', () => {
-    // empty: cpu 3/4 free → 7, memory 7/8 free → 8, mean 7; half: cpu 1/4 → 2, memory 3/8 → 3, mean 2.
-    assert.deepEqual(scoresOf(prioritize(cluster(), namesArgs(incoming, ['empty', 'half']), scoring('LeastAllocated'))), { empty: 7, half: 2 });
+  it('LeastAllocated prefers the emptier node (upstream leastRequestedScore at 0..100, then mapped to 0..10 once)', () => {
+    // empty: cpu 3000*100/4000 = 75, memory 7Gi*100/8Gi = 87, (75+87)/2 = 81 → 8;
+    // half: cpu 1000*100/4000 = 25, memory 3Gi*100/8Gi = 37, (25+37)/2 = 31 → 3.
+    assert.deepEqual(scoresOf(prioritize(cluster(), namesArgs(incoming, ['empty', 'half']), scoring('LeastAllocated'))), { empty: 8, half: 3 });
   });
 
   it('MostAllocated prefers the fuller node', () => {
-    // empty: cpu 1/4 → 2, memory 1/8 → 1, mean 1; half: cpu 3/4 → 7, memory 5/8 → 6, mean 6.
+    // upstream mostRequestedScore: empty: cpu 25, memory 12, 37/2 = 18 → 1; half: cpu 75, memory 62, 137/2 = 68 → 6.
     assert.deepEqual(scoresOf(prioritize(cluster(), namesArgs(incoming, ['empty', 'half']), scoring('MostAllocated'))), { empty: 1, half: 6 });
   });
 
@@ -40,13 +41,14 @@ describe('prioritize', () => {
     const cpuHeavy = scoresOf(prioritize(ledger, args, scoring('LeastAllocated', { cpu: 3n, memory: 1n })));
     assert.ok(cpuOnly['cpu-busy']! < cpuOnly['mem-busy']!, JSON.stringify(cpuOnly));
     assert.ok(memoryOnly['cpu-busy']! > memoryOnly['mem-busy']!, JSON.stringify(memoryOnly));
-    // cpu-busy: cpu 0.5/4 free → 1 (×3), memory 6.5/8 → 8 (×1): 11/4 = 2; mem-busy: cpu 2.5/4 → 6 (×3), memory 1.5/8 → 1: 19/4 = 4.
-    assert.deepEqual(cpuHeavy, { 'cpu-busy': 2, 'mem-busy': 4 });
+    // cpu-busy: cpu 500*100/4000 = 12 (×3), memory 6.5Gi*100/8Gi = 81: 117/4 = 29 → 2;
+    // mem-busy: cpu 2500*100/4000 = 62 (×3), memory 1.5Gi*100/8Gi = 18: 204/4 = 51 → 5.
+    assert.deepEqual(cpuHeavy, { 'cpu-busy': 2, 'mem-busy': 5 });
   });
 
   it('scores a pod without requests as the scheduler does, with 100m cpu and 200Mi memory', () => {
     const ledger = ledgerOf([node('n1', { cpu: '1', memory: '1Gi' })]);
-    // cpu (1000-100)*10/1000 = 9; memory (1024-200)*10/1024 = 8; mean 8.
+    // cpu (1000-100)*100/1000 = 90; memory (1024-200)*100/1024 = 80; (90+80)/2 = 85 → 8.
     assert.deepEqual(prioritize(ledger, namesArgs(pod('ns', 'bare'), ['n1']), scoring('LeastAllocated')), [{ Host: 'n1', Score: 8 }]);
   });
 
@@ -66,7 +68,7 @@ describe('prioritize', () => {
 
     it('scores the nominated node at the maximum when the pod fits there', () => {
       const scores = scoresOf(prioritize(cluster(), namesArgs(nominatedTo('half'), ['empty', 'half']), scoring('LeastAllocated')));
-      assert.deepEqual(scores, { empty: 7, half: MAX_EXTENDER_PRIORITY });
+      assert.deepEqual(scores, { empty: 8, half: MAX_EXTENDER_PRIORITY });
     });
 
     it('scores the nominated node normally when the pod does not fit there', () => {
@@ -80,7 +82,7 @@ describe('prioritize', () => {
 
     it('ignores the nomination when the nominated-node policy is off', () => {
       const options = { ...scoring('LeastAllocated'), nominatedNodePolicy: 'off' as const };
-      assert.deepEqual(scoresOf(prioritize(cluster(), namesArgs(nominatedTo('half'), ['empty', 'half']), options)), { empty: 7, half: 2 });
+      assert.deepEqual(scoresOf(prioritize(cluster(), namesArgs(nominatedTo('half'), ['empty', 'half']), options)), { empty: 8, half: 3 });
     });
   });
 
@@ -107,11 +109,12 @@ describe('prioritize', () => {
   });
 });
 
-describe('prioritize float64 path', () => {
-  it('scores exactly as the bigint computation for any residents, nominations, strategy and weights (property)', async () => {
+describe('prioritize scoring kernel against the upstream oracle', () => {
+  it('scores as NodeResourcesFit (bigint oracle, mapped to 0..10 once) for any residents, nominations, strategy and weights (property)', async () => {
     const fc = (await import('fast-check')).default;
     const { ledgerOf, node, pod, wire, schedulingOptions } = await import('../support/builders.js');
-    const { scoreNode, scoreNodeExactly } = await import('../../src/scheduling/prioritize.js');
+    const { scoreNode } = await import('../../src/scheduling/prioritize.js');
+    const { oracleScore } = await import('../support/upstream-oracle.js');
     const { incomingPodFromWire } = await import('../../src/scheduling/incoming-pod.js');
     fc.assert(
       fc.property(
@@ -134,7 +137,8 @@ describe('prioritize float64 path', () => {
           });
           const incoming = incomingPodFromWire(wire(pod('ns', 'new', { cpu: want.cpu, memory: want.memory, priority: want.priority })));
           const entry = ledger.node('a')!;
-          assert.equal(scoreNode(ledger, entry, incoming, options, false), scoreNodeExactly(ledger, entry, incoming, options, false));
+          const expected = Number((oracleScore(ledger, entry, incoming, strategy, options.scoring.weights) * 10n) / 100n);
+          assert.equal(scoreNode(ledger, entry, incoming, options, false), expected);
         },
       ),
       { numRuns: 500 },

@@ -21,8 +21,17 @@ export interface NodeOptions {
   unschedulable?: boolean;
 }
 
-/** A Node offering `allocatable` (e.g. `{ cpu: '4', memory: '8Gi', pods: '110' }`). */
+/**
+ * A Node offering `allocatable` (e.g. `{ cpu: '4', memory: '8Gi', pods: '110' }`). `pods` defaults to 110, the
+ * kubelet's default, because a node without `pods` in allocatable admits no pod (upstream AllowedPodNumber 0);
+ * use `bareNode` for a node that declares none.
+ */
 export function node(name: string, allocatable: ResourceList, options: NodeOptions = {}): NodeObject {
+  return bareNode(name, Object.hasOwn(allocatable, 'pods') ? allocatable : { ...allocatable, pods: '110' }, options);
+}
+
+/** A Node offering exactly `allocatable`, without the default pod count. */
+export function bareNode(name: string, allocatable: ResourceList, options: NodeOptions = {}): NodeObject {
   return {
     apiVersion: 'v1',
     kind: 'Node',

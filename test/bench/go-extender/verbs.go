@@ -15,10 +15,12 @@ const (
 	maxNodeScore             = 100 // framework.MaxNodeScore
 )
 
-// notEvaluated is kube-ledger's reason for the other candidates when the pod's nominated node fits (its default
-// nominated-node policy "exclusive"; kube-scheduler itself first sends the nominated node alone).
+// notEvaluated is kube-ledger's stable reason for the other candidates when the pod's nominated node fits (its
+// default nominated-node policy "exclusive"; kube-scheduler itself first sends the nominated node alone). Stable
+// per cause like every kube-ledger reason (src/scheduling/reasons.ts), so the node is not named.
 func notEvaluated(node string) string {
-	return "not evaluated: the pod's nominated node " + node + " fits (nominated-node policy exclusive)"
+	_ = node
+	return "node(s) not evaluated: the pod's nominated node fits"
 }
 
 type incomingPod struct {

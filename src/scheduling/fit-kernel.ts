@@ -1,0 +1,228 @@
+/**
+ * The fit rule, written once: upstream NodeResourcesFit's fitsRequest over one node's dense rows. Every path that
+ * asks "does this pod fit" (filter, prioritize's nominated node, preempt, recommend, explain) ends here.
+ *
+ *  - pods: bound pods (+ reserving nominated pods, − removed pods) + 1 > AllowedPodNumber → "Too many pods", never
+ *    unresolvable (upstream sets no Unresolvable for it); a node without `pods` in allocatable admits none.
+ *  - every requested resource: request > allocatable − used → "Insufficient <resource>", unresolvable when the request
+ *    exceeds the node's allocatable (preemption cannot help).
+ *
+ * "used" is the node's bound requests, plus nominated pods of equal or higher priority (addGENominatedPods), plus DRA
+ * use, minus removed pods (preemption victims, the pod itself) and what only they held through DRA. Amounts are
+ * float64 mirrors of the ledger's exact bigints (exact below 2^53; see ledger/numeric-amounts.ts).
+ *
+ * The common case allocates nothing per node: a failure is a bit mask over the demand's resources, and the verdict
+ * for a mask is built once per compiled demand.
+ */
+import type { NodeView } from '../ledger/node-entry.js';
+import type { PodEntry } from '../ledger/pod-entry.js';
+import { numericRequestsOf } from '../ledger/pod-entry.js';
+import { demandValue, resourceId, resourceName, rowValue } from '../ledger/numeric-amounts.js';
+import { formatAmountNumber } from '../ledger/resource-amounts.js';
+import { isPodLevelResource } from '../ledger/pod-requests.js';
+import { compareResources, reasonsMessage, type Reason, type ReasonCode } from './reasons.js';
+
+export type FitVerdict =
+  | { fits: true; notes: readonly string[] }
+  | {
+      fits: false;
+      unresolvable: boolean;
+      /** The first cause's code (what metrics count); `reasons` has them all. */
+      code: ReasonCode;
+      reasons: readonly Reason[];
+      /** The stable short message: the FailedNodes value. */
+      reason: string;
+      /** Per-node specifics of a DRA refusal (claims, devices, pools), for explain and logs; never on the wire. */
+      detail?: string;
+      /** The bounded label DRA refusals are counted under (`dra_unsafe:<category>`, `numa:<why>`, ...). */
+      metric?: string;
+    };
+
+export const FITS: FitVerdict = Object.freeze({ fits: true, notes: Object.freeze([]) as readonly string[] }) as FitVerdict;
+
+export function failure(reasons: readonly Reason[], unresolvable = false): FitVerdict {
+  return { fits: false, unresolvable, code: reasons[0]!.code, reasons, reason: reasonsMessage(reasons) };
+}
+
+/** The pod's demand, compiled once per call (or per node for a pod whose DRA claims bring a per-node footprint). */
+export interface CompiledDemand {
+  pod: PodEntry;
+  /** Positive requested amounts, pods excluded, in upstream's report order (pods, cpu, memory, ephemeral-storage, by name). */
+  ids: number[];
+  values: number[];
+  /** Whether the DRA footprint is an estimate (said in explain's detail). */
+  estimated: boolean;
+  /** Verdicts by failure mask (bit 0: pods, bit 1: unresolvable, bit i+2: ids[i]); filled as met. */
+  verdicts: Map<number, FitVerdict>;
+}
+
+const compiled = new WeakMap<PodEntry, CompiledDemand>();
+const MAX_MASKED = 29;
+
+export function compileDemand(pod: PodEntry): CompiledDemand {
+  let demand = compiled.get(pod);
+  if (demand === undefined) {
+    const numeric = numericRequestsOf(pod);
+    const order = numeric.ids.map((id, i) => ({ id, value: numeric.values[i]! })).sort((a, b) => compareResources(resourceName(a.id), resourceName(b.id)));
+    demand = { pod, ids: order.map((o) => o.id), values: order.map((o) => o.value), estimated: false, verdicts: new Map() };
+    compiled.set(pod, demand);
+  }
+  return demand;
+}
+
+/**
+ * The demand on one node with a DRA footprint added. Resources the pod sets at pod level (cpu, memory, hugepages-*)
+ * are not added: KEP-5517 has the pod-level request cover what the claims bring, as upstream's PodRequests replaces
+ * the container-and-claim aggregate by the pod-level value.
+ */
+export function withFootprint(
+  base: CompiledDemand,
+  footprint: ReadonlyMap<string, bigint>,
+  estimated: boolean,
+  delegated: readonly string[] = [],
+): CompiledDemand {
+  if (footprint.size === 0 && delegated.length === 0) return base;
+  const podLevel = base.pod.object.spec?.resources?.requests;
+  const amounts = new Map<number, number>();
+  base.ids.forEach((id, i) => amounts.set(id, base.values[i]!));
+  // Extended resources DRA serves here are left to DRA, as upstream Fit leaves them to DynamicResources.
+  for (const resource of delegated) amounts.delete(resourceId(resource));
+  for (const [resource, amount] of footprint) {
+    if (amount <= 0n || resource === 'pods') continue;
+    if (podLevel && isPodLevelResource(resource) && Object.hasOwn(podLevel, resource)) continue;
+    const id = resourceId(resource);
+    amounts.set(id, (amounts.get(id) ?? 0) + Number(amount));
+  }
+  const order = [...amounts].sort((a, b) => compareResources(resourceName(a[0]), resourceName(b[0])));
+  return { pod: base.pod, ids: order.map((o) => o[0]), values: order.map((o) => o[1]), estimated, verdicts: new Map() };
+}
+
+/** What the node holds beyond its bound pods' totals, from this pod's point of view. */
+export interface NodeAdjustments {
+  /** Nominated pods of equal or higher priority (their reservations count as used). */
+  reserved: readonly PodEntry[];
+  /** Pods taken off the node (victims, the pod itself when bound there). */
+  removed: readonly PodEntry[];
+  draUsed: ReadonlyMap<string, bigint> | undefined;
+  draReleased: ReadonlyMap<string, bigint> | undefined;
+}
+
+/** Receives the per-node numbers of each failing cause (explain, debug logs); the filter passes none. */
+export type DetailSink = (detail: string) => void;
+
+const NO_PODS: readonly PodEntry[] = [];
+
+/** Reserving nominated pods on this node for `pod` (as the scheduler's addGENominatedPods), or the shared empty list. */
+export function reservingPods(node: NodeView, pod: PodEntry): readonly PodEntry[] {
+  if (node.nominated.size === 0) return NO_PODS;
+  let reserved: PodEntry[] | undefined;
+  for (const nominated of node.nominated.values()) {
+    if (nominated.uid === pod.uid || nominated.priority < pod.priority) continue;
+    (reserved ??= []).push(nominated);
+  }
+  return reserved ?? NO_PODS;
+}
+
+function podsHeld(pods: readonly PodEntry[], id: number): number {
+  let total = 0;
+  for (const p of pods) total += demandValue(numericRequestsOf(p), id);
+  return total;
+}
+
+/** Free amount of one resource on the node from the pod's point of view: maintained free, then the adjustments. */
+export function freeOn(node: NodeView, id: number, adjust: NodeAdjustments | undefined, draUsed: ReadonlyMap<string, bigint> | undefined): number {
+  let free = rowValue(node.freeById, id);
+  if (draUsed !== undefined) free -= Number(draUsed.get(resourceName(id)) ?? 0n);
+  if (adjust !== undefined) {
+    if (adjust.reserved.length !== 0) free -= podsHeld(adjust.reserved, id);
+    if (adjust.removed.length !== 0) free += podsHeld(adjust.removed, id);
+    if (adjust.draReleased !== undefined) free += Number(adjust.draReleased.get(resourceName(id)) ?? 0n);
+  }
+  return free;
+}
+
+/**
+ * The fit rule. `draUsed` is the node's DRA use (hot path, no adjustments); `adjust` carries reservations, removals
+ * and releases when there are any (its own draUsed then applies). Returns FITS or the failure verdict.
+ */
+export function fitKernel(
+  node: NodeView,
+  demand: CompiledDemand,
+  adjust: NodeAdjustments | undefined,
+  draUsed: ReadonlyMap<string, bigint> | undefined,
+  sink?: DetailSink,
+): FitVerdict {
+  const dra = adjust !== undefined ? adjust.draUsed : draUsed;
+  let mask = 0;
+  let beyondMask: number[] | undefined;
+  const podCount = node.pods.size + (adjust ? adjust.reserved.length - adjust.removed.length : 0);
+  if (podCount + 1 > node.maxPods) {
+    mask |= 1;
+    sink?.(`Too many pods: ${podCount} of ${node.maxPods} already placed`);
+  }
+  const ids = demand.ids;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    const need = demand.values[i]!;
+    const free = freeOn(node, id, adjust, dra);
+    if (need <= free) continue;
+    const allocatable = rowValue(node.allocatableById, id);
+    if (i < MAX_MASKED) mask |= 1 << (i + 2);
+    else (beyondMask ??= []).push(i);
+    const unresolvable = need > allocatable;
+    if (unresolvable) mask |= 2;
+    if (sink) sink(insufficientDetail(node, demand, id, need, free, allocatable, unresolvable, adjust));
+  }
+  if (mask === 0 && beyondMask === undefined) return FITS;
+  // A demand of more resources than the mask holds (rare): its verdict is built each time rather than kept.
+  if (beyondMask !== undefined) return verdictFor(demand, mask, beyondMask);
+  let verdict = demand.verdicts.get(mask);
+  if (verdict === undefined) {
+    verdict = verdictFor(demand, mask, undefined);
+    demand.verdicts.set(mask, verdict);
+  }
+  return verdict;
+}
+
+function verdictFor(demand: CompiledDemand, mask: number, beyondMask: readonly number[] | undefined): FitVerdict {
+  const reasons: Reason[] = [];
+  if (mask & 1) reasons.push({ code: 'too_many_pods' });
+  for (let i = 0; i < demand.ids.length && i < MAX_MASKED; i++) {
+    if (mask & (1 << (i + 2))) reasons.push({ code: 'insufficient_resource', resource: resourceName(demand.ids[i]!) });
+  }
+  for (const i of beyondMask ?? []) reasons.push({ code: 'insufficient_resource', resource: resourceName(demand.ids[i]!) });
+  return failure(reasons, (mask & 2) !== 0);
+}
+
+function insufficientDetail(
+  node: NodeView,
+  demand: CompiledDemand,
+  id: number,
+  need: number,
+  free: number,
+  allocatable: number,
+  unresolvable: boolean,
+  adjust: NodeAdjustments | undefined,
+): string {
+  const resource = resourceName(id);
+  const requested = formatAmountNumber(resource, need) + (demand.estimated ? ' (DRA share estimated)' : '');
+  if (unresolvable) return `Insufficient ${resource}: requests ${requested}, node allocatable ${formatAmountNumber(resource, allocatable)}`;
+  const held = adjust && adjust.reserved.length !== 0 ? podsHeld(adjust.reserved, id) : 0;
+  const note = held > 0 ? ` (${formatAmountNumber(resource, held)} reserved for nominated pods of equal or higher priority)` : '';
+  return `Insufficient ${resource}: requests ${requested}, free ${formatAmountNumber(resource, free > 0 ? free : 0)} of ${formatAmountNumber(resource, allocatable)}${note}`;
+}
+
+/** Free amount of every allocatable resource on the node from the pod's point of view (explain). */
+export function freeAmounts(node: NodeView, adjust: NodeAdjustments | undefined, draUsed: ReadonlyMap<string, bigint> | undefined): Map<string, number> {
+  const free = new Map<string, number>();
+  for (const resource of node.allocatable.keys()) {
+    if (resource === 'pods') {
+      // Pods are counted, not requested: free is the allowed number minus the pods placed (and reserved) there.
+      free.set(resource, node.maxPods - (node.pods.size + (adjust ? adjust.reserved.length - adjust.removed.length : 0)));
+      continue;
+    }
+    const id = resourceId(resource);
+    free.set(resource, freeOn(node, id, adjust, adjust ? adjust.draUsed : draUsed));
+  }
+  return free;
+}

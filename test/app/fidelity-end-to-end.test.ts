@@ -1,0 +1,145 @@
+/**
+ * The fidelity rules of NodeResourcesFit, end to end: kube-ledger started the way `npm start -- --cluster FILE`
+ * starts it, on a snapshot, asked over HTTP. Expected values come from upstream (pkg/scheduler/framework/plugins/
+ * noderesources fit.go fitsRequest, least_allocated.go, resource_allocation.go; component-helpers
+ * resource.PodRequests), worked out in the comments.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, stopper } from '../support/child-process.js';
+
+type Obj = Record<string, unknown>;
+
+function node(name: string, allocatable: Record<string, string>): Obj {
+  return { apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: '1' }, status: { allocatable } };
+}
+
+function pod(name: string, o: { node?: string; requests?: Record<string, string>; priority?: number; nominated?: string; status?: Obj }): Obj {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default', uid: `u-${name}`, resourceVersion: '2' },
+    spec: {
+      ...(o.node ? { nodeName: o.node } : {}),
+      priority: o.priority ?? 0,
+      containers: [{ name: 'c', resources: o.requests ? { requests: o.requests } : {} }],
+    },
+    status: { phase: o.node ? 'Running' : 'Pending', ...(o.nominated ? { nominatedNodeName: o.nominated } : {}), ...o.status },
+  };
+}
+
+const CLUSTER = {
+  apiVersion: 'v1',
+  kind: 'List',
+  items: [
+    // In-place resize: spec cpu 1, allocated and actuated cpu 3 → the pod holds 3 of 4 (PodRequests, UseStatusResources).
+    node('resized', { cpu: '4', memory: '8Gi', pods: '110' }),
+    pod('grown', { node: 'resized', requests: { cpu: '1' }, status: { containerStatuses: [{ name: 'c', allocatedResources: { cpu: '3' }, resources: { requests: { cpu: '3' } } }] } }),
+    // Infeasible resize: spec cpu 4 is ignored, the kubelet still holds 1 → 3 free.
+    node('infeasible', { cpu: '4', memory: '8Gi', pods: '110' }),
+    pod('stuck', {
+      node: 'infeasible',
+      requests: { cpu: '4' },
+      status: {
+        conditions: [{ type: 'PodResizePending', status: 'True', reason: 'Infeasible' }],
+        containerStatuses: [{ name: 'c', allocatedResources: { cpu: '1' }, resources: { requests: { cpu: '1' } } }],
+      },
+    }),
+    // No `pods` in allocatable: AllowedPodNumber 0 → "Too many pods", resolvable.
+    node('no-pods', { cpu: '8', memory: '16Gi' }),
+    node('tiny', { cpu: '1', memory: '8Gi', pods: '110' }),
+    node('roomy', { cpu: '8', memory: '16Gi', pods: '110' }),
+    // Scoring: two bound pods without requests count 100m / 200Mi each (NonZeroRequested).
+    node('bare-residents', { cpu: '1', memory: '1Gi', pods: '110' }),
+    pod('bare-1', { node: 'bare-residents' }),
+    pod('bare-2', { node: 'bare-residents' }),
+    // Scoring: a nominated pod reserves room for filters only, never for scores.
+    node('held', { cpu: '4', memory: '8Gi', pods: '110' }),
+    pod('vip', { requests: { cpu: '3' }, priority: 1000, nominated: 'held' }),
+  ],
+};
+
+const incoming = (requests?: Record<string, string>) => ({
+  metadata: { name: 'new', namespace: 'default', uid: 'u-new' },
+  spec: { priority: 100, containers: [{ name: 'c', resources: requests ? { requests } : {} }] },
+  status: { phase: 'Pending' },
+});
+
+describe('fidelity end to end (npm start -- --cluster)', function () {
+  this.timeout(30000);
+  let dir: string;
+  let url: string;
+  let opsUrl: string;
+  let stop: () => Promise<void>;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kl-fidelity-'));
+    const file = join(dir, 'cluster.json');
+    await writeFile(file, JSON.stringify(CLUSTER));
+    const port = await freePort();
+    const opsPort = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    opsUrl = `http://127.0.0.1:${opsPort}`;
+    const args = ['--cluster', file, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'];
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    stop = stopper(child);
+    const deadline = Date.now() + 20000;
+    for (;;) {
+      const ready = await fetch(opsUrl + '/readyz').then((r) => r.status === 200, () => false);
+      if (ready) break;
+      if (Date.now() > deadline) throw new Error('kube-ledger never became ready');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+  after(async () => {
+    await stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const post = async (path: string, body: object): Promise<any> => {
+    const res = await fetch(url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    assert.equal(res.status, 200);
+    return res.json();
+  };
+
+  it('filter answers with upstream reason strings, the same on every node, and never Too many pods as unresolvable', async () => {
+    const names = ['resized', 'infeasible', 'no-pods', 'tiny', 'roomy', 'held'];
+    const reply = await post('/filter', { Pod: incoming({ cpu: '2' }), Nodes: null, NodeNames: names });
+    // resized: 4 − 3 (resize) = 1 < 2; held: 4 − 3 (vip's reservation, priority 1000 ≥ 100) = 1 < 2; tiny: 2 > 1 allocatable.
+    assert.deepEqual(reply.NodeNames, ['infeasible', 'roomy']);
+    assert.deepEqual(reply.FailedNodes, { resized: 'Insufficient cpu', 'no-pods': 'Too many pods', held: 'Insufficient cpu' });
+    assert.deepEqual(reply.FailedAndUnresolvableNodes, { tiny: 'Insufficient cpu' });
+    // Metrics count the typed codes, never the messages.
+    const metrics = await (await fetch(opsUrl + '/metrics')).text();
+    assert.match(metrics, /kube_ledger_filter_failure_reasons_total\{code="insufficient_resource"\} 3/);
+    assert.match(metrics, /kube_ledger_filter_failure_reasons_total\{code="too_many_pods"\} 1/);
+  });
+
+  it('explain keeps the per-node numbers behind each stable reason, with its code, and counts reasons', async () => {
+    // The pending pod must be in the ledger for explain: vip (cpu 3) is; explain it against every node.
+    const explain = await (await fetch(url + '/debug/explain?pod=default/vip')).json() as any;
+    const byNode = Object.fromEntries(explain.nodes.map((n: any) => [n.node, n]));
+    assert.deepEqual(
+      { reason: byNode['resized'].reason, code: byNode['resized'].code, detail: byNode['resized'].detail, verdict: byNode['resized'].verdict },
+      { reason: 'Insufficient cpu', code: 'insufficient_resource', detail: 'Insufficient cpu: requests 3, free 1 of 4', verdict: 'fails' },
+    );
+    assert.deepEqual([byNode['no-pods'].reason, byNode['no-pods'].code, byNode['no-pods'].verdict], ['Too many pods', 'too_many_pods', 'fails']);
+    assert.equal(byNode['no-pods'].detail, 'Too many pods: 0 of 0 already placed');
+    assert.equal(byNode['tiny'].verdict, 'unresolvable');
+    // resized (1 free), tiny (1 allocatable) and bare-residents (1 allocatable) share one reason string.
+    assert.equal(explain.summary.byReason['Insufficient cpu'], 3);
+  });
+
+  it('prioritize scores as NodeResourcesFit LeastAllocated: non-zero requests for bound pods, nominated pods not counted', async () => {
+    const reply = (await post('/prioritize', { Pod: incoming(), Nodes: null, NodeNames: ['bare-residents', 'held'] })) as Array<{ Host: string; Score: number }>;
+    const scores = Object.fromEntries(reply.map((h) => [h.Host, h.Score]));
+    // bare-residents: cpu (1000 − 3×100)·100/1000 = 70, memory (1024 − 3×200)·100/1024 = 41, (70 + 41)/2 = 55 → 5.
+    // held (vip's reservation not counted): cpu (4000 − 100)·100/4000 = 97, memory (8192 − 200)·100/8192 = 97 → 9.
+    assert.deepEqual(scores, { 'bare-residents': 5, held: 9 });
+  });
+});
