@@ -18,6 +18,7 @@
  */
 import type { Container, ContainerPort, LabelSelector, PodAffinityTerm, PodObject, TopologySpreadConstraint } from '../ledger/objects.js';
 import { storageSourceOf } from '../ledger/storage-volumes.js';
+import { isExtendedResourceName } from './dra-verdict.js';
 import { parseSelector, selects, type Labels } from './label-selector.js';
 
 /** The filter a kept victim may matter to: a stable code for metrics, the message for logs and outcomes. */
@@ -136,18 +137,14 @@ function bothUseClaims(preemptor: PodObject, victim: PodObject): VictimHold | un
 }
 
 function hasImplicitExtendedResourceClaim(pod: PodObject): boolean {
-  const status = pod.status as { extendedResourceClaimStatus?: unknown } | undefined;
-  return status?.extendedResourceClaimStatus !== undefined && status.extendedResourceClaimStatus !== null;
+  const status = pod.status?.extendedResourceClaimStatus;
+  return status !== undefined && status !== null;
 }
 
-/** Extended resources as upstream's IsExtendedResourceName sees them: a domain prefix that is not kubernetes.io/. */
+/** Extended resources DRA may serve (whether a DeviceClass serves them here or not: the safe side). */
 function requestsExtendedResources(pod: PodObject): boolean {
   const containers = [...arrayOr(pod.spec?.containers), ...arrayOr(pod.spec?.initContainers)];
-  return containers.some((c) =>
-    [...Object.keys(c?.resources?.requests ?? {}), ...Object.keys(c?.resources?.limits ?? {})].some(
-      (name) => name.includes('/') && !name.includes('kubernetes.io/') && !name.startsWith('requests.'),
-    ),
-  );
+  return containers.some((c) => [...Object.keys(c?.resources?.requests ?? {}), ...Object.keys(c?.resources?.limits ?? {})].some(isExtendedResourceName));
 }
 
 function namespaceOf(pod: PodObject): string {

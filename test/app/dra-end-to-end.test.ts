@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultConfig } from '../../src/config/load-config.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { silentLogger } from '../../src/observability/logger.js';
+import { loopbackConfig } from '../support/loopback-config.js';
 
 type Obj = Record<string, any>;
 const EXAMPLE = JSON.parse(readFileSync('test/fixtures/dra-v1.36-example.json', 'utf8')) as { items: Obj[] };
@@ -94,11 +94,7 @@ describe('DRA end to end over HTTP', () => {
   async function serve(snapshot: Obj): Promise<RunningKubeLedger> {
     const file = join(dir, `c${servers.length}.json`);
     await writeFile(file, JSON.stringify(snapshot));
-    const config = defaultConfig();
-    config.server.host = '127.0.0.1';
-    config.server.port = 0;
-    config.server.ops.port = 0;
-    config.cluster.snapshotPath = file;
+    const config = loopbackConfig(file);
     config.dra.extraNumaAttributes = ['topology.example.com/numaNode'];
     const running = await startKubeLedger(config, { logger: silentLogger });
     servers.push(running);

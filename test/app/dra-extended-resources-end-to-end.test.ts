@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultConfig } from '../../src/config/load-config.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { silentLogger } from '../../src/observability/logger.js';
+import { loopbackConfig } from '../support/loopback-config.js';
 
 const node = (name: string, extra: Record<string, string> = {}) => ({
   apiVersion: 'v1',
@@ -44,11 +44,7 @@ describe('DRA-backed extended resources end to end (--cluster snapshot)', () => 
     dir = await mkdtemp(join(tmpdir(), 'kl-dra-ext-'));
     const file = join(dir, 'cluster.json');
     await writeFile(file, JSON.stringify(SNAPSHOT));
-    const config = defaultConfig();
-    config.server.host = '127.0.0.1';
-    config.server.port = 0;
-    config.server.ops.port = 0;
-    config.cluster.snapshotPath = file;
+    const config = loopbackConfig(file);
     running = await startKubeLedger(config, { logger: silentLogger });
   });
   after(async () => {

@@ -4,11 +4,12 @@
  * limits DRA accounting to canary nodes, the others answer as with `dra.enabled: false`.
  */
 import assert from 'node:assert/strict';
-import { defaultConfig } from '../../src/config/load-config.js';
 import { DEMO_CLUSTER, startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import type { PodObject } from '../../src/ledger/objects.js';
 import { demoObjects, plainPod, podOf } from '../ledger/dra/demo-cluster.js';
+import { loopbackConfig } from '../support/loopback-config.js';
+import type { ExtenderConfig } from '../../src/config/schema.js';
 
 describe('DRA rollback levers end to end (demo cluster)', () => {
   let running: RunningKubeLedger;
@@ -16,11 +17,7 @@ describe('DRA rollback levers end to end (demo cluster)', () => {
 
   before(async () => {
     train1 = podOf(await demoObjects(), 'ml/train-1');
-    const config = defaultConfig();
-    config.server.host = '127.0.0.1';
-    config.server.port = 0;
-    config.server.ops.port = 0;
-    config.cluster.snapshotPath = DEMO_CLUSTER;
+    const config = loopbackConfig(DEMO_CLUSTER);
     running = await startKubeLedger(config, { logger: silentLogger });
   });
   after(async () => running.close());
@@ -35,7 +32,7 @@ describe('DRA rollback levers end to end (demo cluster)', () => {
     return (await res.json()) as { NodeNames: string[]; FailedNodes: Record<string, string> };
   }
 
-  function setDra(change: (dra: ReturnType<typeof defaultConfig>['dra']) => void): void {
+  function setDra(change: (dra: ExtenderConfig['dra']) => void): void {
     const next = structuredClone(running.config());
     change(next.dra);
     running.updateConfig(next);

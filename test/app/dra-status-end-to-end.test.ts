@@ -9,19 +9,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKubeLedger } from '../../src/app/start.js';
-import { defaultConfig } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { demoObjects } from '../ledger/dra/demo-cluster.js';
 import type { PodObject } from '../../src/ledger/objects.js';
+import { loopbackConfig } from '../support/loopback-config.js';
 
 async function serve(items: unknown[], dir: string, name: string) {
   const file = join(dir, name);
   await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
-  const config = defaultConfig();
-  config.server.host = '127.0.0.1';
-  config.server.port = 0;
-  config.server.ops.port = 0;
-  config.cluster.snapshotPath = file;
+  const config = loopbackConfig(file);
   const logs: string[] = [];
   const running = await startKubeLedger(config, { logger: createLogger({ level: 'warn', write: (line) => logs.push(line) }) });
   return { running, logs };

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultConfig } from '../../src/config/load-config.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { promtool } from '../support/prometheus.js';
+import { loopbackConfig } from '../support/loopback-config.js';
 
 const CLUSTER = {
   apiVersion: 'v1',
@@ -50,11 +50,7 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     dir = await mkdtemp(join(tmpdir(), 'kl-e2e-'));
     const file = join(dir, 'cluster.json');
     await writeFile(file, JSON.stringify(CLUSTER));
-    const config = defaultConfig();
-    config.server.host = '127.0.0.1';
-    config.server.port = 0;
-    config.server.ops.port = 0;
-    config.cluster.snapshotPath = file;
+    const config = loopbackConfig(file);
     running = await startKubeLedger(config, { logger: silentLogger });
   });
   after(async () => {

@@ -15,10 +15,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { kubeSourceFactory } from '../../src/app/kube-runtime.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
-import { defaultConfig } from '../../src/config/load-config.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { freePort, stopper } from '../support/child-process.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
+import { loopbackConfig } from '../support/loopback-config.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -163,10 +163,7 @@ describe('preempt end to end: PodDisruptionBudgets listed and watched from the A
     api.create(webBudget(0));
     api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 0 });
     dir = await mkdtemp(join(tmpdir(), 'kl-preempt-kube-'));
-    const config = defaultConfig();
-    config.server.host = '127.0.0.1';
-    config.server.port = 0;
-    config.server.ops.port = 0;
+    const config = loopbackConfig();
     config.cluster.kubeconfig = api.writeKubeconfig(dir);
     running = await startKubeLedger(config, { logger: silentLogger, kubeSourceFactory });
     await pollUntil(async () => running.source.hasSynced(), (s) => s, 'the kube source to sync');

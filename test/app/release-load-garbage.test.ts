@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { defaultConfig } from '../../src/config/load-config.js';
 import { startKubeLedger } from '../../src/app/start.js';
 import { releaseLoadGarbage } from '../../src/app/release-load-garbage.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { loopbackConfig } from '../support/loopback-config.js';
 
 const holder = globalThis as { gc?: () => void };
 
@@ -44,10 +44,7 @@ describe('releasing the initial load garbage', () => {
     holder.gc = () => {
       calls++;
     };
-    const config = defaultConfig();
-    config.server.host = '127.0.0.1';
-    config.server.port = 0;
-    config.server.ops.port = 0;
+    const config = loopbackConfig();
     const { lines, logger } = capture();
     const running = await startKubeLedger(config, { logger });
     try {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { servingLagProblem, throttled } from '../../src/app/serving-lag.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { VictimTerminationClock } from '../../src/nomination/victim-termination.js';
+import { loopbackConfig } from '../support/loopback-config.js';
 
 describe('serving lag (degraded mode)', () => {
   it('refuses only when Node or Pod lag beyond the window; DRA kinds, unsynced resources and snapshots (no lag) do not count', () => {
@@ -51,10 +52,7 @@ describe('/debug/freshness on a snapshot source', () => {
     const { defaultConfig } = await import('../../src/config/load-config.js');
     const { startKubeLedger } = await import('../../src/app/start.js');
     const { silentLogger } = await import('../../src/observability/logger.js');
-    const config = defaultConfig();
-    config.server.host = '127.0.0.1';
-    config.server.port = 0;
-    config.server.ops.port = 0;
+    const config = loopbackConfig();
     config.freshness.maxServeLagSeconds = 1;
     const running = await startKubeLedger(config, { logger: silentLogger });
     try {

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
-import { defaultConfig } from '../../src/config/load-config.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { freePort } from '../support/child-process.js';
 import { makeTestCertificates, type TestCertificates } from '../support/test-certificates.js';
+import { loopbackConfig } from '../support/loopback-config.js';
 
 const run = promisify(execFile);
 
@@ -62,11 +62,7 @@ async function cli(...args: string[]): Promise<CliResult> {
 }
 
 function configFor(file: string) {
-  const config = defaultConfig();
-  config.server.host = '127.0.0.1';
-  config.server.port = 0;
-  config.server.ops.port = 0;
-  config.cluster.snapshotPath = file;
+  const config = loopbackConfig(file);
   return config;
 }
 

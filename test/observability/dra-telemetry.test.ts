@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { updateDraGauges } from '../../src/app/dra-telemetry.js';
 import { DEMO_CLUSTER, startKubeLedger } from '../../src/app/start.js';
-import { defaultConfig } from '../../src/config/load-config.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { demoLedger, demoObjects, plainPod, podOf } from '../ledger/dra/demo-cluster.js';
 import { T0 } from '../ledger/dra/builders.js';
+import { loopbackConfig } from '../support/loopback-config.js';
 
 async function valueOf(metrics: ReturnType<typeof createMetrics>, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
   const metric = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === name);
@@ -40,11 +40,7 @@ describe('DRA telemetry', () => {
 
   it('counters: refusals by stable reason code and NUMA placement failures by reason, through the real server', async () => {
     const objects = await demoObjects();
-    const config = defaultConfig();
-    config.server.host = '127.0.0.1';
-    config.server.port = 0;
-    config.server.ops.port = 0;
-    config.cluster.snapshotPath = DEMO_CLUSTER;
+    const config = loopbackConfig(DEMO_CLUSTER);
     const running = await startKubeLedger(config, { logger: silentLogger, metrics: createMetrics() });
     try {
       const filter = (pod: unknown) =>

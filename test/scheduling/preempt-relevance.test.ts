@@ -116,6 +116,12 @@ const ROWS: Row[] = [
     matters: /extended resources/,
   },
   {
+    rule: 'a victim holding claims while the preemptor asks for a device class by its implicit extended resource name',
+    preemptor: shaped('ns', 'p', { spec: { containers: [{ name: 'c', resources: { requests: { 'deviceclass.resource.kubernetes.io/gpu': '1' } } }] } }),
+    victim: shaped('ns', 'v', { spec: { resourceClaims: [{ name: 'gpu', resourceClaimName: 'b' }] } }),
+    matters: /extended resources/,
+  },
+  {
     rule: 'a victim holding claims is irrelevant to a cpu-only preemptor',
     preemptor: shaped('ns', 'p'),
     victim: shaped('ns', 'v', { spec: { resourceClaims: [{ name: 'gpu', resourceClaimName: 'b' }] } }),
