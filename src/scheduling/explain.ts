@@ -6,7 +6,7 @@
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { formatAmounts } from '../ledger/ledger-export.js';
-import { adjustmentsFor, assessFit, draIsEnabled, draUsedOn } from './fit.js';
+import { adjustmentsFor, assessWithDetail, draIsEnabled, draUsedOn } from './fit.js';
 import { freeAmounts } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
 import { reasonMessage, type ReasonCode } from './reasons.js';
@@ -44,8 +44,7 @@ export function explainPod(ledger: ClusterLedger, pod: PodEntry, options: Schedu
   const nodes: NodeExplanation[] = [];
   const summary = { fits: 0, fails: 0, unresolvable: 0, byReason: {} as Record<string, number> };
   for (const node of [...ledger.knownNodes()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const details: string[] = [];
-    const verdict = assessFit(ledger, node, pod, options, undefined, (d) => details.push(d));
+    const { verdict, detail } = assessWithDetail(ledger, node, pod, options);
     const adjust = adjustmentsFor(ledger, node, pod, useDra);
     const free = new Map<string, bigint>();
     for (const [resource, amount] of freeAmounts(node, adjust, draUsedOn(ledger, node, useDra))) free.set(resource, BigInt(amount));
@@ -56,7 +55,7 @@ export function explainPod(ledger: ClusterLedger, pod: PodEntry, options: Schedu
           verdict: verdict.unresolvable ? 'unresolvable' : 'fails',
           reason: verdict.reason,
           code: verdict.code,
-          detail: details.length > 0 ? details.join('; ') : (verdict.detail ?? verdict.reason),
+          detail: detail ?? verdict.detail ?? verdict.reason,
           free: formatAmounts(free),
         };
     if (verdict.fits && verdict.notes.length > 0) explanation.notes = [...verdict.notes];

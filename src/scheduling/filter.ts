@@ -9,7 +9,7 @@ import { setNodeReason } from '../protocol/encode.js';
 import type { ExtenderArgs, ExtenderFilterResult, FailedNodesMap, WireNodeList } from '../protocol/types.js';
 import { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs, type Candidates } from './candidates.js';
-import { assessFit, type FitVerdict } from './fit.js';
+import { assessFit, assessWithDetail, type FitVerdict } from './fit.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
@@ -141,10 +141,8 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
 /** The per-node numbers behind a failing verdict, as /debug/explain shows them (the fit re-run with a detail sink). */
 export function describeFailure(ledger: ClusterLedger, pod: PodEntry, name: string, verdict: FailingVerdict, options: SchedulingOptions): string {
   const node = ledger.node(name);
-  const details: string[] = [];
-  if (node) assessFit(ledger, node, pod, options, undefined, (d) => details.push(d));
-  if (details.length > 0) return details.join('; ');
-  return verdict.detail ?? verdict.reason;
+  const numbers = node ? assessWithDetail(ledger, node, pod, options).detail : undefined;
+  return numbers ?? verdict.detail ?? verdict.reason;
 }
 
 function countFailures(counts: Map<ReasonCode, number>, code: ReasonCode, n: number): void {
@@ -171,11 +169,9 @@ function checkNominatedFirst(
   if (!node) {
     return { outcome: { result: 'fallback', node: name, reason: 'unknown_node', detail: 'nominated node is not in the cache' }, checkedNode: name, verdict: assessFit(ledger, undefined, pod, options) };
   }
-  const details: string[] = [];
-  const verdict = assessFit(ledger, node, pod, options, undefined, (d) => details.push(d));
+  const { verdict, detail } = assessWithDetail(ledger, node, pod, options);
   if (verdict.fits) return { outcome: { result: 'hit', node: name }, checkedNode: name, verdict };
-  const detail = details.length > 0 ? details.join('; ') : verdict.reason;
-  return { outcome: { result: 'fallback', node: name, reason: 'does_not_fit', detail }, checkedNode: name, verdict };
+  return { outcome: { result: 'fallback', node: name, reason: 'does_not_fit', detail: detail ?? verdict.reason }, checkedNode: name, verdict };
 }
 
 function buildResult(

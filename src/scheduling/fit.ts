@@ -137,6 +137,16 @@ export function assessFit(
   return assessIn(fitContext(ledger, pod, options), node, removal, sink);
 }
 
+/**
+ * `assessFit` with the per-node numbers its causes report (`Insufficient cpu: requests 2, free 1 of 4`), joined as
+ * /debug/explain, the filter's debug line and the nominated-node fallback show them; undefined when no cause reported any.
+ */
+export function assessWithDetail(ledger: ClusterLedger, node: NodeView, pod: PodEntry, options: SchedulingOptions): { verdict: FitVerdict; detail: string | undefined } {
+  const details: string[] = [];
+  const verdict = assessFit(ledger, node, pod, options, undefined, (d) => details.push(d));
+  return { verdict, detail: details.length > 0 ? details.join('; ') : undefined };
+}
+
 /** `assessFit` within a call's context. */
 export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: Removal, sink?: DetailSink): FitVerdict {
   if (!node) return UNKNOWN_NODE;
