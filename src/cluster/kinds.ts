@@ -18,8 +18,11 @@ export interface ClusterKind<O> {
   namespaced: boolean;
   /** A 404 on list means the API is not served: the kind is synced empty and listed again slowly. */
   optional: boolean;
-  /** Keeps only what the ledger reads; both sources apply it before storing an object. */
-  trim(object: O): O;
+  /**
+   * Keeps only what the ledger reads; both sources apply it before storing an object. A property, not a method, so
+   * the compiler checks its parameter strictly: a kind's trim takes that kind's objects.
+   */
+  trim: (object: O) => O;
 }
 
 export type ClusterKindTable = { readonly [K in ClusterObjectKind]: ClusterKind<ObjectsByKind[K]> };

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
+import { ALL_KINDS } from '../../../src/ledger/kinds.js';
 import type { ClusterChange, ClusterSink } from '../../../src/ledger/changes.js';
 import { assertCacheConverges, counterValue, delay, node, pod, startHarness, waitFor, type Harness } from './support.js';
 
@@ -46,15 +47,15 @@ describe('kube source: initial sync and events (fake API server)', () => {
     await h.runtime.source.start(recording);
     await h.runtime.source.waitForSync(3000);
     const replaced = changes.filter((c) => c.type === 'replaced');
-    assert.deepEqual(replaced.map((c) => c.kind).sort(), ['DeviceClass', 'Node', 'Pod', 'PodDisruptionBudget', 'ResourceClaim', 'ResourceSlice']);
-    assert.equal(changes.length, 6, 'nothing but the six replaces before any event');
+    assert.deepEqual(replaced.map((c) => c.kind).sort(), [...ALL_KINDS].sort());
+    assert.equal(changes.length, ALL_KINDS.length, 'nothing but one replace per kind before any event');
     await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     h.api.create(pod('c', { node: 'n1' }));
     h.api.remove('pods', 'default', 'b');
     h.api.update({ ...node('n1', '8'), metadata: { name: 'n1' } });
-    await waitFor(() => changes.length >= 9, 'three events');
-    assert.deepEqual(changes.slice(6).map((c) => `${c.type} ${c.kind}`), ['upsert Pod', 'delete Pod', 'upsert Node']);
-    const deleted = changes[7];
+    await waitFor(() => changes.length >= ALL_KINDS.length + 3, 'three events');
+    assert.deepEqual(changes.slice(ALL_KINDS.length).map((c) => `${c.type} ${c.kind}`), ['upsert Pod', 'delete Pod', 'upsert Node']);
+    const deleted = changes[ALL_KINDS.length + 1];
     assert.ok(deleted?.type === 'delete' && deleted.key === 'default/b');
     await assertCacheConverges({ api: h.api, ledger });
     assert.equal(ledger.node('n1')?.allocatable.get('cpu'), 8000n);
