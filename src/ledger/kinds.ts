@@ -26,9 +26,9 @@ export interface LedgerStores {
 
 export interface LedgerKind<O> {
   /**
-   * Position in a batch that replaces every kind at once (a snapshot load), lowest first. DRA prices what it is
-   * given in that order: DeviceClasses before the claims that name them, Nodes and ResourceSlices before the claims
-   * and pods placed on them, claims before the pods that reserve them.
+   * Position in a batch that replaces every kind at once (a snapshot load), lowest first, so what a kind refers to is
+   * there before it: DeviceClasses before the claims that name them, Nodes and ResourceSlices before the claims priced
+   * against them, claims before the pods that reserve them; PodDisruptionBudgets (read only by preemption) last.
    */
   batchOrder: number;
   handler(stores: LedgerStores): KindHandler<O>;
