@@ -65,6 +65,14 @@ export class KubeSource implements ClusterSource {
     return this.options.tracker.report();
   }
 
+  /** Watches keep the cache current; there is nothing to re-read on SIGHUP. */
+  async reload(): Promise<void> {}
+
+  /** Lag and unsynced resources reach /readyz through `freshness()`; nothing else to add. */
+  readinessNotes(): string[] {
+    return [];
+  }
+
   /** The reflector of one resource (tests and debugging). */
   reflector(kind: ClusterObjectKind): Reflector | undefined {
     return this.reflectors.get(kind);

@@ -66,6 +66,21 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     assert.ok(skipsAfter < 40, `backoff, not a spin (${skipsAfter} skips in ~0.7 s)`);
   });
 
+  it('/debug/freshness lists per controller the written RVs its cache has not observed, and drops a key once its write was observed', async () => {
+    const { api, runtime } = await synced();
+    const gate = runtime.gate('nominator');
+    const ahead = (BigInt(api.currentResourceVersion()) + 50n).toString();
+    gate.recordWrite('default/a', 'Pod', ahead);
+    assert.deepEqual(runtime.debugFreshness().controllers['nominator'], {
+      pendingKeys: 1,
+      unobserved: [{ key: 'default/a', resource: 'Pod', writtenResourceVersion: ahead }],
+    });
+    const written = api.patchStatus('pods', 'default', 'a', { nominatedNodeName: 'n1' });
+    gate.recordWrite('default/b', 'Pod', written.metadata!.resourceVersion!);
+    await waitFor(() => gate.check('default/b').ready, 'the watch to deliver the write');
+    assert.equal(runtime.debugFreshness().controllers['nominator']!.pendingKeys, 1, 'only the key still ahead of the cache');
+  });
+
   it('the breaker opens after the configured failures, refuses only keys that need a direct read, half-opens after the cooldown and closes on success', async () => {
     const { api, runtime, metrics } = await synced((c) => {
       c.freshness.directRead.breakerFailures = 3;
