@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { DirectReader } from '../cluster/freshness/direct-reader.js';
 import { realTimerScheduler, RequeueQueue, type TimerScheduler } from '../cluster/freshness/requeue-queue.js';
 import { gateKey, type WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate.js';
+import { isApiError } from '../cluster/kube/api-error.js';
 import { trimPod } from '../cluster/trim.js';
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodObject } from '../ledger/objects.js';
@@ -24,7 +25,7 @@ import { isTerminalPhase, podEntryFromObject, type PodEntry } from '../ledger/po
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
-import { ConflictError, NotFoundError, type EventRecorder, type PodStatusClient } from './clients.js';
+import type { EventRecorder, PodStatusClient } from './clients.js';
 import { ALGORITHM_VERSION, hasDecisionAnnotation, nominatePatch, withdrawPatch, type DecisionRecord } from './decision-record.js';
 import type { LeadershipView } from './leader-election.js';
 import { DEFAULT_SCHEDULER, podIneligibility } from './eligibility.js';
@@ -271,8 +272,8 @@ export class Nominator {
   }
 
   private async writeFailed(pod: PodEntry, err: unknown, conflicts: number): Promise<void> {
-    if (err instanceof NotFoundError) return this.settle(pod.key, undefined, 'deleted');
-    if (!(err instanceof ConflictError)) {
+    if (isApiError(err, 404)) return this.settle(pod.key, undefined, 'deleted');
+    if (!isApiError(err, 409)) {
       this.count('error');
       this.deps.logger.warn('nomination write failed', { pod: pod.key, error: err instanceof Error ? err.message : String(err) });
       this.queue.addRateLimited(pod.key);

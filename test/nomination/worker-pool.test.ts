@@ -13,7 +13,8 @@ import type { NodeObject, PodObject } from '../../src/ledger/objects.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
-import { ConflictError, type PodStatusClient } from '../../src/nomination/clients.js';
+import { KubeApiError } from '../../src/cluster/kube/api-error.js';
+import type { PodStatusClient } from '../../src/nomination/clients.js';
 import { Nominator, type NominatorDeps } from '../../src/nomination/nominator.js';
 import { FakeScheduler } from '../cluster/freshness/fake-scheduler.js';
 import { counterValue, node, pod } from './support.js';
@@ -120,7 +121,7 @@ describe('nominator worker pool and backoff (injected clock)', () => {
   });
 
   it('a pod answering 409 to every write backs off 5 ms doubling to requeueCapMs; the 1 s resync neither resets nor bypasses it', async () => {
-    const s = setup(['war'], () => Promise.reject(new ConflictError('409')), { requeueCapMs: 5000 });
+    const s = setup(['war'], () => Promise.reject(new KubeApiError(409, 'PATCH pods/status', { reason: 'Conflict' })), { requeueCapMs: 5000 });
     s.nominator.start();
     await run(s.clock, 20_000, 5);
     await s.nominator.stop();
@@ -139,7 +140,7 @@ describe('nominator worker pool and backoff (injected clock)', () => {
   });
 
   it('a 409 re-read refused by the direct reader backs off instead of retrying', async () => {
-    const s = setup(['war'], () => Promise.reject(new ConflictError('409')), {
+    const s = setup(['war'], () => Promise.reject(new KubeApiError(409, 'PATCH pods/status', { reason: 'Conflict' })), {
       reader: { read: async () => ({ ok: false, reason: 'breaker_open', message: 'open' }) },
     });
     s.nominator.start();
