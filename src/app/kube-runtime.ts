@@ -10,7 +10,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { ExtenderConfig } from '../config/schema.js';
 import { DirectReader } from '../cluster/freshness/direct-reader.js';
 import { FreshnessTracker } from '../cluster/freshness/freshness-tracker.js';
-import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/requeue-queue.js';
+import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 import { WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate.js';
 import { KubeApiClient } from '../cluster/kube/api-client.js';
 import { collectionResourceVersionFetcher, directObjectFetcher } from '../cluster/kube/direct-fetch.js';
