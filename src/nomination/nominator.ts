@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DirectReader } from '../cluster/freshness/direct-reader.js';
-import { RequeueQueue } from '../cluster/freshness/requeue-queue.js';
+import { RequeueQueue } from './requeue-queue.js';
 import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 import { gateKey, type WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate.js';
 import { isApiError } from '../cluster/kube/api-error.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { FreshnessTracker } from '../../../src/cluster/freshness/freshness-tracker.js';
-import { RequeueQueue } from '../../../src/cluster/freshness/requeue-queue.js';
+import { RequeueQueue } from '../../../src/nomination/requeue-queue.js';
 import { WrittenResourceVersionGate, gateKey } from '../../../src/cluster/freshness/written-rv-gate.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import { FakeScheduler } from './fake-scheduler.js';

@@ -4,7 +4,7 @@
  * and the preemption victim check built on them.
  */
 import assert from 'node:assert/strict';
-import { RequeueQueue } from '../../../src/cluster/freshness/requeue-queue.js';
+import { RequeueQueue } from '../../../src/nomination/requeue-queue.js';
 import { gateKey } from '../../../src/cluster/freshness/written-rv-gate.js';
 import { createVictimFreshnessCheck } from '../../../src/cluster/kube/victim-freshness.js';
 import { counterValue, delay, node, pod, startHarness, waitFor, type Harness, type HarnessOptions } from './support.js';

@@ -3,7 +3,7 @@
  * most once, a key being processed is never handed out twice (a re-add while processing is delivered after `done`),
  * and `addRateLimited` delays a key by base·2^requeues up to a cap. Time and timers are injected.
  */
-import { realTimerScheduler, type TimerScheduler } from './timer-scheduler.js';
+import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 
 
 export interface RequeueQueueOptions {
