@@ -185,7 +185,7 @@ export class Nominator {
     if (this.deps.gateEnabled?.() === false) this.deps.metrics?.freshnessGateBypassed.inc({ check: 'written_rv_gate' });
     else if (!gateKey(this.deps.gate, this.queue, key).ready) return this.count('skipped_stale');
     const pod = this.deps.ledger.podByKey(key);
-    if (!pod) return this.settle(key, undefined, 'deleted');
+    if (!pod) return this.retire(key, undefined, 'deleted');
     await this.reconcile(pod, 0);
   }
 
@@ -200,8 +200,8 @@ export class Nominator {
       cooldown: this.cooldowns.get(pod.key),
     });
     switch (plan.kind) {
-      case 'settled':
-        return this.settle(pod.key, pod, plan.outcome);
+      case 'retire':
+        return this.retire(pod.key, pod, plan.outcome);
       case 'idle':
         return this.idle(pod, plan);
       case 'stand_back':
@@ -273,7 +273,7 @@ export class Nominator {
   }
 
   private async writeFailed(pod: PodEntry, err: unknown, conflicts: number): Promise<void> {
-    if (isApiError(err, 404)) return this.settle(pod.key, undefined, 'deleted');
+    if (isApiError(err, 404)) return this.retire(pod.key, undefined, 'deleted');
     if (!isApiError(err, 409)) {
       this.count('error');
       this.deps.logger.warn('nomination write failed', { pod: pod.key, error: err instanceof Error ? err.message : String(err) });
@@ -291,7 +291,7 @@ export class Nominator {
       this.queue.addRateLimited(pod.key);
       return;
     }
-    if (!fresh) return this.settle(pod.key, undefined, 'deleted');
+    if (!fresh) return this.retire(pod.key, undefined, 'deleted');
     // Re-plan on what the API server has now: a newer value set by someone else makes the plan stand back.
     await this.reconcile(podEntryFromObject(trimPod(fresh)), conflicts + 1);
   }
@@ -321,8 +321,8 @@ export class Nominator {
     m.oldestWaitingKeyAgeSeconds.set({ controller: this.deps.gate.controller }, this.queue.oldestWaitingAgeSeconds());
   }
 
-  /** The pod left the nominator's hands: bound, finished or deleted. */
-  private settle(key: string, pod: PodEntry | undefined, outcome: 'bound' | 'finished' | 'deleted'): void {
+  /** Retires a key: the pod left the nominator's hands (bound, finished or deleted). */
+  private retire(key: string, pod: PodEntry | undefined, outcome: 'bound' | 'finished' | 'deleted'): void {
     const ours = this.active.get(key);
     if (ours && outcome === 'bound' && pod) {
       const hit = pod.nodeName === ours.node;
