@@ -117,16 +117,6 @@ export class Nominator {
     await Promise.all(this.workers);
   }
 
-  /** The work queue (tests and debugging). */
-  workQueue(): Pick<RequeueQueue<string>, 'length' | 'delayedCount' | 'processingCount' | 'numRequeues' | 'oldestWaitingAgeSeconds'> {
-    return this.queue;
-  }
-
-  /** Queues one pod key (e.g. from a sink that saw the pod change). */
-  enqueue(key: string): void {
-    this.queue.add(key);
-  }
-
   /** Queues every pod the nominator may have to act on; returns how many. Nothing before the cache synced. */
   resync(): number {
     const leading = this.deps.leadership.isLeader();

@@ -115,8 +115,7 @@ describe('nominator worker pool and backoff (injected clock)', () => {
     assert.deepEqual([...patched].sort(), ['a', 'b', 'c', 'd', 'e'], 'b..e nominated although a never got an answer');
     assert.equal(s.pods.patches.filter((p) => p.name === 'a').length, 1, 'five resyncs later a is still in its first PATCH: never handed to a second worker');
     assert.equal(s.pods.maxInFlightPerKey, 1);
-    assert.equal(s.nominator.workQueue().processingCount(), 1, 'only the hung key is being processed');
-    assert.equal(await counterValue(s.metrics, 'nominationQueueDepth', { state: 'processing' }), 1);
+    assert.equal(await counterValue(s.metrics, 'nominationQueueDepth', { state: 'processing' }), 1, 'only the hung key is being processed');
     await Promise.race([s.nominator.stop(), Promise.resolve()]);
   });
 
@@ -135,7 +134,6 @@ describe('nominator worker pool and backoff (injected clock)', () => {
     assert.ok(gaps.slice(-2).every((g) => g >= 5000 && g <= 5020), `capped at requeueCapMs: ${gaps.join(', ')}`);
     assert.equal(s.reads.length, starts.length, 'every 409 re-read went through the bounded reader');
     assert.equal(s.pods.gets, 0, 'never an unbounded GET');
-    assert.ok(s.nominator.workQueue().numRequeues("canary/war") >= 8);
     assert.equal(await counterValue(s.metrics, 'nominationWrites', { outcome: 'conflict' }), patches);
   });
 

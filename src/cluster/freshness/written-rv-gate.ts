@@ -68,11 +68,6 @@ export class WrittenResourceVersionGate {
     return { ready: true };
   }
 
-  /** True while a written RV for `key` is recorded (without checking or clearing it). */
-  hasPendingWrite(key: string): boolean {
-    return this.writes.has(key);
-  }
-
   /** Drops the record for a key that no longer exists (e.g. the object was deleted). */
   forget(key: string): void {
     this.writes.delete(key);

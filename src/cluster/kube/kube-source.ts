@@ -77,13 +77,4 @@ export class KubeSource implements ClusterSource {
   reflector(kind: ClusterObjectKind): Reflector | undefined {
     return this.reflectors.get(kind);
   }
-
-  /** Resolves once synced, or rejects after `timeoutMs`. */
-  async waitForSync(timeoutMs: number, pollMs = 20): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.hasSynced()) {
-      if (Date.now() > deadline) throw new Error(`kube source did not sync within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
-    }
-  }
 }

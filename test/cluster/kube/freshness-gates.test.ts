@@ -20,7 +20,7 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
 
   async function synced(configure?: HarnessOptions['configure']): Promise<Harness> {
     h = await startHarness({ server: { objects: FIXTURES, bookmarkIntervalMs: 100 }, ...(configure ? { configure } : {}) });
-    await h.runtime.source.waitForSync(3000);
+    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     return h;
   }
