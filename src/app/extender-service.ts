@@ -16,8 +16,6 @@ import { prioritize } from '../scheduling/prioritize.js';
 import type { ClusterSource, VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
 import type { ExtenderService, Readiness } from '../http/extender-port.js';
 
-export type { VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
-
 export interface ServiceDeps {
   ledger: ClusterLedger;
   source: Pick<ClusterSource, 'hasSynced' | 'freshness'>;

@@ -6,8 +6,6 @@
 import type { ClusterObjectKind } from '../ledger/objects.js';
 import type { ClusterSink } from '../ledger/changes.js';
 
-export type { ClusterChange, ClusterSink } from '../ledger/changes.js';
-
 /** `lagSeconds`: how long the cache has not been known current (watch-health aware; absent = 0, e.g. snapshots). */
 export type ResourceFreshness =
   | { state: 'fresh'; lastSyncedResourceVersion?: string; lastEventAgeSeconds: number; lagSeconds?: number }
