@@ -72,7 +72,6 @@ export function debugEnabledFor(config: ExtenderConfig, choice: SourceChoice): b
 export interface StartDeps {
   logger: Logger;
   metrics?: Metrics;
-  dra?: DraLedger;
   /** Test knobs of the live source: faster reflector retries, shorter leases. Production uses the defaults. */
   live?: { tuning?: Partial<ReflectorTuning>; nominator?: NominatorKnobs };
 }
@@ -81,21 +80,19 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   let config = initial;
   const logger = deps.logger;
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
-  const dra =
-    deps.dra ??
-    new DraLedger(
-      { numaAttributes: [config.dra.numaAttribute, ...config.dra.extraNumaAttributes], freshnessWindowMs: config.dra.freshnessWindowSeconds * 1000 },
-      {
-        onDuplicate: (info) => {
-          metrics.ledgerDuplicateRejections.inc({ kind: 'ResourceClaim' });
-          logger.warn('DRA claim contribution rejected as a duplicate', { claimUid: info.claimUid, node: info.node, reason: info.reason });
-        },
-        onDivergence: (info) => {
-          metrics.draStatusDivergence.inc();
-          logger.warn('DRA claim: pod status and slices disagree; the pod status counts', { ...info });
-        },
+  const dra = new DraLedger(
+    { numaAttributes: [config.dra.numaAttribute, ...config.dra.extraNumaAttributes], freshnessWindowMs: config.dra.freshnessWindowSeconds * 1000 },
+    {
+      onDuplicate: (info) => {
+        metrics.ledgerDuplicateRejections.inc({ kind: 'ResourceClaim' });
+        logger.warn('DRA claim contribution rejected as a duplicate', { claimUid: info.claimUid, node: info.node, reason: info.reason });
       },
-    );
+      onDivergence: (info) => {
+        metrics.draStatusDivergence.inc();
+        logger.warn('DRA claim: pod status and slices disagree; the pod status counts', { ...info });
+      },
+    },
+  );
   // Until the first complete view arrives, DRA accounting cannot be trusted.
   dra.setRebuilding(true);
   // The live rollback levers (dra.admitNewClaims, dra.nodeSelector) wrap the DRA ledger where every verb reads it.
