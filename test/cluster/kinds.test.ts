@@ -99,7 +99,7 @@ describe('the kind table drives the reflectors, the snapshot loader and the fres
     h = await startHarness({ server: { objects: ALL_KINDS.map((kind) => first[kind] as KubeObject) }, start: false });
     const changes: ClusterChange[] = [];
     await h.runtime.source.start(recordingSink(changes));
-    await h.runtime.source.waitForSync(5000);
+    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync');
     const api = h.api;
     const tracker = h.runtime.tracker;
     for (const kind of ALL_KINDS) {
