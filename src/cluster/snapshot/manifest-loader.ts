@@ -60,12 +60,13 @@ export async function loadManifests(path: string, options: LoadOptions = {}): Pr
   };
   const seen = new Map<string, string>();
   for (const file of files) {
-    const text = await readFile(file, 'utf8');
+    // Bytes, not text: a JSON list is split on its bytes and decoded item by item (json-list-items.ts).
+    const bytes = await readFile(file);
     try {
-      const list = isJson(file, text) ? splitListOrFail(file, text) : undefined;
+      const list = isJson(file, bytes) ? splitListOrFail(file, bytes) : undefined;
       if (list) collectListItems(file, list, result, seen, options);
       else {
-        parseDocuments(file, text).forEach((doc, docIndex) => {
+        parseDocuments(file, bytes.toString('utf8')).forEach((doc, docIndex) => {
           for (const [object, where] of flatten(doc, `document ${docIndex + 1}`)) collect(file, where, object, result, seen, options);
         });
       }
@@ -77,14 +78,17 @@ export async function loadManifests(path: string, options: LoadOptions = {}): Pr
   return result;
 }
 
-function isJson(file: string, text: string): boolean {
-  const first = text.trimStart()[0];
-  return extname(file).toLowerCase() === '.json' || first === '{';
+/** A `.json` file, or one whose first character after whitespace (and a byte-order mark) is `{`. */
+function isJson(file: string, bytes: Uint8Array): boolean {
+  if (extname(file).toLowerCase() === '.json') return true;
+  let i = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09) i++;
+  return bytes[i] === 0x7b;
 }
 
-function splitListOrFail(file: string, text: string): JsonListSplit | undefined {
+function splitListOrFail(file: string, bytes: Uint8Array): JsonListSplit | undefined {
   try {
-    return splitJsonList(text);
+    return splitJsonList(bytes);
   } catch (err) {
     throw new ManifestError(file, '', `invalid JSON: ${(err as Error).message}`);
   }
@@ -95,11 +99,11 @@ function collectListItems(file: string, list: JsonListSplit, result: LoadedManif
   const envelope = list.envelope as { kind?: unknown };
   const listKind = typeof envelope?.kind === 'string' ? envelope.kind : undefined;
   const itemKind = listKind && listKind.endsWith('List') && listKind !== 'List' ? listKind.slice(0, -'List'.length) : undefined;
-  for (let i = 0; i < list.items.length; i++) {
+  for (let i = 0; i < list.count; i++) {
     const where = `document 1, items[${i}]`;
     let item: unknown;
     try {
-      item = JSON.parse(list.items[i]!);
+      item = JSON.parse(list.itemText(i));
     } catch (err) {
       throw new ManifestError(file, where, `invalid JSON: ${(err as Error).message}`);
     }
