@@ -123,3 +123,128 @@ function splitItems(bytes: Uint8Array, open: number): JsonListSplit | undefined 
     itemText: (index) => decode(bytes, bounds[2 * index]!, bounds[2 * index + 1]!),
   };
 }
+
+/** Where `streamJsonList` reads from: fills `into` from `offset`, at most `length` bytes; 0 at the end. */
+export type ByteReader = (into: Uint8Array, offset: number, length: number) => number;
+
+const STREAM_CHUNK_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A window over the document, refilled from the reader: bytes before `keepFrom` are dropped when more are needed,
+ * so memory is one chunk plus the item being scanned (a window grows only for an item larger than a chunk).
+ */
+class Window {
+  bytes: Uint8Array;
+  end = 0;
+  eof = false;
+
+  constructor(private readonly read: ByteReader, chunkBytes: number) {
+    this.bytes = new Uint8Array(chunkBytes);
+  }
+
+  /** Reads more, keeping bytes from `keepFrom` on (moved to the front); returns how far indices moved back. */
+  more(keepFrom: number): number {
+    if (this.eof) return 0;
+    const kept = this.end - keepFrom;
+    if (keepFrom === 0 && kept === this.bytes.length) {
+      const grown = new Uint8Array(this.bytes.length * 2);
+      grown.set(this.bytes);
+      this.bytes = grown;
+    } else if (keepFrom > 0) {
+      this.bytes.copyWithin(0, keepFrom, this.end);
+    }
+    this.end = kept;
+    const got = this.read(this.bytes, this.end, this.bytes.length - this.end);
+    if (got === 0) this.eof = true;
+    this.end += got;
+    return keepFrom;
+  }
+
+  view(): Uint8Array {
+    return this.bytes.subarray(0, this.end);
+  }
+}
+
+/**
+ * `splitJsonList` for a document read in chunks: each item's text goes to `onItem` as soon as it has been scanned,
+ * so neither the file nor its items are ever held whole (a 370 MB snapshot needs one 8 MiB window). Returns undefined,
+ * before any item, when the document is not an object with an `items` array; throws SyntaxError when the items or the
+ * envelope are malformed (items already delivered are then to be discarded by the caller).
+ */
+export function streamJsonList(read: ByteReader, onItem: (text: string, index: number) => void,
+  options: { chunkBytes?: number; onHead?: (head: Record<string, unknown>) => boolean } = {}): { envelope: unknown } | undefined {
+  const chunkBytes = options.chunkBytes ?? STREAM_CHUNK_BYTES;
+  const window = new Window(read, chunkBytes);
+  window.more(0);
+  // The head (up to the items' `[`) is scanned again from the start whenever it does not fit the window yet.
+  let open: number | undefined;
+  for (;;) {
+    open = itemsOpenBracket(window.view());
+    if (open !== undefined || window.eof) break;
+    window.more(0);
+  }
+  if (open === undefined || open < 0) return undefined;
+  const head = decode(window.bytes, 0, open);
+  // The fields before the items (a typed list's `kind` names its items' kind), or no streaming when the caller says so.
+  if (options.onHead && !options.onHead(JSON.parse(`${head}[]}`) as Record<string, unknown>)) return undefined;
+  let i = open + 1;
+  let index = 0;
+  const skipWhitespaceMore = (from: number): number => {
+    let at = skipWhitespace(window.view(), from);
+    while (at >= window.end && !window.eof) at = skipWhitespace(window.view(), at - window.more(at));
+    return at;
+  };
+  i = skipWhitespaceMore(i);
+  if (window.bytes[i] === CLOSE_BRACKET && i < window.end) return { envelope: envelopeOf(head, window, i) };
+  for (;;) {
+    let end = skipValue(window.view(), i);
+    while ((end < 0 || end >= window.end) && !window.eof) {
+      i -= window.more(i);
+      end = skipValue(window.view(), i);
+    }
+    if (end < 0) throw new SyntaxError(`unterminated item ${index} of the list`);
+    onItem(decode(window.bytes, i, end), index++);
+    i = skipWhitespaceMore(end);
+    if (i >= window.end) throw new SyntaxError('the list\'s items are not closed');
+    const c = window.bytes[i];
+    if (c === CLOSE_BRACKET) return { envelope: envelopeOf(head, window, i) };
+    if (c !== COMMA) throw new SyntaxError(`expected , or ] after item ${index - 1} of the list`);
+    i = skipWhitespaceMore(i + 1);
+  }
+}
+
+/** Index of the items' `[`; undefined when the head runs past the window; -1 when it is not a list with items. */
+function itemsOpenBracket(bytes: Uint8Array): number | undefined {
+  let i = skipWhitespace(bytes, 0);
+  if (i >= bytes.length) return undefined;
+  if (bytes[i] !== OPEN_BRACE) return -1;
+  i = skipWhitespace(bytes, i + 1);
+  while (i < bytes.length && bytes[i] === QUOTE) {
+    const keyEnd = skipString(bytes, i);
+    if (keyEnd < 0) return undefined;
+    const isItems = keyEnd - i === 7 && decode(bytes, i + 1, keyEnd - 1) === 'items';
+    i = skipWhitespace(bytes, keyEnd);
+    if (i >= bytes.length) return undefined;
+    if (bytes[i] !== COLON) return -1;
+    i = skipWhitespace(bytes, i + 1);
+    if (i >= bytes.length) return undefined;
+    if (isItems && bytes[i] === OPEN_BRACKET) return i;
+    i = skipValue(bytes, i);
+    if (i < 0 || i >= bytes.length) return undefined;
+    i = skipWhitespace(bytes, i);
+    if (i >= bytes.length) return undefined;
+    if (bytes[i] !== COMMA) return -1;
+    i = skipWhitespace(bytes, i + 1);
+  }
+  return i >= bytes.length ? undefined : -1;
+}
+
+/** The document without its items: the head, `[]`, and everything after the items' `]` (read to the end). */
+function envelopeOf(head: string, window: Window, close: number): unknown {
+  const tail: Uint8Array[] = [window.bytes.slice(close + 1, window.end)];
+  while (!window.eof) {
+    window.more(window.end);
+    tail.push(window.bytes.slice(0, window.end));
+  }
+  return JSON.parse(`${head}[]${Buffer.concat(tail).toString('utf8')}`);
+}
