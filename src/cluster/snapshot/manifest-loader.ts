@@ -126,7 +126,7 @@ function itemKindOf(listKind: unknown): string | undefined {
  */
 function streamListFile(file: string, result: LoadedManifests, seen: Map<string, string>, options: LoadOptions): boolean {
   const staged: LoadedManifests = {
-    objects: { Node: [], Pod: [], ResourceSlice: [], ResourceClaim: [], DeviceClass: [], PodDisruptionBudget: [] },
+    objects: perKind(() => []),
     ignored: [],
     files: [],
   };
