@@ -16,6 +16,7 @@ import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../supp
 import { writeKubeconfigFile } from '../support/fake-apiserver/kubeconfig.js';
 import { CHAOS_TUNING } from '../chaos/support/in-process-ledger.js';
 import { demoObjects, plainPod, podOf, type DemoObjects } from '../ledger/dra/demo-cluster.js';
+import { eventually } from '../support/eventually.js';
 
 describe('DRA driver restart through the fake API server (demo cluster)', function () {
   this.timeout(30_000);
@@ -45,7 +46,7 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
         return { source: runtime.source, victimFreshness: runtime.victimFreshness };
       },
     });
-    await until(async () => (await fetch(running.opsUrl + '/readyz')).status === 200, 'ready');
+    await eventually(async () => (await fetch(running.opsUrl + '/readyz')).status === 200, 'ready', { timeoutMs: 10_000, intervalMs: 50 });
   });
   after(async () => {
     await running?.close();
@@ -63,14 +64,6 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
     return body.NodeNames.includes('numa-1') ? 'fits' : (body.FailedNodes['numa-1'] ?? body.FailedAndUnresolvableNodes['numa-1'] ?? '?');
   }
 
-  async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((done) => setTimeout(done, 50));
-    }
-  }
-
   async function sliceCount(): Promise<number> {
     const ledger = (await (await fetch(running.url + '/debug/ledger?node=numa-1')).json()) as { dra?: { pools: unknown[] } };
     return ledger.dra?.pools.length ?? 0;
@@ -80,11 +73,11 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
     const cpu50 = plainPod('cpu-50', '50');
     const train1 = podOf(objects, 'ml/train-1');
     // DRA accounting turns trustworthy a moment after the caches synced (the rebuilding flag is polled each second)
-    await until(async () => (await verdict(train1)) === 'fits', 'DRA accounting to leave the rebuilding state');
+    await eventually(async () => (await verdict(train1)) === 'fits', 'DRA accounting to leave the rebuilding state', { timeoutMs: 10_000, intervalMs: 50 });
     assert.match(await verdict(cpu50), /^Insufficient cpu/);
 
     for (const s of objects.ResourceSlice) api.remove('ResourceSlice', undefined, s.metadata.name!);
-    await until(async () => (await sliceCount()) === 0, 'the slices to disappear from the ledger');
+    await eventually(async () => (await sliceCount()) === 0, 'the slices to disappear from the ledger', { timeoutMs: 10_000, intervalMs: 50 });
     assert.match(await verdict(cpu50), /^Insufficient cpu/, 'train-0\'s 22 cpu still count');
     assert.equal(await verdict(train1), 'DRA accounting unsafe: missing device');
     const ledger = (await (await fetch(running.url + '/debug/ledger?node=numa-1')).json()) as { draUsed: Record<string, string>; dra: { entries: Array<{ source: string; carriedOver?: { since: string } }> } };
@@ -96,7 +89,7 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
       delete copy.metadata!.resourceVersion;
       api.create(copy);
     }
-    await until(async () => (await sliceCount()) === 2, 'the republished slices');
+    await eventually(async () => (await sliceCount()) === 2, 'the republished slices', { timeoutMs: 10_000, intervalMs: 50 });
     assert.match(await verdict(cpu50), /^Insufficient cpu/);
     assert.equal(await verdict(train1), 'fits');
   });

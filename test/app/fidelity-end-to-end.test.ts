@@ -10,6 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, stopper } from '../support/child-process.js';
+import { eventually } from '../support/eventually.js';
 
 type Obj = Record<string, unknown>;
 
@@ -131,13 +132,7 @@ describe('fidelity end to end (npm start -- --cluster)', function () {
       stdio: ['ignore', 'ignore', 'ignore'],
     });
     stop = stopper(child);
-    const deadline = Date.now() + 20000;
-    for (;;) {
-      const ready = await fetch(opsUrl + '/readyz').then((r) => r.status === 200, () => false);
-      if (ready) break;
-      if (Date.now() > deadline) throw new Error('kube-ledger never became ready');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(() => fetch(opsUrl + '/readyz').then((r) => r.status === 200, () => false), 'kube-ledger to become ready', { timeoutMs: 20_000, intervalMs: 100 });
   });
   after(async () => {
     await stop();

@@ -19,7 +19,8 @@ import { loadConfig } from '../../src/config/load-config.js';
 import type { ExtenderConfig } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../support/fake-apiserver/index.js';
-import { counterValue, eventually } from '../nomination/support.js';
+import { counterValue } from '../nomination/support.js';
+import { eventually } from '../support/eventually.js';
 
 const NODES = 100;
 const VICTIMS_PER_NODE = 2;
@@ -46,14 +47,6 @@ function preemptBody(nodeNames: string[]): string {
     NodeNameToMetaVictims[name] = { Pods: Array.from({ length: VICTIMS_PER_NODE }, (_, i) => ({ UID: `uid-${name}-low-${i}` })), NumPDBViolations: 0 };
   }
   return JSON.stringify({ Pod: PREEMPTOR, NodeNameToVictims: null, NodeNameToMetaVictims });
-}
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 async function post(url: string, path: string, body: string): Promise<{ status: number; json: Record<string, unknown>; ms: number }> {
@@ -114,7 +107,7 @@ describe('live source freshness end to end (fake API server)', function () {
 
     // Rollout telemetry: an approved victim that goes away is clocked from the approval.
     api.remove('pods', 'batch', 'n000-low-0');
-    await until(async () => (await running.metrics.preemptionVictimTerminationSeconds.get()).values.some((v) => String(v.metricName).endsWith('_count') && v.value === 1), 'victim termination observed');
+    await eventually(async () => (await running.metrics.preemptionVictimTerminationSeconds.get()).values.some((v) => String(v.metricName).endsWith('_count') && v.value === 1), 'victim termination observed', { timeoutMs: 3000, intervalMs: 25 });
   });
 
   it('pods quiet while other objects move the global resourceVersion: the quiet probe proves the cache current without per-victim GETs', async () => {
@@ -172,7 +165,7 @@ describe('live source freshness end to end (fake API server)', function () {
 
     api.stallWatches('pods', 60_000); // silent watch: no events, no bookmarks
     await eventually(() => (runtime.kube()?.tracker.lagSeconds('Pod') ?? 0) > 1, 'the Pod cache to lag past the window', 6000);
-    await until(async () => (await fetch(`${running.opsUrl}/readyz`)).status === 503, 'readyz 503 (the decision is re-evaluated every 250 ms)');
+    await eventually(async () => (await fetch(`${running.opsUrl}/readyz`)).status === 503, 'readyz 503 (the decision is re-evaluated every 250 ms)', { timeoutMs: 3000, intervalMs: 25 });
     const refused = await post(running.url, '/filter', filterBody);
     assert.match(String(refused.json['Error']), /degraded: Pod cache not known current/);
     assert.equal(refused.json['NodeNames'], null);
@@ -188,7 +181,7 @@ describe('live source freshness end to end (fake API server)', function () {
 
     api.clearFaults();
     await eventually(() => (runtime.kube()?.tracker.lagSeconds('Pod') ?? 1) === 0, 'the watch to deliver again', 6000);
-    await until(async () => (await fetch(`${running.opsUrl}/readyz`)).status === 200, 'readyz 200 again');
+    await eventually(async () => (await fetch(`${running.opsUrl}/readyz`)).status === 200, 'readyz 200 again', { timeoutMs: 3000, intervalMs: 25 });
     assert.equal((await post(running.url, '/filter', filterBody)).json['Error'], '');
     assert.equal((await post(running.url, '/prioritize', filterBody)).status, 200);
     assert.equal((await fetch(`${running.opsUrl}/readyz`)).status, 200);

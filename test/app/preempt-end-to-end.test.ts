@@ -19,6 +19,7 @@ import { silentLogger } from '../../src/observability/logger.js';
 import { freePort, stopper } from '../support/child-process.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
 import { loopbackConfig } from '../support/loopback-config.js';
+import { eventuallyValue } from '../support/eventually.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
@@ -82,21 +83,6 @@ async function preempt(base: string, body = PREEMPT_BODY): Promise<any> {
   return res.json();
 }
 
-async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    let value: T | undefined;
-    try {
-      value = await read();
-      if (done(value)) return value;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget', function () {
   this.timeout(60_000);
   let dir: string;
@@ -121,8 +107,10 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
     stop = stopper(child);
     base = `http://127.0.0.1:${port}`;
     ops = `http://127.0.0.1:${opsPort}`;
-    await pollUntil(() => fetch(`${ops}/readyz`).then((r) => r.status), (s) => s === 200, 'readiness', 30_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${output.slice(-3000)}`);
+    await eventuallyValue(() => fetch(`${ops}/readyz`).then((r) => r.status), (s) => s === 200, 'readiness', {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      detail: () => output.slice(-3000),
     });
   });
   after(async () => {
@@ -148,7 +136,7 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
     });
     assert.deepEqual(await preempt(base, onlyWeb), { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-web' }], NumPDBViolations: 1 } } });
     await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', '4'), node('n2', '2'), ...PODS, webBudget(1)] }));
-    await pollUntil(() => preempt(base, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 0, 'the reloaded budget');
+    await eventuallyValue(() => preempt(base, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 0, 'the reloaded budget', { timeoutMs: 10_000, intervalMs: 100 });
   });
 });
 
@@ -166,7 +154,7 @@ describe('preempt end to end: PodDisruptionBudgets listed and watched from the A
     const config = loopbackConfig();
     config.cluster.kubeconfig = api.writeKubeconfig(dir);
     running = await startKubeLedger(config, { logger: silentLogger, kubeSourceFactory });
-    await pollUntil(async () => running.source.hasSynced(), (s) => s, 'the kube source to sync');
+    await eventuallyValue(async () => running.source.hasSynced(), (s) => s, 'the kube source to sync', { timeoutMs: 10_000, intervalMs: 100 });
   });
   after(async () => {
     await running.close();
@@ -185,10 +173,10 @@ describe('preempt end to end: PodDisruptionBudgets listed and watched from the A
     assert.deepEqual(await preempt(url, onlyWeb), { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-web' }], NumPDBViolations: 1 } } });
     assert.deepEqual(await preempt(url), { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-porter' }], NumPDBViolations: 0 } } });
     api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 1 });
-    await pollUntil(() => preempt(url, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 0, 'the watched budget');
+    await eventuallyValue(() => preempt(url, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 0, 'the watched budget', { timeoutMs: 10_000, intervalMs: 100 });
     api.remove('poddisruptionbudgets', 'shop', 'web');
     api.create(webBudget(0));
     api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 0 });
-    await pollUntil(() => preempt(url, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 1, 'the re-created budget');
+    await eventuallyValue(() => preempt(url, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 1, 'the re-created budget', { timeoutMs: 10_000, intervalMs: 100 });
   });
 });

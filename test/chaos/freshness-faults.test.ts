@@ -12,7 +12,8 @@
  */
 import assert from 'node:assert/strict';
 import { CANARY, nodeObject, podObject } from './support/cluster-churn.js';
-import { isReady, sleep, startInProcessLedger, waitUntil, type InProcessLedger } from './support/in-process-ledger.js';
+import { isReady, startInProcessLedger, type InProcessLedger } from './support/in-process-ledger.js';
+import { eventually, sleep } from '../support/eventually.js';
 
 function nominated(h: InProcessLedger, name: string): string | undefined {
   return (h.api.get('pods', CANARY, name)?.['status'] as { nominatedNodeName?: string } | undefined)?.nominatedNodeName;
@@ -50,12 +51,12 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
     });
     h.api.blackHole({ verb: 'patch', resource: 'pods', name: 'p-0' }, 1);
     const started = Date.now();
-    await waitUntil(() => h!.api.requests({ verb: 'patch', name: 'p-0' }).length === 1, 'the PATCH of p-0 to be swallowed', 10_000);
-    await waitUntil(() => [1, 2, 3, 4, 5].every((i) => nominated(h!, `p-${i}`) === 'node-0'), 'the other five nominated', 10_000);
+    await eventually(() => h!.api.requests({ verb: 'patch', name: 'p-0' }).length === 1, 'the PATCH of p-0 to be swallowed', { timeoutMs: 10_000, intervalMs: 25 });
+    await eventually(() => [1, 2, 3, 4, 5].every((i) => nominated(h!, `p-${i}`) === 'node-0'), 'the other five nominated', { timeoutMs: 10_000, intervalMs: 25 });
     const othersAfterHungMs = performance.now() - h.api.requests({ verb: 'patch', name: 'p-0' })[0]!.startedAt;
     assert.ok(othersAfterHungMs < 1500, `the others did not wait for the hung PATCH (${othersAfterHungMs.toFixed(0)} ms)`);
-    await waitUntil(async () => (await value(h!, 'nominationApiRequests', { verb: 'patch', outcome: 'deadline' })) === 1, 'the hung PATCH to hit its deadline', 5000);
-    await waitUntil(() => nominated(h!, 'p-0') === 'node-0', 'p-0 nominated on a later attempt', 10_000);
+    await eventually(async () => (await value(h!, 'nominationApiRequests', { verb: 'patch', outcome: 'deadline' })) === 1, 'the hung PATCH to hit its deadline', { timeoutMs: 5000, intervalMs: 25 });
+    await eventually(() => nominated(h!, 'p-0') === 'node-0', 'p-0 nominated on a later attempt', { timeoutMs: 10_000, intervalMs: 25 });
     const p0 = Date.now() - started;
     const [hung, retry] = h.api.requests({ verb: 'patch', name: 'p-0' });
     assert.ok(retry, 'retried after the deadline');
@@ -64,7 +65,7 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
     console.log(`      black-holed PATCH: the 5 other pods were nominated within ${othersAfterHungMs.toFixed(0)} ms of p-0's PATCH hanging; it was abandoned after ${heldMs.toFixed(0)} ms (deadline 1500), p-0 nominated ${p0} ms after the fault began`);
     // No leaked in-flight slot: the gauge returns to 0 (another pod's PATCH may be in flight at any single instant,
     // so wait for it to settle; a leak from the abandoned PATCH would hold it at 1 or more forever).
-    await waitUntil(async () => (await value(h!, 'nominationApiRequestsInFlight', { verb: 'patch' })) === 0, 'no PATCH left counted in flight', 5000);
+    await eventually(async () => (await value(h!, 'nominationApiRequestsInFlight', { verb: 'patch' })) === 0, 'no PATCH left counted in flight', { timeoutMs: 5000, intervalMs: 25 });
   });
 
   it('a pod answering 409 forever stays on the backoff: a handful of PATCHes, not a hundred', async () => {
@@ -75,7 +76,7 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
       },
     });
     const lift = h.api.conflictForever({ verb: 'patch', resource: 'pods', name: 'war' });
-    await waitUntil(() => h!.api.countRequests({ verb: 'patch', name: 'war' }) >= 1, 'the first attempt', 5000);
+    await eventually(() => h!.api.countRequests({ verb: 'patch', name: 'war' }) >= 1, 'the first attempt', { timeoutMs: 5000, intervalMs: 25 });
     const windowMs = 8000;
     await sleep(windowMs);
     const patches = h.api.countRequests({ verb: 'patch', name: 'war' });
@@ -85,7 +86,7 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
     // 5 ms doubling to a 5 s cap gives ~11 attempts in the first 5 s and one per 5 s after; two PATCH each.
     assert.ok(patches <= 30, `${patches} PATCH in ${windowMs} ms`);
     assert.ok(gets <= patches, 'one bounded re-read per attempt at most');
-    await waitUntil(() => nominated(h!, 'war') === 'node-0', 'nominated once the conflicts stop', 12_000);
+    await eventually(() => nominated(h!, 'war') === 'node-0', 'nominated once the conflicts stop', { timeoutMs: 12_000, intervalMs: 25 });
   });
 
   it('preemption: a quorum list on a quiet server; with a slow pod watch the bounded fallback still answers well within 5 s', async () => {
@@ -100,7 +101,7 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
         c.freshness.proof.waitMs = 500;
       },
     });
-    await waitUntil(() => h!.running.source.hasSynced(), 'synced', 5000);
+    await eventually(() => h!.running.source.hasSynced(), 'synced', { timeoutMs: 5000, intervalMs: 25 });
     const body = {
       Pod: { metadata: { name: 'urgent', namespace: 'prod', uid: 'uid-urgent' }, spec: { priority: 1000, containers: [{ name: 'c', resources: { requests: { cpu: '3' } } }] }, status: { phase: 'Pending' } },
       NodeNameToVictims: null,
@@ -131,12 +132,12 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
         c.freshness.bookmarkGraceSeconds = 1;
       },
     });
-    await waitUntil(() => isReady(h!.opsBaseUrl), 'ready', 5000);
+    await eventually(() => isReady(h!.opsBaseUrl), 'ready', { timeoutMs: 5000, intervalMs: 25 });
     const filter = { Pod: podObject('x'), Nodes: null, NodeNames: ['node-0'] };
     h.api.stallWatches('pods', 3500);
-    const degradedAfter = await waitUntil(async () => !(await isReady(h!.opsBaseUrl)), '/readyz 503', 6000);
+    const degradedAfter = await eventually(async () => !(await isReady(h!.opsBaseUrl)), '/readyz 503', { timeoutMs: 6000, intervalMs: 25 });
     assert.match(String((await post(h, '/filter', filter)).json['Error']), /degraded/);
-    const recoveredAfter = degradedAfter + (await waitUntil(() => isReady(h!.opsBaseUrl), 'ready again', 8000));
+    const recoveredAfter = degradedAfter + (await eventually(() => isReady(h!.opsBaseUrl), 'ready again', { timeoutMs: 8000, intervalMs: 25 }));
     assert.equal((await post(h, '/filter', filter)).json['Error'], '');
     console.log(`      silent pod watch: degraded ${degradedAfter} ms into the stall (grace 1 s + window 1 s after the last bookmark), ready again at ${recoveredAfter} ms (stall 3500 ms)`);
   });
@@ -152,14 +153,14 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
         c.nomination.requestTimeouts.leaseMs = 500;
       },
     });
-    await waitUntil(() => nominated(h!, 'first') === 'node-0', 'nominating as leader', 10_000);
+    await eventually(() => nominated(h!, 'first') === 'node-0', 'nominating as leader', { timeoutMs: 10_000, intervalMs: 25 });
     const lift = h.api.blackHole({ resource: 'leases' });
-    const lostAfter = await waitUntil(async () => (await value(h!, 'nominationLeader')) === 0, 'leadership given up', 6000);
+    const lostAfter = await eventually(async () => (await value(h!, 'nominationLeader')) === 0, 'leadership given up', { timeoutMs: 6000, intervalMs: 25 });
     assert.ok((await value(h, 'nominationApiRequests', { verb: 'lease', outcome: 'deadline' })) >= 1, 'Lease calls ended at their deadline');
     h.api.create(podObject('while-leaderless'));
     lift();
-    const regainedAfter = await waitUntil(async () => (await value(h!, 'nominationLeader')) === 1, 'leading again', 10_000);
-    await waitUntil(() => nominated(h!, 'while-leaderless') === 'node-0', 'nominating again', 10_000);
+    const regainedAfter = await eventually(async () => (await value(h!, 'nominationLeader')) === 1, 'leading again', { timeoutMs: 10_000, intervalMs: 25 });
+    await eventually(() => nominated(h!, 'while-leaderless') === 'node-0', 'nominating again', { timeoutMs: 10_000, intervalMs: 25 });
     console.log(`      black-holed Lease API: leadership given up after ${lostAfter} ms (renew deadline 2000 ms, Lease call deadline 500 ms), regained ${regainedAfter} ms after the API answered again`);
   });
 });

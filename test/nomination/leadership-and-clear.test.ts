@@ -4,7 +4,8 @@ import { clearOwnedNominations } from '../../src/nomination/clear-nominations.js
 import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
 import { KubeEventRecorder, KubeLeaseClient, KubePodStatusClient } from '../../src/nomination/kube-clients.js';
 import { LeaseLeaderElector } from '../../src/nomination/leader-election.js';
-import { delay, eventually, node, nominatedNodeName, pod, startHarness, statusPatches, type Harness } from './support.js';
+import { node, nominatedNodeName, pod, startHarness, statusPatches, type Harness } from './support.js';
+import { eventually, sleep } from '../support/eventually.js';
 
 function record(node: string, id: string): Record<string, string> {
   const value = { decisionId: id, node, reason: 'test', algorithmVersion: 'ledger-fit-v1', issuedAt: new Date().toISOString(), ttlSeconds: 60, specHash: 'x' };
@@ -81,7 +82,7 @@ describe('leader election on a Lease', () => {
     first.start();
     await eventually(() => first.isLeader(), 'first leads');
     second.start();
-    await delay(200);
+    await sleep(200);
     assert.equal(second.isLeader(), false, 'one holder at a time');
     const patchesBy = new Map<string, number>();
     const countingPods = (who: string) => {
@@ -98,7 +99,7 @@ describe('leader election on a Lease', () => {
     h.makeNominator({ leadership: first, pods: countingPods('a') }).start();
     h.makeNominator({ leadership: second, pods: countingPods('b') }).start();
     await eventually(() => nominatedNodeName(h.api, 'a') === 'n1', 'leader nominated');
-    await delay(200);
+    await sleep(200);
     assert.deepEqual([...patchesBy], [['a', 1]]);
 
     await first.stop(); // releases the Lease

@@ -3,9 +3,7 @@ import { NOMINATION_ANNOTATION, parseDecisionRecord } from '../../src/nomination
 import type { PodObject } from '../../src/ledger/objects.js';
 import {
   counterValue,
-  delay,
   eventReasons,
-  eventually,
   node,
   nominatedNodeName,
   pod,
@@ -13,6 +11,7 @@ import {
   statusPatches,
   type Harness,
 } from './support.js';
+import { eventually, sleep } from '../support/eventually.js';
 
 function recordOf(h: Harness, name: string) {
   return parseDecisionRecord(h.api.get('pods', 'canary', name) as unknown as PodObject);
@@ -54,7 +53,7 @@ describe('nominator against the fake API server', () => {
     await eventually(() => nominatedNodeName(h.api, 'web') === 'n1', 'nominated');
     await eventually(() => eventReasons(h.api).includes('Nominated'), 'Nominated event');
     const writes = h.api.countRequests({ verb: ['create', 'update', 'patch'] });
-    await delay(400); // about 20 resyncs
+    await sleep(400); // about 20 resyncs
     assert.equal(statusPatches(h.api), 1);
     assert.equal(h.api.countRequests({ verb: ['create', 'update', 'patch'] }), writes, 'no further writes of any kind');
   });
@@ -68,7 +67,7 @@ describe('nominator against the fake API server', () => {
     h.feed.startPolling();
     h.makeNominator().start();
     await eventually(() => nominatedNodeName(h.api, 'right') === 'n1', 'in-scope pod nominated');
-    await delay(200);
+    await sleep(200);
     assert.equal(nominatedNodeName(h.api, 'other-ns', 'default'), undefined);
     assert.equal(nominatedNodeName(h.api, 'wrong-class'), undefined);
     assert.equal(statusPatches(h.api), 1);
@@ -80,7 +79,7 @@ describe('nominator against the fake API server', () => {
     h.feed.startPolling();
     let synced = false;
     h.makeNominator({ hasSynced: () => synced }).start();
-    await delay(300);
+    await sleep(300);
     assert.equal(statusPatches(h.api), 0);
     synced = true;
     await eventually(() => nominatedNodeName(h.api, 'web') === 'n1', 'nominated after sync');
@@ -96,7 +95,7 @@ describe('nominator against the fake API server', () => {
     h.api.patchStatus('pods', 'canary', 'web', { nominatedNodeName: 'n2' });
     h.makeNominator().start();
     await eventually(() => h.api.countRequests({ resource: 'pods', verb: 'get', name: 'web' }) >= 1, 'direct re-read');
-    await delay(300);
+    await sleep(300);
     assert.equal(nominatedNodeName(h.api, 'web'), 'n2', 'the newer value stays');
     assert.equal(statusPatches(h.api), 1, 'only the conflicting attempt');
     assert.equal(await counterValue(h.metrics, 'nominationWrites', { outcome: 'conflict' }), 1);
@@ -125,7 +124,7 @@ describe('nominator against the fake API server', () => {
     const theirs = ours === 'n1' ? 'n2' : 'n1';
     h.api.patchStatus('pods', 'canary', 'web', { nominatedNodeName: theirs });
     await eventually(() => h.nominators[0]!.owned().size === 0, 'gave up ownership');
-    await delay(300);
+    await sleep(300);
     assert.equal(nominatedNodeName(h.api, 'web'), theirs);
     assert.equal(statusPatches(h.api), 1);
     assert.equal(await counterValue(h.metrics, 'nominationWrites', { outcome: 'stood_back' }), 1);
@@ -140,13 +139,13 @@ describe('nominator against the fake API server', () => {
     h.feed.startPolling();
     h.makeNominator().start();
     await eventually(() => nominatedNodeName(h.api, 'ours') === 'n1', 'nominated');
-    await delay(100);
+    await sleep(100);
     h.clock.ms += 61_000;
     await eventually(() => nominatedNodeName(h.api, 'ours') === undefined, 'expired nomination cleared');
     assert.equal(h.api.get('pods', 'canary', 'ours')?.metadata?.annotations?.[NOMINATION_ANNOTATION], undefined, 'record removed');
     assert.equal(nominatedNodeName(h.api, 'scheduler-nominated'), 'n1', 'someone else\'s nomination untouched');
     await eventually(() => eventReasons(h.api).includes('NominationExpired'), 'NominationExpired event');
-    await delay(200);
+    await sleep(200);
     assert.equal(statusPatches(h.api), 2, 'one nomination, one clear; fallback cooldown prevents re-nomination');
     assert.equal(await counterValue(h.metrics, 'nominationWrites', { outcome: 'expired' }), 1);
   });
@@ -162,7 +161,7 @@ describe('nominator against the fake API server', () => {
     h.api.remove('nodes', undefined, 'n1');
     await eventually(() => nominatedNodeName(h.api, 'web') === undefined, 'withdrawn');
     await eventually(() => eventReasons(h.api).includes('NominationWithdrawn'), 'NominationWithdrawn event');
-    await delay(200);
+    await sleep(200);
     assert.equal(statusPatches(h.api), 2);
     assert.equal(await counterValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'node_gone' }), 1);
   });
@@ -177,7 +176,7 @@ describe('nominator against the fake API server', () => {
     h.api.update({ ...current, spec: { ...(current['spec'] as object), priority: 7 } });
     await eventually(() => nominatedNodeName(h.api, 'web') === undefined, 'withdrawn after spec change');
     // The server applies the clearing PATCH before the nominator sees its reply and counts the result.
-    for (let i = 0; i < 50 && (await counterValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'spec_changed' })) === 0; i++) await delay(20);
+    for (let i = 0; i < 50 && (await counterValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'spec_changed' })) === 0; i++) await sleep(20);
     assert.equal(await counterValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'spec_changed' }), 1);
   });
 
@@ -192,7 +191,7 @@ describe('nominator against the fake API server', () => {
     const disabledAt = Date.now();
     for (let i = 0; i < 5; i++) h.api.create(pod(`later-${i}`));
     // A 1000 ms timer may fire a millisecond early by the wall clock: wait until a full second has really passed.
-    while (Date.now() - disabledAt < 1000) await delay(Math.max(1, 1000 - (Date.now() - disabledAt)));
+    while (Date.now() - disabledAt < 1000) await sleep(Math.max(1, 1000 - (Date.now() - disabledAt)));
     assert.equal(statusPatches(h.api), before, 'no write in the full second after the flag flipped');
     h.settings = { ...h.settings, enabled: true };
     await eventually(() => nominatedNodeName(h.api, 'later-4') === 'n1', 're-enabled writes resume');
@@ -218,7 +217,7 @@ describe('nominator against the fake API server', () => {
     const second = h.makeNominator();
     second.start();
     await eventually(() => nominatedNodeName(h.api, 'old') === undefined, 'expired record cleared');
-    await delay(300);
+    await sleep(300);
     assert.equal(nominatedNodeName(h.api, 'keep'), 'n1');
     assert.ok(second.owned().has('canary/keep'), 'recognised as owned, not re-issued');
     assert.equal(statusPatches(h.api), 1, 'only the expired one was written');

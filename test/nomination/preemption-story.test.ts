@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { counterValue, delay, eventReasons, eventually, node, nominatedNodeName, pod, startHarness, type Harness } from './support.js';
+import { counterValue, eventReasons, node, nominatedNodeName, pod, startHarness, type Harness } from './support.js';
+import { eventually, sleep } from '../support/eventually.js';
 
 describe('preemption story (fake API server)', () => {
   let h: Harness;
@@ -30,7 +31,7 @@ describe('preemption story (fake API server)', () => {
     // Capacity appears elsewhere (a new node): after the fallback cooldown the pod is nominated there, not to n1.
     h.api.create(node('n2', '4'));
     await eventually(() => nominatedNodeName(h.api, 'high') === 'n2', 're-nominated to a node that fits');
-    await delay(100);
+    await sleep(100);
     // The scheduler binds it; the API server clears the nomination on binding.
     const bound = h.api.get('pods', 'canary', 'high')!;
     h.api.update({ ...bound, spec: { ...(bound['spec'] as object), nodeName: 'n2' }, status: { phase: 'Running' } });

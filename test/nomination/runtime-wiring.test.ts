@@ -9,7 +9,8 @@ import type { ExtenderConfig } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
-import { assertNeverBinds, delay, eventually, node, nominatedNodeName, pod, statusPatches } from './support.js';
+import { assertNeverBinds, node, nominatedNodeName, pod, statusPatches } from './support.js';
+import { eventually, sleep } from '../support/eventually.js';
 
 function configFor(kubeconfig: string, nomination: Partial<ExtenderConfig['nomination']>): ExtenderConfig {
   const config = loadConfig({ overrides: [['cluster.kubeconfig', kubeconfig, 'test'], ['server.port', 0, 'test'], ['server.ops.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']] });
@@ -59,7 +60,7 @@ describe('nominator wired through the runtime', () => {
     let running: RunningKubeLedger | undefined;
     try {
       running = await startKubeLedger(initial, { logger: silentLogger, ...runtime.startDeps });
-      await delay(300);
+      await sleep(300);
       assert.equal(statusPatches(api), 0, 'off by default: no writes');
       assert.equal(api.countRequests({ resource: 'leases.coordination.k8s.io' }), 0, 'and no Lease traffic');
       runtime.onConfig({ ...initial, nomination: { ...initial.nomination, enabled: true } });
@@ -67,7 +68,7 @@ describe('nominator wired through the runtime', () => {
       runtime.onConfig(initial);
       const before = statusPatches(api);
       api.create(pod('b'));
-      await delay(1000);
+      await sleep(1000);
       assert.equal(statusPatches(api), before);
     } finally {
       await runtime.stop();

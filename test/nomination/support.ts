@@ -159,18 +159,6 @@ export function eventReasons(api: FakeApiServer): string[] {
   return api.list('events').map((e) => String(e['reason']));
 }
 
-export async function eventually(check: () => boolean, what: string, timeoutMs = 4000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await delay(10);
-  }
-}
-
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 export function counterValue(metrics: Metrics, name: keyof Metrics, labels: Record<string, string>): Promise<number> {
   const metric = metrics[name] as unknown as { get(): Promise<{ values: Array<{ value: number; labels: Record<string, string | number> }> }> };
   return metric.get().then((m) => m.values.filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((s, v) => s + v.value, 0));

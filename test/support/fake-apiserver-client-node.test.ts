@@ -4,17 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiException, CoreV1Api, KubeConfig, ListWatch, makeInformer, PatchStrategy, setHeaderOptions, Watch, type V1Pod } from '@kubernetes/client-node';
 import { startFakeApiServer, type FakeApiServer } from './fake-apiserver/index.js';
+import { eventually } from './eventually.js';
 
 function pod(name: string) {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'i' }] }, status: { phase: 'Pending' } };
-}
-
-function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + timeoutMs;
-    const poll = () => (check() ? resolve() : Date.now() > deadline ? reject(new Error('condition not met in time')) : setTimeout(poll, 10));
-    poll();
-  });
 }
 
 describe('fake apiserver with @kubernetes/client-node 1.4.0', () => {
@@ -51,11 +44,11 @@ describe('fake apiserver with @kubernetes/client-node 1.4.0', () => {
     informer.on('update', (p: V1Pod) => seen.push(`update ${p.metadata?.name}`));
     informer.on('delete', (p: V1Pod) => seen.push(`delete ${p.metadata?.name}`));
     await informer.start();
-    await eventually(() => server.openWatches('pods') === 1);
+    await eventually(() => server.openWatches('pods') === 1, 'the pod watch', 3000);
     const created = server.create(pod('new'));
     server.update({ ...created, metadata: { ...created.metadata, labels: { a: 'b' } } });
     server.remove('pods', 'default', 'existing');
-    await eventually(() => seen.length === 4);
+    await eventually(() => seen.length === 4, 'four events', 3000);
     assert.deepEqual(seen, ['add existing', 'add new', 'update new', 'delete existing']);
     await informer.stop();
   });
@@ -68,12 +61,12 @@ describe('fake apiserver with @kubernetes/client-node 1.4.0', () => {
     const errors: unknown[] = [];
     informer.on('error', (error) => errors.push(error));
     await informer.start();
-    await eventually(() => server.openWatches('pods') === 1);
+    await eventually(() => server.openWatches('pods') === 1, 'the pod watch', 3000);
     server.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'unrelated' } });
-    await eventually(() => informer.latestResourceVersion() === server.currentResourceVersion());
+    await eventually(() => informer.latestResourceVersion() === server.currentResourceVersion(), 'the informer to reach the server resourceVersion', 3000);
     const listsBefore = server.countRequests({ verb: 'list', resource: 'pods' });
     server.expireWatches('pods');
-    await eventually(() => server.countRequests({ verb: 'list', resource: 'pods' }) > listsBefore && server.openWatches('pods') === 1);
+    await eventually(() => server.countRequests({ verb: 'list', resource: 'pods' }) > listsBefore && server.openWatches('pods') === 1, 'a relist and a new pod watch', 3000);
     assert.deepEqual(errors, []);
     await informer.stop();
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { startFakeApiServer, type FakeApiServer } from './fake-apiserver/index.js';
 import { openRawWatch } from './fake-apiserver/watch-client.js';
+import { sleep } from './eventually.js';
 
 function pod(name: string) {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [] } };
@@ -32,7 +33,7 @@ describe('fake apiserver: fault injection', () => {
     server.stallWatches('pods', 150);
     server.create(pod('a'));
     server.create(pod('b'));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     assert.equal(watch.events.length, 0, 'nothing arrives while stalled');
     await watch.waitFor((e) => e.object.metadata?.name === 'b');
     assert.deepEqual(watch.events.map((e) => e.object.metadata?.name), ['a', 'b']);
@@ -134,7 +135,7 @@ describe('fake apiserver: fault injection', () => {
       method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: '{"status":{"nominatedNodeName":"n1"}}', signal: controller.signal,
     }).then(() => 'answered', () => 'aborted');
     assert.equal(await status(server, '/api/v1/namespaces/default/pods/a'), 200, 'a GET is served meanwhile');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     assert.equal(server.requests({ verb: 'patch' })[0]?.fault, 'blackHole');
     controller.abort();
     assert.equal(await hung, 'aborted', 'only the client giving up ends it');

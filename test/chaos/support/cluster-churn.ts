@@ -5,6 +5,7 @@
  */
 import { createRandom, type Random } from '../../bench/prng.js';
 import type { FakeApiServer, KubeObject } from '../../support/fake-apiserver/index.js';
+import { sleep } from '../../support/eventually.js';
 
 export const CANARY = 'canary';
 export const OTHER = 'default';
@@ -58,7 +59,7 @@ export class ClusterChurn {
   async run(steps: number, intervalMs: number): Promise<void> {
     for (let i = 0; i < steps; i++) {
       this.step();
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+      await sleep(intervalMs);
     }
   }
 
@@ -66,7 +67,7 @@ export class ClusterChurn {
   async runUntil(until: () => boolean, intervalMs: number): Promise<void> {
     while (!until()) {
       this.step();
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+      await sleep(intervalMs);
     }
   }
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DirectReader } from '../../../src/cluster/freshness/direct-reader.js';
 import type { DirectReaderOptions, FetchObject } from '../../../src/cluster/freshness/direct-reader.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
+import { sleep } from '../../support/eventually.js';
 
 type Metrics = ReturnType<typeof createMetrics>;
 

@@ -16,7 +16,8 @@ import { silentLogger } from '../../../src/observability/logger.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { counterValue } from '../../nomination/support.js';
-import { startHarness, waitFor } from './support.js';
+import { startHarness } from './support.js';
+import { eventually } from '../../support/eventually.js';
 
 async function rejectsWithin<T>(promise: Promise<T>, boundMs: number): Promise<unknown> {
   const started = Date.now();
@@ -97,7 +98,7 @@ describe('API request deadlines against a black-holed API server', () => {
       await h.runtime.source.waitForSync(5000);
       assert.ok((await counterValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'list_failed' })) >= 1);
       // No bookmarks and no events: the watch is idle past its deadline and restarted from its last RV.
-      await waitFor(() => h.api.countRequests({ verb: 'watch', resource: 'nodes' }) >= 2, 'a restarted node watch', 5000);
+      await eventually(() => h.api.countRequests({ verb: 'watch', resource: 'nodes' }) >= 2, 'a restarted node watch', 5000);
       assert.ok((await counterValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'watch_stalled' })) >= 1);
     } finally {
       await h.runtime.source.stop();

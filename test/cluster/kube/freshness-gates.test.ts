@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { RequeueQueue } from '../../../src/cluster/freshness/requeue-queue.js';
 import { gateKey } from '../../../src/cluster/freshness/written-rv-gate.js';
 import { createVictimFreshnessCheck } from '../../../src/cluster/kube/victim-freshness.js';
-import { counterValue, delay, node, pod, startHarness, waitFor, type Harness, type HarnessOptions } from './support.js';
+import { counterValue, node, pod, startHarness, type Harness, type HarnessOptions } from './support.js';
+import { eventually, sleep } from '../../support/eventually.js';
 
 const FIXTURES = [node('n1'), node('n2'), node('n3'), pod('a', { node: 'n1', uid: 'uid-a' }), pod('b', { node: 'n2', uid: 'uid-b' }), pod('c', { node: 'n3', uid: 'uid-c' })];
 
@@ -21,7 +22,7 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
   async function synced(configure?: HarnessOptions['configure']): Promise<Harness> {
     h = await startHarness({ server: { objects: FIXTURES, bookmarkIntervalMs: 100 }, ...(configure ? { configure } : {}) });
     await h.runtime.source.waitForSync(3000);
-    await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
+    await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     return h;
   }
 
@@ -48,13 +49,13 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     })();
     queue.add('default/a');
     queue.add('default/b');
-    await delay(300);
+    await sleep(300);
     assert.deepEqual(processed.map((p) => p.key), ['default/b'], 'b proceeds while a waits');
     const skipsWhileStale = await counterValue(metrics, 'kube_ledger_stale_sync_skips_total', { controller: 'test-controller' });
     assert.ok(skipsWhileStale >= 2, `a was skipped and requeued with backoff (${skipsWhileStale} skips)`);
     assert.ok((await counterValue(metrics, 'kube_ledger_oldest_waiting_key_age_seconds', { controller: 'test-controller' })) > 0);
 
-    await waitFor(() => processed.length === 2, 'a to proceed after the watch delivered the write', 3000);
+    await eventually(() => processed.length === 2, 'a to proceed after the watch delivered the write', 3000);
     await worker;
     queue.shutDown();
     assert.equal(processed[1]?.key, 'default/a');
@@ -90,7 +91,7 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     assert.match(dropped.get('n1') ?? '', /breaker_open/);
     assert.equal(api.countRequests({ verb: 'get', resource: 'pods' }), getsWhenOpened, 'an open breaker costs the API server nothing');
 
-    await delay(450);
+    await sleep(450);
     const trial = await runtime.reader.read('Pod', 'default', 'b');
     assert.equal(trial.ok, true);
     assert.equal(runtime.reader.state(), 'closed');

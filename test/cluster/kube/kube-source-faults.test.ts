@@ -3,7 +3,8 @@
  * hold exactly the server's pods and nodes again.
  */
 import assert from 'node:assert/strict';
-import { assertCacheConverges, counterValue, delay, node, pod, startHarness, waitFor, type Harness } from './support.js';
+import { assertCacheConverges, counterValue, node, pod, startHarness, type Harness } from './support.js';
+import { eventually, sleep } from '../../support/eventually.js';
 
 describe('kube source: faults (fake API server)', () => {
   let h: Harness | undefined;
@@ -15,7 +16,7 @@ describe('kube source: faults (fake API server)', () => {
   async function synced(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
     h = await startHarness({ ...options, server: { objects: [node('n1'), node('n2'), pod('a', { node: 'n1' }), pod('b', { node: 'n2' })], ...options.server } });
     await h.runtime.source.waitForSync(3000);
-    await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
+    await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     return h;
   }
 
@@ -23,7 +24,7 @@ describe('kube source: faults (fake API server)', () => {
     const harness = await synced({ server: { bookmarkIntervalMs: 0 } });
     const { api } = harness;
     const written = api.create(pod('c', { node: 'n1' }));
-    await waitFor(() => harness.ledger.podByKey('default/c') !== undefined, 'pod c');
+    await eventually(() => harness.ledger.podByKey('default/c') !== undefined, 'pod c');
     const lastRv = written.metadata!.resourceVersion!;
     assert.equal(harness.runtime.source.reflector('Pod')?.lastResourceVersion(), lastRv);
     const listsBefore = api.countRequests({ verb: 'list', resource: 'pods' });
@@ -32,7 +33,7 @@ describe('kube source: faults (fake API server)', () => {
     assert.equal(api.dropWatches('pods', 'reset'), 1);
     api.create(pod('d', { node: 'n2' })); // written while no watch is open: must arrive through the resumed watch
     api.remove('pods', 'default', 'a');
-    await waitFor(() => api.openWatches('pods') === 1, 'a new pod watch');
+    await eventually(() => api.openWatches('pods') === 1, 'a new pod watch');
 
     const rewatch = api.requests({ verb: 'watch', resource: 'pods' })[watchesBefore];
     assert.equal(rewatch?.query['resourceVersion'], lastRv, 're-watch carries the last RV');
@@ -52,7 +53,7 @@ describe('kube source: faults (fake API server)', () => {
     api.always410('pods', true);
     api.expireWatches('pods');
     api.create(pod('during', { node: 'n1' }));
-    await delay(2000);
+    await sleep(2000);
     const lists = api.countRequests({ verb: 'list', resource: 'pods' }) - listsBefore;
     // 410 occurrences: the open watch that was expired, then every new watch (each one answered 410).
     const expiredWatches = 1 + api.countRequests({ verb: 'watch', resource: 'pods' }) - watchesBefore;
@@ -76,7 +77,7 @@ describe('kube source: faults (fake API server)', () => {
     api.dropWatches('pods', 'reset');
     api.create(pod('x', { node: 'n1' }));
     api.compactHistory('pods');
-    await waitFor(() => api.countRequests({ verb: 'list', resource: 'pods' }) === 2, 'one relist');
+    await eventually(() => api.countRequests({ verb: 'list', resource: 'pods' }) === 2, 'one relist');
     assert.ok(api.requests({ verb: 'watch', resource: 'pods' }).some((r) => r.status === 410), 'the re-watch got HTTP 410');
     await assertCacheConverges(harness);
     assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), 1);
@@ -98,7 +99,7 @@ describe('kube source: faults (fake API server)', () => {
     assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), 0, '5xx never forces a relist');
 
     await api.down(true, 'refused');
-    await delay(400);
+    await sleep(400);
     await api.down(false);
     api.create(pod('back', { node: 'n3' }));
     await assertCacheConverges(harness, 8000);
@@ -112,7 +113,7 @@ describe('kube source: faults (fake API server)', () => {
     const held = api.delay({ matcher: { verb: 'watch', resource: 'pods' }, ms: 3000, times: 1 });
     api.dropWatches('pods', 'reset');
     api.create(pod('late', { node: 'n1' }));
-    await waitFor(() => (harness.ledger.podByKey('default/late') !== undefined), 'the pod after the stalled watch was abandoned', 5000);
+    await eventually(() => (harness.ledger.podByKey('default/late') !== undefined), 'the pod after the stalled watch was abandoned', 5000);
     held();
     assert.ok((await counterValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_stalled' })) >= 1);
     await assertCacheConverges(harness);

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import type { ClusterChange, ClusterSink } from '../../../src/ledger/changes.js';
-import { assertCacheConverges, counterValue, delay, node, pod, startHarness, waitFor, type Harness } from './support.js';
+import { assertCacheConverges, counterValue, node, pod, startHarness, type Harness } from './support.js';
+import { eventually, sleep } from '../../support/eventually.js';
 
 describe('kube source: initial sync and events (fake API server)', () => {
   let h: Harness | undefined;
@@ -20,7 +21,7 @@ describe('kube source: initial sync and events (fake API server)', () => {
     const release = h.api.delay({ matcher: { verb: 'list', resource: 'resourceclaims' }, ms: 300, times: 1 });
     assert.equal(h.runtime.source.hasSynced(), false);
     await h.runtime.source.start(h.ledger);
-    await waitFor(() => h!.ledger.counts().pods === 7 && h!.ledger.counts().nodes === 3, 'pods and nodes listed');
+    await eventually(() => h!.ledger.counts().pods === 7 && h!.ledger.counts().nodes === 3, 'pods and nodes listed');
     assert.equal(h.runtime.source.hasSynced(), false, 'resourceclaims still listing');
     assert.equal(h.runtime.source.freshness().synced, false);
     await h.runtime.source.waitForSync(3000);
@@ -48,11 +49,11 @@ describe('kube source: initial sync and events (fake API server)', () => {
     const replaced = changes.filter((c) => c.type === 'replaced');
     assert.deepEqual(replaced.map((c) => c.kind).sort(), ['DeviceClass', 'Node', 'Pod', 'PodDisruptionBudget', 'ResourceClaim', 'ResourceSlice']);
     assert.equal(changes.length, 6, 'nothing but the six replaces before any event');
-    await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
+    await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     h.api.create(pod('c', { node: 'n1' }));
     h.api.remove('pods', 'default', 'b');
     h.api.update({ ...node('n1', '8'), metadata: { name: 'n1' } });
-    await waitFor(() => changes.length >= 9, 'three events');
+    await eventually(() => changes.length >= 9, 'three events');
     assert.deepEqual(changes.slice(6).map((c) => `${c.type} ${c.kind}`), ['upsert Pod', 'delete Pod', 'upsert Node']);
     const deleted = changes[7];
     assert.ok(deleted?.type === 'delete' && deleted.key === 'default/b');
@@ -65,9 +66,9 @@ describe('kube source: initial sync and events (fake API server)', () => {
     await h.runtime.source.waitForSync(3000);
     const big = pod('fat', { node: 'n1' });
     const withNoise = { ...big, metadata: { ...big.metadata, annotations: { 'kube-ledger.io/nomination': 'x', other: 'y' }, managedFields: [{ manager: 'm' }] }, spec: { ...big.spec, volumes: [{ name: 'v' }] } };
-    await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
+    await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     const created = h.api.create(withNoise);
-    await waitFor(() => h!.ledger.podByKey('default/fat') !== undefined, 'the pod event');
+    await eventually(() => h!.ledger.podByKey('default/fat') !== undefined, 'the pod event');
     const stored = h.ledger.podByKey('default/fat')!.object as unknown as Record<string, Record<string, unknown>>;
     assert.deepEqual(stored['metadata']?.['annotations'], { 'kube-ledger.io/nomination': 'x' });
     assert.equal(stored['metadata']?.['managedFields'], undefined);
@@ -75,7 +76,7 @@ describe('kube source: initial sync and events (fake API server)', () => {
     assert.equal(h.runtime.tracker.hasObserved('Pod', created.metadata!.resourceVersion!), true);
     // Bookmarks advance the store RV with no object change: a later node write becomes "observed" by pods too.
     const later = h.api.update({ ...node('n1', '6'), metadata: { name: 'n1' } });
-    await waitFor(() => h!.runtime.tracker.hasObserved('Pod', later.metadata!.resourceVersion!), 'a pod bookmark past the node write');
+    await eventually(() => h!.runtime.tracker.hasObserved('Pod', later.metadata!.resourceVersion!), 'a pod bookmark past the node write');
   });
 
   it('syncs a missing resource.k8s.io API as empty and retries the list slowly', async () => {
@@ -84,12 +85,12 @@ describe('kube source: initial sync and events (fake API server)', () => {
     await h.runtime.source.start(h.ledger);
     await h.runtime.source.waitForSync(3000);
     assert.equal(h.runtime.source.reflector('ResourceSlice')?.hasSynced(), true);
-    await delay(800);
+    await sleep(800);
     const lists = h.api.countRequests({ verb: 'list', resource: 'resourceslices' });
     assert.ok(lists >= 2 && lists <= 4, `retried slowly (300 ms apart), got ${lists} lists in ~0.8 s`);
     assert.equal(h.api.countRequests({ verb: 'watch', resource: 'resourceslices' }), 0);
     assert.ok((await counterValue(h.metrics, 'kube_ledger_informer_errors_total', { resource: 'ResourceSlice', kind: 'api_missing' })) >= 2);
     h.api.clearFaults();
-    await waitFor(() => h!.api.openWatches('resourceslices') === 1, 'the API to be found again and watched', 3000);
+    await eventually(() => h!.api.openWatches('resourceslices') === 1, 'the API to be found again and watched', 3000);
   });
 });

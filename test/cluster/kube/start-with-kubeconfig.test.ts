@@ -10,7 +10,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
-import { node, pod, waitFor } from './support.js';
+import { node, pod } from './support.js';
+import { eventually, eventuallyValue } from '../../support/eventually.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
@@ -32,16 +33,6 @@ async function getJson(url: string): Promise<{ status: number; body: any }> {
     return { status: response.status, body: await response.json() };
   } catch {
     return { status: 0, body: undefined };
-  }
-}
-
-async function poll(url: string, until: (r: { status: number; body: any }) => boolean, what: string, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await getJson(url);
-    if (until(r)) return r;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last answer ${r.status} ${JSON.stringify(r.body)}`);
-    await new Promise((done) => setTimeout(done, 100));
   }
 }
 
@@ -87,16 +78,16 @@ describe('npm start -- --kubeconfig FILE against the fake API server', function 
     const base = `http://127.0.0.1:${port}`;
     const ops = `http://127.0.0.1:${opsPort}`;
     try {
-      const notReady = await poll(`${ops}/readyz`, (r) => r.status !== 0, 'the server to listen', 30_000);
+      const notReady = await eventuallyValue(() => getJson(`${ops}/readyz`), (r) => r.status !== 0, 'the server to listen', { timeoutMs: 30_000, intervalMs: 100 });
       assert.equal(notReady.status, 503, 'not ready while the pod list is held');
-      await poll(`${ops}/readyz`, (r) => r.status === 200, 'readiness', 15_000);
+      await eventuallyValue(() => getJson(`${ops}/readyz`), (r) => r.status === 200, 'readiness', { timeoutMs: 15_000, intervalMs: 100 });
       release();
       const ledger = await getJson(`${base}/debug/ledger`);
       assert.deepEqual(ledger.body.nodes.map((n: { node: string }) => n.node), ['worker-1', 'worker-2']);
       assert.equal(ledger.body.counts.boundPods, 1);
 
       api.create(node('worker-3', '2'));
-      await poll(`${base}/debug/ledger`, (r) => r.body?.nodes?.length === 3, 'the new node through the watch', 10_000);
+      await eventuallyValue(() => getJson(`${base}/debug/ledger`), (r) => r.body?.nodes?.length === 3, 'the new node through the watch', { timeoutMs: 10_000, intervalMs: 100 });
       const metrics = await (await fetch(`${ops}/metrics`)).text();
       assert.match(metrics, /kube_ledger_informer_synced\{resource="Pod"\} 1/);
       assert.match(metrics, /kube_ledger_informer_objects\{resource="Node"\} 3/);
@@ -104,7 +95,7 @@ describe('npm start -- --kubeconfig FILE against the fake API server', function 
       const exited = new Promise<number | null>((done) => child!.once('exit', (code) => done(code)));
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
-      await waitFor(() => api.openWatches() === 0, 'the watches to close', 5000);
+      await eventually(() => api.openWatches() === 0, 'the watches to close', 5000);
     } catch (err) {
       throw new Error(`${(err as Error).message}\n--- kube-ledger stderr ---\n${stderr.slice(-4000)}`);
     }

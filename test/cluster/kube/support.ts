@@ -14,6 +14,7 @@ import type { ReflectorTuning } from '../../../src/cluster/kube/reflector.js';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
+import { eventually } from '../../support/eventually.js';
 import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from '../../support/fake-apiserver/index.js';
 
 /** Short delays so fault tests finish in bounded time; the shape (exponential, capped, jittered) is the real one. */
@@ -66,18 +67,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await delay(10);
-  }
-}
-
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** "ns/name@rv" of every pod the server has, and of every pod in the ledger. */
 function serverPods(api: FakeApiServer): string[] {
   return api.list('pods').map((p) => `${p.metadata?.namespace}/${p.metadata?.name}@${p.metadata?.resourceVersion}`).sort();
@@ -103,7 +92,7 @@ export function cacheEqualsServer(h: Pick<Harness, 'api' | 'ledger'>): boolean {
 /** Waits until the ledger holds exactly the server's pods and nodes (same keys, same resourceVersions). */
 export async function assertCacheConverges(h: Pick<Harness, 'api' | 'ledger'>, timeoutMs = 5000): Promise<void> {
   try {
-    await waitFor(() => cacheEqualsServer(h), 'the cache to equal the server', timeoutMs);
+    await eventually(() => cacheEqualsServer(h), 'the cache to equal the server', timeoutMs);
   } catch {
     assert.deepEqual(ledgerPods(h.ledger), serverPods(h.api), 'ledger pods = server pods');
     assert.deepEqual(ledgerNodes(h.ledger), serverNodes(h.api), 'ledger nodes = server nodes');
