@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { loopbackConfig } from '../support/loopback-config.js';
+import { node, pod } from '../support/builders.js';
 
 type Obj = Record<string, any>;
 const EXAMPLE = JSON.parse(readFileSync('test/fixtures/dra-v1.36-example.json', 'utf8')) as { items: Obj[] };
 
-function node(name: string): Obj {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: '1' }, status: { allocatable: { cpu: '64', memory: '256Gi', 'hugepages-1Gi': '32Gi', pods: '110' } } };
-}
+/** Nodes without DRA devices of their own (the worked example's slices name them). */
+const WORKER_ALLOCATABLE = { cpu: '64', memory: '256Gi', 'hugepages-1Gi': '32Gi' };
 
 function claimFor(name: string, cpus: string, uid: string): Obj {
   return {
@@ -33,17 +33,14 @@ function claimFor(name: string, cpus: string, uid: string): Obj {
 }
 
 function pendingPod(name: string, claim?: string, cpu = '500m'): Obj {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'ml', uid: `uid-${name}`, resourceVersion: '10' },
-    spec: {
-      priority: 1000,
-      containers: [{ name: 'c', resources: { requests: { cpu, memory: '1Gi' }, ...(claim ? { claims: [{ name: 'numa' }] } : {}) } }],
-      ...(claim ? { resourceClaims: [{ name: 'numa', resourceClaimName: claim }] } : {}),
-    },
-    status: { phase: 'Pending' },
-  };
+  return pod('ml', name, {
+    cpu,
+    memory: '1Gi',
+    priority: 1000,
+    uid: `uid-${name}`,
+    rv: '10',
+    ...(claim ? { claims: [{ name: 'numa', claimName: claim }] } : {}),
+  });
 }
 
 function incompletePoolSlice(): Obj {
@@ -67,9 +64,9 @@ function cluster(extra: Obj[] = []): Obj {
     kind: 'List',
     items: [
       ...EXAMPLE.items,
-      node('worker-1'),
-      node('worker-2'),
-      node('worker-3'),
+      node('worker-1', WORKER_ALLOCATABLE, { rv: '1' }),
+      node('worker-2', WORKER_ALLOCATABLE, { rv: '1' }),
+      node('worker-3', WORKER_ALLOCATABLE, { rv: '1' }),
       incompletePoolSlice(),
       bound(pendingPod('twin', undefined, '500m'), 'worker-2'),
       claimFor('fits-zone-1', '26', 'claim-26'),

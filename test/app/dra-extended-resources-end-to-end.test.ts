@@ -11,21 +11,15 @@ import { join } from 'node:path';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { loopbackConfig } from '../support/loopback-config.js';
-
-const node = (name: string, extra: Record<string, string> = {}) => ({
-  apiVersion: 'v1',
-  kind: 'Node',
-  metadata: { name, resourceVersion: '1' },
-  status: { allocatable: { cpu: '8', memory: '32Gi', pods: '110', ...extra } },
-});
+import { node } from '../support/builders.js';
 
 const SNAPSHOT = {
   apiVersion: 'v1',
   kind: 'List',
   items: [
-    node('dra-node'),
-    node('plugin-node', { 'example.com/gpu': '1' }),
-    node('bare-node'),
+    node('dra-node', { cpu: '8', memory: '32Gi' }, { rv: '1' }),
+    node('plugin-node', { cpu: '8', memory: '32Gi', 'example.com/gpu': '1' }, { rv: '1' }),
+    node('bare-node', { cpu: '8', memory: '32Gi' }, { rv: '1' }),
     { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'gpu-class' }, spec: { extendedResourceName: 'example.com/gpu', selectors: [{ cel: { expression: 'device.driver == "gpu.example.com"' } }] } },
     {
       apiVersion: 'resource.k8s.io/v1',

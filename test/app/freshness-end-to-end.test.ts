@@ -18,25 +18,18 @@ import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js'
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ExtenderConfig } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../support/fake-apiserver/index.js';
+import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
 import { counterValue } from '../nomination/support.js';
 import { eventually } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
+import type { PodObject } from '../../src/ledger/objects.js';
 
 const NODES = 100;
 const VICTIMS_PER_NODE = 2;
 
-function node(name: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } };
-}
-
-function victim(nodeName: string, index: number): KubeObject {
+function victim(nodeName: string, index: number): PodObject {
   const name = `${nodeName}-low-${index}`;
-  return {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name, namespace: 'batch', uid: `uid-${name}` },
-    spec: { nodeName, priority: 0, containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '2' } } }] },
-    status: { phase: 'Running' },
-  };
+  return pod('batch', name, { node: nodeName, priority: 0, cpu: '2', uid: `uid-${name}` });
 }
 
 const PREEMPTOR = { metadata: { name: 'urgent', namespace: 'prod', uid: 'uid-urgent' }, spec: { priority: 1000, containers: [{ name: 'c', resources: { requests: { cpu: '3' } } }] }, status: { phase: 'Pending' } };
@@ -65,7 +58,7 @@ describe('live source freshness end to end (fake API server)', function () {
 
   /** Periodic bookmarks rare by default (as on a real server, about one a minute); the degraded test wants them often. */
   async function start(tune: (c: ExtenderConfig) => void = () => {}, bookmarkIntervalMs = 60_000): Promise<void> {
-    api = await startFakeApiServer({ bookmarkIntervalMs, objects: [...nodeNames.map(node), ...nodeNames.flatMap((n) => [victim(n, 0), victim(n, 1)])] });
+    api = await startFakeApiServer({ bookmarkIntervalMs, objects: [...nodeNames.map((name) => node(name, { cpu: '4', memory: '8Gi' })), ...nodeNames.flatMap((n) => [victim(n, 0), victim(n, 1)])] });
     dir = mkdtempSync(join(tmpdir(), 'kl-fresh-'));
     const config = loadConfig({ overrides: [['cluster.kubeconfig', api.writeKubeconfig(dir), 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test'], ['server.debug.enabled', true, 'test'], ['server.ops.port', 0, 'test']] });
     tune(config);

@@ -4,8 +4,9 @@ import { clearOwnedNominations } from '../../src/nomination/clear-nominations.js
 import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
 import { KubeEventRecorder, KubeLeaseClient, KubePodStatusClient } from '../../src/nomination/kube-clients.js';
 import { LeaseLeaderElector } from '../../src/nomination/leader-election.js';
-import { node, nominatedNodeName, pod, startHarness, statusPatches, type Harness } from './support.js';
+import { nominatedNodeName, startHarness, statusPatches, type Harness } from './support.js';
 import { eventually, sleep } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
 
 function record(node: string, id: string): Record<string, string> {
   const value = { decisionId: id, node, reason: 'test', algorithmVersion: 'ledger-fit-v1', issuedAt: new Date().toISOString(), ttlSeconds: 60, specHash: 'x' };
@@ -22,11 +23,11 @@ describe('nominations clear', () => {
   });
 
   it('removes only nominations kube-ledger owns (record present and status equal to it)', async () => {
-    h.api.create(pod('owned', { nominatedNodeName: 'n1', annotations: record('n1', 'd1') }));
-    h.api.create(pod('owned-elsewhere', { namespace: 'team-b', nominatedNodeName: 'n2', annotations: record('n2', 'd2') }));
-    h.api.create(pod('overwritten', { nominatedNodeName: 'n3', annotations: record('n1', 'd3') }));
-    h.api.create(pod('scheduler', { nominatedNodeName: 'n1' }));
-    h.api.create(pod('record-only', { annotations: record('n1', 'd4') }));
+    h.api.create(pod('canary', 'owned', { cpu: '1', nominated: 'n1', annotations: record('n1', 'd1') }));
+    h.api.create(pod('team-b', 'owned-elsewhere', { cpu: '1', nominated: 'n2', annotations: record('n2', 'd2') }));
+    h.api.create(pod('canary', 'overwritten', { cpu: '1', nominated: 'n3', annotations: record('n1', 'd3') }));
+    h.api.create(pod('canary', 'scheduler', { cpu: '1', nominated: 'n1' }));
+    h.api.create(pod('canary', 'record-only', { cpu: '1', annotations: record('n1', 'd4') }));
     const pods = new KubePodStatusClient(h.kubeConfig);
     const result = await clearOwnedNominations({ pods, events: new KubeEventRecorder(h.kubeConfig, silentLogger, 't'), logger: silentLogger });
     assert.deepEqual(result, { cleared: 2, skipped: 0, failed: 0 });
@@ -40,7 +41,7 @@ describe('nominations clear', () => {
   });
 
   it('re-checks ownership after a 409 and leaves a value someone else just wrote', async () => {
-    h.api.create(pod('owned', { nominatedNodeName: 'n1', annotations: record('n1', 'd1') }));
+    h.api.create(pod('canary', 'owned', { cpu: '1', nominated: 'n1', annotations: record('n1', 'd1') }));
     const pods = new KubePodStatusClient(h.kubeConfig);
     const racing = {
       get: pods.get.bind(pods),
@@ -74,8 +75,8 @@ describe('leader election on a Lease', () => {
   }
 
   it('two controllers never both write: only the Lease holder nominates; on release the other takes over', async () => {
-    h.api.create(node('n1', '64'));
-    h.api.create(pod('a'));
+    h.api.create(node('n1', { cpu: '64', memory: '8Gi' }));
+    h.api.create(pod('canary', 'a', { cpu: '1' }));
     h.feed.startPolling();
     const first = elector('replica-a');
     const second = elector('replica-b');
@@ -106,7 +107,7 @@ describe('leader election on a Lease', () => {
     const lease = h.api.get('leases.coordination.k8s.io', 'kube-ledger', 'kube-ledger-nominator') as { spec?: { holderIdentity?: string } };
     assert.ok(lease.spec?.holderIdentity === '' || lease.spec?.holderIdentity === 'replica-b');
     await eventually(() => second.isLeader(), 'second takes over quickly after release', 1000);
-    h.api.create(pod('b'));
+    h.api.create(pod('canary', 'b', { cpu: '1' }));
     await eventually(() => nominatedNodeName(h.api, 'b') === 'n1', 'new leader nominates');
     assert.equal(patchesBy.get('a'), 1, 'the old leader wrote nothing more');
     await second.stop();

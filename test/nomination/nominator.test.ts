@@ -1,17 +1,9 @@
 import assert from 'node:assert/strict';
 import { NOMINATION_ANNOTATION, parseDecisionRecord } from '../../src/nomination/decision-record.js';
 import type { PodObject } from '../../src/ledger/objects.js';
-import {
-  counterValue,
-  eventReasons,
-  node,
-  nominatedNodeName,
-  pod,
-  startHarness,
-  statusPatches,
-  type Harness,
-} from './support.js';
+import { counterValue, eventReasons, nominatedNodeName, startHarness, statusPatches, type Harness } from './support.js';
 import { eventually, sleep } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
 
 function recordOf(h: Harness, name: string) {
   return parseDecisionRecord(h.api.get('pods', 'canary', name) as unknown as PodObject);
@@ -27,9 +19,9 @@ describe('nominator against the fake API server', () => {
   });
 
   it('nominates a pending in-scope pod with one status PATCH carrying the RV precondition, record and event', async () => {
-    h.api.create(node('n1', '2'));
-    h.api.create(node('n2', '8'));
-    const created = h.api.create(pod('web'));
+    h.api.create(node('n1', { cpu: '2', memory: '8Gi' }));
+    h.api.create(node('n2', { cpu: '8', memory: '8Gi' }));
+    const created = h.api.create(pod('canary', 'web', { cpu: '1' }));
     h.feed.startPolling();
     h.makeNominator().start();
     await eventually(() => nominatedNodeName(h.api, 'web') !== undefined, 'nomination written');
@@ -46,8 +38,8 @@ describe('nominator against the fake API server', () => {
   });
 
   it('repeated reconciliation of an unchanged situation writes nothing', async () => {
-    h.api.create(node('n1'));
-    h.api.create(pod('web'));
+    h.api.create(node('n1', { cpu: '4', memory: '8Gi' }));
+    h.api.create(pod('canary', 'web', { cpu: '1' }));
     h.feed.startPolling();
     h.makeNominator().start();
     await eventually(() => nominatedNodeName(h.api, 'web') === 'n1', 'nominated');
@@ -60,10 +52,10 @@ describe('nominator against the fake API server', () => {
 
   it('leaves pods outside the namespace or PriorityClass allowlist alone', async () => {
     h.settings = { ...h.settings, priorityClasses: ['canary-high'] };
-    h.api.create(node('n1'));
-    h.api.create(pod('other-ns', { namespace: 'default', priorityClassName: 'canary-high' }));
-    h.api.create(pod('wrong-class', { priorityClassName: 'batch' }));
-    h.api.create(pod('right', { priorityClassName: 'canary-high' }));
+    h.api.create(node('n1', { cpu: '4', memory: '8Gi' }));
+    h.api.create(pod('default', 'other-ns', { cpu: '1', priorityClassName: 'canary-high' }));
+    h.api.create(pod('canary', 'wrong-class', { cpu: '1', priorityClassName: 'batch' }));
+    h.api.create(pod('canary', 'right', { cpu: '1', priorityClassName: 'canary-high' }));
     h.feed.startPolling();
     h.makeNominator().start();
     await eventually(() => nominatedNodeName(h.api, 'right') === 'n1', 'in-scope pod nominated');
@@ -74,8 +66,8 @@ describe('nominator against the fake API server', () => {
   });
 
   it('writes nothing before the cache has synced', async () => {
-    h.api.create(node('n1'));
-    h.api.create(pod('web'));
+    h.api.create(node('n1', { cpu: '4', memory: '8Gi' }));
+    h.api.create(pod('canary', 'web', { cpu: '1' }));
     h.feed.startPolling();
     let synced = false;
     h.makeNominator({ hasSynced: () => synced }).start();
@@ -86,9 +78,9 @@ describe('nominator against the fake API server', () => {
   });
 
   it('a 409 from a concurrent status update ends with a re-read and no overwrite of the newer value', async () => {
-    h.api.create(node('n1'));
-    h.api.create(node('n2'));
-    h.api.create(pod('web'));
+    h.api.create(node('n1', { cpu: '4', memory: '8Gi' }));
+    h.api.create(node('n2', { cpu: '4', memory: '8Gi' }));
+    h.api.create(pod('canary', 'web', { cpu: '1' }));
     h.feed.sync();
     // The first write conflicts; meanwhile the scheduler sets its own nomination.
     h.api.conflictNext(1, { resource: 'pods', subresource: 'status' });
@@ -103,8 +95,8 @@ describe('nominator against the fake API server', () => {
   });
 
   it('a 409 without a competing value re-reads, recomputes and writes on the fresh object', async () => {
-    h.api.create(node('n1'));
-    h.api.create(pod('web'));
+    h.api.create(node('n1', { cpu: '4', memory: '8Gi' }));
+    h.api.create(pod('canary', 'web', { cpu: '1' }));
     h.feed.sync();
     h.api.conflictNext(2, { resource: 'pods', subresource: 'status' });
     h.makeNominator().start();
@@ -114,9 +106,9 @@ describe('nominator against the fake API server', () => {
   });
 
   it('stands back when the scheduler overwrites the field, with no write war', async () => {
-    h.api.create(node('n1'));
-    h.api.create(node('n2'));
-    h.api.create(pod('web'));
+    h.api.create(node('n1', { cpu: '4', memory: '8Gi' }));
+    h.api.create(node('n2', { cpu: '4', memory: '8Gi' }));
+    h.api.create(pod('canary', 'web', { cpu: '1' }));
     h.feed.startPolling();
     h.makeNominator().start();
     await eventually(() => nominatedNodeName(h.api, 'web') !== undefined, 'nominated');
@@ -133,9 +125,9 @@ describe('nominator against the fake API server', () => {
 
   it('TTL expiry clears only its own value, with a NominationExpired event', async () => {
     h.clock.ms = Date.parse('2026-03-01T10:00:00Z');
-    h.api.create(node('n1'));
-    h.api.create(pod('ours'));
-    h.api.create(pod('scheduler-nominated', { nominatedNodeName: 'n1' }));
+    h.api.create(node('n1', { cpu: '4', memory: '8Gi' }));
+    h.api.create(pod('canary', 'ours', { cpu: '1' }));
+    h.api.create(pod('canary', 'scheduler-nominated', { cpu: '1', nominated: 'n1' }));
     h.feed.startPolling();
     h.makeNominator().start();
     await eventually(() => nominatedNodeName(h.api, 'ours') === 'n1', 'nominated');
@@ -151,10 +143,10 @@ describe('nominator against the fake API server', () => {
   });
 
   it('withdraws a nomination whose node disappeared, and never nominates a node that does not exist', async () => {
-    h.api.create(node('n1'));
-    h.api.create(pod('web'));
+    h.api.create(node('n1', { cpu: '4', memory: '8Gi' }));
+    h.api.create(pod('canary', 'web', { cpu: '1' }));
     // A bound pod on a node whose Node object is unknown creates a placeholder entry in the ledger.
-    h.api.create(pod('ghost-runner', { namespace: 'default', nodeName: 'ghost' }));
+    h.api.create(pod('default', 'ghost-runner', { cpu: '1', node: 'ghost' }));
     h.feed.startPolling();
     h.makeNominator().start();
     await eventually(() => nominatedNodeName(h.api, 'web') === 'n1', 'nominated');
@@ -167,8 +159,8 @@ describe('nominator against the fake API server', () => {
   });
 
   it('withdraws when the pod spec or priority changes', async () => {
-    h.api.create(node('n1'));
-    h.api.create(pod('web'));
+    h.api.create(node('n1', { cpu: '4', memory: '8Gi' }));
+    h.api.create(pod('canary', 'web', { cpu: '1' }));
     h.feed.startPolling();
     h.makeNominator().start();
     await eventually(() => nominatedNodeName(h.api, 'web') === 'n1', 'nominated');
@@ -181,15 +173,15 @@ describe('nominator against the fake API server', () => {
   });
 
   it('disabling via config stops writes within one second', async () => {
-    h.api.create(node('n1', '64'));
-    h.api.create(pod('first'));
+    h.api.create(node('n1', { cpu: '64', memory: '8Gi' }));
+    h.api.create(pod('canary', 'first', { cpu: '1' }));
     h.feed.startPolling();
     h.makeNominator().start();
     await eventually(() => nominatedNodeName(h.api, 'first') === 'n1', 'nominated while enabled');
     h.settings = { ...h.settings, enabled: false };
     const before = statusPatches(h.api);
     const disabledAt = Date.now();
-    for (let i = 0; i < 5; i++) h.api.create(pod(`later-${i}`));
+    for (let i = 0; i < 5; i++) h.api.create(pod('canary', `later-${i}`, { cpu: '1' }));
     // A 1000 ms timer may fire a millisecond early by the wall clock: wait until a full second has really passed.
     while (Date.now() - disabledAt < 1000) await sleep(Math.max(1, 1000 - (Date.now() - disabledAt)));
     assert.equal(statusPatches(h.api), before, 'no write in the full second after the flag flipped');
@@ -199,15 +191,15 @@ describe('nominator against the fake API server', () => {
 
   it('after a restart recognises owned nominations from their records and clears expired ones', async () => {
     h.clock.ms = Date.parse('2026-03-01T10:00:00Z');
-    h.api.create(node('n1', '64'));
-    h.api.create(pod('keep'));
+    h.api.create(node('n1', { cpu: '64', memory: '8Gi' }));
+    h.api.create(pod('canary', 'keep', { cpu: '1' }));
     h.feed.startPolling();
     const first = h.makeNominator();
     first.start();
     await eventually(() => nominatedNodeName(h.api, 'keep') === 'n1', 'nominated');
     await first.stop();
     h.clock.ms += 30_000;
-    const fresh = pod('old');
+    const fresh = pod('canary', 'old', { cpu: '1' });
     h.api.create(fresh);
     const issued = { decisionId: 'd-old', node: 'n1', reason: 'test', algorithmVersion: 'ledger-fit-v1', issuedAt: '2026-03-01T09:00:00.000Z', ttlSeconds: 60, specHash: 'x' };
     h.api.patchStatus('pods', 'canary', 'old', { nominatedNodeName: 'n1' });

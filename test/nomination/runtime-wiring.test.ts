@@ -9,8 +9,9 @@ import type { ExtenderConfig } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
-import { assertNeverBinds, node, nominatedNodeName, pod, statusPatches } from './support.js';
+import { assertNeverBinds, nominatedNodeName, statusPatches } from './support.js';
 import { eventually, sleep } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
 
 function configFor(kubeconfig: string, nomination: Partial<ExtenderConfig['nomination']>): ExtenderConfig {
   const config = loadConfig({ overrides: [['cluster.kubeconfig', kubeconfig, 'test'], ['server.port', 0, 'test'], ['server.ops.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']] });
@@ -34,8 +35,8 @@ describe('nominator wired through the runtime', () => {
 
   it('nominations clear withdraws only owned nominations, prints the count and exits 0', async () => {
     const record = JSON.stringify({ decisionId: 'd1', node: 'n1', reason: 'r', algorithmVersion: 'v', issuedAt: new Date().toISOString(), ttlSeconds: 60, specHash: 'x' });
-    api.create(pod('owned', { nominatedNodeName: 'n1', annotations: { [NOMINATION_ANNOTATION]: record } }));
-    api.create(pod('foreign', { nominatedNodeName: 'n1' }));
+    api.create(pod('canary', 'owned', { cpu: '1', nominated: 'n1', annotations: { [NOMINATION_ANNOTATION]: record } }));
+    api.create(pod('canary', 'foreign', { cpu: '1', nominated: 'n1' }));
     const runtime = buildRuntime(configFor(kubeconfig, {}), silentLogger);
     const printed: string[] = [];
     const write = process.stdout.write.bind(process.stdout);
@@ -53,8 +54,8 @@ describe('nominator wired through the runtime', () => {
   });
 
   it('starts idle, nominates once enabled by live reload, and stops writing when disabled again', async () => {
-    api.create(node('n1', '64'));
-    api.create(pod('a'));
+    api.create(node('n1', { cpu: '64', memory: '8Gi' }));
+    api.create(pod('canary', 'a', { cpu: '1' }));
     const initial = configFor(kubeconfig, { enabled: false, namespaces: ['canary'] });
     const runtime = buildRuntime(initial, silentLogger);
     let running: RunningKubeLedger | undefined;
@@ -67,7 +68,7 @@ describe('nominator wired through the runtime', () => {
       await eventually(() => nominatedNodeName(api, 'a') === 'n1', 'nominated after enabling', 8000);
       runtime.onConfig(initial);
       const before = statusPatches(api);
-      api.create(pod('b'));
+      api.create(pod('canary', 'b', { cpu: '1' }));
       await sleep(1000);
       assert.equal(statusPatches(api), before);
     } finally {

@@ -19,7 +19,7 @@ import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
 import { KubeEventRecorder, KubePodStatusClient } from '../../src/nomination/kube-clients.js';
 import { Nominator, type NominatorDeps } from '../../src/nomination/nominator.js';
 import type { NominationSettings } from '../../src/nomination/reconcile-plan.js';
-import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../support/fake-apiserver/index.js';
+import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
 
 export class LedgerFeed {
   readonly ledger = new ClusterLedger();
@@ -108,42 +108,6 @@ export function assertNeverBinds(api: FakeApiServer): void {
   );
   assert.deepEqual(offending.map((r) => `${r.method} ${r.path}`), [], 'the nominator never binds nor writes the pod itself');
   assert.equal(api.countRequests({ pathPrefix: '/api/v1/namespaces', test: (i) => i.subresource === 'binding' }), 0);
-}
-
-export function node(name: string, cpu = '4', extra: Partial<NodeObject['spec']> = {}): KubeObject {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { ...extra }, status: { allocatable: { cpu, memory: '8Gi', pods: '110' } } };
-}
-
-export interface PodOptions {
-  namespace?: string;
-  cpu?: string;
-  priority?: number;
-  priorityClassName?: string;
-  nodeName?: string;
-  nominatedNodeName?: string;
-  terminating?: boolean;
-  annotations?: Record<string, string>;
-}
-
-export function pod(name: string, options: PodOptions = {}): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: options.namespace ?? 'canary',
-      uid: `uid-${name}`,
-      ...(options.terminating ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
-      ...(options.annotations ? { annotations: options.annotations } : {}),
-    },
-    spec: {
-      containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: options.cpu ?? '1' } } }],
-      ...(options.priority !== undefined ? { priority: options.priority } : {}),
-      ...(options.priorityClassName ? { priorityClassName: options.priorityClassName } : {}),
-      ...(options.nodeName ? { nodeName: options.nodeName } : {}),
-    },
-    status: { phase: options.nodeName ? 'Running' : 'Pending', ...(options.nominatedNodeName ? { nominatedNodeName: options.nominatedNodeName } : {}) },
-  };
 }
 
 export function nominatedNodeName(api: FakeApiServer, name: string, namespace = 'canary'): string | undefined {

@@ -9,14 +9,15 @@ import type { DirectReadResult } from '../../src/cluster/freshness/direct-reader
 import { WrittenResourceVersionGate } from '../../src/cluster/freshness/written-rv-gate.js';
 import { trimNode, trimPod } from '../../src/cluster/trim.js';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
-import type { NodeObject, PodObject } from '../../src/ledger/objects.js';
+import type { PodObject } from '../../src/ledger/objects.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
 import { ConflictError, type PodStatusClient } from '../../src/nomination/clients.js';
 import { Nominator, type NominatorDeps } from '../../src/nomination/nominator.js';
 import { FakeScheduler } from '../cluster/freshness/fake-scheduler.js';
-import { counterValue, node, pod } from './support.js';
+import { counterValue } from './support.js';
+import { node, pod } from '../support/builders.js';
 
 type Patch = (name: string, attempt: number) => Promise<PodObject>;
 
@@ -63,8 +64,8 @@ interface Setup {
 function setup(names: string[], behaviour: Patch, overrides: Partial<NominatorDeps> = {}): Setup {
   const clock = new FakeScheduler();
   const ledger = new ClusterLedger();
-  ledger.apply({ type: 'replaced', kind: 'Node', objects: [trimNode(node('n1', '64') as unknown as NodeObject)] });
-  const objects = names.map((name) => ({ ...(pod(name) as unknown as PodObject), metadata: { name, namespace: 'canary', uid: `uid-${name}`, resourceVersion: '10' } }));
+  ledger.apply({ type: 'replaced', kind: 'Node', objects: [trimNode(node('n1', { cpu: '64', memory: '8Gi' }))] });
+  const objects = names.map((name) => pod('canary', name, { cpu: '1', uid: `uid-${name}`, rv: '10' }));
   ledger.apply({ type: 'replaced', kind: 'Pod', objects: objects.map((o) => trimPod(o)) });
   const metrics = createMetrics();
   const pods = new PodsDouble(clock, behaviour);

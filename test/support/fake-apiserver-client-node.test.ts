@@ -5,10 +5,7 @@ import { join } from 'node:path';
 import { ApiException, CoreV1Api, KubeConfig, ListWatch, makeInformer, PatchStrategy, setHeaderOptions, Watch, type V1Pod } from '@kubernetes/client-node';
 import { startFakeApiServer, type FakeApiServer } from './fake-apiserver/index.js';
 import { eventually } from './eventually.js';
-
-function pod(name: string) {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'i' }] }, status: { phase: 'Pending' } };
-}
+import { pod } from './builders.js';
 
 describe('fake apiserver with @kubernetes/client-node 1.4.0', () => {
   let server: FakeApiServer;
@@ -37,7 +34,7 @@ describe('fake apiserver with @kubernetes/client-node 1.4.0', () => {
   });
 
   it('an informer lists and watches pods and sees add, update and delete', async () => {
-    server.create(pod('existing'));
+    server.create(pod('default', 'existing'));
     const informer = makeInformer(kc, '/api/v1/namespaces/default/pods', () => core.listNamespacedPod({ namespace: 'default' }));
     const seen: string[] = [];
     informer.on('add', (p: V1Pod) => seen.push(`add ${p.metadata?.name}`));
@@ -45,7 +42,7 @@ describe('fake apiserver with @kubernetes/client-node 1.4.0', () => {
     informer.on('delete', (p: V1Pod) => seen.push(`delete ${p.metadata?.name}`));
     await informer.start();
     await eventually(() => server.openWatches('pods') === 1, 'the pod watch', 3000);
-    const created = server.create(pod('new'));
+    const created = server.create(pod('default', 'new'));
     server.update({ ...created, metadata: { ...created.metadata, labels: { a: 'b' } } });
     server.remove('pods', 'default', 'existing');
     await eventually(() => seen.length === 4, 'four events', 3000);
@@ -54,7 +51,7 @@ describe('fake apiserver with @kubernetes/client-node 1.4.0', () => {
   });
 
   it('a ListWatch asking for bookmarks advances its resourceVersion past big RVs and relists after 410', async () => {
-    server.create(pod('a'));
+    server.create(pod('default', 'a'));
     const watch = new Watch(kc);
     const informer = new ListWatch('/api/v1/namespaces/default/pods?allowWatchBookmarks=true&timeoutSeconds=300', watch,
       () => core.listNamespacedPod({ namespace: 'default' }), false);
@@ -72,7 +69,7 @@ describe('fake apiserver with @kubernetes/client-node 1.4.0', () => {
   });
 
   it('patchNamespacedPodStatus with a merge patch succeeds with the current RV and throws ApiException 409 when stale', async () => {
-    const created = server.create(pod('a'));
+    const created = server.create(pod('default', 'a'));
     const options = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
     const patched = await core.patchNamespacedPodStatus({
       name: 'a', namespace: 'default', body: { metadata: { resourceVersion: created.metadata?.resourceVersion }, status: { nominatedNodeName: 'n1' } },

@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { RequeueQueue } from '../../../src/cluster/freshness/requeue-queue.js';
 import { gateKey } from '../../../src/cluster/freshness/written-rv-gate.js';
 import { createVictimFreshnessCheck } from '../../../src/cluster/kube/victim-freshness.js';
-import { counterValue, node, pod, startHarness, type Harness, type HarnessOptions } from './support.js';
+import { counterValue, startHarness, type Harness, type HarnessOptions } from './support.js';
 import { eventually, sleep } from '../../support/eventually.js';
+import { node, pod } from '../../support/builders.js';
 
-const FIXTURES = [node('n1'), node('n2'), node('n3'), pod('a', { node: 'n1', uid: 'uid-a' }), pod('b', { node: 'n2', uid: 'uid-b' }), pod('c', { node: 'n3', uid: 'uid-c' })];
+const FIXTURES = [node('n1', { cpu: '4', memory: '8Gi' }), node('n2', { cpu: '4', memory: '8Gi' }), node('n3', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', uid: 'uid-a', cpu: '100m' }), pod('default', 'b', { node: 'n2', uid: 'uid-b', cpu: '100m' }), pod('default', 'c', { node: 'n3', uid: 'uid-c', cpu: '100m' })];
 
 describe('kube source: written-RV gate, direct reads and victim freshness (fake API server)', () => {
   let h: Harness | undefined;
@@ -128,7 +129,7 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     api.stallWatches('pods', 2000); // the cache keeps the old view meanwhile
     api.remove('pods', 'default', 'a');
     api.remove('pods', 'default', 'b');
-    api.create(pod('b', { node: 'n2', uid: 'uid-b2' }));
+    api.create(pod('default', 'b', { node: 'n2', uid: 'uid-b2', cpu: '100m' }));
     const dropped = await runtime.victimFreshness([
       { node: 'n1', uid: 'uid-a', namespace: 'default', name: 'a' },
       { node: 'n2', uid: 'uid-b', namespace: 'default', name: 'b' },

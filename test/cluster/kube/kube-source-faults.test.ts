@@ -3,8 +3,9 @@
  * hold exactly the server's pods and nodes again.
  */
 import assert from 'node:assert/strict';
-import { assertCacheConverges, counterValue, node, pod, startHarness, type Harness } from './support.js';
+import { assertCacheConverges, counterValue, startHarness, type Harness } from './support.js';
 import { eventually, sleep } from '../../support/eventually.js';
+import { node, pod } from '../../support/builders.js';
 
 describe('kube source: faults (fake API server)', () => {
   let h: Harness | undefined;
@@ -14,7 +15,7 @@ describe('kube source: faults (fake API server)', () => {
   });
 
   async function synced(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-    h = await startHarness({ ...options, server: { objects: [node('n1'), node('n2'), pod('a', { node: 'n1' }), pod('b', { node: 'n2' })], ...options.server } });
+    h = await startHarness({ ...options, server: { objects: [node('n1', { cpu: '4', memory: '8Gi' }), node('n2', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', cpu: '100m' }), pod('default', 'b', { node: 'n2', cpu: '100m' })], ...options.server } });
     await h.runtime.source.waitForSync(3000);
     await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     return h;
@@ -23,7 +24,7 @@ describe('kube source: faults (fake API server)', () => {
   it('a dropped watch resumes from the last resourceVersion without a relist', async () => {
     const harness = await synced({ server: { bookmarkIntervalMs: 0 } });
     const { api } = harness;
-    const written = api.create(pod('c', { node: 'n1' }));
+    const written = api.create(pod('default', 'c', { node: 'n1', cpu: '100m' }));
     await eventually(() => harness.ledger.podByKey('default/c') !== undefined, 'pod c');
     const lastRv = written.metadata!.resourceVersion!;
     assert.equal(harness.runtime.source.reflector('Pod')?.lastResourceVersion(), lastRv);
@@ -31,7 +32,7 @@ describe('kube source: faults (fake API server)', () => {
     const watchesBefore = api.countRequests({ verb: 'watch', resource: 'pods' });
 
     assert.equal(api.dropWatches('pods', 'reset'), 1);
-    api.create(pod('d', { node: 'n2' })); // written while no watch is open: must arrive through the resumed watch
+    api.create(pod('default', 'd', { node: 'n2', cpu: '100m' })); // written while no watch is open: must arrive through the resumed watch
     api.remove('pods', 'default', 'a');
     await eventually(() => api.openWatches('pods') === 1, 'a new pod watch');
 
@@ -52,7 +53,7 @@ describe('kube source: faults (fake API server)', () => {
     const watchesBefore = api.countRequests({ verb: 'watch', resource: 'pods' });
     api.always410('pods', true);
     api.expireWatches('pods');
-    api.create(pod('during', { node: 'n1' }));
+    api.create(pod('default', 'during', { node: 'n1', cpu: '100m' }));
     await sleep(2000);
     const lists = api.countRequests({ verb: 'list', resource: 'pods' }) - listsBefore;
     // 410 occurrences: the open watch that was expired, then every new watch (each one answered 410).
@@ -66,7 +67,7 @@ describe('kube source: faults (fake API server)', () => {
     assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Node' }), 0, 'other resources unaffected');
 
     api.always410('pods', false);
-    api.create(pod('after', { node: 'n2' }));
+    api.create(pod('default', 'after', { node: 'n2', cpu: '100m' }));
     await assertCacheConverges(harness, 5000);
   });
 
@@ -75,7 +76,7 @@ describe('kube source: faults (fake API server)', () => {
     const { api } = harness;
     // Same tick: the watch is gone before the write, and the history is compacted past the reflector's RV.
     api.dropWatches('pods', 'reset');
-    api.create(pod('x', { node: 'n1' }));
+    api.create(pod('default', 'x', { node: 'n1', cpu: '100m' }));
     api.compactHistory('pods');
     await eventually(() => api.countRequests({ verb: 'list', resource: 'pods' }) === 2, 'one relist');
     assert.ok(api.requests({ verb: 'watch', resource: 'pods' }).some((r) => r.status === 410), 'the re-watch got HTTP 410');
@@ -89,9 +90,9 @@ describe('kube source: faults (fake API server)', () => {
     api.failNext(15, { status: 500, matcher: { resource: 'pods', verb: ['watch', 'list'] } });
     api.failNext(5, { status: 503, matcher: { resource: 'nodes', verb: ['watch', 'list'] } });
     api.dropWatches(undefined, 'reset');
-    api.create(pod('storm', { node: 'n1' }));
+    api.create(pod('default', 'storm', { node: 'n1', cpu: '100m' }));
     api.remove('pods', 'default', 'b');
-    api.create(node('n3'));
+    api.create(node('n3', { cpu: '4', memory: '8Gi' }));
     await assertCacheConverges(harness, 8000);
     const failedWatches = api.requests({ verb: 'watch', resource: 'pods' }).filter((r) => r.status === 500).length;
     assert.equal(failedWatches, 15, 'every injected failure was retried, none skipped');
@@ -101,7 +102,7 @@ describe('kube source: faults (fake API server)', () => {
     await api.down(true, 'refused');
     await sleep(400);
     await api.down(false);
-    api.create(pod('back', { node: 'n3' }));
+    api.create(pod('default', 'back', { node: 'n3', cpu: '100m' }));
     await assertCacheConverges(harness, 8000);
     assert.equal(harness.runtime.source.hasSynced(), true);
   });
@@ -112,7 +113,7 @@ describe('kube source: faults (fake API server)', () => {
     // The next watch request is held without any answer for 3 s: silence beyond timeout + grace (1.3 s) is a stall.
     const held = api.delay({ matcher: { verb: 'watch', resource: 'pods' }, ms: 3000, times: 1 });
     api.dropWatches('pods', 'reset');
-    api.create(pod('late', { node: 'n1' }));
+    api.create(pod('default', 'late', { node: 'n1', cpu: '100m' }));
     await eventually(() => (harness.ledger.podByKey('default/late') !== undefined), 'the pod after the stalled watch was abandoned', 5000);
     held();
     assert.ok((await counterValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_stalled' })) >= 1);

@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import type { ClusterChange, ClusterSink } from '../../../src/ledger/changes.js';
-import { assertCacheConverges, counterValue, node, pod, startHarness, type Harness } from './support.js';
+import { assertCacheConverges, counterValue, startHarness, type Harness } from './support.js';
 import { eventually, sleep } from '../../support/eventually.js';
+import { node, pod } from '../../support/builders.js';
 
 describe('kube source: initial sync and events (fake API server)', () => {
   let h: Harness | undefined;
@@ -16,7 +17,7 @@ describe('kube source: initial sync and events (fake API server)', () => {
   });
 
   it('is not synced until every resource listed, then holds exactly the server objects (paginated lists)', async () => {
-    const objects = [node('n1'), node('n2'), node('n3'), ...Array.from({ length: 7 }, (_, i) => pod(`p${i}`, { node: 'n1' }))];
+    const objects = [node('n1', { cpu: '4', memory: '8Gi' }), node('n2', { cpu: '4', memory: '8Gi' }), node('n3', { cpu: '4', memory: '8Gi' }), ...Array.from({ length: 7 }, (_, i) => pod('default', `p${i}`, { node: 'n1', cpu: '100m' }))];
     h = await startHarness({ server: { objects }, tuning: { pageSize: 2 }, start: false });
     const release = h.api.delay({ matcher: { verb: 'list', resource: 'resourceclaims' }, ms: 300, times: 1 });
     assert.equal(h.runtime.source.hasSynced(), false);
@@ -43,16 +44,16 @@ describe('kube source: initial sync and events (fake API server)', () => {
       apply: (c) => { changes.push(c); ledger.apply(c); },
       applyBatch: (cs) => cs.forEach((c) => recording.apply(c)),
     };
-    h = await startHarness({ server: { objects: [node('n1'), pod('a', { node: 'n1' }), pod('b')] }, start: false });
+    h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', cpu: '100m' }), pod('default', 'b', { cpu: '100m' })] }, start: false });
     await h.runtime.source.start(recording);
     await h.runtime.source.waitForSync(3000);
     const replaced = changes.filter((c) => c.type === 'replaced');
     assert.deepEqual(replaced.map((c) => c.kind).sort(), ['DeviceClass', 'Node', 'Pod', 'PodDisruptionBudget', 'ResourceClaim', 'ResourceSlice']);
     assert.equal(changes.length, 6, 'nothing but the six replaces before any event');
     await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
-    h.api.create(pod('c', { node: 'n1' }));
+    h.api.create(pod('default', 'c', { node: 'n1', cpu: '100m' }));
     h.api.remove('pods', 'default', 'b');
-    h.api.update({ ...node('n1', '8'), metadata: { name: 'n1' } });
+    h.api.update({ ...node('n1', { cpu: '8', memory: '8Gi' }), metadata: { name: 'n1' } });
     await eventually(() => changes.length >= 9, 'three events');
     assert.deepEqual(changes.slice(6).map((c) => `${c.type} ${c.kind}`), ['upsert Pod', 'delete Pod', 'upsert Node']);
     const deleted = changes[7];
@@ -62,9 +63,9 @@ describe('kube source: initial sync and events (fake API server)', () => {
   });
 
   it('stores trimmed objects and tracks the store resourceVersion from events and bookmarks', async () => {
-    h = await startHarness({ server: { objects: [node('n1')], bookmarkIntervalMs: 50 } });
+    h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' })], bookmarkIntervalMs: 50 } });
     await h.runtime.source.waitForSync(3000);
-    const big = pod('fat', { node: 'n1' });
+    const big = pod('default', 'fat', { node: 'n1', cpu: '100m' });
     const withNoise = { ...big, metadata: { ...big.metadata, annotations: { 'kube-ledger.io/nomination': 'x', other: 'y' }, managedFields: [{ manager: 'm' }] }, spec: { ...big.spec, volumes: [{ name: 'v' }] } };
     await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     const created = h.api.create(withNoise);
@@ -75,12 +76,12 @@ describe('kube source: initial sync and events (fake API server)', () => {
     assert.equal(stored['spec']?.['volumes'], undefined);
     assert.equal(h.runtime.tracker.hasObserved('Pod', created.metadata!.resourceVersion!), true);
     // Bookmarks advance the store RV with no object change: a later node write becomes "observed" by pods too.
-    const later = h.api.update({ ...node('n1', '6'), metadata: { name: 'n1' } });
+    const later = h.api.update({ ...node('n1', { cpu: '6', memory: '8Gi' }), metadata: { name: 'n1' } });
     await eventually(() => h!.runtime.tracker.hasObserved('Pod', later.metadata!.resourceVersion!), 'a pod bookmark past the node write');
   });
 
   it('syncs a missing resource.k8s.io API as empty and retries the list slowly', async () => {
-    h = await startHarness({ server: { objects: [node('n1')] }, start: false });
+    h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' })] }, start: false });
     h.api.failNext(1000, { status: 404, matcher: { verb: 'list', resource: 'resourceslices' } });
     await h.runtime.source.start(h.ledger);
     await h.runtime.source.waitForSync(3000);

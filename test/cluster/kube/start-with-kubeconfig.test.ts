@@ -10,8 +10,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
-import { node, pod } from './support.js';
 import { eventually, eventuallyValue } from '../../support/eventually.js';
+import { node, pod } from '../../support/builders.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
@@ -52,7 +52,7 @@ describe('npm start -- --kubeconfig FILE against the fake API server', function 
   let stderr = '';
 
   before(async () => {
-    api = await startFakeApiServer({ objects: [node('worker-1', '8'), node('worker-2', '4'), pod('web', { node: 'worker-1', cpu: '2' })] });
+    api = await startFakeApiServer({ objects: [node('worker-1', { cpu: '8', memory: '8Gi' }), node('worker-2', { cpu: '4', memory: '8Gi' }), pod('default', 'web', { node: 'worker-1', cpu: '2' })] });
     dir = mkdtempSync(join(tmpdir(), 'kl-start-'));
   });
   after(async () => {
@@ -86,7 +86,7 @@ describe('npm start -- --kubeconfig FILE against the fake API server', function 
       assert.deepEqual(ledger.body.nodes.map((n: { node: string }) => n.node), ['worker-1', 'worker-2']);
       assert.equal(ledger.body.counts.boundPods, 1);
 
-      api.create(node('worker-3', '2'));
+      api.create(node('worker-3', { cpu: '2', memory: '8Gi' }));
       await eventuallyValue(() => getJson(`${base}/debug/ledger`), (r) => r.body?.nodes?.length === 3, 'the new node through the watch', { timeoutMs: 10_000, intervalMs: 100 });
       const metrics = await (await fetch(`${ops}/metrics`)).text();
       assert.match(metrics, /kube_ledger_informer_synced\{resource="Pod"\} 1/);

@@ -107,17 +107,3 @@ export async function counterValue(metrics: Metrics, name: string, labels: Recor
   }
   return total;
 }
-
-export function node(name: string, cpu = '4') {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } }, status: { allocatable: { cpu, memory: '8Gi', pods: '110' } } };
-}
-
-export function pod(name: string, o: { node?: string; cpu?: string; namespace?: string; uid?: string } = {}) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: o.namespace ?? 'default', ...(o.uid ? { uid: o.uid } : {}) },
-    spec: { ...(o.node ? { nodeName: o.node } : {}), containers: [{ name: 'c', resources: { requests: { cpu: o.cpu ?? '100m' } } }] },
-    status: { phase: o.node ? 'Running' : 'Pending' },
-  };
-}

@@ -47,8 +47,8 @@ export interface FakeApiServerOptions {
   listItemsIncludeTypeMeta?: boolean;
   /** Answer 401 to requests without a bearer token. Default false: anything goes, presence is only recorded. */
   requireBearerToken?: boolean;
-  /** Objects created (as fixtures) before the server starts listening. */
-  objects?: KubeObject[];
+  /** Objects created (as fixtures) before the server starts listening; any object `create` takes (builders' output). */
+  objects?: object[];
 }
 
 export type DownMode = 'refused' | 'reset';
