@@ -10,7 +10,7 @@
  * happen, never by sleeping on the wall clock.
  */
 import assert from 'node:assert/strict';
-import type { TimerScheduler } from '../../src/cluster/freshness/requeue-queue.js';
+import type { TimerScheduler } from '../../src/cluster/freshness/timer-scheduler.js';
 import { eventually, sleep } from './eventually.js';
 
 interface PendingTimer {

@@ -16,8 +16,8 @@ import { silentLogger } from '../../../src/observability/logger.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { counterValue } from '../../nomination/support.js';
-import { startHarness } from './support.js';
-import { eventually } from '../../support/eventually.js';
+import { startHarness, until } from './support.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 async function rejectsWithin<T>(promise: Promise<T>, boundMs: number): Promise<unknown> {
   const started = Date.now();
@@ -89,16 +89,17 @@ describe('API request deadlines against a black-holed API server', () => {
       server: { bookmarkIntervalMs: 0, objects: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }] },
       tuning: { listTimeoutMs: 150, watchIdleTimeoutMs: 300 },
       start: false,
+      clock: new FakeClock(),
     });
     api = h.api;
     dir = mkdtempSync(join(tmpdir(), 'kl-deadline-'));
     try {
       h.api.blackHole({ verb: 'list', resource: 'nodes' }, 1);
       await h.runtime.source.start(h.ledger);
-      await h.runtime.source.waitForSync(5000);
+      await until(h, () => h.runtime.source.hasSynced(), 'the sync after the failed list page', 5000);
       assert.ok((await counterValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'list_failed' })) >= 1);
-      // No bookmarks and no events: the watch is idle past its deadline and restarted from its last RV.
-      await eventually(() => h.api.countRequests({ verb: 'watch', resource: 'nodes' }) >= 2, 'a restarted node watch', 5000);
+      // No bookmarks and no events: the watch is idle past its deadline (on the reflectors' clock) and restarted.
+      await until(h, () => h.api.countRequests({ verb: 'watch', resource: 'nodes' }) >= 2, 'a restarted node watch', 5000);
       assert.ok((await counterValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'watch_stalled' })) >= 1);
     } finally {
       await h.runtime.source.stop();

@@ -1,11 +1,12 @@
 /**
  * Fault handling of the reflectors against the fake API server's fault injection. After every fault the ledger must
- * hold exactly the server's pods and nodes again.
+ * hold exactly the server's pods and nodes again. The reflectors' backoff sleeps and stall timers run on a fake
+ * clock: counts "within 2 s" are counted in clock time, so a busy machine cannot change them.
  */
 import assert from 'node:assert/strict';
-import { assertCacheConverges, counterValue, startHarness, type Harness } from './support.js';
-import { eventually, sleep } from '../../support/eventually.js';
+import { assertCacheConverges, counterValue, noRequestInFlight, startHarness, until, type Harness } from './support.js';
 import { node, pod } from '../../support/builders.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 describe('kube source: faults (fake API server)', () => {
   let h: Harness | undefined;
@@ -15,9 +16,9 @@ describe('kube source: faults (fake API server)', () => {
   });
 
   async function synced(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-    h = await startHarness({ ...options, server: { objects: [node('n1', { cpu: '4', memory: '8Gi' }), node('n2', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', cpu: '100m' }), pod('default', 'b', { node: 'n2', cpu: '100m' })], ...options.server } });
+    h = await startHarness({ clock: new FakeClock(), ...options, server: { objects: [node('n1', { cpu: '4', memory: '8Gi' }), node('n2', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', cpu: '100m' }), pod('default', 'b', { node: 'n2', cpu: '100m' })], ...options.server } });
     await h.runtime.source.waitForSync(3000);
-    await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
+    await until(h, () => h!.api.openWatches('pods') === 1, 'the pod watch');
     return h;
   }
 
@@ -25,7 +26,7 @@ describe('kube source: faults (fake API server)', () => {
     const harness = await synced({ server: { bookmarkIntervalMs: 0 } });
     const { api } = harness;
     const written = api.create(pod('default', 'c', { node: 'n1', cpu: '100m' }));
-    await eventually(() => harness.ledger.podByKey('default/c') !== undefined, 'pod c');
+    await until(harness, () => harness.ledger.podByKey('default/c') !== undefined, 'pod c');
     const lastRv = written.metadata!.resourceVersion!;
     assert.equal(harness.runtime.source.reflector('Pod')?.lastResourceVersion(), lastRv);
     const listsBefore = api.countRequests({ verb: 'list', resource: 'pods' });
@@ -34,7 +35,7 @@ describe('kube source: faults (fake API server)', () => {
     assert.equal(api.dropWatches('pods', 'reset'), 1);
     api.create(pod('default', 'd', { node: 'n2', cpu: '100m' })); // written while no watch is open: must arrive through the resumed watch
     api.remove('pods', 'default', 'a');
-    await eventually(() => api.openWatches('pods') === 1, 'a new pod watch');
+    await until(harness, () => api.openWatches('pods') === 1, 'a new pod watch');
 
     const rewatch = api.requests({ verb: 'watch', resource: 'pods' })[watchesBefore];
     assert.equal(rewatch?.query['resourceVersion'], lastRv, 're-watch carries the last RV');
@@ -54,7 +55,10 @@ describe('kube source: faults (fake API server)', () => {
     api.always410('pods', true);
     api.expireWatches('pods');
     api.create(pod('default', 'during', { node: 'n1', cpu: '100m' }));
-    await sleep(2000);
+    // 2 s of clock time; the pod reflector is idle once each 410 it met has been followed by its relist backoff.
+    const expired = () => counterValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_expired' });
+    const relisted = () => counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' });
+    await harness.clock!.runFor(2000, { idle: async () => noRequestInFlight(api) && (await expired()) === (await relisted()) + 1 });
     const lists = api.countRequests({ verb: 'list', resource: 'pods' }) - listsBefore;
     // 410 occurrences: the open watch that was expired, then every new watch (each one answered 410).
     const expiredWatches = 1 + api.countRequests({ verb: 'watch', resource: 'pods' }) - watchesBefore;
@@ -78,7 +82,7 @@ describe('kube source: faults (fake API server)', () => {
     api.dropWatches('pods', 'reset');
     api.create(pod('default', 'x', { node: 'n1', cpu: '100m' }));
     api.compactHistory('pods');
-    await eventually(() => api.countRequests({ verb: 'list', resource: 'pods' }) === 2, 'one relist');
+    await until(harness, () => api.countRequests({ verb: 'list', resource: 'pods' }) === 2, 'one relist');
     assert.ok(api.requests({ verb: 'watch', resource: 'pods' }).some((r) => r.status === 410), 'the re-watch got HTTP 410');
     await assertCacheConverges(harness);
     assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), 1);
@@ -100,7 +104,7 @@ describe('kube source: faults (fake API server)', () => {
     assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), 0, '5xx never forces a relist');
 
     await api.down(true, 'refused');
-    await sleep(400);
+    await harness.clock!.runFor(400, { idle: () => noRequestInFlight(api) });
     await api.down(false);
     api.create(pod('default', 'back', { node: 'n3', cpu: '100m' }));
     await assertCacheConverges(harness, 8000);
@@ -114,7 +118,7 @@ describe('kube source: faults (fake API server)', () => {
     const held = api.delay({ matcher: { verb: 'watch', resource: 'pods' }, ms: 3000, times: 1 });
     api.dropWatches('pods', 'reset');
     api.create(pod('default', 'late', { node: 'n1', cpu: '100m' }));
-    await eventually(() => (harness.ledger.podByKey('default/late') !== undefined), 'the pod after the stalled watch was abandoned', 5000);
+    await until(harness, () => (harness.ledger.podByKey('default/late') !== undefined), 'the pod after the stalled watch was abandoned', 5000);
     held();
     assert.ok((await counterValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_stalled' })) >= 1);
     await assertCacheConverges(harness);

@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import type { ClusterChange, ClusterSink } from '../../../src/ledger/changes.js';
-import { assertCacheConverges, counterValue, startHarness, type Harness } from './support.js';
-import { eventually, sleep } from '../../support/eventually.js';
+import { assertCacheConverges, counterValue, noRequestInFlight, startHarness, until, type Harness } from './support.js';
+import { eventually } from '../../support/eventually.js';
 import { node, pod } from '../../support/builders.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 describe('kube source: initial sync and events (fake API server)', () => {
   let h: Harness | undefined;
@@ -53,6 +54,8 @@ describe('kube source: initial sync and events (fake API server)', () => {
     await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     h.api.create(pod('default', 'c', { node: 'n1', cpu: '100m' }));
     h.api.remove('pods', 'default', 'b');
+    // Pods and Nodes come on two watch streams with no order between them: the node write waits for the pod events.
+    await eventually(() => changes.length >= 8, 'the two pod events');
     h.api.update({ ...node('n1', { cpu: '8', memory: '8Gi' }), metadata: { name: 'n1' } });
     await eventually(() => changes.length >= 9, 'three events');
     assert.deepEqual(changes.slice(6).map((c) => `${c.type} ${c.kind}`), ['upsert Pod', 'delete Pod', 'upsert Node']);
@@ -81,17 +84,21 @@ describe('kube source: initial sync and events (fake API server)', () => {
   });
 
   it('syncs a missing resource.k8s.io API as empty and retries the list slowly', async () => {
-    h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' })] }, start: false });
+    const clock = new FakeClock();
+    h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' })] }, start: false, clock });
     h.api.failNext(1000, { status: 404, matcher: { verb: 'list', resource: 'resourceslices' } });
     await h.runtime.source.start(h.ledger);
     await h.runtime.source.waitForSync(3000);
     assert.equal(h.runtime.source.reflector('ResourceSlice')?.hasSynced(), true);
-    await sleep(800);
-    const lists = h.api.countRequests({ verb: 'list', resource: 'resourceslices' });
-    assert.ok(lists >= 2 && lists <= 4, `retried slowly (300 ms apart), got ${lists} lists in ~0.8 s`);
+    // 800 ms of clock time; the slice reflector is idle once every list it sent has been answered 404 and counted.
+    const missing = () => counterValue(h!.metrics, 'kube_ledger_informer_errors_total', { resource: 'ResourceSlice', kind: 'api_missing' });
+    const sliceLists = () => h!.api.countRequests({ verb: 'list', resource: 'resourceslices' });
+    await clock.runFor(800, { idle: async () => noRequestInFlight(h!.api) && (await missing()) === sliceLists() });
+    const lists = sliceLists();
+    assert.ok(lists >= 2 && lists <= 4, `retried slowly (300 ms apart), got ${lists} lists in 0.8 s`);
     assert.equal(h.api.countRequests({ verb: 'watch', resource: 'resourceslices' }), 0);
-    assert.ok((await counterValue(h.metrics, 'kube_ledger_informer_errors_total', { resource: 'ResourceSlice', kind: 'api_missing' })) >= 2);
+    assert.ok((await missing()) >= 2);
     h.api.clearFaults();
-    await eventually(() => h!.api.openWatches('resourceslices') === 1, 'the API to be found again and watched', 3000);
+    await until(h, () => h!.api.openWatches('resourceslices') === 1, 'the API to be found again and watched', 3000);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Shared set-up for the kube source integration tests: a fake API server, a KubeConfig pointing at it, a real
- * ClusterLedger as sink, fast reflector tuning, and the "cache equals server" comparison used after every fault.
+ * ClusterLedger as sink, fast reflector tuning, optionally a fake clock for the reflectors' backoff and stall timers
+ * (then `until` drives it), and the "cache equals server" comparison used after every fault.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
 import { eventually } from '../../support/eventually.js';
+import type { FakeClock } from '../../support/fake-clock.js';
 import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from '../../support/fake-apiserver/index.js';
 
 /** Short delays so fault tests finish in bounded time; the shape (exponential, capped, jittered) is the real one. */
@@ -31,6 +33,8 @@ export interface Harness {
   ledger: ClusterLedger;
   metrics: Metrics;
   config: ExtenderConfig;
+  /** The reflectors' clock when the test runs them on a fake one. */
+  clock: FakeClock | undefined;
   close(): Promise<void>;
 }
 
@@ -40,6 +44,8 @@ export interface HarnessOptions {
   configure?: (config: ExtenderConfig) => void;
   /** Start the source right away (default true). */
   start?: boolean;
+  /** Run the reflectors' backoff sleeps and stall timers on this clock (the test moves it, through `until`). */
+  clock?: FakeClock;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -50,7 +56,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const config = defaultConfig();
   options.configure?.(config);
   const metrics = createMetrics();
-  const runtime = createKubeRuntime({ kubeConfig, config, metrics, logger: silentLogger, tuning: { ...FAST_TUNING, ...options.tuning } });
+  const runtime = createKubeRuntime({
+    kubeConfig, config, metrics, logger: silentLogger, tuning: { ...FAST_TUNING, ...options.tuning },
+    ...(options.clock ? { reflectorTimers: options.clock } : {}),
+  });
   const ledger = new ClusterLedger();
   if (options.start ?? true) await runtime.source.start(ledger);
   return {
@@ -59,6 +68,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ledger,
     metrics,
     config,
+    clock: options.clock,
     async close() {
       await runtime.source.stop();
       await api.close();
@@ -84,15 +94,29 @@ function ledgerNodes(ledger: ClusterLedger): string[] {
   return [...ledger.knownNodes()].map((n) => `${n.name}@${n.resourceVersion}`).sort();
 }
 
+/** No request the reflectors wait on is in flight (an open watch is their resting state, not work). */
+export function noRequestInFlight(api: FakeApiServer): boolean {
+  return api.requests().every((r) => r.endedAt !== undefined || r.info.verb === 'watch');
+}
+
+/**
+ * Waits until `condition` holds: on the harness's fake clock, firing the reflectors' short timers (backoffs) whenever
+ * no request is in flight; without one, by polling on the wall clock.
+ */
+export function until(h: Pick<Harness, 'api' | 'clock'>, condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<unknown> {
+  if (!h.clock) return eventually(condition, what, timeoutMs);
+  return h.clock.runUntil(condition, what, { idle: () => noRequestInFlight(h.api), timeoutMs });
+}
+
 export function cacheEqualsServer(h: Pick<Harness, 'api' | 'ledger'>): boolean {
   return JSON.stringify(serverPods(h.api)) === JSON.stringify(ledgerPods(h.ledger))
     && JSON.stringify(serverNodes(h.api)) === JSON.stringify(ledgerNodes(h.ledger));
 }
 
 /** Waits until the ledger holds exactly the server's pods and nodes (same keys, same resourceVersions). */
-export async function assertCacheConverges(h: Pick<Harness, 'api' | 'ledger'>, timeoutMs = 5000): Promise<void> {
+export async function assertCacheConverges(h: Pick<Harness, 'api' | 'ledger'> & Partial<Pick<Harness, 'clock'>>, timeoutMs = 5000): Promise<void> {
   try {
-    await eventually(() => cacheEqualsServer(h), 'the cache to equal the server', timeoutMs);
+    await until({ api: h.api, clock: h.clock }, () => cacheEqualsServer(h), 'the cache to equal the server', timeoutMs);
   } catch {
     assert.deepEqual(ledgerPods(h.ledger), serverPods(h.api), 'ledger pods = server pods');
     assert.deepEqual(ledgerNodes(h.ledger), serverNodes(h.api), 'ledger nodes = server nodes');
