@@ -1,7 +1,9 @@
 /**
- * Test harness for the nominator against the fake API server: a ledger fed by polling the fake's store (a stand-in
- * for the kube source: full replace of nodes and pods, freshness tracker advanced to the server's RV), client-node
- * clients over a written kubeconfig, and a request-log check that nothing ever binds or touches spec.nodeName.
+ * Test harness for the nominator against the fake API server: a ledger fed from the fake's store (a stand-in for the
+ * kube source: full replace of nodes and pods, freshness tracker advanced to the server's RV), client-node clients
+ * over a written kubeconfig, and a request-log check that nothing ever binds or touches spec.nodeName.
+ * With `{ clock }` the nominators' resync, work-queue delays and TTLs run on that fake clock: `runUntil`/`runFor`
+ * move it, and the ledger follows the server at every step (`feed.follow()`) instead of on a wall-clock interval.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,13 +22,17 @@ import { KubeEventRecorder, KubePodStatusClient } from '../../src/nomination/kub
 import { Nominator, type NominatorDeps } from '../../src/nomination/nominator.js';
 import type { NominationSettings } from '../../src/nomination/reconcile-plan.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
+import type { FakeClock } from '../support/fake-clock.js';
 
 export class LedgerFeed {
   readonly ledger = new ClusterLedger();
-  readonly tracker = new FreshnessTracker({ now: Date.now, stalenessWindowSeconds: 60, kinds: ['Node', 'Pod'] });
+  readonly tracker: FreshnessTracker;
   private timer: NodeJS.Timeout | undefined;
+  private following = false;
 
-  constructor(private readonly api: FakeApiServer) {}
+  constructor(private readonly api: FakeApiServer, now: () => number = Date.now) {
+    this.tracker = new FreshnessTracker({ now, stalenessWindowSeconds: 60, kinds: ['Node', 'Pod'] });
+  }
 
   sync(): void {
     const rv = this.api.currentResourceVersion();
@@ -41,6 +47,17 @@ export class LedgerFeed {
     this.timer = setInterval(() => this.sync(), intervalMs);
   }
 
+  /** On the fake clock: sync now and at every step the harness drives. */
+  follow(): void {
+    this.following = true;
+    this.sync();
+  }
+
+  /** One clock step: the ledger catches up with the server if the test asked it to follow. */
+  step(): void {
+    if (this.following) this.sync();
+  }
+
   stop(): void {
     if (this.timer) clearInterval(this.timer);
   }
@@ -52,20 +69,32 @@ export interface Harness {
   feed: LedgerFeed;
   metrics: Metrics;
   settings: NominationSettings;
-  clock: { ms: number | undefined };
+  /** The nominators' clock, when the harness was started with one. */
+  clock: FakeClock | undefined;
   nominators: Nominator[];
   makeNominator(overrides?: Partial<NominatorDeps>): Nominator;
+  /** Moves the fake clock until `condition` holds, one timer at a time, each once the nominators are idle. */
+  runUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number): Promise<void>;
+  /** Moves the fake clock through `ms`, firing every timer due in it once the nominators are idle. */
+  runFor(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startHarness(settings: Partial<NominationSettings> = {}): Promise<Harness> {
+export async function startHarness(settings: Partial<NominationSettings> = {}, options: { clock?: FakeClock } = {}): Promise<Harness> {
   const api = await startFakeApiServer({ bookmarkIntervalMs: 0 });
   const dir = mkdtempSync(join(tmpdir(), 'nominator-'));
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(api.writeKubeconfig(dir));
-  const feed = new LedgerFeed(api);
+  const { clock } = options;
+  const feed = new LedgerFeed(api, clock ? () => clock.now() : Date.now);
   const metrics = createMetrics();
-  const clock: { ms: number | undefined } = { ms: undefined };
+  // Calls the nominators have open against the API server: none open means they wait on their timers.
+  const calls = { inFlight: 0 };
+  const drive = { idle: () => calls.inFlight === 0, beforeStep: () => feed.step() };
+  const fakeClock = (): FakeClock => {
+    if (!clock) throw new Error('this harness runs on the wall clock: start it with { clock }');
+    return clock;
+  };
   const harness: Harness = {
     api, kubeConfig, feed, metrics, clock, nominators: [],
     settings: { enabled: true, namespaces: ['canary'], priorityClasses: [], ttlSeconds: 60, ...settings },
@@ -74,14 +103,14 @@ export async function startHarness(settings: Partial<NominationSettings> = {}): 
         ledger: feed.ledger,
         hasSynced: () => true,
         gate: new WrittenResourceVersionGate({ controller: 'nominator', observer: feed.tracker }),
-        pods: new KubePodStatusClient(kubeConfig),
-        events: new KubeEventRecorder(kubeConfig, silentLogger, 'test'),
+        pods: counted(new KubePodStatusClient(kubeConfig), calls),
+        events: counted(new KubeEventRecorder(kubeConfig, silentLogger, 'test'), calls),
         leadership: { isLeader: () => true },
         settings: () => harness.settings,
         schedulingOptions: () => DEFAULT_SCHEDULING_OPTIONS,
         logger: silentLogger,
         metrics,
-        now: () => clock.ms ?? Date.now(),
+        ...(clock ? { now: () => clock.now(), timers: clock } : {}),
         resyncIntervalMs: 20,
         standBackMs: 60_000,
         fallbackCooldownMs: 60_000,
@@ -90,6 +119,8 @@ export async function startHarness(settings: Partial<NominationSettings> = {}): 
       harness.nominators.push(nominator);
       return nominator;
     },
+    runUntil: (condition, what, timeoutMs = 10_000) => fakeClock().runUntil(condition, what, { ...drive, timeoutMs }),
+    runFor: (ms) => fakeClock().runFor(ms, drive),
     async close() {
       for (const n of harness.nominators) await n.stop();
       feed.stop();
@@ -99,6 +130,24 @@ export async function startHarness(settings: Partial<NominationSettings> = {}): 
     },
   };
   return harness;
+}
+
+/** `target` whose promise-returning methods count themselves in `calls.inFlight` until they settle. */
+function counted<T extends object>(target: T, calls: { inFlight: number }): T {
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value: unknown = Reflect.get(object, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = value.apply(object, args);
+        if (!(result instanceof Promise)) return result;
+        calls.inFlight += 1;
+        return result.finally(() => {
+          calls.inFlight -= 1;
+        });
+      };
+    },
+  });
 }
 
 /** No request may bind a pod or write the pod's main resource (where spec.nodeName lives). */
