@@ -11,6 +11,7 @@
  */
 import type { Logger } from '../observability/logger.js';
 import { ConflictError, type LeaseClient, type LeaseRecord } from './clients.js';
+import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 
 export interface LeaderElectionOptions {
   client: LeaseClient;
@@ -21,6 +22,8 @@ export interface LeaderElectionOptions {
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
   now?: () => number;
+  /** The retry timer (tests inject a fake clock); real, unref'd timers without it. */
+  timers?: TimerScheduler;
   logger: Logger;
   onLeadershipChange?: (leading: boolean) => void;
 }
@@ -42,7 +45,7 @@ export class LeaseLeaderElector implements LeadershipView {
   private lastRenewAt: number | undefined;
   private lastWritten: LeaseRecord | undefined;
   private observed: { key: string; at: number } | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private cancelRetry: (() => void) | undefined;
   private running = false;
   private attempt: Promise<void> = Promise.resolve();
   private wasLeading = false;
@@ -70,7 +73,7 @@ export class LeaseLeaderElector implements LeadershipView {
   /** Stops campaigning and releases the Lease if we hold it. */
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
+    this.cancelRetry?.();
     await this.attempt;
     const held = this.lastWritten;
     const leading = this.isLeader();
@@ -94,8 +97,7 @@ export class LeaseLeaderElector implements LeadershipView {
       .finally(() => {
         this.isLeader();
         if (!this.running) return;
-        this.timer = setTimeout(() => this.tick(), this.retryPeriodMs);
-        this.timer.unref();
+        this.cancelRetry = (this.options.timers ?? realTimerScheduler).setTimer(() => this.tick(), this.retryPeriodMs);
       });
   }
 

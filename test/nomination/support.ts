@@ -3,7 +3,7 @@
  * kube source: full replace of nodes and pods, freshness tracker advanced to the server's RV), client-node clients
  * over a written kubeconfig, and a request-log check that nothing ever binds or touches spec.nodeName.
  * With `{ clock }` the nominators' resync, work-queue delays and TTLs run on that fake clock: `runUntil`/`runFor`
- * move it, and the ledger follows the server at every step (`feed.follow()`) instead of on a wall-clock interval.
+ * move it, and the ledger follows the server at every step (`feed.follow()`).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +18,7 @@ import type { NodeObject, PodObject } from '../../src/ledger/objects.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
-import { KubeEventRecorder, KubePodStatusClient } from '../../src/nomination/kube-clients.js';
+import { KubeEventRecorder, KubeLeaseClient, KubePodStatusClient } from '../../src/nomination/kube-clients.js';
 import { Nominator, type NominatorDeps } from '../../src/nomination/nominator.js';
 import type { NominationSettings } from '../../src/nomination/reconcile-plan.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
@@ -27,7 +27,6 @@ import type { FakeClock } from '../support/fake-clock.js';
 export class LedgerFeed {
   readonly ledger = new ClusterLedger();
   readonly tracker: FreshnessTracker;
-  private timer: NodeJS.Timeout | undefined;
   private following = false;
 
   constructor(private readonly api: FakeApiServer, now: () => number = Date.now) {
@@ -42,12 +41,7 @@ export class LedgerFeed {
     this.tracker.recordReplace('Pod', rv);
   }
 
-  startPolling(intervalMs = 10): void {
-    this.sync();
-    this.timer = setInterval(() => this.sync(), intervalMs);
-  }
-
-  /** On the fake clock: sync now and at every step the harness drives. */
+  /** Sync now and at every step of the fake clock the harness drives. */
   follow(): void {
     this.following = true;
     this.sync();
@@ -56,10 +50,6 @@ export class LedgerFeed {
   /** One clock step: the ledger catches up with the server if the test asked it to follow. */
   step(): void {
     if (this.following) this.sync();
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
   }
 }
 
@@ -73,6 +63,8 @@ export interface Harness {
   clock: FakeClock | undefined;
   nominators: Nominator[];
   makeNominator(overrides?: Partial<NominatorDeps>): Nominator;
+  /** A Lease client whose open calls count as work for `runUntil`/`runFor` (for leader electors on the clock). */
+  leaseClient(): KubeLeaseClient;
   /** Moves the fake clock until `condition` holds, one timer at a time, each once the nominators are idle. */
   runUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number): Promise<void>;
   /** Moves the fake clock through `ms`, firing every timer due in it once the nominators are idle. */
@@ -99,12 +91,12 @@ export async function startHarness(settings: Partial<NominationSettings> = {}, o
     api, kubeConfig, feed, metrics, clock, nominators: [],
     settings: { enabled: true, namespaces: ['canary'], priorityClasses: [], ttlSeconds: 60, ...settings },
     makeNominator(overrides = {}) {
-      const nominator = new Nominator({
+      const deps: NominatorDeps = {
         ledger: feed.ledger,
         hasSynced: () => true,
         gate: new WrittenResourceVersionGate({ controller: 'nominator', observer: feed.tracker }),
-        pods: counted(new KubePodStatusClient(kubeConfig), calls),
-        events: counted(new KubeEventRecorder(kubeConfig, silentLogger, 'test'), calls),
+        pods: new KubePodStatusClient(kubeConfig),
+        events: new KubeEventRecorder(kubeConfig, silentLogger, 'test'),
         leadership: { isLeader: () => true },
         settings: () => harness.settings,
         schedulingOptions: () => DEFAULT_SCHEDULING_OPTIONS,
@@ -115,15 +107,16 @@ export async function startHarness(settings: Partial<NominationSettings> = {}, o
         standBackMs: 60_000,
         fallbackCooldownMs: 60_000,
         ...overrides,
-      });
+      };
+      const nominator = new Nominator({ ...deps, pods: counted(deps.pods, calls), events: counted(deps.events, calls) });
       harness.nominators.push(nominator);
       return nominator;
     },
+    leaseClient: () => counted(new KubeLeaseClient(kubeConfig), calls),
     runUntil: (condition, what, timeoutMs = 10_000) => fakeClock().runUntil(condition, what, { ...drive, timeoutMs }),
     runFor: (ms) => fakeClock().runFor(ms, drive),
     async close() {
       for (const n of harness.nominators) await n.stop();
-      feed.stop();
       assertNeverBinds(api);
       await api.close();
       rmSync(dir, { recursive: true, force: true });
