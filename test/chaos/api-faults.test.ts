@@ -9,12 +9,13 @@ import assert from 'node:assert/strict';
 import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
 import type { FakeApiServer } from '../support/fake-apiserver/index.js';
 import { ChaosReport, type ScenarioRow } from './support/chaos-report.js';
-import { CANARY, ClusterChurn, podObject, seedCluster } from './support/cluster-churn.js';
+import { CANARY, ClusterChurn, seedCluster } from './support/cluster-churn.js';
 import { ExtenderProbe } from './support/extender-probe.js';
 import { isReady, startInProcessLedger, type InProcessLedger, type InProcessOptions } from './support/in-process-ledger.js';
 import { awaitConvergence } from './support/ledger-rebuild.js';
 import { auditLeadership, auditStatusWrites, outcomeOf, statusPatches } from './support/write-audit.js';
 import { eventually, sleep } from '../support/eventually.js';
+import { pod } from '../support/builders.js';
 
 const report = new ChaosReport('API faults under churn');
 const PRODUCTION_RENEW_DEADLINE_MS = 10_000;
@@ -160,14 +161,14 @@ describe('chaos: API faults while the cluster changes', function () {
       options: {
         seed: (api) => {
           seedCluster(api);
-          for (let i = 0; i < 530; i++) api.create(podObject(`filler-${i}`, { namespace: 'default', node: `node-${i % 5}`, cpu: '1m' }));
+          for (let i = 0; i < 530; i++) api.create(pod('default', `filler-${i}`, { node: `node-${i % 5}`, cpu: '1m', memory: '256Mi' }));
         },
       },
       async during(h) {
         h.api.always410(undefined, true);
         forceRelist(h.api);
         await sleep(300);
-        h.api.create(podObject('marker', { namespace: 'default', node: 'node-0', cpu: '1m' }));
+        h.api.create(pod('default', 'marker', { node: 'node-0', cpu: '1m', memory: '256Mi' }));
         const seenMs = await eventually(async () => {
           const node = (await (await fetch(`${h.baseUrl}/debug/ledger?node=node-0`)).json()) as { pods?: Array<{ pod: string }> };
           return (node.pods ?? []).some((p) => p.pod === 'default/marker');
@@ -217,7 +218,7 @@ describe('chaos: API faults while the cluster changes', function () {
         const since = performance.now();
         h.api.conflictNext(40, { resource: 'pods', verb: 'patch', subresource: 'status' });
         for (let i = 0; i < 12; i++) {
-          h.api.create(podObject(`storm-${i}`, { namespace: CANARY, cpu: '100m' }));
+          h.api.create(pod(CANARY, `storm-${i}`, { cpu: '100m', memory: '256Mi' }));
           await sleep(100);
         }
         await eventually(() => faultRequests(h.api, since, 'conflictNext') >= 40, 'the storm to be spent', { timeoutMs: 8000, intervalMs: 25 }).catch(() => 0);
@@ -271,7 +272,7 @@ async function leaseOutage(h: InProcessLedger, outage: () => Promise<void>): Pro
   }, 50);
   const creating = (async () => {
     await sleep(SHORT_LEASE.renewDeadlineMs + 300);
-    for (let i = 0; i < 4; i++) h.api.create(podObject(`orphan-${i}`, { namespace: CANARY, cpu: '100m' }));
+    for (let i = 0; i < 4; i++) h.api.create(pod(CANARY, `orphan-${i}`, { cpu: '100m', memory: '256Mi' }));
   })();
   const started = Date.now();
   await outage();

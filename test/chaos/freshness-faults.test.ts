@@ -11,9 +11,10 @@
  * The figures are printed for the README's reliability section.
  */
 import assert from 'node:assert/strict';
-import { CANARY, nodeObject, podObject } from './support/cluster-churn.js';
+import { CANARY } from './support/cluster-churn.js';
 import { isReady, startInProcessLedger, type InProcessLedger } from './support/in-process-ledger.js';
 import { eventually, sleep } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
 
 function nominated(h: InProcessLedger, name: string): string | undefined {
   return (h.api.get('pods', CANARY, name)?.['status'] as { nominatedNodeName?: string } | undefined)?.nominatedNodeName;
@@ -42,8 +43,8 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
   it('a black-holed PATCH holds one key only: the other pods are nominated, the hung PATCH ends at its deadline', async () => {
     h = await startInProcessLedger({
       seed: (api) => {
-        api.create(nodeObject('node-0', '64'));
-        for (let i = 0; i < 6; i++) api.create(podObject(`p-${i}`));
+        api.create(node('node-0', { cpu: '64', memory: '32Gi' }));
+        for (let i = 0; i < 6; i++) api.create(pod(CANARY, `p-${i}`, { cpu: '500m', memory: '256Mi' }));
       },
       configure: (c) => {
         c.nomination.requestTimeouts.patchMs = 1500;
@@ -71,8 +72,8 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
   it('a pod answering 409 forever stays on the backoff: a handful of PATCHes, not a hundred', async () => {
     h = await startInProcessLedger({
       seed: (api) => {
-        api.create(nodeObject('node-0', '64'));
-        api.create(podObject('war'));
+        api.create(node('node-0', { cpu: '64', memory: '32Gi' }));
+        api.create(pod(CANARY, 'war', { cpu: '500m', memory: '256Mi' }));
       },
     });
     const lift = h.api.conflictForever({ verb: 'patch', resource: 'pods', name: 'war' });
@@ -93,8 +94,8 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
     h = await startInProcessLedger({
       seed: (api) => {
         for (let i = 0; i < 20; i++) {
-          api.create(nodeObject(`node-${i}`, '4'));
-          for (let j = 0; j < 2; j++) api.create(podObject(`low-${i}-${j}`, { namespace: 'batch', node: `node-${i}`, cpu: '2', priority: 0 }));
+          api.create(node(`node-${i}`, { cpu: '4', memory: '32Gi' }));
+          for (let j = 0; j < 2; j++) api.create(pod('batch', `low-${i}-${j}`, { node: `node-${i}`, cpu: '2', memory: '256Mi', priority: 0 }));
         }
       },
       configure: (c) => {
@@ -113,7 +114,7 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
     assert.equal(h.api.countRequests({ verb: 'get', resource: 'pods' }), 0);
 
     h.api.slowWatches('pods', 4000);
-    h.api.create(podObject('churn-0', { namespace: 'batch' })); // moves the RV past what the slow watch has delivered
+    h.api.create(pod('batch', 'churn-0', { cpu: '500m', memory: '256Mi' })); // moves the RV past what the slow watch has delivered
     h.api.clearRequests();
     const slow = await post(h, '/preempt', body);
     const kept = Object.keys(slow.json['NodeNameToMetaVictims'] as object).length;
@@ -126,14 +127,14 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
 
   it('a silent pod watch turns the replica degraded (filter Error, /readyz 503) and it recovers by itself', async () => {
     h = await startInProcessLedger({
-      seed: (api) => api.create(nodeObject('node-0')),
+      seed: (api) => api.create(node('node-0', { cpu: '8', memory: '32Gi' })),
       configure: (c) => {
         c.freshness.maxServeLagSeconds = 1;
         c.freshness.bookmarkGraceSeconds = 1;
       },
     });
     await eventually(() => isReady(h!.opsBaseUrl), 'ready', { timeoutMs: 5000, intervalMs: 25 });
-    const filter = { Pod: podObject('x'), Nodes: null, NodeNames: ['node-0'] };
+    const filter = { Pod: pod(CANARY, 'x', { cpu: '500m', memory: '256Mi' }), Nodes: null, NodeNames: ['node-0'] };
     h.api.stallWatches('pods', 3500);
     const degradedAfter = await eventually(async () => !(await isReady(h!.opsBaseUrl)), '/readyz 503', { timeoutMs: 6000, intervalMs: 25 });
     assert.match(String((await post(h, '/filter', filter)).json['Error']), /degraded/);
@@ -145,8 +146,8 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
   it('black-holed Lease requests: the leader stops writing at its renew deadline instead of hanging, and leads again once they are answered', async () => {
     h = await startInProcessLedger({
       seed: (api) => {
-        api.create(nodeObject('node-0', '64'));
-        api.create(podObject('first'));
+        api.create(node('node-0', { cpu: '64', memory: '32Gi' }));
+        api.create(pod(CANARY, 'first', { cpu: '500m', memory: '256Mi' }));
       },
       lease: { durationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 250 },
       configure: (c) => {
@@ -157,7 +158,7 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
     const lift = h.api.blackHole({ resource: 'leases' });
     const lostAfter = await eventually(async () => (await value(h!, 'nominationLeader')) === 0, 'leadership given up', { timeoutMs: 6000, intervalMs: 25 });
     assert.ok((await value(h, 'nominationApiRequests', { verb: 'lease', outcome: 'deadline' })) >= 1, 'Lease calls ended at their deadline');
-    h.api.create(podObject('while-leaderless'));
+    h.api.create(pod(CANARY, 'while-leaderless', { cpu: '500m', memory: '256Mi' }));
     lift();
     const regainedAfter = await eventually(async () => (await value(h!, 'nominationLeader')) === 1, 'leading again', { timeoutMs: 10_000, intervalMs: 25 });
     await eventually(() => nominated(h!, 'while-leaderless') === 'node-0', 'nominating again', { timeoutMs: 10_000, intervalMs: 25 });

@@ -14,13 +14,14 @@ import { join } from 'node:path';
 import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
 import { ChaosReport } from './support/chaos-report.js';
-import { CANARY, nodeObject, podObject } from './support/cluster-churn.js';
+import { CANARY } from './support/cluster-churn.js';
 import { startInProcessLedger, type InProcessLedger } from './support/in-process-ledger.js';
 import { startTaggingProxy, type TaggingProxy } from './support/tagging-proxy.js';
 import { ObjectHistory } from './support/object-history.js';
 import { nominatorEnv, startReplica, type Replica } from './support/replica.js';
 import { auditLeadership, auditOwnedRespect, auditStatusWrites, outcomeOf, replicaOf, statusPatches, successfulLeaseWrites } from './support/write-audit.js';
 import { eventually, sleep } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
 
 const RENEW_DEADLINE_MS = 10_000;
 const TAKEOVER_LIMIT_MS = 3000;
@@ -67,8 +68,8 @@ describe('chaos: two replicas share one Lease', function () {
     api = await startFakeApiServer({ bookmarkIntervalMs: 500 });
     history = new ObjectHistory(api);
     dir = mkdtempSync(join(tmpdir(), 'kl-ha-'));
-    for (let i = 0; i < 4; i++) api.create(nodeObject(`node-${i}`));
-    for (let i = 0; i < 6; i++) api.create(podObject(`first-${i}`, { cpu: '250m' }));
+    for (let i = 0; i < 4; i++) api.create(node(`node-${i}`, { cpu: '8', memory: '32Gi' }));
+    for (let i = 0; i < 6; i++) api.create(pod(CANARY, `first-${i}`, { cpu: '250m', memory: '256Mi' }));
   });
   after(async () => {
     for (const r of replicas) await r.stop();
@@ -87,7 +88,7 @@ describe('chaos: two replicas share one Lease', function () {
     const follower = replicas.find((r) => r.name !== holder.replica)!;
 
     for (let i = 0; i < 6; i++) {
-      api.create(podObject(`steady-${i}`, { cpu: '250m' }));
+      api.create(pod(CANARY, `steady-${i}`, { cpu: '250m', memory: '256Mi' }));
       await sleep(150);
     }
     await eventually(() => [0, 1, 2, 3, 4, 5].every((i) => nominated(api, `steady-${i}`)), 'steady pods nominated', { timeoutMs: 10_000, intervalMs: 25 });
@@ -112,7 +113,7 @@ describe('chaos: two replicas share one Lease', function () {
     const takeoverMs = Math.round(takeover.startedAt - release.startedAt);
     assert.ok(takeoverMs < TAKEOVER_LIMIT_MS, `took over ${takeoverMs} ms after the release`);
 
-    for (let i = 0; i < 4; i++) api.create(podObject(`after-${i}`, { cpu: '250m' }));
+    for (let i = 0; i < 4; i++) api.create(pod(CANARY, `after-${i}`, { cpu: '250m', memory: '256Mi' }));
     await eventually(() => [0, 1, 2, 3].every((i) => nominated(api, `after-${i}`)), 'pods nominated by the new leader', { timeoutMs: 10_000, intervalMs: 25 });
 
     const leaderWrites = writesBy(api, leader.name);
@@ -162,7 +163,7 @@ describe('chaos: two replicas share one Lease', function () {
       const cutAt = performance.now();
       leaderProxy.failWhen((path) => path.includes('/leases'));
       for (let i = 0; i < 8; i++) {
-        api.create(podObject(`partition-${i}`, { cpu: '100m' }));
+        api.create(pod(CANARY, `partition-${i}`, { cpu: '100m', memory: '256Mi' }));
         await sleep(500);
       }
       await eventually(() => [0, 1, 2, 3, 4, 5, 6, 7].every((i) => nominated(api, `partition-${i}`)), 'pods nominated across the partition', { timeoutMs: 10_000, intervalMs: 25 });

@@ -14,12 +14,13 @@ import { expiresAtMs, ownedRecord } from '../../src/nomination/decision-record.j
 import type { PodObject } from '../../src/ledger/objects.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
 import { ChaosReport } from './support/chaos-report.js';
-import { CANARY, nodeObject, podObject } from './support/cluster-churn.js';
+import { CANARY } from './support/cluster-churn.js';
 import { awaitConvergence } from './support/ledger-rebuild.js';
 import { ObjectHistory } from './support/object-history.js';
 import { approvedVictims, firstSyncedAt, nominatorEnv, startReplica, type Replica } from './support/replica.js';
 import { auditLeadership, auditOwnedRespect, auditStatusWrites, outcomeOf, replicaOf, statusPatches, successfulLeaseWrites } from './support/write-audit.js';
 import { eventually, sleep } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
 
 // Long enough that some of gen1's nominations outlive a restart even on a loaded 2-core machine (gen2 needs 5 s alone,
 // up to 12 s seen under load); the test then waits for them to expire, so it costs that much wall time.
@@ -103,10 +104,10 @@ describe('chaos: kill -9 and restart', function () {
     history = new ObjectHistory(api);
     dir = mkdtempSync(join(tmpdir(), 'kl-restart-'));
     for (let i = 0; i < 5; i++) {
-      api.create(nodeObject(`node-${i}`));
-      api.create(podObject(`bound-${i}`, { namespace: 'default', node: `node-${i}`, cpu: '1' }));
+      api.create(node(`node-${i}`, { cpu: '8', memory: '32Gi' }));
+      api.create(pod('default', `bound-${i}`, { node: `node-${i}`, cpu: '1', memory: '256Mi' }));
     }
-    for (let i = 0; i < 24; i++) api.create(podObject(`wait-${String(i).padStart(2, '0')}`, { cpu: '200m' }));
+    for (let i = 0; i < 24; i++) api.create(pod(CANARY, `wait-${String(i).padStart(2, '0')}`, { cpu: '200m', memory: '256Mi' }));
   });
   after(async () => {
     for (const r of replicas) await r.stop();
@@ -171,7 +172,7 @@ describe('chaos: kill -9 and restart', function () {
     // The cluster moves on while the relist hangs: a node with nominations goes, pods come and get bound.
     const doomed = ownedNominations(api).find((n) => n.expiresAt > Date.now() + 5000)?.node ?? 'node-4';
     api.remove('nodes', undefined, doomed);
-    for (let i = 0; i < 4; i++) api.create(podObject(`late-${i}`, { cpu: '100m' }));
+    for (let i = 0; i < 4; i++) api.create(pod(CANARY, `late-${i}`, { cpu: '100m', memory: '256Mi' }));
     const bindMe = api.get('pods', CANARY, 'late-0');
     const target = api.list('nodes')[0]?.metadata?.name ?? 'node-0';
     if (bindMe) api.update({ ...bindMe, spec: { ...(bindMe['spec'] as object), nodeName: target }, status: { phase: 'Running' } });
