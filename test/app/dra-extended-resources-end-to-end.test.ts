@@ -5,12 +5,8 @@
  * plugin is judged by allocatable; a node with neither fails resolvably (no device), not unresolvably.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { loopbackConfig } from '../support/loopback-config.js';
+import type { RunningKubeLedger } from '../../src/app/start.js';
+import { serveSnapshot, type SnapshotServer } from '../support/snapshot-server.js';
 import { node } from '../support/builders.js';
 
 const SNAPSHOT = {
@@ -31,20 +27,14 @@ const SNAPSHOT = {
 };
 
 describe('DRA-backed extended resources end to end (--cluster snapshot)', () => {
-  let dir: string;
+  let server: SnapshotServer;
   let running: RunningKubeLedger;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kl-dra-ext-'));
-    const file = join(dir, 'cluster.json');
-    await writeFile(file, JSON.stringify(SNAPSHOT));
-    const config = loopbackConfig(file);
-    running = await startKubeLedger(config, { logger: silentLogger });
+    server = await serveSnapshot(SNAPSHOT);
+    running = server.running;
   });
-  after(async () => {
-    await running.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(async () => server.close());
 
   it('passes the DRA node, judges the device-plugin node by allocatable, fails the bare node resolvably', async () => {
     const pod = {

@@ -3,13 +3,9 @@
  * driven over HTTP with Go-shaped (capitalised keys, nulls, compact, no trailing newline) and legacy lowercase bodies.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import type { RunningKubeLedger } from '../../src/app/start.js';
 import { promtool } from '../support/prometheus.js';
-import { loopbackConfig } from '../support/loopback-config.js';
+import { serveSnapshot, type SnapshotServer } from '../support/snapshot-server.js';
 import { node, pod } from '../support/builders.js';
 
 const CLUSTER = {
@@ -30,20 +26,14 @@ const WIRE_POD = { metadata: { name: 'pending', namespace: 'default', uid: 'u-pe
 const WIRE_NODES = CLUSTER.items.filter((i) => i.kind === 'Node');
 
 describe('extender end to end over HTTP (snapshot source)', () => {
-  let dir: string;
+  let server: SnapshotServer;
   let running: RunningKubeLedger;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kl-e2e-'));
-    const file = join(dir, 'cluster.json');
-    await writeFile(file, JSON.stringify(CLUSTER));
-    const config = loopbackConfig(file);
-    running = await startKubeLedger(config, { logger: silentLogger });
+    server = await serveSnapshot(CLUSTER);
+    running = server.running;
   });
-  after(async () => {
-    await running.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(async () => server.close());
 
   async function post(path: string, body: string): Promise<{ status: number; json: any; text: string }> {
     const res = await fetch(running.url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
