@@ -5,7 +5,7 @@ import type { NodeObject, PodObject } from '../../src/ledger/objects.js';
 import { podEntryFromObject } from '../../src/ledger/pod-entry.js';
 import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
 import { invalidation, recommendNode } from '../../src/scheduling/recommend.js';
-import { claim, deviceClass, gpuDevice, slice } from '../ledger/dra/builders.js';
+import { claim, deviceClass, gpuDevice, slice } from '../support/dra-builders.js';
 import { node, pod } from '../support/builders.js';
 
 /** Every node's memory and pod slots; the tests differ in cpu. */
