@@ -4,16 +4,12 @@
  * is still refused on numa-1 (it would pass if the 22 cpu were forgotten); the driver republishes them: judged normally.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createKubeRuntime } from '../../src/app/kube-runtime.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import type { PodObject } from '../../src/ledger/objects.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../support/fake-apiserver/index.js';
-import { writeKubeconfigFile } from '../support/fake-apiserver/kubeconfig.js';
 import { CHAOS_TUNING } from '../chaos/support/in-process-ledger.js';
 import { demoObjects, plainPod, podOf, type DemoObjects } from '../ledger/dra/demo-cluster.js';
 import { eventually } from '../support/eventually.js';
@@ -23,16 +19,14 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
   let api: FakeApiServer;
   let running: RunningKubeLedger;
   let objects: DemoObjects;
-  let dir: string;
 
   before(async () => {
     objects = await demoObjects();
     const all = Object.values(objects).flat() as KubeObject[];
     api = await startFakeApiServer({ bookmarkIntervalMs: 200, objects: structuredClone(all) });
-    dir = mkdtempSync(join(tmpdir(), 'kl-dra-churn-'));
     const config = loadConfig({
       overrides: [
-        ['cluster.kubeconfig', writeKubeconfigFile(api.url, dir), 'test'],
+        ['cluster.kubeconfig', api.kubeconfigFile(), 'test'],
         ['server.port', 0, 'test'],
         ['server.ops.port', 0, 'test'],
         ['server.host', '127.0.0.1', 'test'],
@@ -51,7 +45,6 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
   after(async () => {
     await running?.close();
     await api?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   async function verdict(pod: PodObject): Promise<string> {

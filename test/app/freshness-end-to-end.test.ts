@@ -10,9 +10,6 @@
  * - the rollback switch freshness.gate.enabled=false skips the victim proof, counted.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { buildRuntime, type Runtime } from '../../src/app/runtime.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -51,7 +48,6 @@ async function post(url: string, path: string, body: string): Promise<{ status: 
 describe('live source freshness end to end (fake API server)', function () {
   this.timeout(20_000);
   let api: FakeApiServer;
-  let dir: string;
   let runtime: Runtime;
   let running: RunningKubeLedger;
   const nodeNames = Array.from({ length: NODES }, (_, i) => `n${String(i).padStart(3, '0')}`);
@@ -59,8 +55,7 @@ describe('live source freshness end to end (fake API server)', function () {
   /** Periodic bookmarks rare by default (as on a real server, about one a minute); the degraded test wants them often. */
   async function start(tune: (c: ExtenderConfig) => void = () => {}, bookmarkIntervalMs = 60_000): Promise<void> {
     api = await startFakeApiServer({ bookmarkIntervalMs, objects: [...nodeNames.map((name) => node(name, { cpu: '4', memory: '8Gi' })), ...nodeNames.flatMap((n) => [victim(n, 0), victim(n, 1)])] });
-    dir = mkdtempSync(join(tmpdir(), 'kl-fresh-'));
-    const config = loadConfig({ overrides: [['cluster.kubeconfig', api.writeKubeconfig(dir), 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test'], ['server.debug.enabled', true, 'test'], ['server.ops.port', 0, 'test']] });
+    const config = loadConfig({ overrides: [['cluster.kubeconfig', api.kubeconfigFile(), 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test'], ['server.debug.enabled', true, 'test'], ['server.ops.port', 0, 'test']] });
     tune(config);
     runtime = buildRuntime(config, silentLogger);
     running = await startKubeLedger(config, { logger: silentLogger, ...runtime.startDeps });
@@ -71,7 +66,6 @@ describe('live source freshness end to end (fake API server)', function () {
     await runtime.stop();
     await running.close();
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('/preempt with 100 candidates and 200 victims on a healthy quiet API server keeps every candidate, fast, with one quorum list', async () => {

@@ -127,23 +127,20 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
 describe('preempt end to end: PodDisruptionBudgets listed and watched from the API server', function () {
   this.timeout(30_000);
   let api: FakeApiServer;
-  let dir: string;
   let running: RunningKubeLedger;
 
   before(async () => {
     api = await startFakeApiServer({ objects: [node('n1', { cpu: '4', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n1' } }), node('n2', { cpu: '2', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n2' } }), ...PODS] });
     api.create(webBudget(0));
     api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 0 });
-    dir = await mkdtemp(join(tmpdir(), 'kl-preempt-kube-'));
     const config = loopbackConfig();
-    config.cluster.kubeconfig = api.writeKubeconfig(dir);
+    config.cluster.kubeconfig = api.kubeconfigFile();
     running = await startKubeLedger(config, { logger: silentLogger, kubeSourceFactory });
     await eventuallyValue(async () => running.source.hasSynced(), (s) => s, 'the kube source to sync', { timeoutMs: 10_000, intervalMs: 100 });
   });
   after(async () => {
     await running.close();
     await api.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('answers from the listed budget, then from the watched status change', async () => {

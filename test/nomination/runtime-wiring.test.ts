@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { buildRuntime } from '../../src/app/runtime.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -20,17 +17,14 @@ function configFor(kubeconfig: string, nomination: Partial<ExtenderConfig['nomin
 
 describe('nominator wired through the runtime', () => {
   let api: FakeApiServer;
-  let dir: string;
   let kubeconfig: string;
   beforeEach(async () => {
     api = await startFakeApiServer({ bookmarkIntervalMs: 100 });
-    dir = mkdtempSync(join(tmpdir(), 'runtime-nominator-'));
-    kubeconfig = api.writeKubeconfig(dir);
+    kubeconfig = api.kubeconfigFile();
   });
   afterEach(async () => {
     assertNeverBinds(api);
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('nominations clear withdraws only owned nominations, prints the count and exits 0', async () => {

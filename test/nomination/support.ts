@@ -6,9 +6,6 @@
  * move it, and the ledger follows the server at every step (`feed.follow()`).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { FreshnessTracker } from '../../src/cluster/freshness/freshness-tracker.js';
 import { WrittenResourceVersionGate } from '../../src/cluster/freshness/written-rv-gate.js';
@@ -74,9 +71,8 @@ export interface Harness {
 
 export async function startHarness(settings: Partial<NominationSettings> = {}, options: { clock?: FakeClock } = {}): Promise<Harness> {
   const api = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-  const dir = mkdtempSync(join(tmpdir(), 'nominator-'));
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(api.writeKubeconfig(dir));
+  kubeConfig.loadFromFile(api.kubeconfigFile());
   const { clock } = options;
   const feed = new LedgerFeed(api, clock ? () => clock.now() : Date.now);
   const metrics = createMetrics();
@@ -119,7 +115,6 @@ export async function startHarness(settings: Partial<NominationSettings> = {}, o
       for (const n of harness.nominators) await n.stop();
       assertNeverBinds(api);
       await api.close();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
   return harness;

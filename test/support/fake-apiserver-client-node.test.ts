@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ApiException, CoreV1Api, KubeConfig, ListWatch, makeInformer, PatchStrategy, setHeaderOptions, Watch, type V1Pod } from '@kubernetes/client-node';
 import { startFakeApiServer, type FakeApiServer } from './fake-apiserver/index.js';
 import { eventually } from './eventually.js';
@@ -9,20 +6,17 @@ import { pod } from './builders.js';
 
 describe('fake apiserver with @kubernetes/client-node 1.4.0', () => {
   let server: FakeApiServer;
-  let dir: string;
   let kc: KubeConfig;
   let core: CoreV1Api;
 
   beforeEach(async () => {
     server = await startFakeApiServer({ bookmarkIntervalMs: 50 });
-    dir = mkdtempSync(join(tmpdir(), 'fake-apiserver-'));
     kc = new KubeConfig();
-    kc.loadFromFile(server.writeKubeconfig(dir));
+    kc.loadFromFile(server.kubeconfigFile());
     core = kc.makeApiClient(CoreV1Api);
   });
   afterEach(async () => {
     await server.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('loads the written kubeconfig and lists nodes with the bearer token', async () => {

@@ -5,9 +5,6 @@
  * and be counted.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiClient } from '../../../src/cluster/kube/api-client.js';
 import { DeadlineExceededError, withDeadline } from '../../../src/cluster/kube/deadline.js';
@@ -30,18 +27,15 @@ async function rejectsWithin<T>(promise: Promise<T>, boundMs: number): Promise<u
 
 describe('API request deadlines against a black-holed API server', () => {
   let api: FakeApiServer;
-  let dir: string;
   let kubeConfig: KubeConfig;
   beforeEach(async () => {
     api = await startFakeApiServer({ bookmarkIntervalMs: 0 });
     api.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [] } });
-    dir = mkdtempSync(join(tmpdir(), 'kl-deadline-'));
     kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(api.writeKubeconfig(dir));
+    kubeConfig.loadFromFile(api.kubeconfigFile());
   });
   afterEach(async () => {
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('withDeadline aborts the signal and rejects with DeadlineExceededError even if the work ignores its signal', async () => {
@@ -84,7 +78,6 @@ describe('API request deadlines against a black-holed API server', () => {
 
   it('the reflector: a black-holed list page times out, is counted and retried; a silent watch is restarted at its idle deadline', async () => {
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
     const h = await startHarness({
       server: { bookmarkIntervalMs: 0, objects: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }] },
       tuning: { listTimeoutMs: 150, watchIdleTimeoutMs: 300 },
@@ -92,7 +85,6 @@ describe('API request deadlines against a black-holed API server', () => {
       clock: new FakeClock(),
     });
     api = h.api;
-    dir = mkdtempSync(join(tmpdir(), 'kl-deadline-'));
     try {
       h.api.blackHole({ verb: 'list', resource: 'nodes' }, 1);
       await h.runtime.source.start(h.ledger);

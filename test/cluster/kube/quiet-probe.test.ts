@@ -4,9 +4,6 @@
  * the store current even though other resources moved the global RV; a pod change in between does not.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiClient } from '../../../src/cluster/kube/api-client.js';
 import { quietProbe } from '../../../src/cluster/kube/quiet-probe.js';
@@ -15,18 +12,15 @@ import { node, pod } from '../../support/builders.js';
 
 describe('quiet probe (fake API server)', () => {
   let api: FakeApiServer;
-  let dir: string;
   let probe: ReturnType<typeof quietProbe>;
   beforeEach(async () => {
     api = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-    dir = mkdtempSync(join(tmpdir(), 'kl-probe-'));
     const kc = new KubeConfig();
-    kc.loadFromFile(api.writeKubeconfig(dir));
+    kc.loadFromFile(api.kubeconfigFile());
     probe = quietProbe(new KubeApiClient(kc));
   });
   afterEach(async () => {
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('quiet: only other resources changed since the store RV; proven by the pre-deadline bookmark (about 1 s)', async () => {

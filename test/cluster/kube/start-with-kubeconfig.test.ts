@@ -5,10 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { eventually, eventuallyValue } from '../../support/eventually.js';
 import { node, pod } from '../../support/builders.js';
@@ -47,22 +45,19 @@ function cleanEnv(): NodeJS.ProcessEnv {
 describe('npm start -- --kubeconfig FILE against the fake API server', function () {
   this.timeout(60_000);
   let api: FakeApiServer;
-  let dir: string;
   let child: ChildProcess | undefined;
   let stderr = '';
 
   before(async () => {
     api = await startFakeApiServer({ objects: [node('worker-1', { cpu: '8', memory: '8Gi' }), node('worker-2', { cpu: '4', memory: '8Gi' }), pod('default', 'web', { node: 'worker-1', cpu: '2' })] });
-    dir = mkdtempSync(join(tmpdir(), 'kl-start-'));
   });
   after(async () => {
     if (child && child.exitCode === null) child.kill('SIGKILL');
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('becomes ready after the caches synced, serves the server nodes in /debug/ledger, follows changes and stops on SIGTERM', async () => {
-    const kubeconfig = api.writeKubeconfig(dir);
+    const kubeconfig = api.kubeconfigFile();
     const port = await freePort();
     const opsPort = await freePort();
     // Hold the pod list so the process is provably not ready before its caches synced.

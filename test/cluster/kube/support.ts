@@ -4,9 +4,6 @@
  * (then `until` drives it), and the "cache equals server" comparison used after every fault.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { defaultConfig } from '../../../src/config/load-config.js';
 import type { ExtenderConfig } from '../../../src/config/schema.js';
@@ -50,9 +47,8 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const api = await startFakeApiServer(options.server);
-  const dir = mkdtempSync(join(tmpdir(), 'kl-kube-'));
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(api.writeKubeconfig(dir));
+  kubeConfig.loadFromFile(api.kubeconfigFile());
   const config = defaultConfig();
   options.configure?.(config);
   const metrics = createMetrics();
@@ -72,7 +68,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       await runtime.source.stop();
       await api.close();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
