@@ -4,7 +4,6 @@
  * is still refused on numa-1 (it would pass if the 22 cpu were forgotten); the driver republishes them: judged normally.
  */
 import assert from 'node:assert/strict';
-import { createKubeRuntime } from '../../src/app/kube-runtime.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -35,10 +34,7 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
     });
     running = await startKubeLedger(config, {
       logger: silentLogger,
-      kubeSourceFactory: async (choice, ctx) => {
-        const runtime = createKubeRuntime({ ...ctx, ...(choice.kubeconfig ? { kubeconfig: choice.kubeconfig } : {}), tuning: CHAOS_TUNING });
-        return { source: runtime.source, victimFreshness: runtime.victimFreshness };
-      },
+      live: { tuning: CHAOS_TUNING },
     });
     await eventually(async () => (await fetch(running.opsUrl + '/readyz')).status === 200, 'ready', { timeoutMs: 10_000, intervalMs: 50 });
   });

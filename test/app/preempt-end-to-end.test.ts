@@ -13,7 +13,6 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { kubeSourceFactory } from '../../src/app/kube-runtime.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { freePort, stopper } from '../support/child-process.js';
@@ -135,7 +134,7 @@ describe('preempt end to end: PodDisruptionBudgets listed and watched from the A
     api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 0 });
     const config = loopbackConfig();
     config.cluster.kubeconfig = api.kubeconfigFile();
-    running = await startKubeLedger(config, { logger: silentLogger, kubeSourceFactory });
+    running = await startKubeLedger(config, { logger: silentLogger });
     await eventuallyValue(async () => running.source.hasSynced(), (s) => s, 'the kube source to sync', { timeoutMs: 10_000, intervalMs: 100 });
   });
   after(async () => {

@@ -29,10 +29,6 @@ export class Backoff {
   reset(): void {
     this.attempt = 0;
   }
-
-  attempts(): number {
-    return this.attempt;
-  }
 }
 
 /** Resolves after `ms` (on `timers` when given, tests' fake clock), or early (without throwing) when `signal` aborts. */

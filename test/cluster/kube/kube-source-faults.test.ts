@@ -17,7 +17,7 @@ describe('kube source: faults (fake API server)', () => {
 
   async function synced(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
     h = await startHarness({ clock: new FakeClock(), ...options, server: { objects: [node('n1', { cpu: '4', memory: '8Gi' }), node('n2', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', cpu: '100m' }), pod('default', 'b', { node: 'n2', cpu: '100m' })], ...options.server } });
-    await h.runtime.source.waitForSync(3000);
+    await until(h, () => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     await until(h, () => h!.api.openWatches('pods') === 1, 'the pod watch');
     return h;
   }

@@ -26,7 +26,7 @@ describe('kube source: initial sync and events (fake API server)', () => {
     await eventually(() => h!.ledger.counts().pods === 7 && h!.ledger.counts().nodes === 3, 'pods and nodes listed');
     assert.equal(h.runtime.source.hasSynced(), false, 'resourceclaims still listing');
     assert.equal(h.runtime.source.freshness().synced, false);
-    await h.runtime.source.waitForSync(3000);
+    await eventually(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     release();
     assert.equal(h.runtime.source.freshness().synced, true);
     await assertCacheConverges(h);
@@ -47,14 +47,14 @@ describe('kube source: initial sync and events (fake API server)', () => {
     };
     h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', cpu: '100m' }), pod('default', 'b', { cpu: '100m' })] }, start: false });
     await h.runtime.source.start(recording);
-    await h.runtime.source.waitForSync(3000);
+    await eventually(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     const replaced = changes.filter((c) => c.type === 'replaced');
     assert.deepEqual(replaced.map((c) => c.kind).sort(), ['DeviceClass', 'Node', 'Pod', 'PodDisruptionBudget', 'ResourceClaim', 'ResourceSlice']);
     assert.equal(changes.length, 6, 'nothing but the six replaces before any event');
     await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     h.api.create(pod('default', 'c', { node: 'n1', cpu: '100m' }));
     h.api.remove('pods', 'default', 'b');
-    // Pods and Nodes come on two watch streams with no order between them: the node write waits for the pod events.
+    // Two watches are two streams with no order between them: the Node change goes out once the pod events arrived.
     await eventually(() => changes.length >= 8, 'the two pod events');
     h.api.update({ ...node('n1', { cpu: '8', memory: '8Gi' }), metadata: { name: 'n1' } });
     await eventually(() => changes.length >= 9, 'three events');
@@ -67,7 +67,7 @@ describe('kube source: initial sync and events (fake API server)', () => {
 
   it('stores trimmed objects and tracks the store resourceVersion from events and bookmarks', async () => {
     h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' })], bookmarkIntervalMs: 50 } });
-    await h.runtime.source.waitForSync(3000);
+    await eventually(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     const big = pod('default', 'fat', { node: 'n1', cpu: '100m' });
     const withNoise = { ...big, metadata: { ...big.metadata, annotations: { 'kube-ledger.io/nomination': 'x', other: 'y' }, managedFields: [{ manager: 'm' }] }, spec: { ...big.spec, volumes: [{ name: 'v' }] } };
     await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
@@ -88,7 +88,7 @@ describe('kube source: initial sync and events (fake API server)', () => {
     h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' })] }, start: false, clock });
     h.api.failNext(1000, { status: 404, matcher: { verb: 'list', resource: 'resourceslices' } });
     await h.runtime.source.start(h.ledger);
-    await h.runtime.source.waitForSync(3000);
+    await until(h, () => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     assert.equal(h.runtime.source.reflector('ResourceSlice')?.hasSynced(), true);
     // 800 ms of clock time; the slice reflector is idle once every list it sent has been answered 404 and counted.
     const missing = () => counterValue(h!.metrics, 'kube_ledger_informer_errors_total', { resource: 'ResourceSlice', kind: 'api_missing' });

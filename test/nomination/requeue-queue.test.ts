@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { RequeueQueue } from '../../../src/cluster/freshness/requeue-queue.js';
-import { FakeClock } from '../../support/fake-clock.js';
+import { RequeueQueue } from '../../src/nomination/requeue-queue.js';
+import { FakeClock } from '../support/fake-clock.js';
 
 function setup(options: { maxDelayMs?: number; jitter?: number; random?: () => number } = {}) {
   const scheduler = new FakeClock();
