@@ -20,7 +20,8 @@ import { ALL_KINDS, KINDS_IN_BATCH_ORDER, LEDGER_KINDS, type LedgerKindTable } f
 import { objectKey, type ClusterObject, type ClusterObjectKind, type ObjectsByKind } from '../../src/ledger/objects.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import type { KubeObject } from '../support/fake-apiserver/index.js';
-import { startHarness, waitFor, type Harness } from './kube/support.js';
+import { eventually } from '../support/eventually.js';
+import { startHarness, type Harness } from './kube/support.js';
 
 type Sample<K extends ClusterObjectKind> = ObjectsByKind[K] & { apiVersion: string; kind: K };
 
@@ -99,7 +100,7 @@ describe('the kind table drives the reflectors, the snapshot loader and the fres
     h = await startHarness({ server: { objects: ALL_KINDS.map((kind) => first[kind] as KubeObject) }, start: false });
     const changes: ClusterChange[] = [];
     await h.runtime.source.start(recordingSink(changes));
-    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync');
+    await eventually(() => h!.runtime.source.hasSynced(), 'the kube source to sync');
     const api = h.api;
     const tracker = h.runtime.tracker;
     for (const kind of ALL_KINDS) {
@@ -114,15 +115,15 @@ describe('the kind table drives the reflectors, the snapshot loader and the fres
 
     const second = samples('b');
     const created = new Map(ALL_KINDS.map((kind) => [kind, api.create(second[kind])]));
-    await waitFor(() => ALL_KINDS.every((kind) => objectsOf(changes, kind, 'upsert').length === 1), 'one watch event per kind');
+    await eventually(() => ALL_KINDS.every((kind) => objectsOf(changes, kind, 'upsert').length === 1), 'one watch event per kind');
     for (const kind of ALL_KINDS) {
       assert.ok(api.countRequests({ verb: 'watch', pathPrefix: collectionPathOf(kind) }) >= 1, `${kind} watched at ${collectionPathOf(kind)}`);
       const stored = api.get(kind, second[kind].metadata.namespace, second[kind].metadata.name!);
       assert.deepEqual(objectsOf(changes, kind, 'upsert'), [trimmerOf(kind)(stored as unknown as ClusterObject)]);
-      await waitFor(() => tracker.hasObserved(kind, created.get(kind)!.metadata!.resourceVersion!), `${kind}'s store RV past its event`);
+      await eventually(() => tracker.hasObserved(kind, created.get(kind)!.metadata!.resourceVersion!), `${kind}'s store RV past its event`);
     }
     for (const kind of ALL_KINDS) api.remove(kind, second[kind].metadata.namespace, second[kind].metadata.name!);
-    await waitFor(() => changes.filter((c) => c.type === 'delete').length === ALL_KINDS.length, 'one delete per kind');
+    await eventually(() => changes.filter((c) => c.type === 'delete').length === ALL_KINDS.length, 'one delete per kind');
     for (const kind of ALL_KINDS) {
       assert.ok(changes.some((c) => c.type === 'delete' && c.kind === kind && c.key === objectKey(second[kind].metadata)), `${kind} deleted by key`);
     }
@@ -137,8 +138,8 @@ describe('the kind table drives the reflectors, the snapshot loader and the fres
     assert.ok(optional.length > 0 && required.length > 0, 'the table has both');
     const api = h.api;
     const tracker = h.runtime.tracker;
-    await waitFor(() => ALL_KINDS.every((kind) => api.countRequests({ verb: 'list', pathPrefix: collectionPathOf(kind) }) >= 1), 'a 404 for every list');
-    await waitFor(() => optional.every((kind) => tracker.resourceFreshness(kind).state !== 'unsynced'), 'the optional kinds synced as empty');
+    await eventually(() => ALL_KINDS.every((kind) => api.countRequests({ verb: 'list', pathPrefix: collectionPathOf(kind) }) >= 1), 'a list of every kind (each answered 404)');
+    await eventually(() => optional.every((kind) => tracker.resourceFreshness(kind).state !== 'unsynced'), 'the optional kinds synced as empty');
     for (const kind of required) assert.equal(tracker.resourceFreshness(kind).state, 'unsynced', `${kind} is required: a 404 is a failure`);
     assert.equal(h.runtime.source.hasSynced(), false);
   });
