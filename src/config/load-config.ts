@@ -62,6 +62,13 @@ function suggest(path: string): string {
   return close ? ` (did you mean ${close.path}?)` : '';
 }
 
+/** One value checked against its key's rule (the schema's; there is no other) and returned in its typed form. */
+export function checkKey(path: string, raw: unknown, origin: string): unknown {
+  const field = FIELD_BY_PATH.get(path);
+  if (!field) throw new ConfigError(path, 'unknown key', origin);
+  return coerce(field, raw, origin);
+}
+
 export function coerce(field: FieldSpec, raw: unknown, origin: string): unknown {
   const rule = field.rule;
   const fail = (problem: string): never => {
@@ -142,11 +149,7 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
   const config = defaultConfig();
   if (options.file) applyDocument(config, readConfigFile(options.file), options.file);
   if (options.env) applyEnvironment(config, options.env);
-  for (const [path, raw, origin] of options.overrides ?? []) {
-    const field = FIELD_BY_PATH.get(path);
-    if (!field) throw new ConfigError(path, 'unknown key', origin);
-    setPath(config as unknown as Tree, path, coerce(field, raw, origin));
-  }
+  for (const [path, raw, origin] of options.overrides ?? []) setPath(config as unknown as Tree, path, checkKey(path, raw, origin));
   checkCrossField(config);
   return config;
 }
@@ -154,9 +157,23 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
 function checkCrossField(config: ExtenderConfig): void {
   checkTlsPair('server.tls', config.server.tls);
   checkTlsPair('server.ops.tls', config.server.ops.tls);
-  const { port, ops } = config.server;
+  checkServerAgreement(config.server, 'configuration');
+}
+
+/**
+ * The `server.*` rules that involve two keys. The HTTP layer calls this too (through `checkKey` and this function), so
+ * a value the loader accepts is never refused at start-up, and the reverse.
+ */
+export function checkServerAgreement(
+  server: Pick<ExtenderConfig['server'], 'port' | 'headersTimeoutMs' | 'requestTimeoutMs'> & { ops: Pick<ExtenderConfig['server']['ops'], 'port'> },
+  origin: string,
+): void {
+  const { port, ops } = server;
   if (port !== 0 && ops.port === port) {
-    throw new ConfigError('server.ops.port', `must differ from server.port (${port}): the operations port serves a different audience`, 'configuration');
+    throw new ConfigError('server.ops.port', `must differ from server.port (${port}): the operations port serves a different audience`, origin);
+  }
+  if (server.headersTimeoutMs > server.requestTimeoutMs) {
+    throw new ConfigError('server.headersTimeoutMs', `must not exceed server.requestTimeoutMs (${server.requestTimeoutMs}), got ${server.headersTimeoutMs}`, origin);
   }
 }
 

@@ -84,11 +84,13 @@ export interface FieldSpec {
 import { labelSelectorProblem } from './label-selector.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** Segments a URL path matches literally: unreserved characters, never the dot segments a client would collapse. */
+const PATH_PREFIX = /^(\/(?!\.\.?(\/|$))[A-Za-z0-9._~-]+)*$/;
 
 export const FIELDS: readonly FieldSpec[] = [
   { path: 'server.host', rule: { type: 'string' }, default: '0.0.0.0', doc: 'Listen address of the extender port.' },
   { path: 'server.port', rule: { type: 'int', min: 0, max: 65535 }, default: 8888, doc: 'Extender port: the verbs and /debug (0 = any free port).' },
-  { path: 'server.pathPrefix', rule: { type: 'string', pattern: /^(\/[A-Za-z0-9._~-]+)*$/, hint: 'empty or like /scheduler' }, default: '', doc: 'Prefix for the verb paths, e.g. /scheduler → POST /scheduler/filter.' },
+  { path: 'server.pathPrefix', rule: { type: 'string', pattern: PATH_PREFIX, hint: 'empty or like /scheduler (segments of [A-Za-z0-9._~-], not . or ..)' }, default: '', doc: 'Prefix for the verb paths, e.g. /scheduler → POST /scheduler/filter.' },
   { path: 'server.bodyLimitBytes', rule: { type: 'int', min: 1024, max: 1024 * 1024 * 1024 }, default: 64 * 1024 * 1024, doc: 'Largest request body accepted (413 beyond).' },
   { path: 'server.headersTimeoutMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 10_000, doc: 'Time allowed to receive request headers.' },
   { path: 'server.requestTimeoutMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 30_000, doc: 'Time allowed to receive a whole request.' },
