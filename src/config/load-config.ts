@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { FIELDS, type ExtenderConfig, type FieldSpec } from './schema.js';
+import { DEPRECATED_FIELDS, FIELDS, type DeprecatedFieldSpec, type ExtenderConfig, type FieldSpec } from './schema.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -36,23 +36,45 @@ function setPath(tree: Tree, path: string, value: unknown): void {
 }
 
 const FIELD_BY_PATH = new Map(FIELDS.map((f) => [f.path, f]));
-const SECTIONS = new Set(FIELDS.flatMap((f) => f.path.split('.').slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join('.'))));
+const DEPRECATED_BY_PATH = new Map(DEPRECATED_FIELDS.map((f) => [f.path, f]));
+const SECTIONS = new Set(
+  [...FIELDS, ...DEPRECATED_FIELDS].flatMap((f) => f.path.split('.').slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join('.'))),
+);
 
-/** Walks a parsed YAML document and applies every leaf, rejecting unknown keys and wrong types. */
-export function applyDocument(config: ExtenderConfig, doc: unknown, origin: string): void {
-  if (doc === null || doc === undefined) return;
-  walk(doc, '', config as unknown as Tree, origin);
+/** Told about every deprecated key a configuration sets (the key, and a sentence saying why it is ignored). */
+export type DeprecationSink = (key: string, message: string) => void;
+
+const reportedDeprecations = new Set<string>();
+
+/** Without a sink: a Node DeprecationWarning on stderr, once per key and process (a reload does not repeat it). */
+const warnOnce: DeprecationSink = (key, message) => {
+  if (reportedDeprecations.has(key)) return;
+  reportedDeprecations.add(key);
+  process.emitWarning(message, { type: 'DeprecationWarning', code: 'KUBE_LEDGER_DEPRECATED_KEY' });
+};
+
+function acceptDeprecated(field: DeprecatedFieldSpec, raw: unknown, origin: string, sink: DeprecationSink): void {
+  coerce({ path: field.path, rule: field.rule, default: undefined, doc: field.reason }, raw, origin);
+  sink(field.path, `configuration key ${field.path} (from ${origin}) is deprecated and has no effect: ${field.reason}; remove it`);
 }
 
-function walk(value: unknown, prefix: string, config: Tree, origin: string): void {
+/** Walks a parsed YAML document and applies every leaf, rejecting unknown keys and wrong types. */
+export function applyDocument(config: ExtenderConfig, doc: unknown, origin: string, onDeprecated: DeprecationSink = warnOnce): void {
+  if (doc === null || doc === undefined) return;
+  walk(doc, '', config as unknown as Tree, origin, onDeprecated);
+}
+
+function walk(value: unknown, prefix: string, config: Tree, origin: string, onDeprecated: DeprecationSink): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ConfigError(prefix || '(top level)', 'expected a mapping', origin);
   }
   for (const [key, child] of Object.entries(value)) {
     const path = prefix ? `${prefix}.${key}` : key;
     const field = FIELD_BY_PATH.get(path);
+    const deprecated = DEPRECATED_BY_PATH.get(path);
     if (field) setPath(config, path, coerce(field, child, origin));
-    else if (SECTIONS.has(path)) walk(child, path, config, origin);
+    else if (deprecated) acceptDeprecated(deprecated, child, origin, onDeprecated);
+    else if (SECTIONS.has(path)) walk(child, path, config, origin, onDeprecated);
     else throw new ConfigError(path, `unknown key${suggest(path)}`, origin);
   }
 }
@@ -137,18 +159,29 @@ export function envName(path: string): string {
   return 'KUBE_LEDGER_' + path.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/\./g, '_').toUpperCase();
 }
 
-export function applyEnvironment(config: ExtenderConfig, env: NodeJS.ProcessEnv): void {
+export function applyEnvironment(config: ExtenderConfig, env: NodeJS.ProcessEnv, onDeprecated: DeprecationSink = warnOnce): void {
   for (const field of FIELDS) {
     const raw = env[envName(field.path)];
     if (raw === undefined || field.rule.type === 'weights') continue;
     setPath(config as unknown as Tree, field.path, coerce(field, raw, `environment ${envName(field.path)}`));
   }
+  for (const field of DEPRECATED_FIELDS) {
+    const raw = env[envName(field.path)];
+    if (raw !== undefined) acceptDeprecated(field, raw, `environment ${envName(field.path)}`, onDeprecated);
+  }
 }
 
-export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: Array<[string, unknown, string]> }): ExtenderConfig {
+export function loadConfig(options: {
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  overrides?: Array<[string, unknown, string]>;
+  /** Where deprecated keys are reported; default: a Node DeprecationWarning, once per key. */
+  onDeprecated?: DeprecationSink;
+}): ExtenderConfig {
   const config = defaultConfig();
-  if (options.file) applyDocument(config, readConfigFile(options.file), options.file);
-  if (options.env) applyEnvironment(config, options.env);
+  const onDeprecated = options.onDeprecated ?? warnOnce;
+  if (options.file) applyDocument(config, readConfigFile(options.file), options.file, onDeprecated);
+  if (options.env) applyEnvironment(config, options.env, onDeprecated);
   for (const [path, raw, origin] of options.overrides ?? []) setPath(config as unknown as Tree, path, checkKey(path, raw, origin));
   checkCrossField(config);
   return config;

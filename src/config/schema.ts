@@ -34,7 +34,6 @@ export interface ExtenderConfig {
     nodeSelector: string;
   };
   freshness: {
-    proofThresholdSeconds: number;
     requeueCapMs: number;
     directRead: {
       maxConcurrent: number;
@@ -122,7 +121,6 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'dra.freshnessWindowSeconds', rule: { type: 'int', min: 1, max: 86400 }, default: 120, doc: 'Slice data older than this makes DRA accounting unsafe.' },
   { path: 'dra.admitNewClaims', rule: { type: 'bool' }, default: true, doc: 'false: pending pods whose unallocated claims would consume mapped node resources are refused (rollback lever); bound claims keep counting.', live: true },
   { path: 'dra.nodeSelector', rule: { type: 'string', check: labelSelectorProblem }, default: '', doc: 'Label selector (kubectl -l syntax) of the nodes with DRA accounting; other nodes answer as with dra.enabled false. Empty = all nodes.', live: true },
-  { path: 'freshness.proofThresholdSeconds', rule: { type: 'int', min: 0, max: 3600 }, default: 5, doc: 'Unused by the live source since the consistent-read proof (freshness.proof.*); accepted for compatibility.' },
   { path: 'freshness.requeueCapMs', rule: { type: 'int', min: 5, max: 600_000 }, default: 5000, doc: 'Cap of the per-key requeue backoff (starts at 5 ms).' },
   { path: 'freshness.directRead.maxConcurrent', rule: { type: 'int', min: 1, max: 256 }, default: 4, doc: 'Direct API reads in flight at most.' },
   { path: 'freshness.directRead.timeoutMs', rule: { type: 'int', min: 10, max: 60_000 }, default: 1000, doc: 'Timeout of one direct read.' },
@@ -151,4 +149,24 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'nomination.requestTimeouts.eventMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 5000, doc: 'Deadline of an Event create (best effort).' },
   { path: 'nomination.requestTimeouts.leaseMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 4000, doc: 'Deadline of a Lease get/create/update; keep it below the 10 s renew deadline.' },
   { path: 'logging.level', rule: { type: 'enum', values: ['debug', 'info', 'warn', 'error'] }, default: 'info', doc: 'Log level.', live: true },
+];
+
+/**
+ * Keys that no longer do anything but are still accepted, so a configuration file written for an older release keeps
+ * starting (an unknown key stops start-up). Each is checked against its old rule, ignored, and reported once as a
+ * deprecation. They are not part of `ExtenderConfig`; remove one after a release that announced it.
+ */
+export interface DeprecatedFieldSpec {
+  path: string;
+  rule: FieldRule;
+  /** Why it is gone and what replaces it; the warning and the README say this. */
+  reason: string;
+}
+
+export const DEPRECATED_FIELDS: readonly DeprecatedFieldSpec[] = [
+  {
+    path: 'freshness.proofThresholdSeconds',
+    rule: { type: 'int', min: 0, max: 3600 },
+    reason: 'ignored since preemption proves the cache current with a consistent read (freshness.proof.waitMs) instead of trusting a cache younger than a threshold',
+  },
 ];
