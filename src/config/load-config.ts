@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { defaultConfig, setAtPath } from './defaults.js';
 import { DEPRECATED_FIELDS, FIELDS, type DeprecatedFieldSpec, type ExtenderConfig, type FieldSpec } from './schema.js';
 
 export class ConfigError extends Error {
@@ -19,21 +20,7 @@ export class ConfigError extends Error {
 
 type Tree = Record<string, unknown>;
 
-export function defaultConfig(): ExtenderConfig {
-  const tree: Tree = {};
-  for (const field of FIELDS) setPath(tree, field.path, structuredClone(field.default));
-  return tree as unknown as ExtenderConfig;
-}
-
-function setPath(tree: Tree, path: string, value: unknown): void {
-  const parts = path.split('.');
-  let node = tree;
-  for (const part of parts.slice(0, -1)) {
-    if (typeof node[part] !== 'object' || node[part] === null) node[part] = {};
-    node = node[part] as Tree;
-  }
-  node[parts[parts.length - 1]!] = value;
-}
+export { defaultConfig } from './defaults.js';
 
 const FIELD_BY_PATH = new Map(FIELDS.map((f) => [f.path, f]));
 const DEPRECATED_BY_PATH = new Map(DEPRECATED_FIELDS.map((f) => [f.path, f]));
@@ -72,7 +59,7 @@ function walk(value: unknown, prefix: string, config: Tree, origin: string, onDe
     const path = prefix ? `${prefix}.${key}` : key;
     const field = FIELD_BY_PATH.get(path);
     const deprecated = DEPRECATED_BY_PATH.get(path);
-    if (field) setPath(config, path, coerce(field, child, origin));
+    if (field) setAtPath(config, path, coerce(field, child, origin));
     else if (deprecated) acceptDeprecated(deprecated, child, origin, onDeprecated);
     else if (SECTIONS.has(path)) walk(child, path, config, origin, onDeprecated);
     else throw new ConfigError(path, `unknown key${suggest(path)}`, origin);
@@ -163,7 +150,7 @@ export function applyEnvironment(config: ExtenderConfig, env: NodeJS.ProcessEnv,
   for (const field of FIELDS) {
     const raw = env[envName(field.path)];
     if (raw === undefined || field.rule.type === 'weights') continue;
-    setPath(config as unknown as Tree, field.path, coerce(field, raw, `environment ${envName(field.path)}`));
+    setAtPath(config as unknown as Tree, field.path, coerce(field, raw, `environment ${envName(field.path)}`));
   }
   for (const field of DEPRECATED_FIELDS) {
     const raw = env[envName(field.path)];
@@ -182,7 +169,7 @@ export function loadConfig(options: {
   const onDeprecated = options.onDeprecated ?? warnOnce;
   if (options.file) applyDocument(config, readConfigFile(options.file), options.file, onDeprecated);
   if (options.env) applyEnvironment(config, options.env, onDeprecated);
-  for (const [path, raw, origin] of options.overrides ?? []) setPath(config as unknown as Tree, path, checkKey(path, raw, origin));
+  for (const [path, raw, origin] of options.overrides ?? []) setAtPath(config as unknown as Tree, path, checkKey(path, raw, origin));
   checkCrossField(config);
   return config;
 }

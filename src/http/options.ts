@@ -48,7 +48,7 @@ export interface LiveHttpSettings {
   maxInFlightPerVerb: number;
 }
 
-function tlsOptionsFrom(tls: { certFile: string; keyFile: string; clientCAFile: string }): { tls?: HttpTlsOptions } {
+function tlsOptionsFrom(tls: ExtenderConfig['server']['tls'] | ExtenderConfig['server']['ops']['tls']): { tls?: HttpTlsOptions } {
   if (tls.certFile === '') return {};
   return {
     tls: {
