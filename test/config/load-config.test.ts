@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ConfigError, defaultConfig, envName, loadConfig } from '../../src/config/load-config.js';
 import { mergeLiveKeys } from '../../src/config/config-watcher.js';
 import { FIELDS } from '../../src/config/schema.js';
-import { parseCommandLine, UsageError } from '../../src/config/cli.js';
+import { parseCommandLine, USAGE, UsageError } from '../../src/config/cli.js';
 
 describe('configuration', () => {
   let dir: string;
@@ -123,6 +123,13 @@ describe('command line', () => {
       ['cluster.snapshotPath', 'c.yaml', 'flag --cluster'],
       ['server.port', '9', 'flag --port'],
     ]);
+  });
+
+  it('the help shows the schema\'s defaults for the listeners', () => {
+    const defaults = defaultConfig();
+    assert.match(USAGE, new RegExp(`--port N .*\\(default ${defaults.server.port}\\)`));
+    assert.match(USAGE, new RegExp(`--ops-port N .*\\(default ${defaults.server.ops.port}\\)`));
+    assert.ok(USAGE.includes(`listen address (default ${defaults.server.host})`));
   });
 
   it('reads the config path from KUBE_LEDGER_CONFIG', () => {
