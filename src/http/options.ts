@@ -1,6 +1,7 @@
 /**
- * HTTP server settings: how they are read from the configuration (whose schema holds every default) and the checks
- * that turn a bad setting into a clear start-up error for callers that bypass the configuration loader.
+ * HTTP server settings: how they are read from the configuration, whose schema holds every default and every rule.
+ * Options built by hand (tests, embedders) are checked by the schema's rules too, so no value is accepted by the
+ * loader and refused at start-up, or the reverse.
  */
 import { checkKey, checkServerAgreement, defaultConfig } from '../config/load-config.js';
 import type { ExtenderConfig } from '../config/schema.js';
