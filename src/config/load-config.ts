@@ -41,7 +41,7 @@ const warnOnce: DeprecationSink = (key, message) => {
 };
 
 function acceptDeprecated(field: DeprecatedFieldSpec, raw: unknown, origin: string, sink: DeprecationSink): void {
-  coerce({ path: field.path, rule: field.rule, default: undefined, doc: field.reason }, raw, origin);
+  coerce(field, raw, origin);
   sink(field.path, `configuration key ${field.path} (from ${origin}) is deprecated and has no effect: ${field.reason}; remove it`);
 }
 
@@ -78,7 +78,7 @@ export function checkKey(path: string, raw: unknown, origin: string): unknown {
   return coerce(field, raw, origin);
 }
 
-export function coerce(field: FieldSpec, raw: unknown, origin: string): unknown {
+export function coerce(field: Pick<FieldSpec, 'path' | 'rule'>, raw: unknown, origin: string): unknown {
   const rule = field.rule;
   const fail = (problem: string): never => {
     throw new ConfigError(field.path, problem, origin);
