@@ -50,10 +50,11 @@ function isWrite(access: ts.Node): boolean {
  * file of src/ outside src/config/, whose loader handles keys generically by path).
  */
 export function configKeyReads(readers?: readonly string[]): Map<string, Set<string>> {
-  const all = sourceFiles(join(ROOT, 'src'));
+  // Without `readers`, every file of src/ is compiled (so `loadConfig()`'s result is typed where main.ts reads it) and
+  // all but src/config/ searched; given `readers` (self-contained files), only they and the schema are compiled.
+  const all = readers ? [SCHEMA_FILE, ...readers] : sourceFiles(join(ROOT, 'src'));
   const searched = new Set(readers ?? all.filter((f) => !f.startsWith(CONFIG_DIR)));
-  // Every file of src/ is compiled (so `loadConfig()`'s result is typed where main.ts reads it), only `readers` searched.
-  const program = ts.createProgram([...all, ...searched], {
+  const program = ts.createProgram(all, {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
