@@ -14,9 +14,7 @@ import type { SchedulingOptions } from '../scheduling/options.js';
 import { preempt, proposedNodes } from '../scheduling/preempt.js';
 import { prioritize } from '../scheduling/prioritize.js';
 import type { ClusterSource, VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
-import type { ExtenderService, Readiness } from '../http/extender-service.js';
-
-export type { VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
+import type { ExtenderService, Readiness } from '../http/extender-port.js';
 
 export interface ServiceDeps {
   ledger: ClusterLedger;

@@ -80,7 +80,7 @@ export interface FieldSpec {
   live?: boolean;
 }
 
-import { labelSelectorProblem } from './label-selector.js';
+import { labelSelectorProblem } from './label-selector-text.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** Segments a URL path matches literally: unreserved characters, never the dot segments a client would collapse. */

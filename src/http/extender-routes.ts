@@ -18,7 +18,7 @@ import { InputError } from '../protocol/errors.js';
 import type { ExtenderFilterResult } from '../protocol/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ExtenderService } from './extender-service.js';
+import type { ExtenderService } from './extender-port.js';
 import type { InFlightLimit } from './in-flight-limit.js';
 import { readJsonBody } from './json-body.js';
 import { sendError, type ExtenderVerb, type RequestState } from './request-middleware.js';
