@@ -71,18 +71,21 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+const WARM_UP_ROUNDS = 5;
+
 /**
- * Map and LRUCache passes alternate round by round (after two warm-up rounds each), so a load change on a shared
- * machine hits both alike; the ratio is the median of the per-round ratios.
+ * Map and LRUCache passes alternate round by round (after WARM_UP_ROUNDS each, so the optimising compiler has settled
+ * before the first measured case), and a load change on a shared machine hits both alike; the ratio is the median of
+ * the per-round ratios.
  */
 function compare(label: string, items: number, runMap: () => unknown, runLru: () => unknown): void {
   const map: number[] = [];
   const lruNs: number[] = [];
   const ratios: number[] = [];
-  for (let round = 0; round < ROUNDS + 2; round++) {
+  for (let round = 0; round < ROUNDS + WARM_UP_ROUNDS; round++) {
     const a = timeNs(runMap) / items;
     const b = timeNs(runLru) / items;
-    if (round < 2) continue;
+    if (round < WARM_UP_ROUNDS) continue;
     map.push(a);
     lruNs.push(b);
     ratios.push(b / a);
@@ -94,9 +97,9 @@ function compare(label: string, items: number, runMap: () => unknown, runLru: ()
 
 function nsPerItem(items: number, run: () => unknown): number {
   const samples: number[] = [];
-  for (let round = 0; round < ROUNDS + 2; round++) {
+  for (let round = 0; round < ROUNDS + WARM_UP_ROUNDS; round++) {
     const elapsed = timeNs(run) / items;
-    if (round >= 2) samples.push(elapsed);
+    if (round >= WARM_UP_ROUNDS) samples.push(elapsed);
   }
   return median(samples);
 }
