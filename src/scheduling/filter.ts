@@ -123,11 +123,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   const failingSample = sampling
     ? sampled.map(({ name, verdict }) => ({ node: name, codes: verdict.reasons.map((r) => r.code), detail: describe(ledger, pod, name, verdict, options) }))
     : undefined;
-  return {
-    reply,
-    get result() {
-      return reply.toResult();
-    },
+  return new ScanDecision(reply, {
     nominated: nominated.outcome,
     passed: reply.passed.length,
     failed,
@@ -137,7 +133,44 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     failuresByCode,
     ...(draRefusals ? { draRefusals } : {}),
     ...(failingSample ? { failingSample } : {}),
-  };
+  });
+}
+
+/**
+ * `result` is a getter of this class rather than an accessor in the returned object literal: a literal's accessor
+ * is a new closure per call and gives each returned object a new hidden class, which lives in old space and keeps the
+ * closure's whole scope (the reply, ~15-30 KB) from young-generation collection; measured, every filter call then
+ * promoted its garbage to old space (GC ~340 us a call over HTTP, against ~40 for prioritize).
+ */
+class ScanDecision implements FilterDecision {
+  readonly nominated: NominatedOutcome;
+  readonly passed: number;
+  readonly failed: number;
+  readonly unresolvable: number;
+  readonly draUnsafe: number;
+  readonly remembered: number;
+  readonly failuresByCode: Map<ReasonCode, number>;
+  declare readonly draRefusals?: Map<string, number>;
+  declare readonly failingSample?: FailingNodeDetail[];
+
+  constructor(
+    readonly reply: FilterReply,
+    fields: Omit<FilterDecision, 'reply' | 'result'>,
+  ) {
+    this.nominated = fields.nominated;
+    this.passed = fields.passed;
+    this.failed = fields.failed;
+    this.unresolvable = fields.unresolvable;
+    this.draUnsafe = fields.draUnsafe;
+    this.remembered = fields.remembered;
+    this.failuresByCode = fields.failuresByCode;
+    if (fields.draRefusals) this.draRefusals = fields.draRefusals;
+    if (fields.failingSample) this.failingSample = fields.failingSample;
+  }
+
+  get result(): ExtenderFilterResult {
+    return this.reply.toResult();
+  }
 }
 
 /** The per-node numbers behind a failing verdict, as /debug/explain shows them (the fit re-run with a detail sink). */

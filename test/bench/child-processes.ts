@@ -60,6 +60,8 @@ export interface LedgerOptions {
   readyTimeoutMs?: number;
   /** The compiled ledger-child (`compileLedger`); without it (and without `useCompiledLedger`), the TypeScript through tsx. */
   compiledEntry?: string;
+  /** V8/node flags after the deployment's (experiments: --trace-gc, a heap flag under evaluation). */
+  extraNodeFlags?: readonly string[];
 }
 
 let compiledByDefault: string | undefined;
@@ -115,7 +117,7 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
     ? [compiled, '--config', join(REPO_ROOT, 'config', 'extender.yaml')]
     : ['--import', 'tsx', 'test/bench/ledger-child.ts'];
   const child = spawn(process.execPath,
-    [...DEPLOYED_NODE_FLAGS, ...entry, '--cluster', options.clusterFile,
+    [...DEPLOYED_NODE_FLAGS, ...(options.extraNodeFlags ?? []), ...entry, '--cluster', options.clusterFile,
       '--port', String(port), '--ops-port', String(opsPort), '--host', HOST],
     { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd, 'ipc'], env: process.env });
   closeSync(logFd);
