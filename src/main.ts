@@ -1,6 +1,7 @@
 /**
- * kube-ledger's composition root: parse the command line, build the configuration, start the extender, reload the
- * configuration live, and stop gracefully on SIGTERM/SIGINT.
+ * The process shell: parse the command line, load the configuration, hand it to the composition root
+ * (`app/start.ts`), watch the configuration file for live reload, and map signals (SIGHUP reload, SIGTERM/SIGINT
+ * graceful stop). It wires no parts together itself.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,8 +9,7 @@ import { parseCommandLine, UsageError, USAGE } from './config/cli.js';
 import { watchConfigFile } from './config/config-watcher.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { createLogger } from './observability/logger.js';
-import { PACKAGE_ROOT, startKubeLedger } from './app/start.js';
-import { buildRuntime } from './app/runtime.js';
+import { clearNominations, PACKAGE_ROOT, startKubeLedger } from './app/start.js';
 
 async function main(argv: string[]): Promise<number> {
   // The operator views talk to a running kube-ledger over HTTP: no configuration, no cluster source.
@@ -46,11 +46,9 @@ async function main(argv: string[]): Promise<number> {
     throw err;
   }
   const logger = createLogger({ level: config.logging.level });
-  const runtime = buildRuntime(config, logger);
+  if (cli.command === 'nominations-clear') return clearNominations(config, logger);
 
-  if (cli.command === 'nominations-clear') return runtime.clearNominations();
-
-  const running = await startKubeLedger(config, { logger, ...runtime.startDeps });
+  const running = await startKubeLedger(config, { logger });
   const watcher = file
     ? watchConfigFile({
         file,
@@ -58,16 +56,12 @@ async function main(argv: string[]): Promise<number> {
         overrides: cli.overrides,
         logger,
         current: () => running.config(),
-        apply: (next) => {
-          running.updateConfig(next);
-          runtime.onConfig(next);
-        },
+        apply: (next) => running.updateConfig(next),
       })
     : undefined;
   process.on('SIGHUP', () => {
     watcher?.reloadNow();
-    const source = running.source as { reload?: () => Promise<void> };
-    void source.reload?.().catch(() => {});
+    void running.source.reload().catch(() => {});
   });
 
   await new Promise<void>((resolveStop) => {
@@ -77,9 +71,7 @@ async function main(argv: string[]): Promise<number> {
       stopping = true;
       logger.info('shutting down', { signal });
       watcher?.close();
-      void Promise.resolve(runtime.stop())
-        .then(() => running.close())
-        .finally(resolveStop);
+      void running.close().finally(resolveStop);
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));

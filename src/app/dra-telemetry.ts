@@ -3,7 +3,7 @@
  * DRA ledger every few seconds (bounded label sets: unsafe categories, resources, drivers).
  */
 import type { ExtenderConfig } from '../config/schema.js';
-import { parseLabelSelector } from '../config/label-selector.js';
+import { parseLabelSelector } from '../config/label-selector-text.js';
 import type { DraLedger } from '../ledger/dra/dra-ledger.js';
 import type { DraLevers } from '../ledger/dra/dra-scope.js';
 import type { Metrics } from '../observability/metrics.js';

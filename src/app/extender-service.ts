@@ -15,9 +15,7 @@ import { preempt, proposedNodes } from '../scheduling/preempt.js';
 import { prioritizeReply } from '../scheduling/prioritize.js';
 import type { PriorityReply } from '../protocol/priority-reply.js';
 import type { ClusterSource, VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
-import type { ExtenderService, Readiness } from '../http/extender-service.js';
-
-export type { VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
+import type { ExtenderService, Readiness } from '../http/extender-port.js';
 
 export interface ServiceDeps {
   ledger: ClusterLedger;

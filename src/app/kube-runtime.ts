@@ -1,16 +1,16 @@
 /**
- * Wiring of the live Kubernetes source: kubeconfig → API client (with deadlines) → reflectors feeding the ledger,
- * one freshness tracker, one bounded direct reader (also serving the quorum reads of the consistent-read proof),
- * written-RV gates per controller, and the preemption victim check. Imported lazily (see runtime.ts) so a
- * snapshot-only run never loads @kubernetes/client-node. The nominator reuses the same `KubeRuntime` (tracker,
- * gates, reader, kubeConfig) so every freshness decision sees one store RV. Live `freshness.*` switches are read
- * through `config()`, which `setConfig` replaces on reload.
+ * The live-cluster half of the composition root (`start.ts`): kubeconfig → API client (with deadlines) → reflectors
+ * feeding the ledger, one freshness tracker, one bounded direct reader (also serving the quorum reads of the
+ * consistent-read proof), written-RV gates per controller, the preemption victim check, and the nominator on top of
+ * the same pieces so every freshness decision sees one store RV. Imported lazily by `start.ts` so a snapshot-only run
+ * never loads @kubernetes/client-node. Live `freshness.*` switches are read through `config()`, which `setConfig`
+ * replaces on reload.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ExtenderConfig } from '../config/schema.js';
 import { DirectReader } from '../cluster/freshness/direct-reader.js';
 import { FreshnessTracker } from '../cluster/freshness/freshness-tracker.js';
-import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/requeue-queue.js';
+import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 import { WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate.js';
 import { KubeApiClient } from '../cluster/kube/api-client.js';
 import { collectionResourceVersionFetcher, directObjectFetcher } from '../cluster/kube/direct-fetch.js';
@@ -20,9 +20,11 @@ import type { ReflectorTuning } from '../cluster/kube/reflector.js';
 import { createVictimFreshnessCheck } from '../cluster/kube/victim-freshness.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { VictimFreshnessCheck } from './extender-service.js';
+import type { VictimFreshnessCheck } from '../cluster/source.js';
 import { freshnessDebugReport, type FreshnessDebugReport } from '../cluster/kube/freshness-debug.js';
-import type { SourceChoice } from './start.js';
+import type { ClusterLedger } from '../ledger/cluster-ledger.js';
+import { NOMINATOR_CONTROLLER, startKubeNominator, type KubeNominatorOptions, type RunningNominator } from '../nomination/kube-nominator.js';
+import type { SchedulingOptions } from '../scheduling/options.js';
 
 export interface KubeRuntime {
   kubeConfig: KubeConfig;
@@ -38,7 +40,15 @@ export interface KubeRuntime {
   setConfig(next: ExtenderConfig): void;
   /** What /debug/freshness shows. */
   debugFreshness(): FreshnessDebugReport;
+  /**
+   * Starts the nominator on the ledger this runtime's source feeds, with this runtime's gate, reader and kubeConfig.
+   * It idles (no Lease, no writes) until `nomination.enabled`.
+   */
+  startNominator(ledger: ClusterLedger, schedulingOptions: () => SchedulingOptions, knobs?: NominatorKnobs): RunningNominator;
 }
+
+/** Test knobs of the nominator; production uses client-go's lease timing and the default resync. */
+export type NominatorKnobs = Pick<KubeNominatorOptions, 'lease' | 'resyncIntervalMs'>;
 
 export interface KubeRuntimeOptions {
   /** Kubeconfig file; without it the default loading rules apply (KUBECONFIG, ~/.kube/config, in-cluster). */
@@ -124,6 +134,20 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
       metrics.freshnessGateEnabled.set(next.freshness.gate.enabled ? 1 : 0);
     },
     debugFreshness: () => freshnessDebugReport({ tracker, source, gates: [...gates.values()], config, nowMs: now() }),
+    startNominator: (ledger, schedulingOptions, knobs = {}) =>
+      startKubeNominator({
+        kubeConfig,
+        ledger,
+        hasSynced: () => source.hasSynced(),
+        gate: gate(NOMINATOR_CONTROLLER),
+        reader,
+        gateEnabled: () => config.freshness.gate.enabled,
+        config,
+        schedulingOptions,
+        metrics,
+        logger,
+        ...knobs,
+      }),
   };
 }
 
@@ -141,15 +165,4 @@ function createDirectReader(client: KubeApiClient, config: ExtenderConfig, metri
     now,
     metrics,
   });
-}
-
-/** `StartDeps.kubeSourceFactory` implementation; `onRuntime` hands the runtime to whoever else needs it. */
-export async function kubeSourceFactory(
-  choice: Extract<SourceChoice, { kind: 'kube' }>,
-  ctx: { metrics: Metrics; logger: Logger; config: ExtenderConfig },
-  onRuntime?: (runtime: KubeRuntime) => void,
-): Promise<{ source: KubeSource; victimFreshness: VictimFreshnessCheck; debugFreshness: () => FreshnessDebugReport }> {
-  const runtime = createKubeRuntime({ ...ctx, ...(choice.kubeconfig ? { kubeconfig: choice.kubeconfig } : {}) });
-  onRuntime?.(runtime);
-  return { source: runtime.source, victimFreshness: runtime.victimFreshness, debugFreshness: runtime.debugFreshness };
 }

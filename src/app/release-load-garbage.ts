@@ -4,7 +4,13 @@
  * process runs with `--expose-gc` (set in the deployment's NODE_OPTIONS and in `npm start`), one full collection
  * right after the first sync returns that memory before the pod turns Ready, instead of whenever V8 gets to it.
  * Without the flag this does nothing. Later reloads and relists are left to V8: a forced collection blocks requests.
+ *
+ * The collection compacts every page: the load leaves its survivors scattered over pages the trimmed-then-slimmed
+ * objects also occupied, and a plain full GC only evacuates the most fragmented few. At 150k pods a plain one kept
+ * 470 MiB of heap committed for 280 MiB live; compacting, 317 MiB (RSS 590 -> ~400 MiB once the freed pages are
+ * unmapped). `compact-on-every-full-gc` is switched on for this one collection only.
  */
+import { setFlagsFromString } from 'node:v8';
 import type { Logger } from '../observability/logger.js';
 
 const MiB = 1024 * 1024;
@@ -22,7 +28,12 @@ export function releaseLoadGarbage(logger: Logger): GarbageRelease | undefined {
   if (typeof collect !== 'function') return undefined;
   const before = process.memoryUsage();
   const started = performance.now();
-  collect();
+  setFlagsFromString('--compact-on-every-full-gc');
+  try {
+    collect();
+  } finally {
+    setFlagsFromString('--no-compact-on-every-full-gc');
+  }
   const pauseMs = performance.now() - started;
   const after = process.memoryUsage();
   const release = { pauseMs, heapUsedBefore: before.heapUsed, heapUsedAfter: after.heapUsed, rssBefore: before.rss, rssAfter: after.rss };

@@ -1,6 +1,9 @@
 /**
- * Starts one kube-ledger: picks the cluster source, builds the ledger and the HTTP server, and wires metrics and
- * live configuration. Used by `main.ts` and by integration tests that want a real server in-process.
+ * The composition root: from one configuration it builds source → ledger → scheduling service → HTTP server, plus
+ * (live cluster only) the nominator, and owns live reconfiguration and the shutdown order. Everything that wires two
+ * parts together lives here or in `kube-runtime.ts` (the live-cluster half, loaded lazily); `main.ts` is only the
+ * process shell (command line, config file watch, signals). Integration tests and the bench start a real server
+ * in-process through `startKubeLedger`, exactly as `main.ts` does.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -14,9 +17,12 @@ import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { SnapshotSource } from '../cluster/snapshot/snapshot-source.js';
 import type { ClusterSource } from '../cluster/source.js';
+import type { ReflectorTuning } from '../cluster/kube/reflector.js';
+import type { RunningNominator } from '../nomination/kube-nominator.js';
+import type { KubeRuntime, NominatorKnobs } from './kube-runtime.js';
 import { httpOptionsFromConfig } from '../http/options.js';
 import { startExtenderServer } from '../http/server.js';
-import { createExtenderService, type VictimFreshnessCheck } from './extender-service.js';
+import { createExtenderService } from './extender-service.js';
 import { releaseLoadGarbage } from './release-load-garbage.js';
 import { schedulingOptionsFrom } from './scheduling-options.js';
 import { servingLagProblem, throttled } from './serving-lag.js';
@@ -36,9 +42,12 @@ export interface RunningKubeLedger {
   ledger: ClusterLedger;
   source: ClusterSource;
   metrics: Metrics;
-  /** Replaces the runtime-safe settings (live reload). */
+  /** The nominator (live cluster only); idle until `nomination.enabled`. */
+  nominator: RunningNominator | undefined;
+  /** Replaces the runtime-safe settings (live reload), in every part that reads them. */
   updateConfig(config: ExtenderConfig): void;
   config(): ExtenderConfig;
+  /** Stops in order: the nominator's writes first, then the HTTP server (draining requests), then the source. */
   close(): Promise<void>;
 }
 
@@ -63,33 +72,27 @@ export function debugEnabledFor(config: ExtenderConfig, choice: SourceChoice): b
 export interface StartDeps {
   logger: Logger;
   metrics?: Metrics;
-  dra?: DraLedger;
-  /** Builds the live source; injected so the snapshot path never loads client-node. */
-  kubeSourceFactory?: (
-    choice: Extract<SourceChoice, { kind: 'kube' }>,
-    ctx: { metrics: Metrics; logger: Logger; config: ExtenderConfig },
-  ) => Promise<{ source: ClusterSource; victimFreshness?: VictimFreshnessCheck; debugFreshness?: () => unknown }>;
+  /** Test knobs of the live source: faster reflector retries, shorter leases. Production uses the defaults. */
+  live?: { tuning?: Partial<ReflectorTuning>; nominator?: NominatorKnobs };
 }
 
 export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps): Promise<RunningKubeLedger> {
   let config = initial;
   const logger = deps.logger;
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
-  const dra =
-    deps.dra ??
-    new DraLedger(
-      { numaAttributes: [config.dra.numaAttribute, ...config.dra.extraNumaAttributes], freshnessWindowMs: config.dra.freshnessWindowSeconds * 1000 },
-      {
-        onDuplicate: (info) => {
-          metrics.ledgerDuplicateRejections.inc({ kind: 'ResourceClaim' });
-          logger.warn('DRA claim contribution rejected as a duplicate', { claimUid: info.claimUid, node: info.node, reason: info.reason });
-        },
-        onDivergence: (info) => {
-          metrics.draStatusDivergence.inc();
-          logger.warn('DRA claim: pod status and slices disagree; the pod status counts', { ...info });
-        },
+  const dra = new DraLedger(
+    { numaAttributes: [config.dra.numaAttribute, ...config.dra.extraNumaAttributes], freshnessWindowMs: config.dra.freshnessWindowSeconds * 1000 },
+    {
+      onDuplicate: (info) => {
+        metrics.ledgerDuplicateRejections.inc({ kind: 'ResourceClaim' });
+        logger.warn('DRA claim contribution rejected as a duplicate', { claimUid: info.claimUid, node: info.node, reason: info.reason });
       },
-    );
+      onDivergence: (info) => {
+        metrics.draStatusDivergence.inc();
+        logger.warn('DRA claim: pod status and slices disagree; the pod status counts', { ...info });
+      },
+    },
+  );
   // Until the first complete view arrives, DRA accounting cannot be trusted.
   dra.setRebuilding(true);
   // The live rollback levers (dra.admitNewClaims, dra.nodeSelector) wrap the DRA ledger where every verb reads it.
@@ -103,10 +106,9 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
 
   const choice = chooseSource(config);
   let source: ClusterSource;
-  let victimFreshness: VictimFreshnessCheck | undefined;
-  let debugFreshness: (() => unknown) | undefined;
+  let kube: KubeRuntime | undefined;
   if (choice.kind === 'snapshot') {
-    const snapshot = new SnapshotSource({
+    source = new SnapshotSource({
       path: choice.path,
       logger,
       onReload: (outcome, detail) => {
@@ -117,11 +119,18 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
         }
       },
     });
-    source = snapshot;
     logger.info(choice.demo ? 'serving the embedded demo cluster' : 'serving a snapshot cluster', { path: choice.path });
   } else {
-    if (!deps.kubeSourceFactory) throw new Error('the live Kubernetes source is not available in this build');
-    ({ source, victimFreshness, debugFreshness } = await deps.kubeSourceFactory(choice, { metrics, logger, config }));
+    // Dynamic import: @kubernetes/client-node is loaded only when the live source is chosen.
+    const { createKubeRuntime } = await import('./kube-runtime.js');
+    kube = createKubeRuntime({
+      config,
+      metrics,
+      logger,
+      ...(choice.kubeconfig ? { kubeconfig: choice.kubeconfig } : {}),
+      ...(deps.live?.tuning ? { tuning: deps.live.tuning } : {}),
+    });
+    source = kube.source;
   }
 
   const victimClock = new VictimTerminationClock(metrics);
@@ -131,14 +140,10 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     options: () => options,
     metrics,
     logger,
-    ...(victimFreshness ? { victimFreshness } : {}),
-    ...(debugFreshness ? { debugFreshness } : {}),
+    ...(kube ? { victimFreshness: kube.victimFreshness, debugFreshness: kube.debugFreshness } : {}),
     servingLag: throttled(() => servingLagProblem(source.freshness(), config.freshness.maxServeLagSeconds)),
     onVictimsApproved: (uids) => victimClock.approved(uids, Date.now()),
-    readinessNotes: () => {
-      const error = source instanceof SnapshotSource ? source.lastError() : undefined;
-      return error ? [`last snapshot reload failed (serving the previous snapshot): ${error}`] : [];
-    },
+    readinessNotes: () => source.readinessNotes(),
   });
   const server = await startExtenderServer({
     service,
@@ -149,6 +154,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   logger.info('kube-ledger listening', { url: server.url, opsUrl: server.ops.url, source: source.kind });
 
   await source.start(ledger);
+  const nominator = kube?.startNominator(ledger, () => options, deps.live?.nominator);
   metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
   let loadGarbageReleased = false;
   const trackFreshness = (): void => {
@@ -174,20 +180,38 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     ledger,
     source,
     metrics,
+    nominator,
     config: () => config,
     updateConfig(next: ExtenderConfig) {
       config = next;
       options = schedulingOptionsFrom(next);
       scopedDra.setLevers(draLeversFrom(next));
       server.setLive({ debugEnabled: debugEnabledFor(next, choice), maxInFlightPerVerb: next.server.maxInFlightPerVerb });
+      kube?.setConfig(next);
+      nominator?.onConfig(next);
     },
     async close() {
+      await nominator?.stop();
       clearInterval(gauges);
       clearInterval(freshnessTimer);
       await server.close();
       await source.stop();
     },
   };
+}
+
+/** `kube-ledger nominations clear`: withdraws every nomination kube-ledger owns. Exit code 2 without a live cluster. */
+export async function clearNominations(config: ExtenderConfig, logger: Logger): Promise<number> {
+  const choice = chooseSource(config);
+  if (choice.kind !== 'kube') {
+    logger.error('nominations clear needs the live Kubernetes source (--kubeconfig or in-cluster)');
+    return 2;
+  }
+  const { loadKubeConfig } = await import('./kube-runtime.js');
+  const { clearNominationsWith } = await import('../nomination/kube-nominator.js');
+  const result = await clearNominationsWith(loadKubeConfig(choice.kubeconfig), logger, config);
+  process.stdout.write(`cleared ${result.cleared} nominations owned by kube-ledger (${result.skipped} no longer ours, ${result.failed} failed)\n`);
+  return result.failed > 0 ? 1 : 0;
 }
 
 /** DRA accounting is unsafe while the source has not synced and when slice data is older than the window. */

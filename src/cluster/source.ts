@@ -6,8 +6,6 @@
 import type { ClusterObjectKind } from '../ledger/objects.js';
 import type { ClusterSink } from '../ledger/changes.js';
 
-export type { ClusterChange, ClusterSink } from '../ledger/changes.js';
-
 /** `lagSeconds`: how long the cache has not been known current (watch-health aware; absent = 0, e.g. snapshots). */
 export type ResourceFreshness =
   | { state: 'fresh'; lastSyncedResourceVersion?: string; lastEventAgeSeconds: number; lagSeconds?: number }
@@ -26,6 +24,13 @@ export interface ClusterSource {
   stop(): Promise<void>;
   hasSynced(): boolean;
   freshness(): FreshnessReport;
+  /**
+   * Re-reads the cluster now (SIGHUP). A snapshot loads its files again (a failed load keeps the previous snapshot and
+   * shows in `readinessNotes()`); a live source is always current and resolves at once.
+   */
+  reload(): Promise<void>;
+  /** Degraded-but-serving states worth showing in the /readyz body (e.g. the last snapshot reload failed). */
+  readinessNotes(): string[];
 }
 
 /** A preemption victim as the extender resolved it from the ledger. */

@@ -81,7 +81,7 @@ export interface FieldSpec {
   live?: boolean;
 }
 
-import { labelSelectorProblem } from './label-selector.js';
+import { labelSelectorProblem } from './label-selector-text.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 

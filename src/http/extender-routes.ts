@@ -22,7 +22,7 @@ import type { ExtenderFilterResult } from '../protocol/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { certificateRefusal } from './client-certificate-gate.js';
-import type { ExtenderService } from './extender-service.js';
+import type { ExtenderService } from './extender-port.js';
 import type { InFlightLimit } from './in-flight-limit.js';
 import { readJsonBody } from './json-body.js';
 import { lingerAfterReply, type LingerBounds } from './lingering-close.js';

@@ -7,7 +7,7 @@
  */
 import type Router from '@koa/router';
 import type { Metrics } from '../observability/metrics.js';
-import type { ExtenderService } from './extender-service.js';
+import type { ExtenderService } from './extender-port.js';
 import { HttpProblem } from './http-problem.js';
 import { sendJson } from './request-middleware.js';
 import { renderExplainText } from '../cli/explain-text.js';

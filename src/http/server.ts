@@ -12,7 +12,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { clientCertificateGate, PROBE_PATHS } from './client-certificate-gate.js';
 import { debugGate } from './debug-gate.js';
-import type { ExtenderService } from './extender-service.js';
+import type { ExtenderService } from './extender-port.js';
 import { extenderVerbHandler } from './extender-routes.js';
 import { InFlightLimit } from './in-flight-limit.js';
 import type { LingerBounds } from './lingering-close.js';

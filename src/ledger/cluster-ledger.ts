@@ -223,11 +223,6 @@ export class ClusterLedger implements ClusterSink {
 
   // ---- reads --------------------------------------------------------------------------------------------------
 
-  /** One more than the highest node slot in use: the length of a per-slot array. */
-  nodeSlotCount(): number {
-    return this.slotCount;
-  }
-
   /** A node whose Node object is known; placeholders (pods pointing at an unseen node) are not returned. */
   node(name: string): NodeView | undefined {
     const entry = this.nodes.get(name);

@@ -168,7 +168,6 @@ function rebuildRows(entry: NodeEntry): void {
 
 const MAX_EXACT = 9007199254740991n;
 
-/** Forgets the node's own fields (its Node object was deleted) while pods may still reference it. */
 /** Adds or removes a pending pod's nomination of this node (it reserves room for pods of lower priority). */
 export function setNomination(entry: NodeEntry, pod: PodEntry, present: boolean): void {
   if (present) entry.nominated.set(pod.uid, pod);
@@ -176,6 +175,7 @@ export function setNomination(entry: NodeEntry, pod: PodEntry, present: boolean)
   entry.generation++;
 }
 
+/** Forgets the node's own fields (its Node object was deleted) while pods may still reference it. */
 export function forgetNodeObject(entry: NodeEntry): void {
   entry.known = false;
   entry.resourceVersion = '';

@@ -2,7 +2,7 @@
  * What the ledger remembers of one pod: identity, placement, priority and the effective requests computed once
  * when the pod's object changes (never per extender request).
  */
-import type { PodObject } from './objects.js';
+import type { ObjectMeta, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
 import { effectivePodRequests } from './pod-requests.js';
 import type { ResourceAmounts } from './resource-amounts.js';
@@ -22,11 +22,11 @@ export interface PodEntry {
   terminating: boolean;
   requests: ResourceAmounts;
   /** Float64 mirror of `requests` for the kernels, built on first use. */
-  numericRequests?: NumericDemand;
+  numericRequests: NumericDemand | undefined;
   /** NonZeroRequested cpu (millicores) and memory (bytes): containers without a request count 100m / 200Mi (scoring). */
-  nonZero?: { cpu: number; memory: number };
+  nonZero: { cpu: number; memory: number } | undefined;
   /** Set when the pod's requests could not be computed (malformed quantity); the pod then counts as zero. */
-  requestsError?: string;
+  requestsError: string | undefined;
   object: PodObject;
 }
 
@@ -45,7 +45,7 @@ export function podEntryFromObject(pod: PodObject): PodEntry {
     requestsError = err instanceof Error ? err.message : String(err);
   }
   const entry = podEntryWithRequests(pod, requests, pod.spec?.nodeName ? slimBoundPod(pod) : pod);
-  if (requestsError) entry.requestsError = requestsError;
+  entry.requestsError = requestsError;
   // Computed before the containers are dropped: a bound pod's node totals need it.
   entry.nonZero = requestsError ? { cpu: 0, memory: 0 } : nonZeroFromObject(pod, requests);
   return entry;
@@ -67,6 +67,10 @@ export function podEntryWithRequests(pod: PodObject, requests: ResourceAmounts, 
     phase: pod.status?.phase ?? '',
     terminating: Boolean(meta.deletionTimestamp),
     requests,
+    // Present from the start (undefined until known): 150k entries share one hidden class and carry no property array.
+    numericRequests: undefined,
+    nonZero: undefined,
+    requestsError: undefined,
     object,
   };
 }
@@ -120,11 +124,26 @@ function slimBoundPod(pod: PodObject): PodObject {
   if (spec.volumes !== undefined) slimSpec.volumes = spec.volumes;
   const portHolders = [...(spec.containers ?? []), ...(spec.initContainers ?? [])].filter((c) => c.ports !== undefined && c.ports.length > 0);
   if (portHolders.length > 0) slimSpec.containers = portHolders.map((c) => ({ name: c.name, ports: c.ports! }));
-  const slim: PodObject = { metadata: pod.metadata, spec: slimSpec };
+  const slim: PodObject = { metadata: slimBoundMeta(pod.metadata), spec: slimSpec };
   if (pod.status) {
     // Resize status only feeds the requests, already computed.
     const { containerStatuses: _c, initContainerStatuses: _i, allocatedResources: _a, resources: _r, conditions: _k, ...kept } = pod.status;
     slim.status = kept;
   }
   return slim;
+}
+
+/**
+ * A bound pod's metadata without `creationTimestamp`: only pending pods' is read (the nominator's pending clock,
+ * pending-pod-times.ts) and a bound pod never becomes pending again (spec.nodeName is immutable). The usual trimmed
+ * metadata is rebuilt as one literal so it holds its fields in-object (no property array per pod).
+ */
+function slimBoundMeta(meta: ObjectMeta): ObjectMeta {
+  const { name, namespace, uid, resourceVersion, labels } = meta;
+  const usual = name !== undefined && namespace !== undefined && uid !== undefined && resourceVersion !== undefined
+    && Object.keys(meta).length === (meta.creationTimestamp === undefined ? 4 : 5) + (labels === undefined ? 0 : 1);
+  if (usual) return labels === undefined ? { name, namespace, uid, resourceVersion } : { name, namespace, uid, resourceVersion, labels };
+  const out: ObjectMeta = {};
+  for (const [field, value] of Object.entries(meta)) if (field !== 'creationTimestamp') (out as Record<string, unknown>)[field] = value;
+  return out;
 }

@@ -177,16 +177,26 @@ function statusRefs(pod: PodObject): Map<string, StatusRef> {
   return refs;
 }
 
-/** Whether the pod's status carries anything resize can change the requests with (a pending pod's usually does not). */
+/**
+ * Whether the pod's status carries anything resize can change the requests with. A container status without
+ * allocatedResources or resources.requests makes its container's allocated and actuated lists the spec list (see
+ * containerList), so a running pod whose statuses carry neither (most pods) aggregates to exactly the spec total.
+ */
 function hasResizeStatus(pod: PodObject): boolean {
   const status = pod.status;
   if (!status) return false;
   return (
-    (status.containerStatuses?.length ?? 0) > 0 ||
-    (status.initContainerStatuses?.length ?? 0) > 0 ||
     status.allocatedResources !== undefined ||
-    status.resources !== undefined
+    status.resources !== undefined ||
+    carriesResources(status.containerStatuses) ||
+    carriesResources(status.initContainerStatuses)
   );
+}
+
+function carriesResources(statuses: ContainerStatus[] | undefined): boolean {
+  if (!statuses) return false;
+  for (const status of statuses) if (status.allocatedResources || status.resources?.requests) return true;
+  return false;
 }
 
 /** upstream AggregateContainerRequests with UseStatusResources: the larger of what the spec asks and what the kubelet holds. */

@@ -5,9 +5,10 @@
  * pod's resourceVersion as precondition; a 409 re-reads the pod and re-checks ownership before trying again.
  * Run it after setting `nomination.enabled: false`, or a running leader may nominate again.
  */
+import { isApiError } from '../cluster/kube/api-error.js';
 import type { PodObject } from '../ledger/objects.js';
 import type { Logger } from '../observability/logger.js';
-import { ConflictError, NotFoundError, type EventRecorder, type PodStatusClient } from './clients.js';
+import type { EventRecorder, PodStatusClient } from './clients.js';
 import { ownedRecord, withdrawPatch } from './decision-record.js';
 
 export interface ClearResult {
@@ -52,8 +53,8 @@ async function clearOne(listed: PodObject, deps: ClearDeps): Promise<keyof Clear
       );
       return 'cleared';
     } catch (err) {
-      if (err instanceof NotFoundError) return 'skipped';
-      if (!(err instanceof ConflictError)) {
+      if (isApiError(err, 404)) return 'skipped';
+      if (!isApiError(err, 409)) {
         deps.logger.error('could not clear a nomination', { pod: `${namespace}/${name}`, error: err instanceof Error ? err.message : String(err) });
         return 'failed';
       }

@@ -1,24 +1,17 @@
 /**
  * The three API surfaces the nominator writes through, as small interfaces so the controller is tested against
- * the fake API server (over client-node, `kube-clients.ts`) or against plain in-memory doubles.
+ * the fake API server (over client-node, `kube-clients.ts`) or against plain in-memory doubles. A non-2xx answer is
+ * a `KubeApiError` (cluster/kube/api-error.ts), as from the list/watch client: 409 when a resourceVersion
+ * precondition failed or the object already exists, 404 when it does not exist.
  */
 import type { PodObject } from '../ledger/objects.js';
-
-/** The API server answered 409: a resourceVersion precondition failed or the object already exists. */
-export class ConflictError extends Error {
-  readonly code = 409;
-}
-
-export class NotFoundError extends Error {
-  readonly code = 404;
-}
 
 export interface PodStatusClient {
   /** Direct GET of one pod; null when it does not exist. */
   get(namespace: string, name: string): Promise<PodObject | null>;
   /**
    * Merge PATCH on pods/status with `metadata.resourceVersion = resourceVersion` as precondition. Resolves with the
-   * pod as written; throws ConflictError on 409 and NotFoundError on 404.
+   * pod as written; throws KubeApiError 409 or 404.
    */
   patchStatus(namespace: string, name: string, body: Record<string, unknown>, resourceVersion: string): Promise<PodObject>;
   /** Every pod in the cluster (for `nominations clear`, which runs without the cache). */
@@ -53,8 +46,8 @@ export interface LeaseRecord {
 
 export interface LeaseClient {
   get(namespace: string, name: string): Promise<LeaseRecord | null>;
-  /** Throws ConflictError when the lease already exists. */
+  /** Throws KubeApiError 409 when the lease already exists. */
   create(record: LeaseRecord): Promise<LeaseRecord>;
-  /** PUT with `record.resourceVersion` as precondition; throws ConflictError when it changed meanwhile. */
+  /** PUT with `record.resourceVersion` as precondition; throws KubeApiError 409 when it changed meanwhile. */
   update(record: LeaseRecord): Promise<LeaseRecord>;
 }

@@ -86,10 +86,6 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /** Merge patch for pods/status that sets the nomination and its record together. */
 export function nominatePatch(record: DecisionRecord): Record<string, unknown> {
   return {

@@ -17,20 +17,12 @@ import {
   type KubeConfig,
   type V1Lease,
 } from '@kubernetes/client-node';
+import { apiStatusOf, isApiError, KubeApiError } from '../cluster/kube/api-error.js';
 import { DeadlineExceededError, signalOptions, withDeadline } from '../cluster/kube/deadline.js';
 import type { PodObject } from '../ledger/objects.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import {
-  ConflictError,
-  NotFoundError,
-  type EventReason,
-  type EventRecorder,
-  type LeaseClient,
-  type LeaseRecord,
-  type PodRef,
-  type PodStatusClient,
-} from './clients.js';
+import type { EventReason, EventRecorder, LeaseClient, LeaseRecord, PodRef, PodStatusClient } from './clients.js';
 
 const COMPONENT = 'kube-ledger-nominator';
 
@@ -53,7 +45,10 @@ export interface KubeClientOptions {
 
 type Verb = 'get' | 'patch' | 'list' | 'event' | 'lease';
 
-/** One API call under its deadline, counted. `run` receives client-node options carrying the abort signal. */
+/**
+ * One API call under its deadline, counted. `run` receives client-node options carrying the abort signal. This is the
+ * boundary where client-node's `ApiException` becomes our `KubeApiError`; nothing above it sees client-node errors.
+ */
 class ApiCaller {
   readonly timeouts: NominatorRequestTimeouts;
   private readonly metrics: ApiCallMetrics | undefined;
@@ -69,7 +64,8 @@ class ApiCaller {
       const result = await withDeadline(timeoutMs, what, (signal) => run(signalOptions(signal)));
       this.metrics?.nominationApiRequests.inc({ verb, outcome: 'ok' });
       return result;
-    } catch (err) {
+    } catch (thrown) {
+      const err = thrown instanceof ApiException ? new KubeApiError(thrown.code, what, apiStatusOf(thrown.body)) : thrown;
       this.metrics?.nominationApiRequests.inc({ verb, outcome: outcomeOf(err) });
       throw err;
     } finally {
@@ -80,24 +76,13 @@ class ApiCaller {
 
 function outcomeOf(err: unknown): string {
   if (err instanceof DeadlineExceededError) return 'deadline';
-  if (err instanceof ApiException && err.code === 409) return 'conflict';
-  if (err instanceof ApiException && err.code === 404) return 'not_found';
+  if (isApiError(err, 409)) return 'conflict';
+  if (isApiError(err, 404)) return 'not_found';
   return 'error';
 }
 
 function plain<T>(value: unknown): T {
   return JSON.parse(JSON.stringify(value)) as T;
-}
-
-/** Maps client-node's ApiException to our error values; anything else is rethrown as is. */
-function translate(err: unknown, what: string): never {
-  if (err instanceof ApiException) {
-    const detail = `${what}: HTTP ${err.code}`;
-    if (err.code === 409) throw new ConflictError(detail);
-    if (err.code === 404) throw new NotFoundError(detail);
-    throw new Error(`${detail}: ${typeof err.body === 'string' ? err.body.slice(0, 300) : ''}`);
-  }
-  throw err;
 }
 
 export class KubePodStatusClient implements PodStatusClient {
@@ -114,22 +99,18 @@ export class KubePodStatusClient implements PodStatusClient {
     try {
       return plain<PodObject>(await this.api.call('get', this.api.timeouts.getMs, what, (o) => this.core.readNamespacedPod({ namespace, name }, o)));
     } catch (err) {
-      if (err instanceof ApiException && err.code === 404) return null;
-      return translate(err, what);
+      if (isApiError(err, 404)) return null;
+      throw err;
     }
   }
 
   async patchStatus(namespace: string, name: string, body: Record<string, unknown>, resourceVersion: string): Promise<PodObject> {
     const metadata = { ...((body['metadata'] as Record<string, unknown> | undefined) ?? {}), resourceVersion };
     const what = `PATCH pods/status ${namespace}/${name}`;
-    try {
-      const written = await this.api.call('patch', this.api.timeouts.patchMs, what, (o) =>
-        this.core.patchNamespacedPodStatus({ namespace, name, body: { ...body, metadata } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch, o)),
-      );
-      return plain<PodObject>(written);
-    } catch (err) {
-      return translate(err, what);
-    }
+    const written = await this.api.call('patch', this.api.timeouts.patchMs, what, (o) =>
+      this.core.patchNamespacedPodStatus({ namespace, name, body: { ...body, metadata } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch, o)),
+    );
+    return plain<PodObject>(written);
   }
 
   async list(): Promise<PodObject[]> {
@@ -207,31 +188,23 @@ export class KubeLeaseClient implements LeaseClient {
     try {
       return fromLease(plain<V1Lease>(await this.lease(`GET lease ${namespace}/${name}`, (o) => this.coordination.readNamespacedLease({ namespace, name }, o))), namespace);
     } catch (err) {
-      if (err instanceof ApiException && err.code === 404) return null;
-      return translate(err, `GET lease ${namespace}/${name}`);
+      if (isApiError(err, 404)) return null;
+      throw err;
     }
   }
 
   async create(record: LeaseRecord): Promise<LeaseRecord> {
-    try {
-      const created = await this.lease(`create lease ${record.namespace}/${record.name}`, (o) =>
-        this.coordination.createNamespacedLease({ namespace: record.namespace, body: toLease(record) }, o),
-      );
-      return fromLease(plain<V1Lease>(created), record.namespace);
-    } catch (err) {
-      return translate(err, `create lease ${record.namespace}/${record.name}`);
-    }
+    const created = await this.lease(`create lease ${record.namespace}/${record.name}`, (o) =>
+      this.coordination.createNamespacedLease({ namespace: record.namespace, body: toLease(record) }, o),
+    );
+    return fromLease(plain<V1Lease>(created), record.namespace);
   }
 
   async update(record: LeaseRecord): Promise<LeaseRecord> {
-    try {
-      const updated = await this.lease(`update lease ${record.namespace}/${record.name}`, (o) =>
-        this.coordination.replaceNamespacedLease({ namespace: record.namespace, name: record.name, body: toLease(record) }, o),
-      );
-      return fromLease(plain<V1Lease>(updated), record.namespace);
-    } catch (err) {
-      return translate(err, `update lease ${record.namespace}/${record.name}`);
-    }
+    const updated = await this.lease(`update lease ${record.namespace}/${record.name}`, (o) =>
+      this.coordination.replaceNamespacedLease({ namespace: record.namespace, name: record.name, body: toLease(record) }, o),
+    );
+    return fromLease(plain<V1Lease>(updated), record.namespace);
   }
 }
 

@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { DirectReader } from '../cluster/freshness/direct-reader.js';
 import type { WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate.js';
-import type { ClusterSink, ClusterSource } from '../cluster/source.js';
 import type { ExtenderConfig } from '../config/schema.js';
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { Logger } from '../observability/logger.js';
@@ -114,26 +113,4 @@ export async function clearNominationsWith(kubeConfig: KubeConfig, logger: Logge
     events: new KubeEventRecorder(kubeConfig, logger, `${hostname()}_clear`, clientOptions),
     logger,
   });
-}
-
-/**
- * Calls `onLedger` with the ledger the source feeds, once the source has started. The composition root builds the
- * ledger itself and only hands it to `source.start`, so this is where the nominator gets hold of it.
- */
-export function tapLedger<S extends ClusterSource>(source: S, onLedger: (ledger: ClusterLedger) => void): S {
-  const start = source.start.bind(source);
-  source.start = async (sink) => {
-    await start(sink);
-    if (isLedger(sink)) onLedger(sink);
-  };
-  return source;
-}
-
-/**
- * Structural, not `instanceof`: the nominator is loaded by dynamic import, and a loader may hand that import its own
- * copy of the ledger module, whose class would then differ from the composition root's.
- */
-function isLedger(sink: ClusterSink): sink is ClusterLedger {
-  const candidate = sink as Partial<ClusterLedger>;
-  return typeof candidate.podByKey === 'function' && typeof candidate.knownNodes === 'function' && typeof candidate.pods === 'function';
 }

@@ -9,8 +9,9 @@
  * (leaseDuration > renewDeadline) can be taken over. `stop()` releases the Lease (empty holder) so another
  * replica takes over at its next retry instead of waiting for expiry.
  */
+import { isApiError } from '../cluster/kube/api-error.js';
 import type { Logger } from '../observability/logger.js';
-import { ConflictError, type LeaseClient, type LeaseRecord } from './clients.js';
+import type { LeaseClient, LeaseRecord } from './clients.js';
 
 export interface LeaderElectionOptions {
   client: LeaseClient;
@@ -132,7 +133,7 @@ export class LeaseLeaderElector implements LeadershipView {
     try {
       return await write;
     } catch (err) {
-      if (err instanceof ConflictError) {
+      if (isApiError(err, 409)) {
         this.lastRenewAt = undefined;
         return undefined;
       }

@@ -15,8 +15,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DirectReader } from '../cluster/freshness/direct-reader.js';
-import { realTimerScheduler, RequeueQueue, type TimerScheduler } from '../cluster/freshness/requeue-queue.js';
+import { RequeueQueue } from './requeue-queue.js';
+import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 import { gateKey, type WrittenResourceVersionGate } from '../cluster/freshness/written-rv-gate.js';
+import { isApiError } from '../cluster/kube/api-error.js';
 import { trimPod } from '../cluster/trim.js';
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodObject } from '../ledger/objects.js';
@@ -24,7 +26,7 @@ import { isTerminalPhase, podEntryFromObject, type PodEntry } from '../ledger/po
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
-import { ConflictError, NotFoundError, type EventRecorder, type PodStatusClient } from './clients.js';
+import type { EventRecorder, PodStatusClient } from './clients.js';
 import { ALGORITHM_VERSION, hasDecisionAnnotation, nominatePatch, withdrawPatch, type DecisionRecord } from './decision-record.js';
 import type { LeadershipView } from './leader-election.js';
 import { DEFAULT_SCHEDULER, podIneligibility } from './eligibility.js';
@@ -115,16 +117,6 @@ export class Nominator {
     await Promise.all(this.workers);
   }
 
-  /** The work queue (tests and debugging). */
-  workQueue(): Pick<RequeueQueue<string>, 'length' | 'delayedCount' | 'processingCount' | 'numRequeues' | 'oldestWaitingAgeSeconds'> {
-    return this.queue;
-  }
-
-  /** Queues one pod key (e.g. from a sink that saw the pod change). */
-  enqueue(key: string): void {
-    this.queue.add(key);
-  }
-
   /** Queues every pod the nominator may have to act on; returns how many. Nothing before the cache synced. */
   resync(): number {
     const leading = this.deps.leadership.isLeader();
@@ -183,7 +175,7 @@ export class Nominator {
     if (this.deps.gateEnabled?.() === false) this.deps.metrics?.freshnessGateBypassed.inc({ check: 'written_rv_gate' });
     else if (!gateKey(this.deps.gate, this.queue, key).ready) return this.count('skipped_stale');
     const pod = this.deps.ledger.podByKey(key);
-    if (!pod) return this.settle(key, undefined, 'deleted');
+    if (!pod) return this.retire(key, undefined, 'deleted');
     await this.reconcile(pod, 0);
   }
 
@@ -198,8 +190,8 @@ export class Nominator {
       cooldown: this.cooldowns.get(pod.key),
     });
     switch (plan.kind) {
-      case 'settled':
-        return this.settle(pod.key, pod, plan.outcome);
+      case 'retire':
+        return this.retire(pod.key, pod, plan.outcome);
       case 'idle':
         return this.idle(pod, plan);
       case 'stand_back':
@@ -271,8 +263,8 @@ export class Nominator {
   }
 
   private async writeFailed(pod: PodEntry, err: unknown, conflicts: number): Promise<void> {
-    if (err instanceof NotFoundError) return this.settle(pod.key, undefined, 'deleted');
-    if (!(err instanceof ConflictError)) {
+    if (isApiError(err, 404)) return this.retire(pod.key, undefined, 'deleted');
+    if (!isApiError(err, 409)) {
       this.count('error');
       this.deps.logger.warn('nomination write failed', { pod: pod.key, error: err instanceof Error ? err.message : String(err) });
       this.queue.addRateLimited(pod.key);
@@ -289,7 +281,7 @@ export class Nominator {
       this.queue.addRateLimited(pod.key);
       return;
     }
-    if (!fresh) return this.settle(pod.key, undefined, 'deleted');
+    if (!fresh) return this.retire(pod.key, undefined, 'deleted');
     // Re-plan on what the API server has now: a newer value set by someone else makes the plan stand back.
     await this.reconcile(podEntryFromObject(trimPod(fresh)), conflicts + 1);
   }
@@ -319,8 +311,8 @@ export class Nominator {
     m.oldestWaitingKeyAgeSeconds.set({ controller: this.deps.gate.controller }, this.queue.oldestWaitingAgeSeconds());
   }
 
-  /** The pod left the nominator's hands: bound, finished or deleted. */
-  private settle(key: string, pod: PodEntry | undefined, outcome: 'bound' | 'finished' | 'deleted'): void {
+  /** Retires a key: the pod left the nominator's hands (bound, finished or deleted). */
+  private retire(key: string, pod: PodEntry | undefined, outcome: 'bound' | 'finished' | 'deleted'): void {
     const ours = this.active.get(key);
     if (ours && outcome === 'bound' && pod) {
       const hit = pod.nodeName === ours.node;

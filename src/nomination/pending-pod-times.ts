@@ -59,8 +59,4 @@ export class PendingPodTimes {
       );
     }
   }
-
-  tracked(): number {
-    return this.pods.size;
-  }
 }

@@ -35,7 +35,7 @@ export interface Cooldown {
 }
 
 export type Plan =
-  | { kind: 'settled'; outcome: 'bound' | 'finished' }
+  | { kind: 'retire'; outcome: 'bound' | 'finished' }
   | { kind: 'idle'; reason: string; recheckAfterMs?: number; owned?: DecisionRecord }
   | { kind: 'stand_back'; token: string; reason: string }
   | { kind: 'nominate'; node: string; reason: string; specHash: string }
@@ -58,8 +58,8 @@ export function inScope(pod: PodEntry, settings: NominationSettings): boolean {
 
 export function planReconcile(input: PlanInput): Plan {
   const { pod, nowMs, cooldown } = input;
-  if (pod.nodeName !== '') return { kind: 'settled', outcome: 'bound' };
-  if (isTerminalPhase(pod.phase) || pod.terminating) return { kind: 'settled', outcome: 'finished' };
+  if (pod.nodeName !== '') return { kind: 'retire', outcome: 'bound' };
+  if (isTerminalPhase(pod.phase) || pod.terminating) return { kind: 'retire', outcome: 'finished' };
   const record = parseDecisionRecord(pod.object);
   const current = pod.nominatedNodeName;
   if (record && current === record.node) return planOwned(input, record);

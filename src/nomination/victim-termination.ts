@@ -35,8 +35,4 @@ export class VictimTerminationClock {
       }
     }
   }
-
-  tracked(): number {
-    return this.approvedAt.size;
-  }
 }

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildRuntime } from '../../src/app/runtime.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -16,14 +15,12 @@ describe('/debug against a live cluster', () => {
   let api: FakeApiServer;
   let dir: string;
   let running: RunningKubeLedger | undefined;
-  let runtime: ReturnType<typeof buildRuntime> | undefined;
   const lines: string[] = [];
   before(async () => {
     api = await startFakeApiServer({});
     dir = mkdtempSync(join(tmpdir(), 'kl-debug-default-'));
   });
   after(async () => {
-    await runtime?.stop();
     await running?.close();
     await api.close();
     rmSync(dir, { recursive: true, force: true });
@@ -32,8 +29,7 @@ describe('/debug against a live cluster', () => {
   it('is off by default (404, no exposure warning), turns on by live reload, and probes stay on the operations port', async () => {
     const config = loadConfig({ overrides: [['cluster.kubeconfig', api.writeKubeconfig(dir), 'test'], ['server.port', 0, 'test'], ['server.ops.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']] });
     const logger = createLogger({ level: 'info', write: (line) => lines.push(line) });
-    runtime = buildRuntime(config, logger);
-    running = await startKubeLedger(config, { logger, ...runtime.startDeps });
+    running = await startKubeLedger(config, { logger });
     const off = await fetch(`${running.url}/debug/ledger`);
     assert.equal(off.status, 404);
     assert.match(((await off.json()) as { error: string }).error, /debug endpoints are disabled/);

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKubeRuntime } from '../../src/app/kube-runtime.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -40,10 +39,7 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
     });
     running = await startKubeLedger(config, {
       logger: silentLogger,
-      kubeSourceFactory: async (choice, ctx) => {
-        const runtime = createKubeRuntime({ ...ctx, ...(choice.kubeconfig ? { kubeconfig: choice.kubeconfig } : {}), tuning: CHAOS_TUNING });
-        return { source: runtime.source, victimFreshness: runtime.victimFreshness };
-      },
+      live: { tuning: CHAOS_TUNING },
     });
     await until(async () => (await fetch(running.opsUrl + '/readyz')).status === 200, 'ready');
   });

@@ -13,7 +13,6 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { kubeSourceFactory } from '../../src/app/kube-runtime.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { freePort, stopper } from '../support/child-process.js';
@@ -165,7 +164,7 @@ describe('preempt end to end: PodDisruptionBudgets listed and watched from the A
     dir = await mkdtemp(join(tmpdir(), 'kl-preempt-kube-'));
     const config = loopbackConfig();
     config.cluster.kubeconfig = api.writeKubeconfig(dir);
-    running = await startKubeLedger(config, { logger: silentLogger, kubeSourceFactory });
+    running = await startKubeLedger(config, { logger: silentLogger });
     await pollUntil(async () => running.source.hasSynced(), (s) => s, 'the kube source to sync');
   });
   after(async () => {

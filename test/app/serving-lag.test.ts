@@ -36,14 +36,15 @@ describe('victim termination clock', () => {
     const present = new Set(['a', 'b']);
     const ledger = { podByUid: (uid: string) => (present.has(uid) ? ({} as never) : undefined) };
     clock.approved(['a', 'b', 'a'], 0);
-    assert.equal(clock.tracked(), 2);
     present.delete('a');
     clock.sweep(ledger, 4000);
+    clock.sweep(ledger, 5000);
     const histogram = await metrics.preemptionVictimTerminationSeconds.get();
+    assert.equal(histogram.values.find((v) => String(v.metricName).endsWith('_count'))?.value, 1, 'a approved twice, observed once');
     assert.equal(histogram.values.find((v) => String(v.metricName).endsWith('_sum'))?.value, 4);
     clock.sweep(ledger, 15 * 60_000 + 1);
-    assert.equal((await metrics.preemptionVictimsUnobserved.get()).values[0]?.value, 1);
-    assert.equal(clock.tracked(), 0);
+    clock.sweep(ledger, 16 * 60_000);
+    assert.equal((await metrics.preemptionVictimsUnobserved.get()).values[0]?.value, 1, 'b given up on once, then forgotten');
   });
 });
 

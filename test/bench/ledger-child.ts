@@ -13,7 +13,6 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { startKubeLedger, PACKAGE_ROOT } from '../../src/app/start.js';
-import { buildRuntime } from '../../src/app/runtime.js';
 import { trimPod } from '../../src/cluster/trim.js';
 import { parseCommandLine } from '../../src/config/cli.js';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -48,8 +47,7 @@ async function main(): Promise<void> {
   const file = cli.configFile ?? (existsSync(defaultFile) ? defaultFile : undefined);
   const config = loadConfig({ ...(file ? { file } : {}), env: process.env, overrides: cli.overrides });
   const logger = createLogger({ level: config.logging.level });
-  const runtime = buildRuntime(config, logger);
-  const running = await startKubeLedger(config, { logger, ...runtime.startDeps });
+  const running = await startKubeLedger(config, { logger });
   process.on('message', (message: PodChangeMessage | ProfileMessage) => {
     if ('profile' in message) {
       profile(message).then(() => process.send?.({ id: message.id, applyMicros: 0 }),
@@ -67,7 +65,7 @@ async function main(): Promise<void> {
     const ack: PodChangeAck = { id: message.id, applyMicros: (performance.now() - started) * 1000, ...(error ? { error } : {}) };
     process.send?.(ack);
   });
-  const stop = () => void Promise.resolve(runtime.stop()).then(() => running.close()).finally(() => process.exit(0));
+  const stop = () => void running.close().finally(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   process.once('disconnect', stop);

@@ -1,5 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- --check] [-- --out DIR] [-- --cpu-prof] [-- --no-go] [-- --tsx]`
+ * `npm run bench -- --only startup [--runs N]`: only the 5000-node / 150k-pod start-up, N times (startup-bench.ts).
  *
  * Generates two synthetic clusters (500 nodes and 5000 nodes × 30 pods), starts kube-ledger on each, the reference
  * Go extender on the same file (built with the `go` on PATH; skipped, and said so, without one), the node:http floor
@@ -31,6 +32,7 @@ import {
   type LargeClusterFigures, type LoopResult, type ReferenceInfo, type ScenarioResult,
 } from './report.js';
 import { renderMarkdown } from './report-markdown.js';
+import { startupReport } from './startup-bench.js';
 import {
   DISTINCT_BODIES, DISTINCT_FILTER_SCENARIO, LARGE_CLUSTER, SCENARIOS, SMALL_CLUSTER, type Scenario,
 } from './scenarios.js';
@@ -49,6 +51,9 @@ interface Settings {
   loopRounds: number;
   profileSeconds: number;
   maxRequestsPerRun: number;
+  /** `--only startup`: measure the large cluster's start-up `startupRuns` times and nothing else. */
+  only: 'startup' | undefined;
+  startupRuns: number;
 }
 
 function parseArgs(argv: string[]): Settings {
@@ -67,6 +72,8 @@ function parseArgs(argv: string[]): Settings {
     loopRounds: quick ? 1 : 3,
     profileSeconds: quick ? 3 : 8,
     maxRequestsPerRun: 100_000,
+    only: argv[argv.indexOf('--only') + 1] === 'startup' && argv.includes('--only') ? 'startup' : undefined,
+    startupRuns: argv.includes('--runs') ? Number(argv[argv.indexOf('--runs') + 1]) : 3,
   };
 }
 
@@ -206,6 +213,13 @@ async function main(): Promise<number> {
   const startLoad = loadavg()[0] ?? 0;
   mkdirSync(settings.outDir, { recursive: true });
   const cacheDir = join(REPO_ROOT, '.tmp', 'bench');
+  if (settings.only === 'startup') {
+    const large = cachedClusterFile(cacheDir, LARGE_CLUSTER);
+    const summary = await startupReport(large.file, large.fileBytes, settings.startupRuns, settings.outDir, log);
+    writeFileSync(join(settings.outDir, 'startup.md'), summary);
+    process.stdout.write(summary);
+    return 0;
+  }
   log('generating synthetic clusters (cached in .tmp/bench)');
   const small = cachedClusterFile(cacheDir, SMALL_CLUSTER);
   const large = cachedClusterFile(cacheDir, LARGE_CLUSTER);

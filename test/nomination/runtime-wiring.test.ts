@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildRuntime } from '../../src/app/runtime.js';
-import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
+import { clearNominations, startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ExtenderConfig } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -16,7 +15,7 @@ function configFor(kubeconfig: string, nomination: Partial<ExtenderConfig['nomin
   return { ...config, nomination: { ...config.nomination, ...nomination } };
 }
 
-describe('nominator wired through the runtime', () => {
+describe('nominator wired through the composition root', () => {
   let api: FakeApiServer;
   let dir: string;
   let kubeconfig: string;
@@ -35,13 +34,12 @@ describe('nominator wired through the runtime', () => {
     const record = JSON.stringify({ decisionId: 'd1', node: 'n1', reason: 'r', algorithmVersion: 'v', issuedAt: new Date().toISOString(), ttlSeconds: 60, specHash: 'x' });
     api.create(pod('owned', { nominatedNodeName: 'n1', annotations: { [NOMINATION_ANNOTATION]: record } }));
     api.create(pod('foreign', { nominatedNodeName: 'n1' }));
-    const runtime = buildRuntime(configFor(kubeconfig, {}), silentLogger);
     const printed: string[] = [];
     const write = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
     let code: number;
     try {
-      code = await runtime.clearNominations();
+      code = await clearNominations(configFor(kubeconfig, {}), silentLogger);
     } finally {
       process.stdout.write = write;
     }
@@ -55,22 +53,20 @@ describe('nominator wired through the runtime', () => {
     api.create(node('n1', '64'));
     api.create(pod('a'));
     const initial = configFor(kubeconfig, { enabled: false, namespaces: ['canary'] });
-    const runtime = buildRuntime(initial, silentLogger);
     let running: RunningKubeLedger | undefined;
     try {
-      running = await startKubeLedger(initial, { logger: silentLogger, ...runtime.startDeps });
+      running = await startKubeLedger(initial, { logger: silentLogger });
       await delay(300);
       assert.equal(statusPatches(api), 0, 'off by default: no writes');
       assert.equal(api.countRequests({ resource: 'leases.coordination.k8s.io' }), 0, 'and no Lease traffic');
-      runtime.onConfig({ ...initial, nomination: { ...initial.nomination, enabled: true } });
+      running.updateConfig({ ...initial, nomination: { ...initial.nomination, enabled: true } });
       await eventually(() => nominatedNodeName(api, 'a') === 'n1', 'nominated after enabling', 8000);
-      runtime.onConfig(initial);
+      running.updateConfig(initial);
       const before = statusPatches(api);
       api.create(pod('b'));
       await delay(1000);
       assert.equal(statusPatches(api), before);
     } finally {
-      await runtime.stop();
       await running?.close();
     }
   });

@@ -10,7 +10,7 @@
 import type { ClusterObjectKind } from '../../ledger/objects.js';
 import type { DirectReadRefusal } from './direct-reader.js';
 import type { FreshnessTracker } from './freshness-tracker.js';
-import type { TimerScheduler } from './requeue-queue.js';
+import type { TimerScheduler } from './timer-scheduler.js';
 
 export type QuorumRead = { ok: true; resourceVersion: string } | { ok: false; reason: DirectReadRefusal; message: string };
 

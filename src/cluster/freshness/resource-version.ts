@@ -29,8 +29,3 @@ export function compareResourceVersions(a: string, b: string): ResourceVersionOr
   if (a === b) return 0;
   return a < b ? -1 : 1;
 }
-
-/** The greater of two comparable RVs; throws `NonComparableResourceVersionError` for anything else. */
-export function maxResourceVersion(a: string, b: string): string {
-  return compareResourceVersions(a, b) >= 0 ? a : b;
-}

@@ -7,10 +7,16 @@
 import type { ClusterObjectKind } from '../../ledger/objects.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { ResourceVersionObserver } from './freshness-tracker.js';
-import type { RequeueQueue } from './requeue-queue.js';
 import { compareResourceVersions, isComparableResourceVersion } from './resource-version.js';
 
 export type GateCheck = { ready: true } | { ready: false; kind: ClusterObjectKind; waitingFor: string };
+
+/** What `gateKey` needs of the controller's work queue (the nominator's RequeueQueue). */
+export interface BackoffQueue {
+  addRateLimited(key: string): unknown;
+  /** Age of the oldest key waiting, leaving out `except` (the key being handled now). */
+  oldestWaitingAgeSeconds(except?: string): number;
+}
 
 type GateMetrics = Pick<Metrics, 'staleSyncSkips' | 'writtenResourceVersionsUnparsable' | 'oldestWaitingKeyAgeSeconds'>;
 
@@ -62,11 +68,6 @@ export class WrittenResourceVersionGate {
     return { ready: true };
   }
 
-  /** True while a written RV for `key` is recorded (without checking or clearing it). */
-  hasPendingWrite(key: string): boolean {
-    return this.writes.has(key);
-  }
-
   /** Drops the record for a key that no longer exists (e.g. the object was deleted). */
   forget(key: string): void {
     this.writes.delete(key);
@@ -102,7 +103,7 @@ export class WrittenResourceVersionGate {
  * Start-of-sync guard in one call: checks the gate for `key`; when the cache is behind, counts the skip and requeues
  * only that key with backoff. The caller processes the key only when the result is ready (and `forget`s it on success).
  */
-export function gateKey(gate: WrittenResourceVersionGate, queue: RequeueQueue<string>, key: string): GateCheck {
+export function gateKey(gate: WrittenResourceVersionGate, queue: BackoffQueue, key: string): GateCheck {
   const result = gate.check(key);
   if (!result.ready) {
     gate.countSkip();

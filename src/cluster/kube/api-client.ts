@@ -2,11 +2,14 @@
  * A minimal Kubernetes API client over node:http(s): `@kubernetes/client-node`'s `KubeConfig` supplies the server
  * URL, credentials and TLS (through `applyToHTTPSOptions`, called per request so rotating tokens and exec plugins
  * stay current); we do the requests ourselves so list bodies are parsed once and watch bodies are streamed line by
- * line instead of going through client-node's informer (see reference/stack.md for its traps).
+ * line instead of going through client-node's informer (see reference/stack.md for its traps). The nominator's
+ * writes (pods/status PATCH, Events, Leases) go through client-node's generated clients instead
+ * (`nomination/kube-clients.ts`); both report a non-2xx answer as `KubeApiError` (`api-error.ts`).
  */
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { apiStatusOf, KubeApiError } from './api-error.js';
 import { withDeadline } from './deadline.js';
 import { readJsonLines } from './json-lines.js';
 
@@ -18,23 +21,6 @@ export interface ApiClientTimeouts {
 }
 
 export const DEFAULT_API_CLIENT_TIMEOUTS: ApiClientTimeouts = { getTimeoutMs: 60_000, watchOpenTimeoutMs: 30_000 };
-
-/** A non-2xx answer; `status` is the decoded `Status` object when the server sent one. */
-export class KubeApiError extends Error {
-  override readonly name = 'KubeApiError';
-  constructor(
-    readonly code: number,
-    readonly path: string,
-    readonly status?: { reason?: string; message?: string; code?: number },
-  ) {
-    super(`${path}: HTTP ${code}${status?.reason ? ` ${status.reason}` : ''}${status?.message ? `: ${status.message}` : ''}`);
-  }
-}
-
-export interface JsonResponse {
-  statusCode: number;
-  body: unknown;
-}
 
 export class KubeApiClient {
   readonly server: string;
@@ -56,7 +42,7 @@ export class KubeApiClient {
       const response = await this.open(path, bounded);
       const text = await readText(response);
       const body = parseOrUndefined(text);
-      if (!isSuccess(response.statusCode)) throw new KubeApiError(response.statusCode ?? 0, path, statusOf(body));
+      if (!isSuccess(response.statusCode)) throw new KubeApiError(response.statusCode ?? 0, path, apiStatusOf(body));
       if (body === undefined) throw new Error(`${path}: response is not JSON`);
       return body;
     }, signal);
@@ -74,7 +60,7 @@ export class KubeApiClient {
     }, signal);
     if (!isSuccess(response.statusCode)) {
       const text = await readText(response);
-      throw new KubeApiError(response.statusCode ?? 0, path, statusOf(parseOrUndefined(text)));
+      throw new KubeApiError(response.statusCode ?? 0, path, apiStatusOf(text));
     }
     return readJsonLines(response);
   }
@@ -112,9 +98,4 @@ function parseOrUndefined(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function statusOf(body: unknown): KubeApiError['status'] {
-  if (typeof body !== 'object' || body === null || (body as { kind?: unknown }).kind !== 'Status') return undefined;
-  return body as KubeApiError['status'];
 }

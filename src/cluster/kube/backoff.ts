@@ -28,10 +28,6 @@ export class Backoff {
   reset(): void {
     this.attempt = 0;
   }
-
-  attempts(): number {
-    return this.attempt;
-  }
 }
 
 /** Resolves after `ms`, or early (without throwing) when `signal` aborts. */

@@ -4,7 +4,8 @@
  * aborted with the reader's signal (its timeout).
  */
 import type { FetchCollectionResourceVersion, FetchObject } from '../freshness/direct-reader.js';
-import { KubeApiError, type KubeApiClient } from './api-client.js';
+import type { KubeApiClient } from './api-client.js';
+import { isApiError } from './api-error.js';
 import { kubeResource, objectPath } from './resources.js';
 
 export function directObjectFetcher(client: Pick<KubeApiClient, 'getJson'>): FetchObject {
@@ -12,7 +13,7 @@ export function directObjectFetcher(client: Pick<KubeApiClient, 'getJson'>): Fet
     try {
       return (await client.getJson(objectPath(kubeResource(kind), namespace, name), signal)) as object;
     } catch (err) {
-      if (err instanceof KubeApiError && err.code === 404) return null;
+      if (isApiError(err, 404)) return null;
       throw err;
     }
   };

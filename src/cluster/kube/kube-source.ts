@@ -65,17 +65,16 @@ export class KubeSource implements ClusterSource {
     return this.options.tracker.report();
   }
 
+  /** Watches keep the cache current; there is nothing to re-read on SIGHUP. */
+  async reload(): Promise<void> {}
+
+  /** Lag and unsynced resources reach /readyz through `freshness()`; nothing else to add. */
+  readinessNotes(): string[] {
+    return [];
+  }
+
   /** The reflector of one resource (tests and debugging). */
   reflector(kind: ClusterObjectKind): Reflector | undefined {
     return this.reflectors.get(kind);
-  }
-
-  /** Resolves once synced, or rejects after `timeoutMs`. */
-  async waitForSync(timeoutMs: number, pollMs = 20): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.hasSynced()) {
-      if (Date.now() > deadline) throw new Error(`kube source did not sync within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
-    }
   }
 }

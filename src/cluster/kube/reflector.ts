@@ -19,7 +19,8 @@ import { objectKey, type ClusterObject, type ObjectMeta } from '../../ledger/obj
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { FreshnessTracker } from '../freshness/freshness-tracker.js';
-import { KubeApiError, type KubeApiClient } from './api-client.js';
+import type { KubeApiClient } from './api-client.js';
+import { isApiError, type KubeApiError } from './api-error.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { JsonLineError } from './json-lines.js';
 import type { KubeResource } from './resources.js';
@@ -171,11 +172,11 @@ export class Reflector {
       try {
         page = (await this.deps.client.getJson(`${resource.collectionPath}?${query}`, signal, this.tuning.listTimeoutMs)) as ListPage;
       } catch (err) {
-        if (resource.optional && token === undefined && err instanceof KubeApiError && err.code === 404) {
+        if (resource.optional && token === undefined && isApiError(err, 404)) {
           this.syncMissingApi(err);
           return false;
         }
-        if (token === undefined || !(err instanceof KubeApiError && err.code === 410)) throw err;
+        if (token === undefined || !isApiError(err, 410)) throw err;
         // The continue token expired mid-pagination (history compacted). Starting over in pages would expire again
         // for as long as compaction outpaces a large list; like client-go's pager (FullListIfExpired), take one
         // unpaginated list instead: a consistent snapshot in one answer.
@@ -259,7 +260,7 @@ export class Reflector {
     } catch (err) {
       if (signal.aborted) return { kind: 'stopped' };
       if (stalled) return { kind: 'failed', error: 'watch_stalled', message: `no event or bookmark for ${stallMs} ms` };
-      if (err instanceof KubeApiError && err.code === 410) return { kind: 'expired' };
+      if (isApiError(err, 410)) return { kind: 'expired' };
       return { kind: 'failed', error: err instanceof JsonLineError ? 'bad_event' : 'watch_failed', message: messageOf(err) };
     } finally {
       this.deps.tracker.recordWatchState?.(this.deps.resource.kind, 'disconnected');

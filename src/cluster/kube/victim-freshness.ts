@@ -16,8 +16,6 @@ import { objectRefKey, proveFresh, type FreshnessProof, type FreshnessProofDeps,
 
 import type { VictimFreshnessCheck, VictimRef } from '../source.js';
 
-export type { VictimFreshnessCheck, VictimRef } from '../source.js';
-
 type ProofMetrics = Pick<
   Metrics,
   'freshnessProofs' | 'freshnessProofDurationSeconds' | 'freshnessProofWaitSeconds' | 'freshnessProofFallbackReads' | 'freshnessGateBypassed'

@@ -1,10 +1,14 @@
 /**
- * Splits a JSON `List` document (`{"kind": "List", "items": [...]}`) into the source text of each item without
- * parsing the whole document at once. A 5000-node, 150k-pod snapshot is ~370 MB of JSON: parsed whole it needs
- * ~1 GB of heap before a single object is trimmed; parsed item by item, each full object is garbage as soon as it
- * has been trimmed. Returns undefined when the text is not a top-level object with an `items` array (the caller
- * then parses it whole). The envelope around the items is checked to be valid JSON by parsing it with the items
- * removed, so a broken file is still rejected.
+ * Splits a JSON `List` document (`{"kind": "List", "items": [...]}`) into its items without parsing the whole
+ * document at once. A 5000-node, 150k-pod snapshot is ~370 MB of JSON: parsed whole it needs ~1 GB of heap before a
+ * single object is trimmed; parsed item by item, each full object is garbage as soon as it has been trimmed.
+ *
+ * It scans the file's bytes (UTF-8), not a decoded string: the file never exists as one 370 MB JS string (nor as the
+ * sliced strings that would pin it), and each item is decoded only when it is parsed. Structural characters are ASCII
+ * and never occur inside a multi-byte UTF-8 sequence, so item boundaries found on bytes are exactly those of the text.
+ * Returns undefined when the document is not a top-level object with an `items` array (the caller then parses it
+ * whole). The envelope around the items is checked to be valid JSON by parsing it with the items removed, so a broken
+ * file is still rejected; each item's own validity is JSON.parse's when the caller parses it.
  */
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -18,38 +22,41 @@ const COLON = 0x3a;
 export interface JsonListSplit {
   /** The document with `"items": []`, for the list's own fields. */
   envelope: unknown;
-  /** Source text of each item, in order. */
-  items: string[];
+  /** How many items the list holds. */
+  count: number;
+  /** Source text of item `index` (decoded from the bytes on each call). */
+  itemText(index: number): string;
 }
 
-function skipWhitespace(text: string, i: number): number {
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
+function skipWhitespace(bytes: Uint8Array, i: number): number {
+  while (i < bytes.length) {
+    const c = bytes[i]!;
     if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
     i++;
   }
   return i;
 }
 
-/** Index just past the string that starts at `i` (which must be a quote). */
-function skipString(text: string, i: number): number {
+/** Index just past the string that starts at `i` (which must be a quote); -1 when it never ends. */
+function skipString(bytes: Uint8Array, i: number): number {
+  const end = bytes.length;
   i++;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === BACKSLASH) i += 2;
-    else if (c === QUOTE) return i + 1;
-    else i++;
+  while (i < end) {
+    const c = bytes[i]!;
+    if (c === QUOTE) return i + 1;
+    i += c === BACKSLASH ? 2 : 1;
   }
   return -1;
 }
 
-/** Index just past the JSON value starting at `i` (objects, arrays, strings, scalars). */
-function skipValue(text: string, i: number): number {
+/** Index just past the JSON value starting at `i` (objects, arrays, strings, scalars); -1 when it never ends. */
+function skipValue(bytes: Uint8Array, i: number): number {
+  const end = bytes.length;
   let depth = 0;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
+  while (i < end) {
+    const c = bytes[i]!;
     if (c === QUOTE) {
-      i = skipString(text, i);
+      i = skipString(bytes, i);
       if (i < 0) return -1;
       if (depth === 0) return i;
       continue;
@@ -59,49 +66,185 @@ function skipValue(text: string, i: number): number {
       depth--;
       if (depth === 0) return i + 1;
       if (depth < 0) return i;
-    } else if (depth === 0 && (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET)) return i;
+    } else if (depth === 0 && c === COMMA) return i;
     i++;
   }
   return depth === 0 ? i : -1;
 }
 
-export function splitJsonList(text: string): JsonListSplit | undefined {
-  let i = skipWhitespace(text, 0);
-  if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
-  i = skipWhitespace(text, i + 1);
-  while (i < text.length && text.charCodeAt(i) === QUOTE) {
-    const keyEnd = skipString(text, i);
+function decode(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8');
+}
+
+/** Splits the document's UTF-8 bytes (a string is encoded first, for callers that hold text). */
+export function splitJsonList(input: Uint8Array | string): JsonListSplit | undefined {
+  const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
+  let i = skipWhitespace(bytes, 0);
+  if (bytes[i] !== OPEN_BRACE) return undefined;
+  i = skipWhitespace(bytes, i + 1);
+  while (i < bytes.length && bytes[i] === QUOTE) {
+    const keyEnd = skipString(bytes, i);
     if (keyEnd < 0) return undefined;
-    const key = text.slice(i + 1, keyEnd - 1);
-    i = skipWhitespace(text, keyEnd);
-    if (text.charCodeAt(i) !== COLON) return undefined;
-    i = skipWhitespace(text, i + 1);
-    if (key === 'items' && text.charCodeAt(i) === OPEN_BRACKET) return splitItems(text, i);
-    i = skipValue(text, i);
+    const isItems = keyEnd - i === 7 && decode(bytes, i + 1, keyEnd - 1) === 'items';
+    i = skipWhitespace(bytes, keyEnd);
+    if (bytes[i] !== COLON) return undefined;
+    i = skipWhitespace(bytes, i + 1);
+    if (isItems && bytes[i] === OPEN_BRACKET) return splitItems(bytes, i);
+    i = skipValue(bytes, i);
     if (i < 0) return undefined;
-    i = skipWhitespace(text, i);
-    if (text.charCodeAt(i) !== COMMA) return undefined;
-    i = skipWhitespace(text, i + 1);
+    i = skipWhitespace(bytes, i);
+    if (bytes[i] !== COMMA) return undefined;
+    i = skipWhitespace(bytes, i + 1);
   }
   return undefined;
 }
 
-function splitItems(text: string, open: number): JsonListSplit | undefined {
-  const items: string[] = [];
-  let i = skipWhitespace(text, open + 1);
-  if (text.charCodeAt(i) !== CLOSE_BRACKET) {
+function splitItems(bytes: Uint8Array, open: number): JsonListSplit | undefined {
+  // Start and end offsets of every item, two numbers an item (150k items: a few MB, not the items' text).
+  const bounds: number[] = [];
+  let i = skipWhitespace(bytes, open + 1);
+  if (bytes[i] !== CLOSE_BRACKET) {
     for (;;) {
-      const end = skipValue(text, i);
+      const end = skipValue(bytes, i);
       if (end < 0) return undefined;
-      items.push(text.slice(i, end));
-      i = skipWhitespace(text, end);
-      const c = text.charCodeAt(i);
+      bounds.push(i, end);
+      i = skipWhitespace(bytes, end);
+      const c = bytes[i];
       if (c === CLOSE_BRACKET) break;
       if (c !== COMMA) return undefined;
-      i = skipWhitespace(text, i + 1);
+      i = skipWhitespace(bytes, i + 1);
     }
   }
   // Throws (caller reports it) when anything around the items is not valid JSON.
-  const envelope: unknown = JSON.parse(text.slice(0, open) + '[]' + text.slice(i + 1));
-  return { envelope, items };
+  const envelope: unknown = JSON.parse(`${decode(bytes, 0, open)}[]${decode(bytes, i + 1, bytes.length)}`);
+  return {
+    envelope,
+    count: bounds.length / 2,
+    itemText: (index) => decode(bytes, bounds[2 * index]!, bounds[2 * index + 1]!),
+  };
+}
+
+/** Where `streamJsonList` reads from: fills `into` from `offset`, at most `length` bytes; 0 at the end. */
+export type ByteReader = (into: Uint8Array, offset: number, length: number) => number;
+
+const STREAM_CHUNK_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A window over the document, refilled from the reader: bytes before `keepFrom` are dropped when more are needed,
+ * so memory is one chunk plus the item being scanned (a window grows only for an item larger than a chunk).
+ */
+class Window {
+  bytes: Uint8Array;
+  end = 0;
+  eof = false;
+
+  constructor(private readonly read: ByteReader, chunkBytes: number) {
+    this.bytes = new Uint8Array(chunkBytes);
+  }
+
+  /** Reads more, keeping bytes from `keepFrom` on (moved to the front); returns how far indices moved back. */
+  more(keepFrom: number): number {
+    if (this.eof) return 0;
+    const kept = this.end - keepFrom;
+    if (keepFrom === 0 && kept === this.bytes.length) {
+      const grown = new Uint8Array(this.bytes.length * 2);
+      grown.set(this.bytes);
+      this.bytes = grown;
+    } else if (keepFrom > 0) {
+      this.bytes.copyWithin(0, keepFrom, this.end);
+    }
+    this.end = kept;
+    const got = this.read(this.bytes, this.end, this.bytes.length - this.end);
+    if (got === 0) this.eof = true;
+    this.end += got;
+    return keepFrom;
+  }
+
+  view(): Uint8Array {
+    return this.bytes.subarray(0, this.end);
+  }
+}
+
+/**
+ * `splitJsonList` for a document read in chunks: each item's text goes to `onItem` as soon as it has been scanned,
+ * so neither the file nor its items are ever held whole (a 370 MB snapshot needs one 8 MiB window). Returns undefined,
+ * before any item, when the document is not an object with an `items` array; throws SyntaxError when the items or the
+ * envelope are malformed (items already delivered are then to be discarded by the caller).
+ */
+export function streamJsonList(read: ByteReader, onItem: (text: string, index: number) => void,
+  options: { chunkBytes?: number; onHead?: (head: Record<string, unknown>) => boolean } = {}): { envelope: unknown } | undefined {
+  const chunkBytes = options.chunkBytes ?? STREAM_CHUNK_BYTES;
+  const window = new Window(read, chunkBytes);
+  window.more(0);
+  // The head (up to the items' `[`) is scanned again from the start whenever it does not fit the window yet.
+  let open: number | undefined;
+  for (;;) {
+    open = itemsOpenBracket(window.view());
+    if (open !== undefined || window.eof) break;
+    window.more(0);
+  }
+  if (open === undefined || open < 0) return undefined;
+  const head = decode(window.bytes, 0, open);
+  // The fields before the items (a typed list's `kind` names its items' kind), or no streaming when the caller says so.
+  if (options.onHead && !options.onHead(JSON.parse(`${head}[]}`) as Record<string, unknown>)) return undefined;
+  let i = open + 1;
+  let index = 0;
+  const skipWhitespaceMore = (from: number): number => {
+    let at = skipWhitespace(window.view(), from);
+    while (at >= window.end && !window.eof) at = skipWhitespace(window.view(), at - window.more(at));
+    return at;
+  };
+  i = skipWhitespaceMore(i);
+  if (window.bytes[i] === CLOSE_BRACKET && i < window.end) return { envelope: envelopeOf(head, window, i) };
+  for (;;) {
+    let end = skipValue(window.view(), i);
+    while ((end < 0 || end >= window.end) && !window.eof) {
+      i -= window.more(i);
+      end = skipValue(window.view(), i);
+    }
+    if (end < 0) throw new SyntaxError(`unterminated item ${index} of the list`);
+    onItem(decode(window.bytes, i, end), index++);
+    i = skipWhitespaceMore(end);
+    if (i >= window.end) throw new SyntaxError('the list\'s items are not closed');
+    const c = window.bytes[i];
+    if (c === CLOSE_BRACKET) return { envelope: envelopeOf(head, window, i) };
+    if (c !== COMMA) throw new SyntaxError(`expected , or ] after item ${index - 1} of the list`);
+    i = skipWhitespaceMore(i + 1);
+  }
+}
+
+/** Index of the items' `[`; undefined when the head runs past the window; -1 when it is not a list with items. */
+function itemsOpenBracket(bytes: Uint8Array): number | undefined {
+  let i = skipWhitespace(bytes, 0);
+  if (i >= bytes.length) return undefined;
+  if (bytes[i] !== OPEN_BRACE) return -1;
+  i = skipWhitespace(bytes, i + 1);
+  while (i < bytes.length && bytes[i] === QUOTE) {
+    const keyEnd = skipString(bytes, i);
+    if (keyEnd < 0) return undefined;
+    const isItems = keyEnd - i === 7 && decode(bytes, i + 1, keyEnd - 1) === 'items';
+    i = skipWhitespace(bytes, keyEnd);
+    if (i >= bytes.length) return undefined;
+    if (bytes[i] !== COLON) return -1;
+    i = skipWhitespace(bytes, i + 1);
+    if (i >= bytes.length) return undefined;
+    if (isItems && bytes[i] === OPEN_BRACKET) return i;
+    i = skipValue(bytes, i);
+    if (i < 0 || i >= bytes.length) return undefined;
+    i = skipWhitespace(bytes, i);
+    if (i >= bytes.length) return undefined;
+    if (bytes[i] !== COMMA) return -1;
+    i = skipWhitespace(bytes, i + 1);
+  }
+  return i >= bytes.length ? undefined : -1;
+}
+
+/** The document without its items: the head, `[]`, and everything after the items' `]` (read to the end). */
+function envelopeOf(head: string, window: Window, close: number): unknown {
+  const tail: Uint8Array[] = [window.bytes.slice(close + 1, window.end)];
+  while (!window.eof) {
+    window.more(window.end);
+    tail.push(window.bytes.slice(0, window.end));
+  }
+  return JSON.parse(`${head}[]${Buffer.concat(tail).toString('utf8')}`);
 }

@@ -3,12 +3,13 @@
  * (`kubectl get -o yaml` prints a `v1 List`; the API returns typed lists like `PodList` whose items carry no kind).
  * Every object is checked enough that a broken edit is reported with file and position instead of half-loading.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
 import { objectKey } from '../../ledger/objects.js';
-import { splitJsonList, type JsonListSplit } from './json-list-items.js';
+import { splitJsonList, streamJsonList, type JsonListSplit } from './json-list-items.js';
 import { validateObject } from './manifest-validation.js';
 
 export interface LoadedManifests {
@@ -60,12 +61,14 @@ export async function loadManifests(path: string, options: LoadOptions = {}): Pr
   };
   const seen = new Map<string, string>();
   for (const file of files) {
-    const text = await readFile(file, 'utf8');
     try {
-      const list = isJson(file, text) ? splitListOrFail(file, text) : undefined;
+      if (extname(file).toLowerCase() === '.json' && streamListFile(file, result, seen, options)) continue;
+      // Bytes, not text: a JSON list is split on its bytes and decoded item by item (json-list-items.ts).
+      const bytes = await readFile(file);
+      const list = isJson(file, bytes) ? splitListOrFail(file, bytes) : undefined;
       if (list) collectListItems(file, list, result, seen, options);
       else {
-        parseDocuments(file, text).forEach((doc, docIndex) => {
+        parseDocuments(file, bytes.toString('utf8')).forEach((doc, docIndex) => {
           for (const [object, where] of flatten(doc, `document ${docIndex + 1}`)) collect(file, where, object, result, seen, options);
         });
       }
@@ -77,14 +80,17 @@ export async function loadManifests(path: string, options: LoadOptions = {}): Pr
   return result;
 }
 
-function isJson(file: string, text: string): boolean {
-  const first = text.trimStart()[0];
-  return extname(file).toLowerCase() === '.json' || first === '{';
+/** A `.json` file, or one whose first character after whitespace (and a byte-order mark) is `{`. */
+function isJson(file: string, bytes: Uint8Array): boolean {
+  if (extname(file).toLowerCase() === '.json') return true;
+  let i = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09) i++;
+  return bytes[i] === 0x7b;
 }
 
-function splitListOrFail(file: string, text: string): JsonListSplit | undefined {
+function splitListOrFail(file: string, bytes: Uint8Array): JsonListSplit | undefined {
   try {
-    return splitJsonList(text);
+    return splitJsonList(bytes);
   } catch (err) {
     throw new ManifestError(file, '', `invalid JSON: ${(err as Error).message}`);
   }
@@ -95,16 +101,71 @@ function collectListItems(file: string, list: JsonListSplit, result: LoadedManif
   const envelope = list.envelope as { kind?: unknown };
   const listKind = typeof envelope?.kind === 'string' ? envelope.kind : undefined;
   const itemKind = listKind && listKind.endsWith('List') && listKind !== 'List' ? listKind.slice(0, -'List'.length) : undefined;
-  for (let i = 0; i < list.items.length; i++) {
+  for (let i = 0; i < list.count; i++) {
     const where = `document 1, items[${i}]`;
     let item: unknown;
     try {
-      item = JSON.parse(list.items[i]!);
+      item = JSON.parse(list.itemText(i));
     } catch (err) {
       throw new ManifestError(file, where, `invalid JSON: ${(err as Error).message}`);
     }
     for (const [object, at] of flatten(item, where, itemKind)) collect(file, at, object, result, seen, options);
   }
+}
+
+/** The kind of a typed list's items (`PodList` -> `Pod`); undefined for a plain `List` or no kind. */
+function itemKindOf(listKind: unknown): string | undefined {
+  return typeof listKind === 'string' && listKind.endsWith('List') && listKind !== 'List' ? listKind.slice(0, -'List'.length) : undefined;
+}
+
+/**
+ * A `.json` list read in chunks and collected item by item as it is scanned (streamJsonList): neither the file nor
+ * its full objects are ever held whole, each parsed item is garbage once transformed. Objects are staged and merged
+ * only when the whole file is good. False (nothing merged) when the file is not a list with a kind-bearing head or
+ * its structure is malformed: the whole-file path then reads it and reports exactly as it always has.
+ */
+function streamListFile(file: string, result: LoadedManifests, seen: Map<string, string>, options: LoadOptions): boolean {
+  const staged: LoadedManifests = {
+    objects: { Node: [], Pod: [], ResourceSlice: [], ResourceClaim: [], DeviceClass: [], PodDisruptionBudget: [] },
+    ignored: [],
+    files: [],
+  };
+  const stagedSeen = new Map<string, string>();
+  const layeredSeen = {
+    get: (id: string) => stagedSeen.get(id) ?? seen.get(id),
+    set: (id: string, at: string) => stagedSeen.set(id, at),
+  };
+  let headKind: unknown;
+  const fd = openSync(file, 'r');
+  let streamed: { envelope: unknown } | undefined;
+  try {
+    streamed = streamJsonList((into, offset, length) => readSync(fd, into, offset, length, null), (text, i) => {
+      const where = `document 1, items[${i}]`;
+      let item: unknown;
+      try {
+        item = JSON.parse(text);
+      } catch (err) {
+        throw new ManifestError(file, where, `invalid JSON: ${(err as Error).message}`);
+      }
+      for (const [object, at] of flatten(item, where, itemKindOf(headKind))) collect(file, at, object, staged, layeredSeen, options);
+    }, { onHead: (head) => {
+      headKind = head['kind'];
+      return Object.hasOwn(head, 'kind');
+    } });
+  } catch (err) {
+    if (err instanceof SyntaxError) return false;
+    throw err;
+  } finally {
+    closeSync(fd);
+  }
+  if (!streamed || (streamed.envelope as { kind?: unknown } | null)?.kind !== headKind) return false;
+  for (const kind of Object.keys(staged.objects) as ClusterObjectKind[]) {
+    const into = result.objects[kind];
+    for (const object of staged.objects[kind]) into.push(object);
+  }
+  result.ignored.push(...staged.ignored);
+  for (const [id, at] of stagedSeen) seen.set(id, at);
+  return true;
 }
 
 function parseDocuments(file: string, text: string): unknown[] {
@@ -149,7 +210,7 @@ function collect(
   where: string,
   object: Record<string, unknown>,
   result: LoadedManifests,
-  seen: Map<string, string>,
+  seen: Pick<Map<string, string>, 'get' | 'set'>,
   options: LoadOptions,
 ): void {
   const kind = object['kind'];

@@ -1,7 +1,7 @@
 /**
  * A cluster source backed by manifest files. The whole snapshot is loaded, validated and trimmed before the ledger
  * sees any of it, then delivered as one batch of "replaced" changes; when the files change it reloads the same way.
- * A broken edit keeps the last good snapshot and is reported (log, metric, `lastError()`).
+ * A broken edit keeps the last good snapshot and is reported (log, metric, `readinessNotes()`).
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -86,8 +86,8 @@ export class SnapshotSource implements ClusterSource {
     return this.synced;
   }
 
-  lastError(): string | undefined {
-    return this.error;
+  readinessNotes(): string[] {
+    return this.error ? [`last snapshot reload failed (serving the previous snapshot): ${this.error}`] : [];
   }
 
   freshness(): FreshnessReport {

@@ -1,6 +1,7 @@
 /**
- * Stable JSON views of the DRA ledger: `/debug/ledger` exports (formatted quantities, sorted keys and entries) and
- * the canonical test snapshot (exact integers, no observation times) used to compare incremental and rebuilt ledgers.
+ * Stable JSON views of the DRA ledger (formatted quantities, sorted keys and entries): the per-node detail of
+ * `/debug/ledger` and the whole-ledger export, which the property tests also compare between an incremental ledger
+ * and one rebuilt from scratch.
  */
 import type { ResourceAmounts } from '../resource-amounts.js';
 import { formatAmount } from '../resource-amounts.js';
@@ -77,36 +78,6 @@ function contributionView(record: ClaimRecord): Record<string, unknown> {
   return view;
 }
 
-export function snapshotOf(
-  aggregates: ReadonlyMap<string, NodeAggregate>,
-  records: ReadonlyMap<string, ClaimRecord>,
-  unsafeReason: (aggregate: NodeAggregate) => string | undefined,
-): unknown {
-  const nodes: Record<string, unknown> = {};
-  for (const [node, a] of aggregates) {
-    nodes[node] = {
-      used: exact(a.used),
-      entries: a.entries.map(({ observedAt: _observedAt, amounts, ...rest }) => ({ ...rest, amounts: exact(amounts) })),
-      zones: Object.fromEntries([...a.zones].map(([z, s]) => [z, { capacity: exact(s.capacity), used: exact(s.used), unbounded: [...(s.unbounded ?? [])].sort() }])),
-      unsafe: unsafeReason(a) ?? null,
-      hasMappings: a.hasMappings,
-      devices: a.mappedDevices.map((d) => d.key),
-    };
-  }
-  const claims: Record<string, unknown> = {};
-  for (const [key, r] of records) {
-    claims[key] = {
-      uid: r.placement.uid,
-      node: r.placement.node ?? null,
-      counted: r.counted,
-      accepted: r.accepted,
-      source: r.contribution?.source ?? null,
-      diverging: r.contribution?.divergence !== undefined,
-    };
-  }
-  return sortKeys({ nodes, claims });
-}
-
 function exportZones(zones: ReadonlyMap<string, NumaZoneState>): Record<string, unknown> {
   const free = new Map(zoneFreeList(zones).map((z) => [z.zone, z.free]));
   const out: Record<string, unknown> = {};
@@ -157,10 +128,6 @@ function formatted(amounts: ResourceAmounts): Record<string, string> {
     out[name] = amount < 0n ? `-${formatAmount(name, -amount)}` : formatAmount(name, amount);
   }
   return out;
-}
-
-function exact(amounts: ReadonlyMap<string, bigint>): Record<string, string> {
-  return Object.fromEntries([...amounts].map(([k, v]) => [k, String(v)]));
 }
 
 /** Deep copy with object keys sorted; arrays keep their (already sorted) order. */

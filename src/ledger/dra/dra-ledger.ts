@@ -25,7 +25,7 @@ import { AllocatedDevices } from './allocated-devices.js';
 import { DeviceClasses } from './device-classes.js';
 import { ReservingPods } from './reserving-pods.js';
 import { DeviceSelectors } from './device-cel.js';
-import { exportLedger, exportNodeAggregate, snapshotOf } from './dra-export.js';
+import { exportLedger, exportNodeAggregate } from './dra-export.js';
 import { ClaimIndexes, type ClaimRecord } from './claim-indexes.js';
 import { aggregateNode, isEmptyAggregate, type NodeAggregate } from './node-aggregate.js';
 import { assessPodOnNode } from './pod-assessment.js';
@@ -295,11 +295,6 @@ export class DraLedger implements DraAccounting {
       freshnessWindowMs: this.options.freshnessWindowMs,
       hasMappings: this.devices.hasMappings(),
     });
-  }
-
-  snapshotForTest(): unknown {
-    this.settle();
-    return snapshotOf(this.aggregates, this.records, (a) => this.unsafeReason(a));
   }
 
   // --- internals ---

@@ -14,11 +14,13 @@ export interface PodInfo {
   node?: string;
   phase?: string;
   /** Per claim key, what the pod's status says the claim consumes (KEP-5517); empty without the field. */
-  claimStatuses: Map<string, PodClaimStatus>;
+  claimStatuses: ReadonlyMap<string, PodClaimStatus>;
   statusSignature: string;
   /** Resources the pod requests at pod level: its claims' amounts of these are inside that request (KEP-5517). */
   podLevel: ReadonlySet<string>;
 }
+
+const NO_CLAIM_STATUSES: ReadonlyMap<string, PodClaimStatus> = new Map();
 
 export class ReservingPods {
   private readonly byKey = new Map<string, PodInfo>();
@@ -34,7 +36,9 @@ export class ReservingPods {
 
   /** Stores the pod; returns the UIDs whose claims may count differently now (empty when nothing relevant changed). */
   upsert(pod: PodObject): string[] {
-    const claimStatuses = podClaimStatuses(pod);
+    const parsed = podClaimStatuses(pod);
+    // Most pods report no claim status: they share one empty map instead of holding one each (150k maps at 5000 nodes).
+    const claimStatuses = parsed.size === 0 ? NO_CLAIM_STATUSES : parsed;
     const info: PodInfo = {
       key: objectKey(pod.metadata),
       uid: pod.metadata.uid ?? '',

@@ -1,19 +1,17 @@
 /**
- * kube-ledger in-process against a fake API server, wired as `src/app/runtime.ts` wires it (live kube source,
- * ledger tap, nominator with Lease election) but with bounded reflector backoffs and, when asked, short Lease
- * timings, so each fault scenario finishes in seconds. The HTTP server is the real one (/readyz, /filter,
+ * kube-ledger in-process against a fake API server, wired by the composition root `src/app/start.ts` as in production
+ * (live kube source, ledger, nominator with Lease election) but with bounded reflector backoffs and, when asked, short
+ * Lease timings, so each fault scenario finishes in seconds. The HTTP server is the real one (/readyz, /filter,
  * /debug/ledger); warnings and errors are kept for the report instead of printed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKubeRuntime } from '../../../src/app/kube-runtime.js';
-import { schedulingOptionsFrom } from '../../../src/app/scheduling-options.js';
 import { startKubeLedger, type RunningKubeLedger } from '../../../src/app/start.js';
 import type { ReflectorTuning } from '../../../src/cluster/kube/reflector.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import type { ExtenderConfig } from '../../../src/config/schema.js';
-import { NOMINATOR_CONTROLLER, startKubeNominator, tapLedger, type KubeNominatorOptions, type RunningNominator } from '../../../src/nomination/kube-nominator.js';
+import type { KubeNominatorOptions, RunningNominator } from '../../../src/nomination/kube-nominator.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
 import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from '../../support/fake-apiserver/index.js';
@@ -76,30 +74,17 @@ export async function startInProcessLedger(options: InProcessOptions = {}): Prom
   const logs: string[] = [];
   const logger = createLogger({ level: 'warn', write: (line) => logs.push(line) });
   const metrics = createMetrics();
-  let nominator: RunningNominator | undefined;
   const running = await startKubeLedger(config, {
     logger,
     metrics,
-    kubeSourceFactory: async (choice, ctx) => {
-      const runtime = createKubeRuntime({ ...ctx, ...(choice.kubeconfig ? { kubeconfig: choice.kubeconfig } : {}), tuning: CHAOS_TUNING });
-      tapLedger(runtime.source, (ledger) => {
-        nominator = startKubeNominator({
-          kubeConfig: runtime.kubeConfig, ledger, hasSynced: () => runtime.source.hasSynced(), gate: runtime.gate(NOMINATOR_CONTROLLER),
-          config: ctx.config, schedulingOptions: () => schedulingOptionsFrom(ctx.config), metrics: ctx.metrics, logger: ctx.logger,
-          reader: runtime.reader, gateEnabled: () => runtime.config().freshness.gate.enabled,
-          ...(options.lease ? { lease: options.lease } : {}),
-        });
-      });
-      return { source: runtime.source, victimFreshness: runtime.victimFreshness };
-    },
+    live: { tuning: CHAOS_TUNING, ...(options.lease ? { nominator: { lease: options.lease } } : {}) },
   });
   return {
     api, history, config, metrics, logs, running,
     baseUrl: running.url.replace('0.0.0.0', '127.0.0.1'),
     opsBaseUrl: running.opsUrl.replace('0.0.0.0', '127.0.0.1'),
-    nominator: () => nominator,
+    nominator: () => running.nominator,
     async close() {
-      await nominator?.stop();
       await running.close();
       if (!options.shared) await api.close();
       rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { proveCacheCurrent, waitUntilObserved, type QuorumRead } from '../../../src/cluster/freshness/consistent-read-proof.js';
 import { FreshnessTracker } from '../../../src/cluster/freshness/freshness-tracker.js';
-import { RequeueQueue } from '../../../src/cluster/freshness/requeue-queue.js';
+import { RequeueQueue } from '../../../src/nomination/requeue-queue.js';
 import { FakeScheduler } from './fake-scheduler.js';
 
 const BIG = '9007199254740993'; // 2^53 + 1: a JS number would round it

@@ -1,5 +1,5 @@
 /** A manual clock and timer list for deterministic tests of time-based code. */
-import type { TimerScheduler } from '../../../src/cluster/freshness/requeue-queue.js';
+import type { TimerScheduler } from '../../../src/cluster/freshness/timer-scheduler.js';
 
 interface PendingTimer {
   dueAtMs: number;

@@ -4,7 +4,6 @@ import {
   NonComparableResourceVersionError,
   compareResourceVersions,
   isComparableResourceVersion,
-  maxResourceVersion,
 } from '../../../src/cluster/freshness/resource-version.js';
 
 const MAX_128 = (1n << 128n) - 1n;
@@ -77,18 +76,6 @@ describe('resource-version', () => {
       fc.assert(
         fc.property(bigRv, bigRv, (a, b) => compareResourceVersions(a, b) === -compareResourceVersions(b, a) && compareResourceVersions(a, a) === 0),
       );
-    });
-  });
-
-  describe('maxResourceVersion', () => {
-    it('returns the greater value by the comparison rules', () => {
-      assert.equal(maxResourceVersion('99', '100'), '100');
-      assert.equal(maxResourceVersion('100', '99'), '100');
-      fc.assert(fc.property(bigRv, bigRv, (a, b) => BigInt(maxResourceVersion(a, b)) === (BigInt(a) > BigInt(b) ? BigInt(a) : BigInt(b))));
-    });
-
-    it('throws for non-comparable input', () => {
-      assert.throws(() => maxResourceVersion('1', 'x'), NonComparableResourceVersionError);
     });
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { FreshnessTracker } from '../../../src/cluster/freshness/freshness-tracker.js';
-import { RequeueQueue } from '../../../src/cluster/freshness/requeue-queue.js';
+import { RequeueQueue } from '../../../src/nomination/requeue-queue.js';
 import { WrittenResourceVersionGate, gateKey } from '../../../src/cluster/freshness/written-rv-gate.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import { FakeScheduler } from './fake-scheduler.js';
@@ -41,7 +41,7 @@ describe('WrittenResourceVersionGate', () => {
     const { gate } = setup();
     gate.recordWrite('ns/a', 'Pod', '150');
     assert.deepEqual(gate.check('ns/a'), { ready: false, kind: 'Pod', waitingFor: '150' });
-    assert.equal(gate.hasPendingWrite('ns/a'), true);
+    assert.deepEqual(gate.unobserved(10), [{ key: 'ns/a', resource: 'Pod', writtenResourceVersion: '150' }], 'checking does not clear it');
   });
 
   it('keeps the highest written RV per key, compared as strings beyond 2^53', () => {
@@ -59,7 +59,6 @@ describe('WrittenResourceVersionGate', () => {
     gate.recordWrite('ns/a', 'Pod', '150');
     tracker.recordObjectEvent('Pod', '150');
     assert.deepEqual(gate.check('ns/a'), { ready: true });
-    assert.equal(gate.hasPendingWrite('ns/a'), false);
     assert.equal(gate.pendingKeys(), 0);
   });
 
@@ -96,7 +95,7 @@ describe('WrittenResourceVersionGate', () => {
     scheduler.advance(40);
     runWorker();
     assert.deepEqual(processed.at(-1), 'ns/stale');
-    assert.equal(gate.hasPendingWrite('ns/stale'), false);
+    assert.equal(gate.pendingKeys(), 0);
     assert.equal(queue.numRequeues('ns/stale'), 0);
     assert.equal(await counterValue(metrics, 'kube_ledger_stale_sync_skips_total', 'nominator'), 5);
   });

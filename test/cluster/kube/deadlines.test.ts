@@ -94,7 +94,7 @@ describe('API request deadlines against a black-holed API server', () => {
     try {
       h.api.blackHole({ verb: 'list', resource: 'nodes' }, 1);
       await h.runtime.source.start(h.ledger);
-      await h.runtime.source.waitForSync(5000);
+      await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 5000);
       assert.ok((await counterValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'list_failed' })) >= 1);
       // No bookmarks and no events: the watch is idle past its deadline and restarted from its last RV.
       await waitFor(() => h.api.countRequests({ verb: 'watch', resource: 'nodes' }) >= 2, 'a restarted node watch', 5000);

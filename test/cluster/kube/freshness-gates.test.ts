@@ -4,7 +4,7 @@
  * and the preemption victim check built on them.
  */
 import assert from 'node:assert/strict';
-import { RequeueQueue } from '../../../src/cluster/freshness/requeue-queue.js';
+import { RequeueQueue } from '../../../src/nomination/requeue-queue.js';
 import { gateKey } from '../../../src/cluster/freshness/written-rv-gate.js';
 import { createVictimFreshnessCheck } from '../../../src/cluster/kube/victim-freshness.js';
 import { counterValue, delay, node, pod, startHarness, waitFor, type Harness, type HarnessOptions } from './support.js';
@@ -20,7 +20,7 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
 
   async function synced(configure?: HarnessOptions['configure']): Promise<Harness> {
     h = await startHarness({ server: { objects: FIXTURES, bookmarkIntervalMs: 100 }, ...(configure ? { configure } : {}) });
-    await h.runtime.source.waitForSync(3000);
+    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     return h;
   }
@@ -64,6 +64,21 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     assert.equal(gate.pendingKeys(), 0, 'record cleared once observed');
     const skipsAfter = await counterValue(metrics, 'kube_ledger_stale_sync_skips_total', { controller: 'test-controller' });
     assert.ok(skipsAfter < 40, `backoff, not a spin (${skipsAfter} skips in ~0.7 s)`);
+  });
+
+  it('/debug/freshness lists per controller the written RVs its cache has not observed, and drops a key once its write was observed', async () => {
+    const { api, runtime } = await synced();
+    const gate = runtime.gate('nominator');
+    const ahead = (BigInt(api.currentResourceVersion()) + 50n).toString();
+    gate.recordWrite('default/a', 'Pod', ahead);
+    assert.deepEqual(runtime.debugFreshness().controllers['nominator'], {
+      pendingKeys: 1,
+      unobserved: [{ key: 'default/a', resource: 'Pod', writtenResourceVersion: ahead }],
+    });
+    const written = api.patchStatus('pods', 'default', 'a', { nominatedNodeName: 'n1' });
+    gate.recordWrite('default/b', 'Pod', written.metadata!.resourceVersion!);
+    await waitFor(() => gate.check('default/b').ready, 'the watch to deliver the write');
+    assert.equal(runtime.debugFreshness().controllers['nominator']!.pendingKeys, 1, 'only the key still ahead of the cache');
   });
 
   it('the breaker opens after the configured failures, refuses only keys that need a direct read, half-opens after the cooldown and closes on success', async () => {

@@ -14,7 +14,7 @@ describe('kube source: faults (fake API server)', () => {
 
   async function synced(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
     h = await startHarness({ ...options, server: { objects: [node('n1'), node('n2'), pod('a', { node: 'n1' }), pod('b', { node: 'n2' })], ...options.server } });
-    await h.runtime.source.waitForSync(3000);
+    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     return h;
   }

@@ -23,7 +23,7 @@ describe('kube source: initial sync and events (fake API server)', () => {
     await waitFor(() => h!.ledger.counts().pods === 7 && h!.ledger.counts().nodes === 3, 'pods and nodes listed');
     assert.equal(h.runtime.source.hasSynced(), false, 'resourceclaims still listing');
     assert.equal(h.runtime.source.freshness().synced, false);
-    await h.runtime.source.waitForSync(3000);
+    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     release();
     assert.equal(h.runtime.source.freshness().synced, true);
     await assertCacheConverges(h);
@@ -44,13 +44,15 @@ describe('kube source: initial sync and events (fake API server)', () => {
     };
     h = await startHarness({ server: { objects: [node('n1'), pod('a', { node: 'n1' }), pod('b')] }, start: false });
     await h.runtime.source.start(recording);
-    await h.runtime.source.waitForSync(3000);
+    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     const replaced = changes.filter((c) => c.type === 'replaced');
     assert.deepEqual(replaced.map((c) => c.kind).sort(), ['DeviceClass', 'Node', 'Pod', 'PodDisruptionBudget', 'ResourceClaim', 'ResourceSlice']);
     assert.equal(changes.length, 6, 'nothing but the six replaces before any event');
     await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     h.api.create(pod('c', { node: 'n1' }));
     h.api.remove('pods', 'default', 'b');
+    // Two watches are two streams with no order between them: the Node change goes out once the pod events arrived.
+    await waitFor(() => changes.length >= 8, 'the two pod events');
     h.api.update({ ...node('n1', '8'), metadata: { name: 'n1' } });
     await waitFor(() => changes.length >= 9, 'three events');
     assert.deepEqual(changes.slice(6).map((c) => `${c.type} ${c.kind}`), ['upsert Pod', 'delete Pod', 'upsert Node']);
@@ -62,7 +64,7 @@ describe('kube source: initial sync and events (fake API server)', () => {
 
   it('stores trimmed objects and tracks the store resourceVersion from events and bookmarks', async () => {
     h = await startHarness({ server: { objects: [node('n1')], bookmarkIntervalMs: 50 } });
-    await h.runtime.source.waitForSync(3000);
+    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     const big = pod('fat', { node: 'n1' });
     const withNoise = { ...big, metadata: { ...big.metadata, annotations: { 'kube-ledger.io/nomination': 'x', other: 'y' }, managedFields: [{ manager: 'm' }] }, spec: { ...big.spec, volumes: [{ name: 'v' }] } };
     await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
@@ -82,7 +84,7 @@ describe('kube source: initial sync and events (fake API server)', () => {
     h = await startHarness({ server: { objects: [node('n1')] }, start: false });
     h.api.failNext(1000, { status: 404, matcher: { verb: 'list', resource: 'resourceslices' } });
     await h.runtime.source.start(h.ledger);
-    await h.runtime.source.waitForSync(3000);
+    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     assert.equal(h.runtime.source.reflector('ResourceSlice')?.hasSynced(), true);
     await delay(800);
     const lists = h.api.countRequests({ verb: 'list', resource: 'resourceslices' });

@@ -51,6 +51,25 @@ describe('manifest loader', () => {
     assert.equal((loaded.objects.Pod[0] as { kind?: string }).kind, 'Pod');
   });
 
+  it('reads a JSON list in chunks exactly as a whole: order, kinds, ignored objects, duplicates across files', async () => {
+    const items = Array.from({ length: 300 }, (_, i) => ({ apiVersion: 'v1', kind: i % 3 === 0 ? 'Node' : 'ConfigMap',
+      metadata: { name: `o${i}`, labels: { text: 'ключ "в" 🚀'.repeat(i % 7) } } }));
+    const file = join(dir, 'a-big.json');
+    await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }, null, 1));
+    const loaded = await loadManifests(file);
+    assert.deepEqual(loaded.objects.Node.map((n) => n.metadata.name), items.filter((o) => o.kind === 'Node').map((o) => o.metadata.name));
+    assert.deepEqual(loaded.objects.Node[3]?.metadata.labels, items[9]?.metadata.labels);
+    assert.equal(loaded.ignored.length, 200);
+    await writeFile(join(dir, 'b-again.json'), JSON.stringify({ kind: 'NodeList', items: [{ metadata: { name: 'o3' } }] }));
+    await assert.rejects(loadManifests(dir), /b-again\.json \(document 1, items\[0\]\): duplicate Node o3 \(also defined at .*a-big\.json \(document 1, items\[3\]\)\)/);
+  });
+
+  it('reports a JSON list broken after its first items as invalid JSON, as a whole-file parse does', async () => {
+    const file = join(dir, 'broken.json');
+    await writeFile(file, `{"kind":"List","items":[${JSON.stringify({ kind: 'Node', metadata: { name: 'a' } })} {"kind":"Node"}]}`);
+    await assert.rejects(loadManifests(file), (err: unknown) => err instanceof ManifestError && /invalid JSON/.test(err.message));
+  });
+
   it('reads every manifest of a directory tree in name order, skipping other files', async () => {
     await mkdir(join(dir, 'sub'));
     await writeFile(join(dir, 'b.yaml'), NODE_YAML.replace('n1', 'nb'));

@@ -62,13 +62,13 @@ describe('snapshot source', () => {
 
     await writeFile(file, 'kind: Node\nmetadata: {name: [broken');
     await until(() => outcomes.includes('error'), 'broken reload reported');
-    assert.match(source.lastError() ?? '', /invalid YAML/);
+    assert.match(source.readinessNotes().join(), /last snapshot reload failed.*invalid YAML/);
     assert.equal(ledger.node('b')?.allocatable.get('cpu'), 2000n, 'last good snapshot still served');
 
     await writeFile(file, nodeYaml('c', '1'));
     await until(() => ledger.node('c') !== undefined, 'recovery');
     assert.equal(ledger.node('a'), undefined, 'nodes gone from the file are gone from the ledger');
-    assert.equal(source.lastError(), undefined);
+    assert.deepEqual(source.readinessNotes(), []);
   });
 
   it('fails to start when the path does not exist, naming it', async () => {

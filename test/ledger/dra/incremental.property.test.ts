@@ -152,7 +152,7 @@ function assertUsedIsSumOfEntries(ledger: DraLedger): void {
 type Snapshot = { claims: Record<string, { counted: boolean; accepted: boolean; node: string | null; source: string | null }> };
 
 function assertCarriedClaimsCountedIn(ledger: DraLedger, rebuiltSnapshot: unknown): void {
-  const mine = ledger.snapshotForTest() as Snapshot;
+  const mine = ledger.exportAll() as Snapshot;
   const theirs = rebuiltSnapshot as Snapshot;
   assert.deepEqual(Object.keys(mine.claims).sort(), Object.keys(theirs.claims).sort());
   for (const [key, claim] of Object.entries(mine.claims)) {
@@ -176,10 +176,10 @@ describe('DRA ledger: incremental updates equal a rebuild (property)', () => {
         }
         assertEachClaimUidOnOneNode(ledger);
         assertUsedIsSumOfEntries(ledger);
-        const expected = rebuilt(model, false).snapshotForTest();
-        assert.deepEqual(rebuilt(model, true).snapshotForTest(), expected);
+        const expected = rebuilt(model, false).exportAll();
+        assert.deepEqual(rebuilt(model, true).exportAll(), expected);
         if (ledger.stats().carriedOverClaims === 0) {
-          assert.deepEqual(ledger.snapshotForTest(), expected);
+          assert.deepEqual(ledger.exportAll(), expected);
         } else {
           // Without pod status a rebuild cannot know what a claim whose devices vanished used to cost (see
           // dra-churn.property.test.ts for the status-carrying replay); it still counts the same claims.

@@ -116,7 +116,7 @@ describe('DRA ledger: pod-level resources cover a bound pod\'s claim amounts (co
     assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2' }));
     const rebuilt = newLedger();
     heldOnNode([resized], rebuilt);
-    assert.deepEqual(ledger.snapshotForTest(), rebuilt.snapshotForTest());
+    assert.deepEqual(ledger.exportAll(), rebuilt.exportAll());
   });
 
   it('leaves capacity-key claims on a NUMA cpu device out of a pod-level cpu total too', () => {

@@ -109,6 +109,6 @@ describe('DRA pod status: a driver changing its mappings under a running pod', (
       assert.equal(ledger.stats().divergingClaims, 1);
       assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }), 'the status counts');
     }
-    assert.deepEqual(seen.snapshotForTest(), restarted.snapshotForTest());
+    assert.deepEqual(seen.exportAll(), restarted.exportAll());
   });
 });

@@ -14,7 +14,7 @@ describe('DRA trimming for the cluster source', () => {
     };
     const full = feed(newLedger(), example);
     const small = feed(newLedger(), trimmed);
-    assert.deepEqual(small.snapshotForTest(), full.snapshotForTest());
+    assert.deepEqual(small.exportAll(), full.exportAll());
     const pending = { ...example.pods[0]!, spec: { ...example.pods[0]!.spec, nodeName: undefined } };
     assert.deepEqual(small.assessPod(pending, 'worker-1'), full.assessPod(pending, 'worker-1'));
   });

@@ -7,7 +7,7 @@ export type LabelRequirement =
   | { key: string; op: 'in' | 'notin'; values: string[] }
   | { key: string; op: 'exists' | 'doesnotexist' };
 
-export interface LabelSelector {
+export interface TextLabelSelector {
   text: string;
   requirements: LabelRequirement[];
   matches(labels: Readonly<Record<string, string>>): boolean;
@@ -18,7 +18,7 @@ const VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 
 export class LabelSelectorError extends Error {}
 
-export function parseLabelSelector(text: string): LabelSelector {
+export function parseLabelSelector(text: string): TextLabelSelector {
   const requirements = splitTerms(text).map(parseTerm);
   return { text, requirements, matches: (labels) => requirements.every((r) => satisfies(r, labels)) };
 }

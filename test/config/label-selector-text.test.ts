@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { defaultConfig, applyDocument, ConfigError } from '../../src/config/load-config.js';
-import { labelSelectorProblem, parseLabelSelector } from '../../src/config/label-selector.js';
+import { labelSelectorProblem, parseLabelSelector } from '../../src/config/label-selector-text.js';
 
 describe('dra.nodeSelector label selectors (kubectl -l syntax)', () => {
   const node = { 'kube-ledger.io/dra-canary': 'true', 'topology.kubernetes.io/zone': 'zone-a', gpu: '' };

@@ -3,22 +3,8 @@
  * most once, a key being processed is never handed out twice (a re-add while processing is delivered after `done`),
  * and `addRateLimited` delays a key by base·2^requeues up to a cap. Time and timers are injected.
  */
+import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 
-export interface TimerScheduler {
-  /** Milliseconds clock. */
-  now(): number;
-  /** Runs `callback` after `delayMs`; returns a cancel function. */
-  setTimer(callback: () => void, delayMs: number): () => void;
-}
-
-export const realTimerScheduler: TimerScheduler = {
-  now: () => Date.now(),
-  setTimer: (callback, delayMs) => {
-    const handle = setTimeout(callback, delayMs);
-    handle.unref();
-    return () => clearTimeout(handle);
-  },
-};
 
 export interface RequeueQueueOptions {
   /** First backoff delay; default 5 ms (the KEP-5647 controllers' value). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { RequeueQueue } from '../../../src/cluster/freshness/requeue-queue.js';
-import { FakeScheduler } from './fake-scheduler.js';
+import { RequeueQueue } from '../../src/nomination/requeue-queue.js';
+import { FakeScheduler } from '../cluster/freshness/fake-scheduler.js';
 
 function setup(options: { maxDelayMs?: number; jitter?: number; random?: () => number } = {}) {
   const scheduler = new FakeScheduler();

@@ -1,0 +1,20 @@
+/**
+ * The clock and timers a freshness decision waits on, injected so tests drive time (test/cluster/freshness/
+ * fake-scheduler.ts). Used by the consistent-read proof's wait and by the nominator's work queue.
+ */
+
+export interface TimerScheduler {
+  /** Milliseconds clock. */
+  now(): number;
+  /** Runs `callback` after `delayMs`; returns a cancel function. */
+  setTimer(callback: () => void, delayMs: number): () => void;
+}
+
+export const realTimerScheduler: TimerScheduler = {
+  now: () => Date.now(),
+  setTimer: (callback, delayMs) => {
+    const handle = setTimeout(callback, delayMs);
+    handle.unref();
+    return () => clearTimeout(handle);
+  },
+};
