@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { freePort } from './support/child-process.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventuallyValue, sleep } from './support/eventually.js';
 
 
 function start(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
@@ -21,18 +22,8 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProce
   return { child, output: () => out, exited };
 }
 
-async function waitReady(url: string, ms = 15000): Promise<Response> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const res = await fetch(url + '/readyz');
-      if (res.status === 200) return res;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('never became ready');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function waitReady(url: string, ms = 15000): Promise<Response> {
+  return eventuallyValue(() => fetch(url + '/readyz'), (res) => res.status === 200, 'kube-ledger to become ready', { timeoutMs: ms, intervalMs: 100 });
 }
 
 describe('kube-ledger command line', function () {
@@ -128,7 +119,7 @@ describe('live configuration reload', function () {
         const deadline = Date.now() + 5000;
         let names: string[] = [];
         while (Date.now() < deadline && names.length === 0) {
-          await new Promise((r) => setTimeout(r, 100));
+          await sleep(100);
           names = (await filter()).NodeNames;
         }
         assert.deepEqual(names, ['worker-a', 'worker-b'], 'shadow mode passes every candidate');

@@ -62,6 +62,8 @@ export interface KubeRuntimeOptions {
   now?: () => number;
   /** Timers of the consistent-read proof's wait (tests inject a fake). */
   timers?: TimerScheduler;
+  /** Timers of the reflectors' backoffs and stall detection (tests inject a fake clock); real ones without it. */
+  reflectorTimers?: TimerScheduler;
 }
 
 export function loadKubeConfig(kubeconfig?: string): KubeConfig {
@@ -87,7 +89,10 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
     metrics,
   });
   const tuning: Partial<ReflectorTuning> = { listTimeoutMs: deadlines.listMs, watchIdleTimeoutMs: deadlines.watchIdleMs, ...options.tuning };
-  const source = new KubeSource({ client, tracker, logger: logger.child({ component: 'kube-source' }), metrics, tuning });
+  const source = new KubeSource({
+    client, tracker, logger: logger.child({ component: 'kube-source' }), metrics, tuning,
+    ...(options.reflectorTimers ? { timers: options.reflectorTimers } : {}),
+  });
   const reader = createDirectReader(client, config, metrics, now);
   const victimFreshness = createVictimFreshnessCheck({
     tracker,

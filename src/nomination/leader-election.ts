@@ -12,6 +12,7 @@
 import { isApiError } from '../cluster/kube/api-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { LeaseClient, LeaseRecord } from './clients.js';
+import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 
 export interface LeaderElectionOptions {
   client: LeaseClient;
@@ -22,6 +23,8 @@ export interface LeaderElectionOptions {
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
   now?: () => number;
+  /** The retry timer (tests inject a fake clock); real, unref'd timers without it. */
+  timers?: TimerScheduler;
   logger: Logger;
   onLeadershipChange?: (leading: boolean) => void;
 }
@@ -43,7 +46,7 @@ export class LeaseLeaderElector implements LeadershipView {
   private lastRenewAt: number | undefined;
   private lastWritten: LeaseRecord | undefined;
   private observed: { key: string; at: number } | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private cancelRetry: (() => void) | undefined;
   private running = false;
   private attempt: Promise<void> = Promise.resolve();
   private wasLeading = false;
@@ -71,7 +74,7 @@ export class LeaseLeaderElector implements LeadershipView {
   /** Stops campaigning and releases the Lease if we hold it. */
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
+    this.cancelRetry?.();
     await this.attempt;
     const held = this.lastWritten;
     const leading = this.isLeader();
@@ -95,8 +98,7 @@ export class LeaseLeaderElector implements LeadershipView {
       .finally(() => {
         this.isLeader();
         if (!this.running) return;
-        this.timer = setTimeout(() => this.tick(), this.retryPeriodMs);
-        this.timer.unref();
+        this.cancelRetry = (this.options.timers ?? realTimerScheduler).setTimer(() => this.tick(), this.retryPeriodMs);
       });
   }
 

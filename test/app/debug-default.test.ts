@@ -3,9 +3,6 @@
  * The kube source runs against the test suite's fake API server.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -13,21 +10,18 @@ import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserve
 
 describe('/debug against a live cluster', () => {
   let api: FakeApiServer;
-  let dir: string;
   let running: RunningKubeLedger | undefined;
   const lines: string[] = [];
   before(async () => {
     api = await startFakeApiServer({});
-    dir = mkdtempSync(join(tmpdir(), 'kl-debug-default-'));
   });
   after(async () => {
     await running?.close();
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('is off by default (404, no exposure warning), turns on by live reload, and probes stay on the operations port', async () => {
-    const config = loadConfig({ overrides: [['cluster.kubeconfig', api.writeKubeconfig(dir), 'test'], ['server.port', 0, 'test'], ['server.ops.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']] });
+    const config = loadConfig({ overrides: [['cluster.kubeconfig', api.kubeconfigFile(), 'test'], ['server.port', 0, 'test'], ['server.ops.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']] });
     const logger = createLogger({ level: 'info', write: (line) => lines.push(line) });
     running = await startKubeLedger(config, { logger });
     const off = await fetch(`${running.url}/debug/ledger`);

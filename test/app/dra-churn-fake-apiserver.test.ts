@@ -4,33 +4,28 @@
  * is still refused on numa-1 (it would pass if the 22 cpu were forgotten); the driver republishes them: judged normally.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import type { PodObject } from '../../src/ledger/objects.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../support/fake-apiserver/index.js';
-import { writeKubeconfigFile } from '../support/fake-apiserver/kubeconfig.js';
 import { CHAOS_TUNING } from '../chaos/support/in-process-ledger.js';
 import { demoObjects, plainPod, podOf, type DemoObjects } from '../ledger/dra/demo-cluster.js';
+import { eventually } from '../support/eventually.js';
 
 describe('DRA driver restart through the fake API server (demo cluster)', function () {
   this.timeout(30_000);
   let api: FakeApiServer;
   let running: RunningKubeLedger;
   let objects: DemoObjects;
-  let dir: string;
 
   before(async () => {
     objects = await demoObjects();
     const all = Object.values(objects).flat() as KubeObject[];
     api = await startFakeApiServer({ bookmarkIntervalMs: 200, objects: structuredClone(all) });
-    dir = mkdtempSync(join(tmpdir(), 'kl-dra-churn-'));
     const config = loadConfig({
       overrides: [
-        ['cluster.kubeconfig', writeKubeconfigFile(api.url, dir), 'test'],
+        ['cluster.kubeconfig', api.kubeconfigFile(), 'test'],
         ['server.port', 0, 'test'],
         ['server.ops.port', 0, 'test'],
         ['server.host', '127.0.0.1', 'test'],
@@ -41,12 +36,11 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
       logger: silentLogger,
       live: { tuning: CHAOS_TUNING },
     });
-    await until(async () => (await fetch(running.opsUrl + '/readyz')).status === 200, 'ready');
+    await eventually(async () => (await fetch(running.opsUrl + '/readyz')).status === 200, 'ready', { timeoutMs: 10_000, intervalMs: 50 });
   });
   after(async () => {
     await running?.close();
     await api?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   async function verdict(pod: PodObject): Promise<string> {
@@ -59,14 +53,6 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
     return body.NodeNames.includes('numa-1') ? 'fits' : (body.FailedNodes['numa-1'] ?? body.FailedAndUnresolvableNodes['numa-1'] ?? '?');
   }
 
-  async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((done) => setTimeout(done, 50));
-    }
-  }
-
   async function sliceCount(): Promise<number> {
     const ledger = (await (await fetch(running.url + '/debug/ledger?node=numa-1')).json()) as { dra?: { pools: unknown[] } };
     return ledger.dra?.pools.length ?? 0;
@@ -76,11 +62,11 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
     const cpu50 = plainPod('cpu-50', '50');
     const train1 = podOf(objects, 'ml/train-1');
     // DRA accounting turns trustworthy a moment after the caches synced (the rebuilding flag is polled each second)
-    await until(async () => (await verdict(train1)) === 'fits', 'DRA accounting to leave the rebuilding state');
+    await eventually(async () => (await verdict(train1)) === 'fits', 'DRA accounting to leave the rebuilding state', { timeoutMs: 10_000, intervalMs: 50 });
     assert.match(await verdict(cpu50), /^Insufficient cpu/);
 
     for (const s of objects.ResourceSlice) api.remove('ResourceSlice', undefined, s.metadata.name!);
-    await until(async () => (await sliceCount()) === 0, 'the slices to disappear from the ledger');
+    await eventually(async () => (await sliceCount()) === 0, 'the slices to disappear from the ledger', { timeoutMs: 10_000, intervalMs: 50 });
     assert.match(await verdict(cpu50), /^Insufficient cpu/, 'train-0\'s 22 cpu still count');
     assert.equal(await verdict(train1), 'DRA accounting unsafe: missing device');
     const ledger = (await (await fetch(running.url + '/debug/ledger?node=numa-1')).json()) as { draUsed: Record<string, string>; dra: { entries: Array<{ source: string; carriedOver?: { since: string } }> } };
@@ -92,7 +78,7 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
       delete copy.metadata!.resourceVersion;
       api.create(copy);
     }
-    await until(async () => (await sliceCount()) === 2, 'the republished slices');
+    await eventually(async () => (await sliceCount()) === 2, 'the republished slices', { timeoutMs: 10_000, intervalMs: 50 });
     assert.match(await verdict(cpu50), /^Insufficient cpu/);
     assert.equal(await verdict(train1), 'fits');
   });

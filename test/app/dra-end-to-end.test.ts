@@ -4,19 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { loopbackConfig } from '../support/loopback-config.js';
+import type { RunningKubeLedger } from '../../src/app/start.js';
+import { serveSnapshot, type SnapshotServer } from '../support/snapshot-server.js';
+import { node, pod } from '../support/builders.js';
 
 type Obj = Record<string, any>;
 const EXAMPLE = JSON.parse(readFileSync('test/fixtures/dra-v1.36-example.json', 'utf8')) as { items: Obj[] };
 
-function node(name: string): Obj {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: '1' }, status: { allocatable: { cpu: '64', memory: '256Gi', 'hugepages-1Gi': '32Gi', pods: '110' } } };
-}
+/** Nodes without DRA devices of their own (the worked example's slices name them). */
+const WORKER_ALLOCATABLE = { cpu: '64', memory: '256Gi', 'hugepages-1Gi': '32Gi' };
 
 function claimFor(name: string, cpus: string, uid: string): Obj {
   return {
@@ -33,17 +29,14 @@ function claimFor(name: string, cpus: string, uid: string): Obj {
 }
 
 function pendingPod(name: string, claim?: string, cpu = '500m'): Obj {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'ml', uid: `uid-${name}`, resourceVersion: '10' },
-    spec: {
-      priority: 1000,
-      containers: [{ name: 'c', resources: { requests: { cpu, memory: '1Gi' }, ...(claim ? { claims: [{ name: 'numa' }] } : {}) } }],
-      ...(claim ? { resourceClaims: [{ name: 'numa', resourceClaimName: claim }] } : {}),
-    },
-    status: { phase: 'Pending' },
-  };
+  return pod('ml', name, {
+    cpu,
+    memory: '1Gi',
+    priority: 1000,
+    uid: `uid-${name}`,
+    rv: '10',
+    ...(claim ? { claims: [{ name: 'numa', claimName: claim }] } : {}),
+  });
 }
 
 function incompletePoolSlice(): Obj {
@@ -67,9 +60,9 @@ function cluster(extra: Obj[] = []): Obj {
     kind: 'List',
     items: [
       ...EXAMPLE.items,
-      node('worker-1'),
-      node('worker-2'),
-      node('worker-3'),
+      node('worker-1', WORKER_ALLOCATABLE, { rv: '1' }),
+      node('worker-2', WORKER_ALLOCATABLE, { rv: '1' }),
+      node('worker-3', WORKER_ALLOCATABLE, { rv: '1' }),
       incompletePoolSlice(),
       bound(pendingPod('twin', undefined, '500m'), 'worker-2'),
       claimFor('fits-zone-1', '26', 'claim-26'),
@@ -80,25 +73,15 @@ function cluster(extra: Obj[] = []): Obj {
 }
 
 describe('DRA end to end over HTTP', () => {
-  let dir: string;
-  const servers: RunningKubeLedger[] = [];
-
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kl-dra-'));
-  });
+  const servers: SnapshotServer[] = [];
   after(async () => {
     for (const s of servers) await s.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   async function serve(snapshot: Obj): Promise<RunningKubeLedger> {
-    const file = join(dir, `c${servers.length}.json`);
-    await writeFile(file, JSON.stringify(snapshot));
-    const config = loopbackConfig(file);
-    config.dra.extraNumaAttributes = ['topology.example.com/numaNode'];
-    const running = await startKubeLedger(config, { logger: silentLogger });
-    servers.push(running);
-    return running;
+    const server = await serveSnapshot(snapshot, { configure: (config) => { config.dra.extraNumaAttributes = ['topology.example.com/numaNode']; } });
+    servers.push(server);
+    return server.running;
   }
 
   async function post(running: RunningKubeLedger, path: string, body: unknown): Promise<any> {
@@ -117,7 +100,7 @@ describe('DRA end to end over HTTP', () => {
   });
 
   it('filter passes a NUMA-aligned claim that fits in zone 1 and fails one no single zone can hold, naming the zones', async () => {
-    const running = servers[0]!;
+    const running = servers[0]!.running;
     const names = ['worker-1', 'worker-2'];
     const fits = await post(running, '/filter', { Pod: pendingPod('p26', 'fits-zone-1'), Nodes: null, NodeNames: names });
     assert.ok(fits.NodeNames.includes('worker-1'), JSON.stringify(fits));
@@ -127,7 +110,7 @@ describe('DRA end to end over HTTP', () => {
   });
 
   it('filter refuses (resolvably) a node with no device of the claim\'s driver; a pod without claims still passes there', async () => {
-    const running = servers[0]!;
+    const running = servers[0]!.running;
     const reply = await post(running, '/filter', { Pod: pendingPod('p26', 'fits-zone-1'), Nodes: null, NodeNames: ['worker-1', 'worker-2'] });
     assert.deepEqual(reply.NodeNames, ['worker-1']);
     assert.equal(reply.FailedNodes['worker-2'], "node(s) cannot serve the pod's DRA claims", 'one stable reason per cause');
@@ -137,7 +120,7 @@ describe('DRA end to end over HTTP', () => {
   });
 
   it('explain shows the DRA estimate note, the NUMA reason and the numbers behind it (the zones)', async () => {
-    const running = servers[0]!;
+    const running = servers[0]!.running;
     // Pending pods must be in the ledger for explain: use a second server whose snapshot has them.
     const withPods = await serve(cluster([pendingPod('p26', 'fits-zone-1'), pendingPod('p33', 'no-zone')]));
     const fits = (await (await fetch(withPods.url + '/debug/explain?pod=ml/p26')).json()) as any;
@@ -156,10 +139,10 @@ describe('DRA end to end over HTTP', () => {
   });
 
   it('keeps pods that would consume DRA node resources off a node whose pool is incomplete, others still pass; gauge says why', async () => {
-    const running = servers[0]!;
+    const running = servers[0]!.running;
     const withClaim = await post(running, '/filter', { Pod: pendingPod('p26', 'fits-zone-1'), Nodes: null, NodeNames: ['worker-3'] });
     assert.equal(withClaim.FailedNodes['worker-3'], 'DRA accounting unsafe: incomplete pool', 'one stable reason per cause');
-    const withPods = servers[1]!; // the previous test's server, which knows ml/p26
+    const withPods = servers[1]!.running; // the previous test's server, which knows ml/p26
     const explained = (await (await fetch(withPods.url + '/debug/explain?pod=ml/p26')).json()) as any;
     assert.match(explained.nodes.find((n: any) => n.node === 'worker-3').detail, /pool .*worker-3 generation 1 is incomplete \(1 of 2 slices\)/);
     const plain = await post(running, '/filter', { Pod: pendingPod('plain'), Nodes: null, NodeNames: ['worker-3'] });
@@ -171,7 +154,7 @@ describe('DRA end to end over HTTP', () => {
   });
 
   it('prioritize counts DRA use: the node carrying the claim scores lower than its twin, equal once DRA is switched off live', async () => {
-    const running = servers[0]!;
+    const running = servers[0]!.running;
     const body = { Pod: pendingPod('plain'), Nodes: null, NodeNames: ['worker-1', 'worker-2'] };
     const on = await post(running, '/prioritize', body);
     assert.ok(on[0].Score < on[1].Score, JSON.stringify(on));
@@ -191,7 +174,7 @@ describe('DRA end to end over HTTP', () => {
   });
 
   it('preempt frees a victim\'s claim contribution when no remaining pod reserves it', async () => {
-    const running = servers[0]!;
+    const running = servers[0]!.running;
     const big = pendingPod('big', undefined, '60');
     const result = await post(running, '/preempt', {
       Pod: big,

@@ -5,27 +5,17 @@
  * plugin is judged by allocatable; a node with neither fails resolvably (no device), not unresolvably.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { loopbackConfig } from '../support/loopback-config.js';
-
-const node = (name: string, extra: Record<string, string> = {}) => ({
-  apiVersion: 'v1',
-  kind: 'Node',
-  metadata: { name, resourceVersion: '1' },
-  status: { allocatable: { cpu: '8', memory: '32Gi', pods: '110', ...extra } },
-});
+import type { RunningKubeLedger } from '../../src/app/start.js';
+import { serveSnapshot, type SnapshotServer } from '../support/snapshot-server.js';
+import { node } from '../support/builders.js';
 
 const SNAPSHOT = {
   apiVersion: 'v1',
   kind: 'List',
   items: [
-    node('dra-node'),
-    node('plugin-node', { 'example.com/gpu': '1' }),
-    node('bare-node'),
+    node('dra-node', { cpu: '8', memory: '32Gi' }, { rv: '1' }),
+    node('plugin-node', { cpu: '8', memory: '32Gi', 'example.com/gpu': '1' }, { rv: '1' }),
+    node('bare-node', { cpu: '8', memory: '32Gi' }, { rv: '1' }),
     { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'gpu-class' }, spec: { extendedResourceName: 'example.com/gpu', selectors: [{ cel: { expression: 'device.driver == "gpu.example.com"' } }] } },
     {
       apiVersion: 'resource.k8s.io/v1',
@@ -37,20 +27,14 @@ const SNAPSHOT = {
 };
 
 describe('DRA-backed extended resources end to end (--cluster snapshot)', () => {
-  let dir: string;
+  let server: SnapshotServer;
   let running: RunningKubeLedger;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kl-dra-ext-'));
-    const file = join(dir, 'cluster.json');
-    await writeFile(file, JSON.stringify(SNAPSHOT));
-    const config = loopbackConfig(file);
-    running = await startKubeLedger(config, { logger: silentLogger });
+    server = await serveSnapshot(SNAPSHOT);
+    running = server.running;
   });
-  after(async () => {
-    await running.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(async () => server.close());
 
   it('passes the DRA node, judges the device-plugin node by allocatable, fails the bare node resolvably', async () => {
     const pod = {

@@ -5,31 +5,18 @@
  * restarts) the status still counts.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startKubeLedger } from '../../src/app/start.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { demoObjects } from '../ledger/dra/demo-cluster.js';
 import type { PodObject } from '../../src/ledger/objects.js';
-import { loopbackConfig } from '../support/loopback-config.js';
+import { serveSnapshot } from '../support/snapshot-server.js';
 
-async function serve(items: unknown[], dir: string, name: string) {
-  const file = join(dir, name);
-  await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
-  const config = loopbackConfig(file);
+async function serve(items: unknown[]) {
   const logs: string[] = [];
-  const running = await startKubeLedger(config, { logger: createLogger({ level: 'warn', write: (line) => logs.push(line) }) });
-  return { running, logs };
+  const server = await serveSnapshot(items, { logger: createLogger({ level: 'warn', write: (line) => logs.push(line) }) });
+  return { server, running: server.running, logs };
 }
 
 describe('DRA pod status end to end (--cluster snapshot)', () => {
-  let dir: string;
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kl-dra-status-'));
-  });
-  after(async () => rm(dir, { recursive: true, force: true }));
-
   async function demoWithTrain0Status(cpu: string): Promise<unknown[]> {
     const objects = await demoObjects();
     const items = Object.values(objects).flat().map((o) => structuredClone(o));
@@ -39,7 +26,7 @@ describe('DRA pod status end to end (--cluster snapshot)', () => {
   }
 
   it('counts the status when it differs from the slices, counts and logs the divergence, exports both values', async () => {
-    const { running, logs } = await serve(await demoWithTrain0Status('30'), dir, 'diverging.json');
+    const { server, running, logs } = await serve(await demoWithTrain0Status('30'));
     try {
       const ledger = (await (await fetch(running.url + '/debug/ledger?node=numa-1')).json()) as {
         draUsed: Record<string, string>;
@@ -55,13 +42,13 @@ describe('DRA pod status end to end (--cluster snapshot)', () => {
       assert.match(metrics, /kube_ledger_dra_status_diverging_claims 1/);
       assert.ok(logs.some((l) => l.includes('pod status and slices disagree') && l.includes('c1a1m000-0000-4000-8000-000000000001')), logs.join('\n'));
     } finally {
-      await running.close();
+      await server.close();
     }
   });
 
   it('still counts train-0 from its status when a restart finds the slices gone', async () => {
     const items = (await demoWithTrain0Status('22')).filter((o) => (o as { kind?: string }).kind !== 'ResourceSlice');
-    const { running } = await serve(items, dir, 'no-slices.json');
+    const { server, running } = await serve(items);
     try {
       const ledger = (await (await fetch(running.url + '/debug/ledger?node=numa-1')).json()) as { draUsed: Record<string, string> };
       assert.equal(ledger.draUsed['cpu'], '22');
@@ -69,7 +56,7 @@ describe('DRA pod status end to end (--cluster snapshot)', () => {
       const reply = (await (await fetch(running.url + '/filter', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ Pod: cpu50, Nodes: null, NodeNames: ['numa-1'] }) })).json()) as { NodeNames: string[] };
       assert.deepEqual(reply.NodeNames, [], 'the 22 cpu still count after the restart');
     } finally {
-      await running.close();
+      await server.close();
     }
   });
 });

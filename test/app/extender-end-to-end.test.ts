@@ -3,60 +3,37 @@
  * driven over HTTP with Go-shaped (capitalised keys, nulls, compact, no trailing newline) and legacy lowercase bodies.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import type { RunningKubeLedger } from '../../src/app/start.js';
 import { promtool } from '../support/prometheus.js';
-import { loopbackConfig } from '../support/loopback-config.js';
+import { serveSnapshot, type SnapshotServer } from '../support/snapshot-server.js';
+import { node, pod } from '../support/builders.js';
 
 const CLUSTER = {
   apiVersion: 'v1',
   kind: 'List',
   items: [
-    node('big', '8', '32Gi'),
-    node('small', '2', '4Gi'),
-    node('full', '4', '8Gi'),
-    pod('default', 'filler', { node: 'full', cpu: '3500m', uid: 'u-filler', priority: 0 }),
-    pod('default', 'low-a', { node: 'small', cpu: '1', uid: 'u-low-a', priority: 0 }),
-    pod('default', 'low-b', { node: 'small', cpu: '500m', uid: 'u-low-b', priority: 10 }),
-    pod('default', 'pending', { cpu: '1500m', uid: 'u-pending', priority: 100 }),
+    node('big', { cpu: '8', memory: '32Gi' }, { rv: '10' }),
+    node('small', { cpu: '2', memory: '4Gi' }, { rv: '10' }),
+    node('full', { cpu: '4', memory: '8Gi' }, { rv: '10' }),
+    pod('default', 'filler', { node: 'full', cpu: '3500m', uid: 'u-filler', priority: 0, rv: '20' }),
+    pod('default', 'low-a', { node: 'small', cpu: '1', uid: 'u-low-a', priority: 0, rv: '20' }),
+    pod('default', 'low-b', { node: 'small', cpu: '500m', uid: 'u-low-b', priority: 10, rv: '20' }),
+    pod('default', 'pending', { cpu: '1500m', uid: 'u-pending', priority: 100, rv: '20' }),
   ],
 };
-
-function node(name: string, cpu: string, memory: string) {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: '10' }, status: { allocatable: { cpu, memory, pods: '110' } } };
-}
-
-function pod(namespace: string, name: string, o: { node?: string; cpu: string; uid: string; priority: number }) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace, uid: o.uid, resourceVersion: '20' },
-    spec: { ...(o.node ? { nodeName: o.node } : {}), priority: o.priority, containers: [{ name: 'c', resources: { requests: { cpu: o.cpu } } }] },
-    status: { phase: o.node ? 'Running' : 'Pending' },
-  };
-}
 
 const WIRE_POD = { metadata: { name: 'pending', namespace: 'default', uid: 'u-pending', resourceVersion: '20' }, spec: { priority: 100, containers: [{ name: 'c', resources: { requests: { cpu: '1500m' } } }] }, status: { phase: 'Pending' } };
 const WIRE_NODES = CLUSTER.items.filter((i) => i.kind === 'Node');
 
 describe('extender end to end over HTTP (snapshot source)', () => {
-  let dir: string;
+  let server: SnapshotServer;
   let running: RunningKubeLedger;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kl-e2e-'));
-    const file = join(dir, 'cluster.json');
-    await writeFile(file, JSON.stringify(CLUSTER));
-    const config = loopbackConfig(file);
-    running = await startKubeLedger(config, { logger: silentLogger });
+    server = await serveSnapshot(CLUSTER);
+    running = server.running;
   });
-  after(async () => {
-    await running.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(async () => server.close());
 
   async function post(path: string, body: string): Promise<{ status: number; json: any; text: string }> {
     const res = await fetch(running.url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });

@@ -10,59 +10,45 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, stopper } from '../support/child-process.js';
+import { eventually } from '../support/eventually.js';
+import { bareNode, pod } from '../support/builders.js';
 
 type Obj = Record<string, unknown>;
-
-function node(name: string, allocatable: Record<string, string>): Obj {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: '1' }, status: { allocatable } };
-}
-
-function pod(name: string, o: { node?: string; requests?: Record<string, string>; priority?: number; nominated?: string; status?: Obj }): Obj {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'default', uid: `u-${name}`, resourceVersion: '2' },
-    spec: {
-      ...(o.node ? { nodeName: o.node } : {}),
-      priority: o.priority ?? 0,
-      containers: [{ name: 'c', resources: o.requests ? { requests: o.requests } : {} }],
-    },
-    status: { phase: o.node ? 'Running' : 'Pending', ...(o.nominated ? { nominatedNodeName: o.nominated } : {}), ...o.status },
-  };
-}
 
 const CLUSTER = {
   apiVersion: 'v1',
   kind: 'List',
   items: [
     // In-place resize: spec cpu 1, allocated and actuated cpu 3 → the pod holds 3 of 4 (PodRequests, UseStatusResources).
-    node('resized', { cpu: '4', memory: '8Gi', pods: '110' }),
-    pod('grown', { node: 'resized', requests: { cpu: '1' }, status: { containerStatuses: [{ name: 'c', allocatedResources: { cpu: '3' }, resources: { requests: { cpu: '3' } } }] } }),
+    bareNode('resized', { cpu: '4', memory: '8Gi', pods: '110' }, { rv: '1' }),
+    pod('default', 'grown', { node: 'resized', requests: { cpu: '1' }, status: { containerStatuses: [{ name: 'c', allocatedResources: { cpu: '3' }, resources: { requests: { cpu: '3' } } }] }, priority: 0, rv: '2' }),
     // Infeasible resize: spec cpu 4 is ignored, the kubelet still holds 1 → 3 free.
-    node('infeasible', { cpu: '4', memory: '8Gi', pods: '110' }),
-    pod('stuck', {
+    bareNode('infeasible', { cpu: '4', memory: '8Gi', pods: '110' }, { rv: '1' }),
+    pod('default', 'stuck', {
       node: 'infeasible',
       requests: { cpu: '4' },
       status: {
         conditions: [{ type: 'PodResizePending', status: 'True', reason: 'Infeasible' }],
         containerStatuses: [{ name: 'c', allocatedResources: { cpu: '1' }, resources: { requests: { cpu: '1' } } }],
       },
+      priority: 0,
+      rv: '2',
     }),
     // No `pods` in allocatable: AllowedPodNumber 0 → "Too many pods", resolvable.
-    node('no-pods', { cpu: '8', memory: '16Gi' }),
-    node('tiny', { cpu: '1', memory: '8Gi', pods: '110' }),
-    node('roomy', { cpu: '8', memory: '16Gi', pods: '110' }),
+    bareNode('no-pods', { cpu: '8', memory: '16Gi' }, { rv: '1' }),
+    bareNode('tiny', { cpu: '1', memory: '8Gi', pods: '110' }, { rv: '1' }),
+    bareNode('roomy', { cpu: '8', memory: '16Gi', pods: '110' }, { rv: '1' }),
     // Scoring: two bound pods without requests count 100m / 200Mi each (NonZeroRequested).
-    node('bare-residents', { cpu: '1', memory: '1Gi', pods: '110' }),
-    pod('bare-1', { node: 'bare-residents' }),
-    pod('bare-2', { node: 'bare-residents' }),
+    bareNode('bare-residents', { cpu: '1', memory: '1Gi', pods: '110' }, { rv: '1' }),
+    pod('default', 'bare-1', { node: 'bare-residents', priority: 0, rv: '2' }),
+    pod('default', 'bare-2', { node: 'bare-residents', priority: 0, rv: '2' }),
     // Scoring: a nominated pod reserves room for filters only, never for scores.
-    node('held', { cpu: '4', memory: '8Gi', pods: '110' }),
-    pod('vip', { requests: { cpu: '3' }, priority: 1000, nominated: 'held' }),
+    bareNode('held', { cpu: '4', memory: '8Gi', pods: '110' }, { rv: '1' }),
+    pod('default', 'vip', { requests: { cpu: '3' }, priority: 1000, nominated: 'held', rv: '2' }),
     // Pod-level cpu 8 with a claim whose device maps 4 cpu (KEP-5517): component-helpers PodRequests adds the claim's
     // status amounts into the container aggregate, then applyPodLevelResources replaces cpu by 8 → the pod holds 8 of
     // 16, not 12.
-    node('dra-host', { cpu: '16', memory: '32Gi', pods: '110' }),
+    bareNode('dra-host', { cpu: '16', memory: '32Gi', pods: '110' }, { rv: '1' }),
     ...podLevelPodWithMappedClaim('dra-host'),
   ],
 };
@@ -131,13 +117,7 @@ describe('fidelity end to end (npm start -- --cluster)', function () {
       stdio: ['ignore', 'ignore', 'ignore'],
     });
     stop = stopper(child);
-    const deadline = Date.now() + 20000;
-    for (;;) {
-      const ready = await fetch(opsUrl + '/readyz').then((r) => r.status === 200, () => false);
-      if (ready) break;
-      if (Date.now() > deadline) throw new Error('kube-ledger never became ready');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(() => fetch(opsUrl + '/readyz').then((r) => r.status === 200, () => false), 'kube-ledger to become ready', { timeoutMs: 20_000, intervalMs: 100 });
   });
   after(async () => {
     await stop();

@@ -10,31 +10,22 @@
  * - the rollback switch freshness.gate.enabled=false skips the victim proof, counted.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ExtenderConfig } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../support/fake-apiserver/index.js';
-import { counterValue, eventually } from '../nomination/support.js';
+import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
+import { counterValue } from '../nomination/support.js';
+import { eventually } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
+import type { PodObject } from '../../src/ledger/objects.js';
 
 const NODES = 100;
 const VICTIMS_PER_NODE = 2;
 
-function node(name: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } };
-}
-
-function victim(nodeName: string, index: number): KubeObject {
+function victim(nodeName: string, index: number): PodObject {
   const name = `${nodeName}-low-${index}`;
-  return {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name, namespace: 'batch', uid: `uid-${name}` },
-    spec: { nodeName, priority: 0, containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '2' } } }] },
-    status: { phase: 'Running' },
-  };
+  return pod('batch', name, { node: nodeName, priority: 0, cpu: '2', uid: `uid-${name}` });
 }
 
 const PREEMPTOR = { metadata: { name: 'urgent', namespace: 'prod', uid: 'uid-urgent' }, spec: { priority: 1000, containers: [{ name: 'c', resources: { requests: { cpu: '3' } } }] }, status: { phase: 'Pending' } };
@@ -47,14 +38,6 @@ function preemptBody(nodeNames: string[]): string {
   return JSON.stringify({ Pod: PREEMPTOR, NodeNameToVictims: null, NodeNameToMetaVictims });
 }
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 async function post(url: string, path: string, body: string): Promise<{ status: number; json: Record<string, unknown>; ms: number }> {
   const started = performance.now();
   const res = await fetch(url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
@@ -64,15 +47,13 @@ async function post(url: string, path: string, body: string): Promise<{ status: 
 describe('live source freshness end to end (fake API server)', function () {
   this.timeout(20_000);
   let api: FakeApiServer;
-  let dir: string;
   let running: RunningKubeLedger;
   const nodeNames = Array.from({ length: NODES }, (_, i) => `n${String(i).padStart(3, '0')}`);
 
   /** Periodic bookmarks rare by default (as on a real server, about one a minute); the degraded test wants them often. */
   async function start(tune: (c: ExtenderConfig) => void = () => {}, bookmarkIntervalMs = 60_000): Promise<void> {
-    api = await startFakeApiServer({ bookmarkIntervalMs, objects: [...nodeNames.map(node), ...nodeNames.flatMap((n) => [victim(n, 0), victim(n, 1)])] });
-    dir = mkdtempSync(join(tmpdir(), 'kl-fresh-'));
-    const config = loadConfig({ overrides: [['cluster.kubeconfig', api.writeKubeconfig(dir), 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test'], ['server.debug.enabled', true, 'test'], ['server.ops.port', 0, 'test']] });
+    api = await startFakeApiServer({ bookmarkIntervalMs, objects: [...nodeNames.map((name) => node(name, { cpu: '4', memory: '8Gi' })), ...nodeNames.flatMap((n) => [victim(n, 0), victim(n, 1)])] });
+    const config = loadConfig({ overrides: [['cluster.kubeconfig', api.kubeconfigFile(), 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test'], ['server.debug.enabled', true, 'test'], ['server.ops.port', 0, 'test']] });
     tune(config);
     running = await startKubeLedger(config, { logger: silentLogger });
     await eventually(() => running.source.hasSynced(), 'first sync', 5000);
@@ -87,7 +68,6 @@ describe('live source freshness end to end (fake API server)', function () {
   afterEach(async () => {
     await running.close();
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('/preempt with 100 candidates and 200 victims on a healthy quiet API server keeps every candidate, fast, with one quorum list', async () => {
@@ -116,7 +96,7 @@ describe('live source freshness end to end (fake API server)', function () {
 
     // Rollout telemetry: an approved victim that goes away is clocked from the approval.
     api.remove('pods', 'batch', 'n000-low-0');
-    await until(async () => (await running.metrics.preemptionVictimTerminationSeconds.get()).values.some((v) => String(v.metricName).endsWith('_count') && v.value === 1), 'victim termination observed');
+    await eventually(async () => (await running.metrics.preemptionVictimTerminationSeconds.get()).values.some((v) => String(v.metricName).endsWith('_count') && v.value === 1), 'victim termination observed', { timeoutMs: 3000, intervalMs: 25 });
   });
 
   it('pods quiet while other objects move the global resourceVersion: the quiet probe proves the cache current without per-victim GETs', async () => {
@@ -172,8 +152,8 @@ describe('live source freshness end to end (fake API server)', function () {
     assert.equal((await fetch(`${running.opsUrl}/readyz`)).status, 200);
 
     api.stallWatches('pods', 60_000); // silent watch: no events, no bookmarks
-    await until(async () => ((await podLagSeconds()) ?? 0) > 1, 'the Pod cache to lag past the window', 6000);
-    await until(async () => (await fetch(`${running.opsUrl}/readyz`)).status === 503, 'readyz 503 (the decision is re-evaluated every 250 ms)');
+    await eventually(async () => ((await podLagSeconds()) ?? 0) > 1, 'the Pod cache to lag past the window', { timeoutMs: 6000, intervalMs: 25 });
+    await eventually(async () => (await fetch(`${running.opsUrl}/readyz`)).status === 503, 'readyz 503 (the decision is re-evaluated every 250 ms)', { timeoutMs: 3000, intervalMs: 25 });
     const refused = await post(running.url, '/filter', filterBody);
     assert.match(String(refused.json['Error']), /degraded: Pod cache not known current/);
     assert.equal(refused.json['NodeNames'], null);
@@ -188,8 +168,8 @@ describe('live source freshness end to end (fake API server)', function () {
     assert.equal(await counterValue(running.metrics, 'freshnessDegraded', {}), 1);
 
     api.clearFaults();
-    await until(async () => (await podLagSeconds()) === 0, 'the watch to deliver again', 6000);
-    await until(async () => (await fetch(`${running.opsUrl}/readyz`)).status === 200, 'readyz 200 again');
+    await eventually(async () => (await podLagSeconds()) === 0, 'the watch to deliver again', { timeoutMs: 6000, intervalMs: 25 });
+    await eventually(async () => (await fetch(`${running.opsUrl}/readyz`)).status === 200, 'readyz 200 again', { timeoutMs: 3000, intervalMs: 25 });
     assert.equal((await post(running.url, '/filter', filterBody)).json['Error'], '');
     assert.equal((await post(running.url, '/prioritize', filterBody)).status, 200);
     assert.equal((await fetch(`${running.opsUrl}/readyz`)).status, 200);

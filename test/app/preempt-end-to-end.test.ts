@@ -18,28 +18,10 @@ import { silentLogger } from '../../src/observability/logger.js';
 import { freePort, stopper } from '../support/child-process.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
 import { loopbackConfig } from '../support/loopback-config.js';
+import { eventuallyValue } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-
-function node(name: string, cpu: string) {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } }, status: { allocatable: { cpu, memory: '8Gi', pods: '110' } } };
-}
-
-interface PodShape { node: string; cpu: string; priority: number; labels?: Record<string, string>; hostPort?: number; start?: string }
-
-function pod(name: string, o: PodShape) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'shop', uid: `u-${name}`, ...(o.labels ? { labels: o.labels } : {}) },
-    spec: {
-      nodeName: o.node,
-      priority: o.priority,
-      containers: [{ name: 'c', resources: { requests: { cpu: o.cpu } }, ...(o.hostPort ? { ports: [{ containerPort: o.hostPort, hostPort: o.hostPort }] } : {}) }],
-    },
-    status: { phase: 'Running', ...(o.start ? { startTime: o.start } : {}) },
-  };
-}
 
 function webBudget(allowed: number) {
   return {
@@ -53,11 +35,14 @@ function webBudget(allowed: number) {
 
 /** n1 (4 cpu) is full; n2 (2 cpu) holds a pod the scheduler did not propose. */
 const PODS = [
-  pod('web', { node: 'n1', cpu: '2', priority: 2, labels: { app: 'web' }, start: '2026-11-30T01:00:00Z' }),
-  pod('porter', { node: 'n1', cpu: '1', priority: 1, hostPort: 80, start: '2026-11-30T02:00:00Z' }),
-  pod('low', { node: 'n1', cpu: '1', priority: 1, start: '2026-11-30T03:00:00Z' }),
-  pod('keep', { node: 'n2', cpu: '1500m', priority: 50 }),
-  pod('spare', { node: 'n2', cpu: '500m', priority: 1 }),
+  pod('shop', 'web', { node: 'n1', cpu: '2', priority: 2, uid: 'u-web', labels: { app: 'web' }, status: { startTime: '2026-11-30T01:00:00Z' } }),
+  pod('shop', 'porter', {
+    node: 'n1', priority: 1, uid: 'u-porter', status: { startTime: '2026-11-30T02:00:00Z' },
+    containers: [{ name: 'c', resources: { requests: { cpu: '1' } }, ports: [{ containerPort: 80, hostPort: 80 }] }],
+  }),
+  pod('shop', 'low', { node: 'n1', cpu: '1', priority: 1, uid: 'u-low', status: { startTime: '2026-11-30T03:00:00Z' } }),
+  pod('shop', 'keep', { node: 'n2', cpu: '1500m', priority: 50, uid: 'u-keep' }),
+  pod('shop', 'spare', { node: 'n2', cpu: '500m', priority: 1, uid: 'u-spare' }),
 ];
 
 const PREEMPTOR = {
@@ -81,21 +66,6 @@ async function preempt(base: string, body = PREEMPT_BODY): Promise<any> {
   return res.json();
 }
 
-async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    let value: T | undefined;
-    try {
-      value = await read();
-      if (done(value)) return value;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget', function () {
   this.timeout(60_000);
   let dir: string;
@@ -108,7 +78,7 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kl-preempt-'));
     file = join(dir, 'cluster.json');
-    await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', '4'), node('n2', '2'), ...PODS, webBudget(0)] }));
+    await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', { cpu: '4', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n1' } }), node('n2', { cpu: '2', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n2' } }), ...PODS, webBudget(0)] }));
     const port = await freePort();
     const opsPort = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--cluster', file, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'], {
@@ -120,8 +90,10 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
     stop = stopper(child);
     base = `http://127.0.0.1:${port}`;
     ops = `http://127.0.0.1:${opsPort}`;
-    await pollUntil(() => fetch(`${ops}/readyz`).then((r) => r.status), (s) => s === 200, 'readiness', 30_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${output.slice(-3000)}`);
+    await eventuallyValue(() => fetch(`${ops}/readyz`).then((r) => r.status), (s) => s === 200, 'readiness', {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      detail: () => output.slice(-3000),
     });
   });
   after(async () => {
@@ -146,31 +118,28 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
       NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-web' }], NumPDBViolations: 0 } },
     });
     assert.deepEqual(await preempt(base, onlyWeb), { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-web' }], NumPDBViolations: 1 } } });
-    await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', '4'), node('n2', '2'), ...PODS, webBudget(1)] }));
-    await pollUntil(() => preempt(base, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 0, 'the reloaded budget');
+    await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', { cpu: '4', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n1' } }), node('n2', { cpu: '2', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n2' } }), ...PODS, webBudget(1)] }));
+    await eventuallyValue(() => preempt(base, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 0, 'the reloaded budget', { timeoutMs: 10_000, intervalMs: 100 });
   });
 });
 
 describe('preempt end to end: PodDisruptionBudgets listed and watched from the API server', function () {
   this.timeout(30_000);
   let api: FakeApiServer;
-  let dir: string;
   let running: RunningKubeLedger;
 
   before(async () => {
-    api = await startFakeApiServer({ objects: [node('n1', '4'), node('n2', '2'), ...PODS] });
+    api = await startFakeApiServer({ objects: [node('n1', { cpu: '4', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n1' } }), node('n2', { cpu: '2', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n2' } }), ...PODS] });
     api.create(webBudget(0));
     api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 0 });
-    dir = await mkdtemp(join(tmpdir(), 'kl-preempt-kube-'));
     const config = loopbackConfig();
-    config.cluster.kubeconfig = api.writeKubeconfig(dir);
+    config.cluster.kubeconfig = api.kubeconfigFile();
     running = await startKubeLedger(config, { logger: silentLogger });
-    await pollUntil(async () => running.source.hasSynced(), (s) => s, 'the kube source to sync');
+    await eventuallyValue(async () => running.source.hasSynced(), (s) => s, 'the kube source to sync', { timeoutMs: 10_000, intervalMs: 100 });
   });
   after(async () => {
     await running.close();
     await api.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('answers from the listed budget, then from the watched status change', async () => {
@@ -184,10 +153,10 @@ describe('preempt end to end: PodDisruptionBudgets listed and watched from the A
     assert.deepEqual(await preempt(url, onlyWeb), { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-web' }], NumPDBViolations: 1 } } });
     assert.deepEqual(await preempt(url), { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-porter' }], NumPDBViolations: 0 } } });
     api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 1 });
-    await pollUntil(() => preempt(url, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 0, 'the watched budget');
+    await eventuallyValue(() => preempt(url, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 0, 'the watched budget', { timeoutMs: 10_000, intervalMs: 100 });
     api.remove('poddisruptionbudgets', 'shop', 'web');
     api.create(webBudget(0));
     api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 0 });
-    await pollUntil(() => preempt(url, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 1, 'the re-created budget');
+    await eventuallyValue(() => preempt(url, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 1, 'the re-created budget', { timeoutMs: 10_000, intervalMs: 100 });
   });
 });

@@ -3,6 +3,7 @@ import { startKubeLedger } from '../../src/app/start.js';
 import { releaseLoadGarbage } from '../../src/app/release-load-garbage.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { loopbackConfig } from '../support/loopback-config.js';
+import { sleep } from '../support/eventually.js';
 
 const holder = globalThis as { gc?: () => void };
 
@@ -48,7 +49,7 @@ describe('releasing the initial load garbage', () => {
     const { lines, logger } = capture();
     const running = await startKubeLedger(config, { logger });
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1200)); // one more freshness tick must not collect again
+      await sleep(1200); // one more freshness tick must not collect again
       assert.equal(calls, 1);
       const collected = lines.findIndex((l) => l['msg'] === 'collected the initial load garbage');
       assert.ok(collected >= 0, JSON.stringify(lines.map((l) => l['msg'])));

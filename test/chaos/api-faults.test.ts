@@ -9,11 +9,13 @@ import assert from 'node:assert/strict';
 import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
 import type { FakeApiServer } from '../support/fake-apiserver/index.js';
 import { ChaosReport, type ScenarioRow } from './support/chaos-report.js';
-import { CANARY, ClusterChurn, podObject, seedCluster } from './support/cluster-churn.js';
+import { CANARY, ClusterChurn, seedCluster } from './support/cluster-churn.js';
 import { ExtenderProbe } from './support/extender-probe.js';
-import { isReady, sleep, startInProcessLedger, waitUntil, type InProcessLedger, type InProcessOptions } from './support/in-process-ledger.js';
+import { isReady, startInProcessLedger, type InProcessLedger, type InProcessOptions } from './support/in-process-ledger.js';
 import { awaitConvergence } from './support/ledger-rebuild.js';
 import { auditLeadership, auditStatusWrites, outcomeOf, statusPatches } from './support/write-audit.js';
+import { eventually, sleep } from '../support/eventually.js';
+import { pod } from '../support/builders.js';
 
 const report = new ChaosReport('API faults under churn');
 const PRODUCTION_RENEW_DEADLINE_MS = 10_000;
@@ -56,8 +58,8 @@ function hasSuccessfulNomination(api: FakeApiServer, name: string, since = 0): b
 async function runScenario(scenario: Scenario): Promise<void> {
   const h = await startInProcessLedger({ seed: (api) => seedCluster(api), ...scenario.options });
   try {
-    await waitUntil(() => isReady(h.opsBaseUrl), 'initial sync', 10_000);
-    await waitUntil(() => statusPatches(h.api).some((r) => outcomeOf(r) === '2xx'), 'the first nomination', 10_000);
+    await eventually(() => isReady(h.opsBaseUrl), 'initial sync', { timeoutMs: 10_000, intervalMs: 25 });
+    await eventually(() => statusPatches(h.api).some((r) => outcomeOf(r) === '2xx'), 'the first nomination', { timeoutMs: 10_000, intervalMs: 25 });
     const since = performance.now();
     const probe = new ExtenderProbe(h.baseUrl, h.opsBaseUrl, h.api);
     probe.start();
@@ -159,18 +161,18 @@ describe('chaos: API faults while the cluster changes', function () {
       options: {
         seed: (api) => {
           seedCluster(api);
-          for (let i = 0; i < 530; i++) api.create(podObject(`filler-${i}`, { namespace: 'default', node: `node-${i % 5}`, cpu: '1m' }));
+          for (let i = 0; i < 530; i++) api.create(pod('default', `filler-${i}`, { node: `node-${i % 5}`, cpu: '1m', memory: '256Mi' }));
         },
       },
       async during(h) {
         h.api.always410(undefined, true);
         forceRelist(h.api);
         await sleep(300);
-        h.api.create(podObject('marker', { namespace: 'default', node: 'node-0', cpu: '1m' }));
-        const seenMs = await waitUntil(async () => {
+        h.api.create(pod('default', 'marker', { node: 'node-0', cpu: '1m', memory: '256Mi' }));
+        const seenMs = await eventually(async () => {
           const node = (await (await fetch(`${h.baseUrl}/debug/ledger?node=node-0`)).json()) as { pods?: Array<{ pod: string }> };
           return (node.pods ?? []).some((p) => p.pod === 'default/marker');
-        }, 'a relist to complete while every continue token expires', 4000).catch(() => -1);
+        }, 'a relist to complete while every continue token expires', { timeoutMs: 4000, intervalMs: 25 }).catch(() => -1);
         h.api.always410(undefined, false);
         assert.ok(seenMs >= 0, 'the pods cache relisted (a change made during the fault arrived) while always-410 was on');
         return { always410: 1, markerSeenAfterMs: seenMs, pageExpiries: h.api.requests({ verb: 'list', resource: 'pods' }).filter((r) => r.status === 410).length };
@@ -216,15 +218,15 @@ describe('chaos: API faults while the cluster changes', function () {
         const since = performance.now();
         h.api.conflictNext(40, { resource: 'pods', verb: 'patch', subresource: 'status' });
         for (let i = 0; i < 12; i++) {
-          h.api.create(podObject(`storm-${i}`, { namespace: CANARY, cpu: '100m' }));
+          h.api.create(pod(CANARY, `storm-${i}`, { cpu: '100m', memory: '256Mi' }));
           await sleep(100);
         }
-        await waitUntil(() => faultRequests(h.api, since, 'conflictNext') >= 40, 'the storm to be spent', 8000).catch(() => 0);
+        await eventually(() => faultRequests(h.api, since, 'conflictNext') >= 40, 'the storm to be spent', { timeoutMs: 8000, intervalMs: 25 }).catch(() => 0);
         return { forcedConflicts: faultRequests(h.api, since, 'conflictNext') };
       },
       async check(h, since) {
         const storm = Array.from({ length: 12 }, (_, i) => `storm-${i}`);
-        await waitUntil(() => storm.every((name) => hasSuccessfulNomination(h.api, name, since)), 'every storm pod nominated despite the 409s', 10_000);
+        await eventually(() => storm.every((name) => hasSuccessfulNomination(h.api, name, since)), 'every storm pod nominated despite the 409s', { timeoutMs: 10_000, intervalMs: 25 });
         const conflicts = statusPatches(h.api, since).filter((r) => r.status === 409).length;
         assert.ok(conflicts >= 12, `the storm hit the nominator's writes (${conflicts} 409s)`);
         return [`409s answered to the nominator: ${conflicts}; all 12 storm pods nominated afterwards`];
@@ -270,7 +272,7 @@ async function leaseOutage(h: InProcessLedger, outage: () => Promise<void>): Pro
   }, 50);
   const creating = (async () => {
     await sleep(SHORT_LEASE.renewDeadlineMs + 300);
-    for (let i = 0; i < 4; i++) h.api.create(podObject(`orphan-${i}`, { namespace: CANARY, cpu: '100m' }));
+    for (let i = 0; i < 4; i++) h.api.create(pod(CANARY, `orphan-${i}`, { cpu: '100m', memory: '256Mi' }));
   })();
   const started = Date.now();
   await outage();
@@ -283,10 +285,10 @@ async function leaseOutage(h: InProcessLedger, outage: () => Promise<void>): Pro
 
 async function checkResumedAfterLeaseLoss(h: InProcessLedger): Promise<string[]> {
   const orphans = Array.from({ length: 4 }, (_, i) => `orphan-${i}`);
-  const ms = await waitUntil(() => orphans.every((name) => {
+  const ms = await eventually(() => orphans.every((name) => {
     const annotations = h.api.get('pods', CANARY, name)?.metadata?.annotations ?? {};
     return annotations[NOMINATION_ANNOTATION] !== undefined;
-  }), 'pods created while leaderless to be nominated after re-election', 10_000);
+  }), 'pods created while leaderless to be nominated after re-election', { timeoutMs: 10_000, intervalMs: 25 });
   assert.ok(h.nominator()?.elector.isLeader(), 'leader again');
   return [`pods created while leaderless nominated ${ms} ms after convergence (re-elected)`];
 }

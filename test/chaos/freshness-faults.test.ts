@@ -11,8 +11,10 @@
  * The figures are printed for the README's reliability section.
  */
 import assert from 'node:assert/strict';
-import { CANARY, nodeObject, podObject } from './support/cluster-churn.js';
-import { isReady, sleep, startInProcessLedger, waitUntil, type InProcessLedger } from './support/in-process-ledger.js';
+import { CANARY } from './support/cluster-churn.js';
+import { isReady, startInProcessLedger, type InProcessLedger } from './support/in-process-ledger.js';
+import { eventually, sleep } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
 
 function nominated(h: InProcessLedger, name: string): string | undefined {
   return (h.api.get('pods', CANARY, name)?.['status'] as { nominatedNodeName?: string } | undefined)?.nominatedNodeName;
@@ -41,8 +43,8 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
   it('a black-holed PATCH holds one key only: the other pods are nominated, the hung PATCH ends at its deadline', async () => {
     h = await startInProcessLedger({
       seed: (api) => {
-        api.create(nodeObject('node-0', '64'));
-        for (let i = 0; i < 6; i++) api.create(podObject(`p-${i}`));
+        api.create(node('node-0', { cpu: '64', memory: '32Gi' }));
+        for (let i = 0; i < 6; i++) api.create(pod(CANARY, `p-${i}`, { cpu: '500m', memory: '256Mi' }));
       },
       configure: (c) => {
         c.nomination.requestTimeouts.patchMs = 1500;
@@ -50,12 +52,12 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
     });
     h.api.blackHole({ verb: 'patch', resource: 'pods', name: 'p-0' }, 1);
     const started = Date.now();
-    await waitUntil(() => h!.api.requests({ verb: 'patch', name: 'p-0' }).length === 1, 'the PATCH of p-0 to be swallowed', 10_000);
-    await waitUntil(() => [1, 2, 3, 4, 5].every((i) => nominated(h!, `p-${i}`) === 'node-0'), 'the other five nominated', 10_000);
+    await eventually(() => h!.api.requests({ verb: 'patch', name: 'p-0' }).length === 1, 'the PATCH of p-0 to be swallowed', { timeoutMs: 10_000, intervalMs: 25 });
+    await eventually(() => [1, 2, 3, 4, 5].every((i) => nominated(h!, `p-${i}`) === 'node-0'), 'the other five nominated', { timeoutMs: 10_000, intervalMs: 25 });
     const othersAfterHungMs = performance.now() - h.api.requests({ verb: 'patch', name: 'p-0' })[0]!.startedAt;
     assert.ok(othersAfterHungMs < 1500, `the others did not wait for the hung PATCH (${othersAfterHungMs.toFixed(0)} ms)`);
-    await waitUntil(async () => (await value(h!, 'nominationApiRequests', { verb: 'patch', outcome: 'deadline' })) === 1, 'the hung PATCH to hit its deadline', 5000);
-    await waitUntil(() => nominated(h!, 'p-0') === 'node-0', 'p-0 nominated on a later attempt', 10_000);
+    await eventually(async () => (await value(h!, 'nominationApiRequests', { verb: 'patch', outcome: 'deadline' })) === 1, 'the hung PATCH to hit its deadline', { timeoutMs: 5000, intervalMs: 25 });
+    await eventually(() => nominated(h!, 'p-0') === 'node-0', 'p-0 nominated on a later attempt', { timeoutMs: 10_000, intervalMs: 25 });
     const p0 = Date.now() - started;
     const [hung, retry] = h.api.requests({ verb: 'patch', name: 'p-0' });
     assert.ok(retry, 'retried after the deadline');
@@ -64,18 +66,18 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
     console.log(`      black-holed PATCH: the 5 other pods were nominated within ${othersAfterHungMs.toFixed(0)} ms of p-0's PATCH hanging; it was abandoned after ${heldMs.toFixed(0)} ms (deadline 1500), p-0 nominated ${p0} ms after the fault began`);
     // No leaked in-flight slot: the gauge returns to 0 (another pod's PATCH may be in flight at any single instant,
     // so wait for it to settle; a leak from the abandoned PATCH would hold it at 1 or more forever).
-    await waitUntil(async () => (await value(h!, 'nominationApiRequestsInFlight', { verb: 'patch' })) === 0, 'no PATCH left counted in flight', 5000);
+    await eventually(async () => (await value(h!, 'nominationApiRequestsInFlight', { verb: 'patch' })) === 0, 'no PATCH left counted in flight', { timeoutMs: 5000, intervalMs: 25 });
   });
 
   it('a pod answering 409 forever stays on the backoff: a handful of PATCHes, not a hundred', async () => {
     h = await startInProcessLedger({
       seed: (api) => {
-        api.create(nodeObject('node-0', '64'));
-        api.create(podObject('war'));
+        api.create(node('node-0', { cpu: '64', memory: '32Gi' }));
+        api.create(pod(CANARY, 'war', { cpu: '500m', memory: '256Mi' }));
       },
     });
     const lift = h.api.conflictForever({ verb: 'patch', resource: 'pods', name: 'war' });
-    await waitUntil(() => h!.api.countRequests({ verb: 'patch', name: 'war' }) >= 1, 'the first attempt', 5000);
+    await eventually(() => h!.api.countRequests({ verb: 'patch', name: 'war' }) >= 1, 'the first attempt', { timeoutMs: 5000, intervalMs: 25 });
     const windowMs = 8000;
     await sleep(windowMs);
     const patches = h.api.countRequests({ verb: 'patch', name: 'war' });
@@ -85,22 +87,22 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
     // 5 ms doubling to a 5 s cap gives ~11 attempts in the first 5 s and one per 5 s after; two PATCH each.
     assert.ok(patches <= 30, `${patches} PATCH in ${windowMs} ms`);
     assert.ok(gets <= patches, 'one bounded re-read per attempt at most');
-    await waitUntil(() => nominated(h!, 'war') === 'node-0', 'nominated once the conflicts stop', 12_000);
+    await eventually(() => nominated(h!, 'war') === 'node-0', 'nominated once the conflicts stop', { timeoutMs: 12_000, intervalMs: 25 });
   });
 
   it('preemption: a quorum list on a quiet server; with a slow pod watch the bounded fallback still answers well within 5 s', async () => {
     h = await startInProcessLedger({
       seed: (api) => {
         for (let i = 0; i < 20; i++) {
-          api.create(nodeObject(`node-${i}`, '4'));
-          for (let j = 0; j < 2; j++) api.create(podObject(`low-${i}-${j}`, { namespace: 'batch', node: `node-${i}`, cpu: '2', priority: 0 }));
+          api.create(node(`node-${i}`, { cpu: '4', memory: '32Gi' }));
+          for (let j = 0; j < 2; j++) api.create(pod('batch', `low-${i}-${j}`, { node: `node-${i}`, cpu: '2', memory: '256Mi', priority: 0 }));
         }
       },
       configure: (c) => {
         c.freshness.proof.waitMs = 500;
       },
     });
-    await waitUntil(() => h!.running.source.hasSynced(), 'synced', 5000);
+    await eventually(() => h!.running.source.hasSynced(), 'synced', { timeoutMs: 5000, intervalMs: 25 });
     const body = {
       Pod: { metadata: { name: 'urgent', namespace: 'prod', uid: 'uid-urgent' }, spec: { priority: 1000, containers: [{ name: 'c', resources: { requests: { cpu: '3' } } }] }, status: { phase: 'Pending' } },
       NodeNameToVictims: null,
@@ -112,7 +114,7 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
     assert.equal(h.api.countRequests({ verb: 'get', resource: 'pods' }), 0);
 
     h.api.slowWatches('pods', 4000);
-    h.api.create(podObject('churn-0', { namespace: 'batch' })); // moves the RV past what the slow watch has delivered
+    h.api.create(pod('batch', 'churn-0', { cpu: '500m', memory: '256Mi' })); // moves the RV past what the slow watch has delivered
     h.api.clearRequests();
     const slow = await post(h, '/preempt', body);
     const kept = Object.keys(slow.json['NodeNameToMetaVictims'] as object).length;
@@ -125,18 +127,18 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
 
   it('a silent pod watch turns the replica degraded (filter Error, /readyz 503) and it recovers by itself', async () => {
     h = await startInProcessLedger({
-      seed: (api) => api.create(nodeObject('node-0')),
+      seed: (api) => api.create(node('node-0', { cpu: '8', memory: '32Gi' })),
       configure: (c) => {
         c.freshness.maxServeLagSeconds = 1;
         c.freshness.bookmarkGraceSeconds = 1;
       },
     });
-    await waitUntil(() => isReady(h!.opsBaseUrl), 'ready', 5000);
-    const filter = { Pod: podObject('x'), Nodes: null, NodeNames: ['node-0'] };
+    await eventually(() => isReady(h!.opsBaseUrl), 'ready', { timeoutMs: 5000, intervalMs: 25 });
+    const filter = { Pod: pod(CANARY, 'x', { cpu: '500m', memory: '256Mi' }), Nodes: null, NodeNames: ['node-0'] };
     h.api.stallWatches('pods', 3500);
-    const degradedAfter = await waitUntil(async () => !(await isReady(h!.opsBaseUrl)), '/readyz 503', 6000);
+    const degradedAfter = await eventually(async () => !(await isReady(h!.opsBaseUrl)), '/readyz 503', { timeoutMs: 6000, intervalMs: 25 });
     assert.match(String((await post(h, '/filter', filter)).json['Error']), /degraded/);
-    const recoveredAfter = degradedAfter + (await waitUntil(() => isReady(h!.opsBaseUrl), 'ready again', 8000));
+    const recoveredAfter = degradedAfter + (await eventually(() => isReady(h!.opsBaseUrl), 'ready again', { timeoutMs: 8000, intervalMs: 25 }));
     assert.equal((await post(h, '/filter', filter)).json['Error'], '');
     console.log(`      silent pod watch: degraded ${degradedAfter} ms into the stall (grace 1 s + window 1 s after the last bookmark), ready again at ${recoveredAfter} ms (stall 3500 ms)`);
   });
@@ -144,22 +146,22 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
   it('black-holed Lease requests: the leader stops writing at its renew deadline instead of hanging, and leads again once they are answered', async () => {
     h = await startInProcessLedger({
       seed: (api) => {
-        api.create(nodeObject('node-0', '64'));
-        api.create(podObject('first'));
+        api.create(node('node-0', { cpu: '64', memory: '32Gi' }));
+        api.create(pod(CANARY, 'first', { cpu: '500m', memory: '256Mi' }));
       },
       lease: { durationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 250 },
       configure: (c) => {
         c.nomination.requestTimeouts.leaseMs = 500;
       },
     });
-    await waitUntil(() => nominated(h!, 'first') === 'node-0', 'nominating as leader', 10_000);
+    await eventually(() => nominated(h!, 'first') === 'node-0', 'nominating as leader', { timeoutMs: 10_000, intervalMs: 25 });
     const lift = h.api.blackHole({ resource: 'leases' });
-    const lostAfter = await waitUntil(async () => (await value(h!, 'nominationLeader')) === 0, 'leadership given up', 6000);
+    const lostAfter = await eventually(async () => (await value(h!, 'nominationLeader')) === 0, 'leadership given up', { timeoutMs: 6000, intervalMs: 25 });
     assert.ok((await value(h, 'nominationApiRequests', { verb: 'lease', outcome: 'deadline' })) >= 1, 'Lease calls ended at their deadline');
-    h.api.create(podObject('while-leaderless'));
+    h.api.create(pod(CANARY, 'while-leaderless', { cpu: '500m', memory: '256Mi' }));
     lift();
-    const regainedAfter = await waitUntil(async () => (await value(h!, 'nominationLeader')) === 1, 'leading again', 10_000);
-    await waitUntil(() => nominated(h!, 'while-leaderless') === 'node-0', 'nominating again', 10_000);
+    const regainedAfter = await eventually(async () => (await value(h!, 'nominationLeader')) === 1, 'leading again', { timeoutMs: 10_000, intervalMs: 25 });
+    await eventually(() => nominated(h!, 'while-leaderless') === 'node-0', 'nominating again', { timeoutMs: 10_000, intervalMs: 25 });
     console.log(`      black-holed Lease API: leadership given up after ${lostAfter} ms (renew deadline 2000 ms, Lease call deadline 500 ms), regained ${regainedAfter} ms after the API answered again`);
   });
 });

@@ -14,12 +14,14 @@ import { join } from 'node:path';
 import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
 import { ChaosReport } from './support/chaos-report.js';
-import { CANARY, nodeObject, podObject } from './support/cluster-churn.js';
-import { sleep, startInProcessLedger, waitUntil, type InProcessLedger } from './support/in-process-ledger.js';
+import { CANARY } from './support/cluster-churn.js';
+import { startInProcessLedger, type InProcessLedger } from './support/in-process-ledger.js';
 import { startTaggingProxy, type TaggingProxy } from './support/tagging-proxy.js';
 import { ObjectHistory } from './support/object-history.js';
 import { nominatorEnv, startReplica, type Replica } from './support/replica.js';
 import { auditLeadership, auditOwnedRespect, auditStatusWrites, outcomeOf, replicaOf, statusPatches, successfulLeaseWrites } from './support/write-audit.js';
+import { eventually, sleep } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
 
 const RENEW_DEADLINE_MS = 10_000;
 const TAKEOVER_LIMIT_MS = 3000;
@@ -66,8 +68,8 @@ describe('chaos: two replicas share one Lease', function () {
     api = await startFakeApiServer({ bookmarkIntervalMs: 500 });
     history = new ObjectHistory(api);
     dir = mkdtempSync(join(tmpdir(), 'kl-ha-'));
-    for (let i = 0; i < 4; i++) api.create(nodeObject(`node-${i}`));
-    for (let i = 0; i < 6; i++) api.create(podObject(`first-${i}`, { cpu: '250m' }));
+    for (let i = 0; i < 4; i++) api.create(node(`node-${i}`, { cpu: '8', memory: '32Gi' }));
+    for (let i = 0; i < 6; i++) api.create(pod(CANARY, `first-${i}`, { cpu: '250m', memory: '256Mi' }));
   });
   after(async () => {
     for (const r of replicas) await r.stop();
@@ -79,17 +81,17 @@ describe('chaos: two replicas share one Lease', function () {
   it('only the leader writes; SIGTERM drains in-flight requests, releases the Lease and the other replica takes over within 3 s', async () => {
     replicas.push(...(await Promise.all(['replica-a', 'replica-b'].map((name) => startReplica(api, dir, name, nominatorEnv(60))))));
     await Promise.all(replicas.map((r) => r.process.waitReady(30_000)));
-    await waitUntil(() => [0, 1, 2, 3, 4, 5].every((i) => nominated(api, `first-${i}`)), 'the first pods nominated', 15_000);
+    await eventually(() => [0, 1, 2, 3, 4, 5].every((i) => nominated(api, `first-${i}`)), 'the first pods nominated', { timeoutMs: 15_000, intervalMs: 25 });
     const holder = successfulLeaseWrites(api).filter((w) => w.holder !== '').at(-1);
     assert.ok(holder, 'someone holds the Lease');
     const leader = replicas.find((r) => r.name === holder.replica)!;
     const follower = replicas.find((r) => r.name !== holder.replica)!;
 
     for (let i = 0; i < 6; i++) {
-      api.create(podObject(`steady-${i}`, { cpu: '250m' }));
+      api.create(pod(CANARY, `steady-${i}`, { cpu: '250m', memory: '256Mi' }));
       await sleep(150);
     }
-    await waitUntil(() => [0, 1, 2, 3, 4, 5].every((i) => nominated(api, `steady-${i}`)), 'steady pods nominated', 10_000);
+    await eventually(() => [0, 1, 2, 3, 4, 5].every((i) => nominated(api, `steady-${i}`)), 'steady pods nominated', { timeoutMs: 10_000, intervalMs: 25 });
     assert.equal(writesBy(api, follower.name).length, 0, 'the follower wrote nothing while the leader held the Lease');
 
     const slow = slowFilter(leader.process.baseUrl, api);
@@ -106,13 +108,13 @@ describe('chaos: two replicas share one Lease', function () {
 
     const release = successfulLeaseWrites(api).find((w) => w.replica === leader.name && w.holder === '' && w.startedAt >= sigtermAt);
     assert.ok(release, 'the leader released the Lease (empty holder)');
-    await waitUntil(() => successfulLeaseWrites(api).some((w) => w.replica === follower.name && w.holder !== '' && w.startedAt > release.startedAt), 'the takeover', 10_000);
+    await eventually(() => successfulLeaseWrites(api).some((w) => w.replica === follower.name && w.holder !== '' && w.startedAt > release.startedAt), 'the takeover', { timeoutMs: 10_000, intervalMs: 25 });
     const takeover = successfulLeaseWrites(api).find((w) => w.replica === follower.name && w.holder !== '' && w.startedAt > release.startedAt)!;
     const takeoverMs = Math.round(takeover.startedAt - release.startedAt);
     assert.ok(takeoverMs < TAKEOVER_LIMIT_MS, `took over ${takeoverMs} ms after the release`);
 
-    for (let i = 0; i < 4; i++) api.create(podObject(`after-${i}`, { cpu: '250m' }));
-    await waitUntil(() => [0, 1, 2, 3].every((i) => nominated(api, `after-${i}`)), 'pods nominated by the new leader', 10_000);
+    for (let i = 0; i < 4; i++) api.create(pod(CANARY, `after-${i}`, { cpu: '250m', memory: '256Mi' }));
+    await eventually(() => [0, 1, 2, 3].every((i) => nominated(api, `after-${i}`)), 'pods nominated by the new leader', { timeoutMs: 10_000, intervalMs: 25 });
 
     const leaderWrites = writesBy(api, leader.name);
     const followerWrites = writesBy(api, follower.name);
@@ -153,7 +155,7 @@ describe('chaos: two replicas share one Lease', function () {
         ledgers.push(await startInProcessLedger({ shared: { api, history }, apiUrl: proxy.url, lease }));
       }
       const leases = () => successfulLeaseWrites(api).filter((w) => w.startedAt >= since && w.replica.startsWith('inproc-'));
-      await waitUntil(() => leases().some((w) => w.holder !== ''), 'an in-process leader', 10_000);
+      await eventually(() => leases().some((w) => w.holder !== ''), 'an in-process leader', { timeoutMs: 10_000, intervalMs: 25 });
       const leaderName = leases().filter((w) => w.holder !== '').at(-1)!.replica;
       const followerName = leaderName === 'inproc-a' ? 'inproc-b' : 'inproc-a';
       const leaderProxy = proxies[leaderName === 'inproc-a' ? 0 : 1]!;
@@ -161,10 +163,10 @@ describe('chaos: two replicas share one Lease', function () {
       const cutAt = performance.now();
       leaderProxy.failWhen((path) => path.includes('/leases'));
       for (let i = 0; i < 8; i++) {
-        api.create(podObject(`partition-${i}`, { cpu: '100m' }));
+        api.create(pod(CANARY, `partition-${i}`, { cpu: '100m', memory: '256Mi' }));
         await sleep(500);
       }
-      await waitUntil(() => [0, 1, 2, 3, 4, 5, 6, 7].every((i) => nominated(api, `partition-${i}`)), 'pods nominated across the partition', 10_000);
+      await eventually(() => [0, 1, 2, 3, 4, 5, 6, 7].every((i) => nominated(api, `partition-${i}`)), 'pods nominated across the partition', { timeoutMs: 10_000, intervalMs: 25 });
       leaderProxy.failWhen(undefined);
 
       const takeover = leases().find((w) => w.replica === followerName && w.holder !== '' && w.startedAt > cutAt);

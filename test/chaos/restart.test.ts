@@ -14,12 +14,13 @@ import { expiresAtMs, ownedRecord } from '../../src/nomination/decision-record.j
 import type { PodObject } from '../../src/ledger/objects.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
 import { ChaosReport } from './support/chaos-report.js';
-import { CANARY, nodeObject, podObject } from './support/cluster-churn.js';
-import { sleep, waitUntil } from './support/in-process-ledger.js';
+import { CANARY } from './support/cluster-churn.js';
 import { awaitConvergence } from './support/ledger-rebuild.js';
 import { ObjectHistory } from './support/object-history.js';
 import { approvedVictims, firstSyncedAt, nominatorEnv, startReplica, type Replica } from './support/replica.js';
 import { auditLeadership, auditOwnedRespect, auditStatusWrites, outcomeOf, replicaOf, statusPatches, successfulLeaseWrites } from './support/write-audit.js';
+import { eventually, sleep } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
 
 // Long enough that some of gen1's nominations outlive a restart even on a loaded 2-core machine (gen2 needs 5 s alone,
 // up to 12 s seen under load); the test then waits for them to expire, so it costs that much wall time.
@@ -64,13 +65,13 @@ interface RestartObservation {
 async function restart(api: FakeApiServer, dir: string, name: string, holdListMs: number): Promise<RestartObservation> {
   api.delay({ matcher: { verb: 'list', resource: 'pods' }, ms: holdListMs, times: 1 });
   const replica = await startReplica(api, dir, name, nominatorEnv(TTL_SECONDS));
-  await waitUntil(async () => {
+  await eventually(async () => {
     try {
       return (await fetch(`${replica.process.opsBaseUrl}/readyz`)).status === 503;
     } catch {
       return false;
     }
-  }, `${name} to listen`, 20_000);
+  }, `${name} to listen`, { timeoutMs: 20_000, intervalMs: 25 });
   const victims = api.list('pods', 'default').filter((p) => (p['spec'] as { nodeName?: string }).nodeName === 'node-0').map((p) => p.metadata?.uid ?? '');
   const preemptWhileSyncing = await approvedVictims(replica.process.baseUrl, { 'node-0': victims });
   const times = await replica.process.waitReady(20_000);
@@ -103,10 +104,10 @@ describe('chaos: kill -9 and restart', function () {
     history = new ObjectHistory(api);
     dir = mkdtempSync(join(tmpdir(), 'kl-restart-'));
     for (let i = 0; i < 5; i++) {
-      api.create(nodeObject(`node-${i}`));
-      api.create(podObject(`bound-${i}`, { namespace: 'default', node: `node-${i}`, cpu: '1' }));
+      api.create(node(`node-${i}`, { cpu: '8', memory: '32Gi' }));
+      api.create(pod('default', `bound-${i}`, { node: `node-${i}`, cpu: '1', memory: '256Mi' }));
     }
-    for (let i = 0; i < 24; i++) api.create(podObject(`wait-${String(i).padStart(2, '0')}`, { cpu: '200m' }));
+    for (let i = 0; i < 24; i++) api.create(pod(CANARY, `wait-${String(i).padStart(2, '0')}`, { cpu: '200m', memory: '256Mi' }));
   });
   after(async () => {
     for (const r of replicas) await r.stop();
@@ -120,8 +121,8 @@ describe('chaos: kill -9 and restart', function () {
     const first = await startReplica(api, dir, 'gen1', nominatorEnv(TTL_SECONDS));
     replicas.push(first);
     await first.process.waitReady(30_000);
-    await waitUntil(() => successfulWrites(api, 'gen1') >= 6, 'gen1 to be nominating', 20_000);
-    await waitUntil(() => statusPatches(api).some((r) => replicaOf(r) === 'gen1' && r.endedAt === undefined), 'a PATCH in flight', 5000);
+    await eventually(() => successfulWrites(api, 'gen1') >= 6, 'gen1 to be nominating', { timeoutMs: 20_000, intervalMs: 25 });
+    await eventually(() => statusPatches(api).some((r) => replicaOf(r) === 'gen1' && r.endedAt === undefined), 'a PATCH in flight', { timeoutMs: 5000, intervalMs: 25 });
     await first.process.kill9();
     const killedAt = performance.now();
     const gen1Writes = successfulWrites(api, 'gen1');
@@ -139,12 +140,10 @@ describe('chaos: kill -9 and restart', function () {
     assert.ok(validAtSync.length >= 3, `some of gen1's nominations are still valid after the restart (${validAtSync.length})`);
 
     // Recognised, not orphaned: gen2 counts every valid owned nomination (gen1's and its own) as in flight.
-    await waitUntil(async () => (await metricValue(o.replica.process.opsBaseUrl, 'kube_ledger_nomination_decisions_in_flight')) === ownedNominations(api).length,
-      'gen2 to own every valid nomination on the server', 5000);
+    await eventually(async () => (await metricValue(o.replica.process.opsBaseUrl, 'kube_ledger_nomination_decisions_in_flight')) === ownedNominations(api).length, 'gen2 to own every valid nomination on the server', { timeoutMs: 5000, intervalMs: 25 });
     // Expired ones are cleared by gen2 (gen1 is gone), and nothing kube-ledger owns outlives its TTL.
     const lastExpiry = Math.max(...owned.map((n) => n.expiresAt));
-    await waitUntil(() => owned.every((n) => !ownedNominations(api).some((c) => c.pod === n.pod)), "gen1's nominations cleared after they expired",
-      Math.max(0, lastExpiry - Date.now()) + 5000);
+    await eventually(() => owned.every((n) => !ownedNominations(api).some((c) => c.pod === n.pod)), "gen1's nominations cleared after they expired", { timeoutMs: Math.max(0, lastExpiry - Date.now()) + 5000, intervalMs: 25 });
     const reissued = auditOwnedRespect(api, history, 'gen2');
     const audit = auditStatusWrites(api, history);
     report.add({
@@ -169,12 +168,11 @@ describe('chaos: kill -9 and restart', function () {
     const trigger = performance.now();
     api.compactHistory();
     api.expireWatches();
-    await waitUntil(() => api.requests({ verb: 'list', resource: 'pods' }).some((r) => r.startedAt > trigger && replicaOf(r) === 'gen2' && r.endedAt === undefined),
-      'gen2 to be relisting pods', 5000);
+    await eventually(() => api.requests({ verb: 'list', resource: 'pods' }).some((r) => r.startedAt > trigger && replicaOf(r) === 'gen2' && r.endedAt === undefined), 'gen2 to be relisting pods', { timeoutMs: 5000, intervalMs: 25 });
     // The cluster moves on while the relist hangs: a node with nominations goes, pods come and get bound.
     const doomed = ownedNominations(api).find((n) => n.expiresAt > Date.now() + 5000)?.node ?? 'node-4';
     api.remove('nodes', undefined, doomed);
-    for (let i = 0; i < 4; i++) api.create(podObject(`late-${i}`, { cpu: '100m' }));
+    for (let i = 0; i < 4; i++) api.create(pod(CANARY, `late-${i}`, { cpu: '100m', memory: '256Mi' }));
     const bindMe = api.get('pods', CANARY, 'late-0');
     const target = api.list('nodes')[0]?.metadata?.name ?? 'node-0';
     if (bindMe) api.update({ ...bindMe, spec: { ...(bindMe['spec'] as object), nodeName: target }, status: { phase: 'Running' } });
@@ -187,9 +185,8 @@ describe('chaos: kill -9 and restart', function () {
     assert.deepEqual(writesBeforeSync(api, o), [], 'no status write before the caches synced');
     assert.equal(o.preemptWhileSyncing.approved, 0, 'no preemption victim approved before sync');
     const converged = await awaitConvergence(o.replica.process.baseUrl, api, config, 10_000);
-    await waitUntil(() => ownedNominations(api).every((n) => n.node !== doomed), `nominations of the deleted ${doomed} withdrawn`, 5000);
-    await waitUntil(() => ['late-1', 'late-2', 'late-3'].every((name) => statusPatches(api).some((r) => r.info.name === name && replicaOf(r) === 'gen3' && outcomeOf(r) === '2xx')),
-      'the pods created during the hung relist nominated by gen3', 5000);
+    await eventually(() => ownedNominations(api).every((n) => n.node !== doomed), `nominations of the deleted ${doomed} withdrawn`, { timeoutMs: 5000, intervalMs: 25 });
+    await eventually(() => ['late-1', 'late-2', 'late-3'].every((name) => statusPatches(api).some((r) => r.info.name === name && replicaOf(r) === 'gen3' && outcomeOf(r) === '2xx')), 'the pods created during the hung relist nominated by gen3', { timeoutMs: 5000, intervalMs: 25 });
     const reissued = auditOwnedRespect(api, history, 'gen3');
     const audit = auditStatusWrites(api, history);
     const leadership = auditLeadership(api, PRODUCTION_RENEW_DEADLINE_MS);

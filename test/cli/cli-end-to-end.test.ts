@@ -15,6 +15,7 @@ import { silentLogger } from '../../src/observability/logger.js';
 import { freePort } from '../support/child-process.js';
 import { makeTestCertificates, type TestCertificates } from '../support/test-certificates.js';
 import { loopbackConfig } from '../support/loopback-config.js';
+import { node, pod } from '../support/builders.js';
 
 const run = promisify(execFile);
 
@@ -22,27 +23,13 @@ const CLUSTER = {
   apiVersion: 'v1',
   kind: 'List',
   items: [
-    node('big', '8', '32Gi'),
-    node('full', '4', '8Gi'),
-    node('small', '2', '4Gi'),
-    pod('filler', { node: 'full', cpu: '3500m' }),
-    pod('pending', { cpu: '3' }),
+    node('big', { cpu: '8', memory: '32Gi' }, { rv: '10' }),
+    node('full', { cpu: '4', memory: '8Gi' }, { rv: '10' }),
+    node('small', { cpu: '2', memory: '4Gi' }, { rv: '10' }),
+    pod('batch', 'filler', { node: 'full', cpu: '3500m', memory: '1Gi', uid: 'u-filler', rv: '20' }),
+    pod('batch', 'pending', { cpu: '3', memory: '1Gi', uid: 'u-pending', rv: '20' }),
   ],
 };
-
-function node(name: string, cpu: string, memory: string) {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: '10' }, status: { allocatable: { cpu, memory, pods: '110' } } };
-}
-
-function pod(name: string, o: { node?: string; cpu: string }) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'batch', uid: `u-${name}`, resourceVersion: '20' },
-    spec: { ...(o.node ? { nodeName: o.node } : {}), containers: [{ name: 'c', resources: { requests: { cpu: o.cpu, memory: '1Gi' } } }] },
-    status: { phase: o.node ? 'Running' : 'Pending' },
-  };
-}
 
 interface CliResult {
   code: number;

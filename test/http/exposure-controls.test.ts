@@ -8,6 +8,7 @@ import { request, type ClientRequest } from 'node:http';
 import { createLogger } from '../../src/observability/logger.js';
 import * as fx from '../protocol/fixtures.js';
 import { post, send, startTestServer, type TestServer } from './support.js';
+import { eventually } from '../support/eventually.js';
 
 function capturingLogger() {
   const lines: Array<{ level: string; msg: string }> = [];
@@ -28,18 +29,9 @@ async function metricValue(t: TestServer, pattern: RegExp): Promise<number> {
   return match ? Number(match[1]) : 0;
 }
 
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000; // generous: the machine may be busy; the condition usually holds in milliseconds
-  while (Date.now() < deadline) {
-    if (await condition()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
-
 /** Resolves once `count` requests of `verb` are in flight on the server (each holds a slot from that moment). */
 const inFlight = (t: TestServer, verb: string, count: number) =>
-  waitFor(async () => (await metricValue(t, new RegExp(`kube_ledger_http_requests_in_flight\\{verb="${verb}"\\} (\\d+)`))) === count, `${count} ${verb} in flight`);
+  eventually(async () => (await metricValue(t, new RegExp(`kube_ledger_http_requests_in_flight\\{verb="${verb}"\\} (\\d+)`))) === count, `${count} ${verb} in flight`, { timeoutMs: 10_000, intervalMs: 5 });
 
 describe('exposure controls', () => {
   describe('/debug off', () => {
@@ -99,8 +91,8 @@ describe('exposure controls', () => {
       t.stub.preemptDelay = new Promise<void>((resolve) => (release = resolve));
       const calls = Array.from({ length: 36 }, () => post(t.running.port, '/preempt', fx.GO_PREEMPT_META));
       // The 32 refusals arrive while the 4 admitted calls are still held: nothing queued behind them.
-      await waitFor(() => t.stub.calls.length === BOUND, 'the admitted calls');
-      await waitFor(async () => (await metricValue(t, /kube_ledger_http_requests_shed_total\{verb="preempt"\} (\d+)/)) === 32, '32 refusals');
+      await eventually(() => t.stub.calls.length === BOUND, 'the admitted calls', { timeoutMs: 10_000, intervalMs: 5 });
+      await eventually(async () => (await metricValue(t, /kube_ledger_http_requests_shed_total\{verb="preempt"\} (\d+)/)) === 32, '32 refusals', { timeoutMs: 10_000, intervalMs: 5 });
       release();
       const replies = await Promise.all(calls);
       const byStatus = new Map<number, number>();
@@ -157,7 +149,7 @@ describe('exposure controls', () => {
       let release!: () => void;
       t.stub.preemptDelay = new Promise<void>((resolve) => (release = resolve));
       const first = post(t.running.port, '/preempt', fx.GO_PREEMPT_META);
-      await waitFor(() => t.stub.calls.length === 1, 'the first call');
+      await eventually(() => t.stub.calls.length === 1, 'the first call', { timeoutMs: 10_000, intervalMs: 5 });
       assert.equal((await post(t.running.port, '/preempt', fx.GO_PREEMPT_META)).status, 503);
       release();
       assert.equal((await first).status, 200);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import * as fx from '../protocol/fixtures.js';
 import { post, send, startTestServer } from './support.js';
+import { eventually, sleep } from '../support/eventually.js';
 
 describe('graceful close', () => {
   it('waits for an in-flight slow request, answers it with Connection: close, then refuses new connections', async () => {
@@ -9,11 +10,11 @@ describe('graceful close', () => {
     let release!: () => void;
     t.stub.preemptDelay = new Promise<void>((resolve) => (release = resolve));
     const slow = post(t.running.port, '/preempt', fx.GO_PREEMPT_META);
-    while (!t.stub.calls.includes('preempt')) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => t.stub.calls.includes('preempt'), 'the preempt call to reach the handler', { intervalMs: 5 });
 
     let closed = false;
     const closing = t.running.close().then(() => (closed = true));
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
     assert.equal(closed, false, 'close must wait for the in-flight request');
 
     release();
@@ -43,7 +44,7 @@ describe('graceful close', () => {
       req.on('error', (err) => resolve((err as NodeJS.ErrnoException).code ?? 'error'));
       req.end(fx.GO_PREEMPT_META);
     });
-    while (!t.stub.calls.includes('preempt')) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => t.stub.calls.includes('preempt'), 'the preempt call to reach the handler', { intervalMs: 5 });
     await t.running.close();
     assert.equal(await stuck, 'ECONNRESET');
   });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import * as fx from '../protocol/fixtures.js';
 import { post, startTestServer } from './support.js';
+import { sleep } from '../support/eventually.js';
 
 /** Writes `text` on a raw socket and resolves with everything the server sent before closing. */
 function rawExchange(port: number, text: string, endAfterWrite = false): Promise<string> {
@@ -48,7 +49,7 @@ describe('slow and vanishing clients', () => {
       await rawExchange(t.running.port, 'POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{"Pod":', true);
       let metricsText = '';
       for (let i = 0; i < 100 && !/outcome="aborted"/.test(metricsText); i++) {
-        await new Promise((r) => setTimeout(r, 10));
+        await sleep(10);
         metricsText = await t.metrics.registry.metrics();
       }
       assert.match(metricsText, /kube_ledger_http_requests_total\{verb="filter",outcome="aborted"\} 1/);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { send, startTestServer, type TestServer } from './support.js';
+import { sleep } from '../support/eventually.js';
 
 /** Certificates made at test time with the openssl CLI: a CA, two server certificates and a client certificate. */
 function makeCertificates(dir: string): void {
@@ -104,7 +105,7 @@ describe('TLS serving', function () {
       renameSync(file('tls.crt.new'), file('tls.crt'));
       let served = '';
       for (let attempt = 0; attempt < 100 && served !== 'server-two'; attempt++) {
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
         served = String((await httpsGet(t.running.port, '/debug/ledger', { rejectUnauthorized: false })).peer.subject.CN);
       }
       assert.equal(served, 'server-two');

@@ -2,21 +2,21 @@ import assert from 'node:assert/strict';
 import type { Container, PodObject, ResourceList } from '../../src/ledger/objects.js';
 import { effectivePodRequests } from '../../src/ledger/pod-requests.js';
 import { QuantityError } from '../../src/ledger/quantity.js';
+import { pod } from '../support/builders.js';
 
 type Spec = NonNullable<PodObject['spec']>;
 
-const pod = (spec: Spec): PodObject => ({ metadata: { name: 'p', namespace: 'ns' }, spec });
 const container = (name: string, requests?: ResourceList, limits?: ResourceList): Container => ({
   name,
   resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) },
 });
 const sidecar = (name: string, requests: ResourceList): Container => ({ ...container(name, requests), restartPolicy: 'Always' });
 
-const requestsOf = (spec: Spec): Record<string, bigint> => Object.fromEntries(effectivePodRequests(pod(spec)));
+const requestsOf = (spec: Spec): Record<string, bigint> => Object.fromEntries(effectivePodRequests(pod('ns', 'p', { containers: [], spec: spec })));
 
 function assertQuantityErrorAt(spec: Spec, path: string): void {
   assert.throws(
-    () => effectivePodRequests(pod(spec)),
+    () => effectivePodRequests(pod('ns', 'p', { containers: [], spec: spec })),
     (err: unknown) => {
       assert.ok(err instanceof QuantityError, String(err));
       assert.equal(err.path, path);
@@ -239,7 +239,7 @@ describe('effectivePodRequests', () => {
       overhead: { cpu: '10m' },
     };
     const before = JSON.stringify(spec);
-    effectivePodRequests(pod(spec));
+    effectivePodRequests(pod('ns', 'p', { containers: [], spec: spec }));
     assert.equal(JSON.stringify(spec), before);
   });
 });

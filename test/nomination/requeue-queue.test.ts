@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { RequeueQueue } from '../../src/nomination/requeue-queue.js';
-import { FakeScheduler } from '../cluster/freshness/fake-scheduler.js';
+import { FakeClock } from '../support/fake-clock.js';
 
 function setup(options: { maxDelayMs?: number; jitter?: number; random?: () => number } = {}) {
-  const scheduler = new FakeScheduler();
+  const scheduler = new FakeClock();
   const queue = new RequeueQueue<string>({ maxDelayMs: options.maxDelayMs ?? 1000, scheduler, ...options });
   return { scheduler, queue };
 }

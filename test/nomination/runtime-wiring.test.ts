@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { clearNominations, startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ExtenderConfig } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
-import { assertNeverBinds, delay, eventually, node, nominatedNodeName, pod, statusPatches } from './support.js';
+import { assertNeverBinds, nominatedNodeName, statusPatches } from './support.js';
+import { eventually, sleep } from '../support/eventually.js';
+import { node, pod } from '../support/builders.js';
 
 function configFor(kubeconfig: string, nomination: Partial<ExtenderConfig['nomination']>): ExtenderConfig {
   const config = loadConfig({ overrides: [['cluster.kubeconfig', kubeconfig, 'test'], ['server.port', 0, 'test'], ['server.ops.port', 0, 'test'], ['server.host', '127.0.0.1', 'test']] });
@@ -17,23 +16,20 @@ function configFor(kubeconfig: string, nomination: Partial<ExtenderConfig['nomin
 
 describe('nominator wired through the composition root', () => {
   let api: FakeApiServer;
-  let dir: string;
   let kubeconfig: string;
   beforeEach(async () => {
     api = await startFakeApiServer({ bookmarkIntervalMs: 100 });
-    dir = mkdtempSync(join(tmpdir(), 'runtime-nominator-'));
-    kubeconfig = api.writeKubeconfig(dir);
+    kubeconfig = api.kubeconfigFile();
   });
   afterEach(async () => {
     assertNeverBinds(api);
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('nominations clear withdraws only owned nominations, prints the count and exits 0', async () => {
     const record = JSON.stringify({ decisionId: 'd1', node: 'n1', reason: 'r', algorithmVersion: 'v', issuedAt: new Date().toISOString(), ttlSeconds: 60, specHash: 'x' });
-    api.create(pod('owned', { nominatedNodeName: 'n1', annotations: { [NOMINATION_ANNOTATION]: record } }));
-    api.create(pod('foreign', { nominatedNodeName: 'n1' }));
+    api.create(pod('canary', 'owned', { cpu: '1', nominated: 'n1', annotations: { [NOMINATION_ANNOTATION]: record } }));
+    api.create(pod('canary', 'foreign', { cpu: '1', nominated: 'n1' }));
     const printed: string[] = [];
     const write = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((chunk: string) => printed.push(String(chunk)) > 0) as typeof process.stdout.write;
@@ -50,21 +46,21 @@ describe('nominator wired through the composition root', () => {
   });
 
   it('starts idle, nominates once enabled by live reload, and stops writing when disabled again', async () => {
-    api.create(node('n1', '64'));
-    api.create(pod('a'));
+    api.create(node('n1', { cpu: '64', memory: '8Gi' }));
+    api.create(pod('canary', 'a', { cpu: '1' }));
     const initial = configFor(kubeconfig, { enabled: false, namespaces: ['canary'] });
     let running: RunningKubeLedger | undefined;
     try {
       running = await startKubeLedger(initial, { logger: silentLogger });
-      await delay(300);
+      await sleep(300);
       assert.equal(statusPatches(api), 0, 'off by default: no writes');
       assert.equal(api.countRequests({ resource: 'leases.coordination.k8s.io' }), 0, 'and no Lease traffic');
       running.updateConfig({ ...initial, nomination: { ...initial.nomination, enabled: true } });
       await eventually(() => nominatedNodeName(api, 'a') === 'n1', 'nominated after enabling', 8000);
       running.updateConfig(initial);
       const before = statusPatches(api);
-      api.create(pod('b'));
-      await delay(1000);
+      api.create(pod('canary', 'b', { cpu: '1' }));
+      await sleep(1000);
       assert.equal(statusPatches(api), before);
     } finally {
       await running?.close();

@@ -1,12 +1,11 @@
 /**
- * Test harness for the nominator against the fake API server: a ledger fed by polling the fake's store (a stand-in
- * for the kube source: full replace of nodes and pods, freshness tracker advanced to the server's RV), client-node
- * clients over a written kubeconfig, and a request-log check that nothing ever binds or touches spec.nodeName.
+ * Test harness for the nominator against the fake API server: a ledger fed from the fake's store (a stand-in for the
+ * kube source: full replace of nodes and pods, freshness tracker advanced to the server's RV), client-node clients
+ * over a written kubeconfig, and a request-log check that nothing ever binds or touches spec.nodeName.
+ * With `{ clock }` the nominators' resync, work-queue delays and TTLs run on that fake clock: `runUntil`/`runFor`
+ * move it, and the ledger follows the server at every step (`feed.follow()`).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { FreshnessTracker } from '../../src/cluster/freshness/freshness-tracker.js';
 import { WrittenResourceVersionGate } from '../../src/cluster/freshness/written-rv-gate.js';
@@ -16,17 +15,20 @@ import type { NodeObject, PodObject } from '../../src/ledger/objects.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
-import { KubeEventRecorder, KubePodStatusClient } from '../../src/nomination/kube-clients.js';
+import { KubeEventRecorder, KubeLeaseClient, KubePodStatusClient } from '../../src/nomination/kube-clients.js';
 import { Nominator, type NominatorDeps } from '../../src/nomination/nominator.js';
 import type { NominationSettings } from '../../src/nomination/reconcile-plan.js';
-import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../support/fake-apiserver/index.js';
+import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
+import type { FakeClock } from '../support/fake-clock.js';
 
 export class LedgerFeed {
   readonly ledger = new ClusterLedger();
-  readonly tracker = new FreshnessTracker({ now: Date.now, stalenessWindowSeconds: 60, kinds: ['Node', 'Pod'] });
-  private timer: NodeJS.Timeout | undefined;
+  readonly tracker: FreshnessTracker;
+  private following = false;
 
-  constructor(private readonly api: FakeApiServer) {}
+  constructor(private readonly api: FakeApiServer, now: () => number = Date.now) {
+    this.tracker = new FreshnessTracker({ now, stalenessWindowSeconds: 60, kinds: ['Node', 'Pod'] });
+  }
 
   sync(): void {
     const rv = this.api.currentResourceVersion();
@@ -36,13 +38,15 @@ export class LedgerFeed {
     this.tracker.recordReplace('Pod', rv);
   }
 
-  startPolling(intervalMs = 10): void {
+  /** Sync now and at every step of the fake clock the harness drives. */
+  follow(): void {
+    this.following = true;
     this.sync();
-    this.timer = setInterval(() => this.sync(), intervalMs);
   }
 
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
+  /** One clock step: the ledger catches up with the server if the test asked it to follow. */
+  step(): void {
+    if (this.following) this.sync();
   }
 }
 
@@ -52,25 +56,38 @@ export interface Harness {
   feed: LedgerFeed;
   metrics: Metrics;
   settings: NominationSettings;
-  clock: { ms: number | undefined };
+  /** The nominators' clock, when the harness was started with one. */
+  clock: FakeClock | undefined;
   nominators: Nominator[];
   makeNominator(overrides?: Partial<NominatorDeps>): Nominator;
+  /** A Lease client whose open calls count as work for `runUntil`/`runFor` (for leader electors on the clock). */
+  leaseClient(): KubeLeaseClient;
+  /** Moves the fake clock until `condition` holds, one timer at a time, each once the nominators are idle. */
+  runUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number): Promise<void>;
+  /** Moves the fake clock through `ms`, firing every timer due in it once the nominators are idle. */
+  runFor(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startHarness(settings: Partial<NominationSettings> = {}): Promise<Harness> {
+export async function startHarness(settings: Partial<NominationSettings> = {}, options: { clock?: FakeClock } = {}): Promise<Harness> {
   const api = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-  const dir = mkdtempSync(join(tmpdir(), 'nominator-'));
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(api.writeKubeconfig(dir));
-  const feed = new LedgerFeed(api);
+  kubeConfig.loadFromFile(api.kubeconfigFile());
+  const { clock } = options;
+  const feed = new LedgerFeed(api, clock ? () => clock.now() : Date.now);
   const metrics = createMetrics();
-  const clock: { ms: number | undefined } = { ms: undefined };
+  // Calls the nominators have open against the API server: none open means they wait on their timers.
+  const calls = { inFlight: 0 };
+  const drive = { idle: () => calls.inFlight === 0, beforeStep: () => feed.step() };
+  const fakeClock = (): FakeClock => {
+    if (!clock) throw new Error('this harness runs on the wall clock: start it with { clock }');
+    return clock;
+  };
   const harness: Harness = {
     api, kubeConfig, feed, metrics, clock, nominators: [],
     settings: { enabled: true, namespaces: ['canary'], priorityClasses: [], ttlSeconds: 60, ...settings },
     makeNominator(overrides = {}) {
-      const nominator = new Nominator({
+      const deps: NominatorDeps = {
         ledger: feed.ledger,
         hasSynced: () => true,
         gate: new WrittenResourceVersionGate({ controller: 'nominator', observer: feed.tracker }),
@@ -81,24 +98,44 @@ export async function startHarness(settings: Partial<NominationSettings> = {}): 
         schedulingOptions: () => DEFAULT_SCHEDULING_OPTIONS,
         logger: silentLogger,
         metrics,
-        now: () => clock.ms ?? Date.now(),
+        ...(clock ? { now: () => clock.now(), timers: clock } : {}),
         resyncIntervalMs: 20,
         standBackMs: 60_000,
         fallbackCooldownMs: 60_000,
         ...overrides,
-      });
+      };
+      const nominator = new Nominator({ ...deps, pods: counted(deps.pods, calls), events: counted(deps.events, calls) });
       harness.nominators.push(nominator);
       return nominator;
     },
+    leaseClient: () => counted(new KubeLeaseClient(kubeConfig), calls),
+    runUntil: (condition, what, timeoutMs = 10_000) => fakeClock().runUntil(condition, what, { ...drive, timeoutMs }),
+    runFor: (ms) => fakeClock().runFor(ms, drive),
     async close() {
       for (const n of harness.nominators) await n.stop();
-      feed.stop();
       assertNeverBinds(api);
       await api.close();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
   return harness;
+}
+
+/** `target` whose promise-returning methods count themselves in `calls.inFlight` until they settle. */
+function counted<T extends object>(target: T, calls: { inFlight: number }): T {
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value: unknown = Reflect.get(object, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = value.apply(object, args);
+        if (!(result instanceof Promise)) return result;
+        calls.inFlight += 1;
+        return result.finally(() => {
+          calls.inFlight -= 1;
+        });
+      };
+    },
+  });
 }
 
 /** No request may bind a pod or write the pod's main resource (where spec.nodeName lives). */
@@ -108,42 +145,6 @@ export function assertNeverBinds(api: FakeApiServer): void {
   );
   assert.deepEqual(offending.map((r) => `${r.method} ${r.path}`), [], 'the nominator never binds nor writes the pod itself');
   assert.equal(api.countRequests({ pathPrefix: '/api/v1/namespaces', test: (i) => i.subresource === 'binding' }), 0);
-}
-
-export function node(name: string, cpu = '4', extra: Partial<NodeObject['spec']> = {}): KubeObject {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { ...extra }, status: { allocatable: { cpu, memory: '8Gi', pods: '110' } } };
-}
-
-export interface PodOptions {
-  namespace?: string;
-  cpu?: string;
-  priority?: number;
-  priorityClassName?: string;
-  nodeName?: string;
-  nominatedNodeName?: string;
-  terminating?: boolean;
-  annotations?: Record<string, string>;
-}
-
-export function pod(name: string, options: PodOptions = {}): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: options.namespace ?? 'canary',
-      uid: `uid-${name}`,
-      ...(options.terminating ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
-      ...(options.annotations ? { annotations: options.annotations } : {}),
-    },
-    spec: {
-      containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: options.cpu ?? '1' } } }],
-      ...(options.priority !== undefined ? { priority: options.priority } : {}),
-      ...(options.priorityClassName ? { priorityClassName: options.priorityClassName } : {}),
-      ...(options.nodeName ? { nodeName: options.nodeName } : {}),
-    },
-    status: { phase: options.nodeName ? 'Running' : 'Pending', ...(options.nominatedNodeName ? { nominatedNodeName: options.nominatedNodeName } : {}) },
-  };
 }
 
 export function nominatedNodeName(api: FakeApiServer, name: string, namespace = 'canary'): string | undefined {
@@ -157,18 +158,6 @@ export function statusPatches(api: FakeApiServer): number {
 
 export function eventReasons(api: FakeApiServer): string[] {
   return api.list('events').map((e) => String(e['reason']));
-}
-
-export async function eventually(check: () => boolean, what: string, timeoutMs = 4000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await delay(10);
-  }
-}
-
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export function counterValue(metrics: Metrics, name: keyof Metrics, labels: Record<string, string>): Promise<number> {

@@ -9,15 +9,16 @@ import type { DirectReadResult } from '../../src/cluster/freshness/direct-reader
 import { WrittenResourceVersionGate } from '../../src/cluster/freshness/written-rv-gate.js';
 import { trimNode, trimPod } from '../../src/cluster/trim.js';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
-import type { NodeObject, PodObject } from '../../src/ledger/objects.js';
+import type { PodObject } from '../../src/ledger/objects.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
 import { KubeApiError } from '../../src/cluster/kube/api-error.js';
 import type { PodStatusClient } from '../../src/nomination/clients.js';
 import { Nominator, type NominatorDeps } from '../../src/nomination/nominator.js';
-import { FakeScheduler } from '../cluster/freshness/fake-scheduler.js';
-import { counterValue, node, pod } from './support.js';
+import { FakeClock } from '../support/fake-clock.js';
+import { counterValue } from './support.js';
+import { node, pod } from '../support/builders.js';
 
 type Patch = (name: string, attempt: number) => Promise<PodObject>;
 
@@ -27,7 +28,7 @@ class PodsDouble implements PodStatusClient {
   maxInFlightPerKey = 0;
   gets = 0;
 
-  constructor(private readonly clock: FakeScheduler, private readonly behaviour: Patch) {}
+  constructor(private readonly clock: FakeClock, private readonly behaviour: Patch) {}
 
   async get(): Promise<PodObject | null> {
     this.gets += 1;
@@ -53,7 +54,7 @@ class PodsDouble implements PodStatusClient {
 }
 
 interface Setup {
-  clock: FakeScheduler;
+  clock: FakeClock;
   ledger: ClusterLedger;
   metrics: Metrics;
   pods: PodsDouble;
@@ -62,10 +63,10 @@ interface Setup {
 }
 
 function setup(names: string[], behaviour: Patch, overrides: Partial<NominatorDeps> = {}): Setup {
-  const clock = new FakeScheduler();
+  const clock = new FakeClock();
   const ledger = new ClusterLedger();
-  ledger.apply({ type: 'replaced', kind: 'Node', objects: [trimNode(node('n1', '64') as unknown as NodeObject)] });
-  const objects = names.map((name) => ({ ...(pod(name) as unknown as PodObject), metadata: { name, namespace: 'canary', uid: `uid-${name}`, resourceVersion: '10' } }));
+  ledger.apply({ type: 'replaced', kind: 'Node', objects: [trimNode(node('n1', { cpu: '64', memory: '8Gi' }))] });
+  const objects = names.map((name) => pod('canary', name, { cpu: '1', uid: `uid-${name}`, rv: '10' }));
   ledger.apply({ type: 'replaced', kind: 'Pod', objects: objects.map((o) => trimPod(o)) });
   const metrics = createMetrics();
   const pods = new PodsDouble(clock, behaviour);
@@ -96,21 +97,13 @@ function setup(names: string[], behaviour: Patch, overrides: Partial<NominatorDe
   return { clock, ledger, metrics, pods, reads, nominator };
 }
 
-/** Advances the fake clock in steps, letting promise chains settle between them. */
-async function run(clock: FakeScheduler, totalMs: number, stepMs = 1): Promise<void> {
-  for (let elapsed = 0; elapsed < totalMs; elapsed += stepMs) {
-    clock.advance(stepMs);
-    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
 const written = (name: string): PodObject => ({ metadata: { name, namespace: 'canary', uid: `uid-${name}`, resourceVersion: '11' } });
 
 describe('nominator worker pool and backoff (injected clock)', () => {
   it('a PATCH that never answers holds one worker and its own key only; every other pod is nominated meanwhile', async () => {
     const s = setup(['a', 'b', 'c', 'd', 'e'], (name) => (name === 'a' ? new Promise<PodObject>(() => {}) : Promise.resolve(written(name))), { workers: 2 });
     s.nominator.start();
-    await run(s.clock, 5000, 50);
+    await s.clock.run(5000, 50);
     const patched = new Set(s.pods.patches.map((p) => p.name));
     assert.deepEqual([...patched].sort(), ['a', 'b', 'c', 'd', 'e'], 'b..e nominated although a never got an answer');
     assert.equal(s.pods.patches.filter((p) => p.name === 'a').length, 1, 'five resyncs later a is still in its first PATCH: never handed to a second worker');
@@ -122,7 +115,7 @@ describe('nominator worker pool and backoff (injected clock)', () => {
   it('a pod answering 409 to every write backs off 5 ms doubling to requeueCapMs; the 1 s resync neither resets nor bypasses it', async () => {
     const s = setup(['war'], () => Promise.reject(new KubeApiError(409, 'PATCH pods/status', { reason: 'Conflict' })), { requeueCapMs: 5000 });
     s.nominator.start();
-    await run(s.clock, 20_000, 5);
+    await s.clock.run(20_000, 5);
     await s.nominator.stop();
     const patches = s.pods.patches.length;
     // One reconcile = the write, one bounded re-read, one retry; then the key backs off.
@@ -142,7 +135,7 @@ describe('nominator worker pool and backoff (injected clock)', () => {
       reader: { read: async () => ({ ok: false, reason: 'breaker_open', message: 'open' }) },
     });
     s.nominator.start();
-    await run(s.clock, 100, 1);
+    await s.clock.run(100, 1);
     await s.nominator.stop();
     assert.ok(s.pods.patches.length <= 6, `one PATCH per backoff step (${s.pods.patches.length} in 100 ms)`);
   });
@@ -153,11 +146,11 @@ describe('nominator worker pool and backoff (injected clock)', () => {
     let gateOn = true;
     const s = setup(['a'], (name) => Promise.resolve(written(name)), { gate: stale, gateEnabled: () => gateOn });
     s.nominator.start();
-    await run(s.clock, 1200, 5);
+    await s.clock.run(1200, 5);
     assert.equal(s.pods.patches.length, 0, 'the cache has not seen our last write: no decision on it');
     assert.ok((await counterValue(s.metrics, 'nominationWrites', { outcome: 'skipped_stale' })) >= 1);
     gateOn = false;
-    await run(s.clock, 6000, 50);
+    await s.clock.run(6000, 50);
     await s.nominator.stop();
     assert.ok(s.pods.patches.length >= 1, 'rollback switch: acts without the gate');
     assert.ok((await counterValue(s.metrics, 'freshnessGateBypassed', { check: 'written_rv_gate' })) >= 1);
@@ -166,12 +159,12 @@ describe('nominator worker pool and backoff (injected clock)', () => {
   it('records pending-to-bound time for pods in scope, labelled nominated or not', async () => {
     const s = setup(['a'], (name) => Promise.resolve(written(name)));
     s.nominator.start();
-    await run(s.clock, 1100, 50);
+    await s.clock.run(1100, 50);
     assert.equal(s.pods.patches.length, 1);
     const cached = s.ledger.podByKey('canary/a')!.object;
     const bound = { ...cached, metadata: { ...cached.metadata, resourceVersion: '12' }, spec: { ...cached.spec, nodeName: 'n1' } };
     s.ledger.apply({ type: 'upsert', kind: 'Pod', object: bound });
-    await run(s.clock, 1100, 50);
+    await s.clock.run(1100, 50);
     await s.nominator.stop();
     const histogram = await s.metrics.nominationPendingToBoundSeconds.get();
     const count = histogram.values.find((v) => String(v.metricName ?? '').endsWith('_count') && v.labels['nominated'] === 'true');

@@ -9,11 +9,17 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMetrics } from '../../src/observability/metrics.js';
 import {
-  freePort, promtool, queryPrometheus, requireTool, startKubeLedger, startPrometheus, waitFor, type RunningProcess,
+  freePort, promtool, queryPrometheus, requireTool, startKubeLedger, startPrometheus, type RunningProcess,
 } from '../support/prometheus.js';
+import { eventuallyValue, type WaitOptions } from '../support/eventually.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const JOB = 'kube-ledger';
+
+/** Queries are HTTP round trips: ask every 250 ms, and show the process's log tail when the wait fails. */
+function patiently(timeoutMs: number, process: () => RunningProcess): WaitOptions {
+  return { timeoutMs, intervalMs: 250, detail: () => `--- logs ---\n${process().logs().slice(-4000)}` };
+}
 
 /** Keeps only the metric families the app registry defines (drops prom-client's default process metrics). */
 function appFamilies(exposition: string, names: Set<string>): string {
@@ -36,10 +42,10 @@ describe('Prometheus scrapes kube-ledger (real prometheus + promtool)', function
     ledgerUrl = `http://127.0.0.1:${ledgerPort}`;
     opsUrl = `http://127.0.0.1:${opsPort}`;
     ledger = startKubeLedger(ledgerPort, opsPort, REPO_ROOT);
-    await waitFor('kube-ledger /readyz', async () => ((await fetch(`${opsUrl}/readyz`)).ok ? true : undefined), 25_000, () => ledger!.logs());
+    await eventuallyValue(async () => (await fetch(`${opsUrl}/readyz`)).ok, (ok) => ok, 'kube-ledger /readyz', patiently(25_000, () => ledger!));
     // Prometheus scrapes the operations port, as the ServiceMonitor does; the verbs go to the extender port.
     prometheus = startPrometheus(await freePort(), JOB, [`127.0.0.1:${opsPort}`]);
-    await waitFor('prometheus /-/ready', async () => ((await fetch(`${prometheus!.url}/-/ready`)).ok ? true : undefined), 15_000, () => prometheus!.logs());
+    await eventuallyValue(async () => (await fetch(`${prometheus!.url}/-/ready`)).ok, (ok) => ok, 'prometheus /-/ready', patiently(15_000, () => prometheus!));
   });
 
   after(async () => {
@@ -59,15 +65,19 @@ describe('Prometheus scrapes kube-ledger (real prometheus + promtool)', function
       });
       await response.arrayBuffer();
     }
-    const up = await waitFor('up{job="kube-ledger"} == 1', async () => {
-      const result = await queryPrometheus(prometheus!.url, `up{job="${JOB}"}`);
-      return result.length === 1 && result[0]?.value[1] === '1' ? result : undefined;
-    }, 20_000, () => prometheus!.logs());
+    const up = await eventuallyValue(
+      () => queryPrometheus(prometheus!.url, `up{job="${JOB}"}`),
+      (result) => result.length === 1 && result[0]?.value[1] === '1',
+      'up{job="kube-ledger"} == 1',
+      patiently(20_000, () => prometheus!),
+    );
     assert.equal(up[0]?.metric.job, JOB);
-    const filters = await waitFor('a scraped filter request counter > 0', async () => {
-      const result = await queryPrometheus(prometheus!.url, `sum(kube_ledger_http_requests_total{job="${JOB}",verb="filter"})`);
-      return Number(result[0]?.value[1] ?? 0) > 0 ? result : undefined;
-    }, 20_000, () => prometheus!.logs());
+    const filters = await eventuallyValue(
+      () => queryPrometheus(prometheus!.url, `sum(kube_ledger_http_requests_total{job="${JOB}",verb="filter"})`),
+      (result) => Number(result[0]?.value[1] ?? 0) > 0,
+      'a scraped filter request counter > 0',
+      patiently(20_000, () => prometheus!),
+    );
     assert.ok(Number(filters[0]?.value[1]) >= 5, `expected at least 5 filter requests, got ${filters[0]?.value[1]}`);
   });
 

@@ -16,7 +16,8 @@ import type { DeviceClassObject, PodObject, ResourceSliceObject } from '../../sr
 import { podEntryFromObject } from '../../src/ledger/pod-entry.js';
 import { assessFit } from '../../src/scheduling/fit.js';
 import { node, pod, schedulingOptions } from '../support/builders.js';
-import { claim, gpuDevice, newLedger, result, slice } from '../ledger/dra/builders.js';
+import { newLedger } from '../ledger/dra/builders.js';
+import { claim, gpuDevice, result, slice } from '../support/dra-builders.js';
 
 const GPU = 'gpu.example.com';
 

@@ -5,19 +5,11 @@ import type { NodeObject, PodObject } from '../../src/ledger/objects.js';
 import { podEntryFromObject } from '../../src/ledger/pod-entry.js';
 import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
 import { invalidation, recommendNode } from '../../src/scheduling/recommend.js';
-import { claim, deviceClass, gpuDevice, slice } from '../ledger/dra/builders.js';
+import { claim, deviceClass, gpuDevice, slice } from '../support/dra-builders.js';
+import { node, pod } from '../support/builders.js';
 
-function node(name: string, cpu: string, spec: NodeObject['spec'] = {}): NodeObject {
-  return { metadata: { name, resourceVersion: '1' }, spec, status: { allocatable: { cpu, memory: '8Gi', pods: '10' } } };
-}
-
-function pod(name: string, cpu: string, extra: Partial<NonNullable<PodObject['spec']>> = {}): PodObject {
-  return {
-    metadata: { name, namespace: 'ns', uid: name, resourceVersion: '1' },
-    spec: { containers: [{ name: 'c', resources: { requests: { cpu } } }], ...extra },
-    status: { phase: extra.nodeName ? 'Running' : 'Pending' },
-  };
-}
+/** Every node's memory and pod slots; the tests differ in cpu. */
+const ROOM = { memory: '8Gi', pods: '10' };
 
 function ledgerWith(nodes: NodeObject[], pods: PodObject[] = []): ClusterLedger {
   const ledger = new ClusterLedger();
@@ -26,34 +18,34 @@ function ledgerWith(nodes: NodeObject[], pods: PodObject[] = []): ClusterLedger 
   return ledger;
 }
 
-const pending = podEntryFromObject(pod('p', '2'));
+const pending = podEntryFromObject(pod('ns', 'p', { cpu: '2' }));
 
 describe('recommendNode', () => {
   it('picks the best-scoring fitting node', () => {
-    const ledger = ledgerWith([node('small', '2'), node('big', '16')], [pod('busy', '1', { nodeName: 'small' })]);
+    const ledger = ledgerWith([node('small', { cpu: '2', ...ROOM }), node('big', { cpu: '16', ...ROOM })], [pod('ns', 'busy', { cpu: '1', node: 'small' })]);
     const result = recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS);
     assert.equal(result.node, 'big');
     assert.ok(result.node !== undefined && result.score >= 0 && result.score <= 10);
   });
 
   it('breaks score ties by node name', () => {
-    const ledger = ledgerWith([node('b', '4'), node('a', '4'), node('c', '4')]);
+    const ledger = ledgerWith([node('b', { cpu: '4', ...ROOM }), node('a', { cpu: '4', ...ROOM }), node('c', { cpu: '4', ...ROOM })]);
     assert.equal(recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS).node, 'a');
   });
 
   it('never recommends a cordoned node or one with a NoSchedule/NoExecute taint (tolerations are not tracked)', () => {
     const ledger = ledgerWith([
-      node('cordoned', '64', { unschedulable: true }),
-      node('no-schedule', '64', { taints: [{ key: 'gpu', effect: 'NoSchedule' }] }),
-      node('no-execute', '64', { taints: [{ key: 'x', effect: 'NoExecute' }] }),
-      node('soft', '4', { taints: [{ key: 'y', effect: 'PreferNoSchedule' }] }),
+      node('cordoned', { cpu: '64', ...ROOM }, { spec: { unschedulable: true } }),
+      node('no-schedule', { cpu: '64', ...ROOM }, { spec: { taints: [{ key: 'gpu', effect: 'NoSchedule' }] } }),
+      node('no-execute', { cpu: '64', ...ROOM }, { spec: { taints: [{ key: 'x', effect: 'NoExecute' }] } }),
+      node('soft', { cpu: '4', ...ROOM }, { spec: { taints: [{ key: 'y', effect: 'PreferNoSchedule' }] } }),
     ]);
     assert.equal(recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS).node, 'soft');
   });
 
   it('never recommends a node whose Node object is unknown', () => {
     // A bound pod references node "ghost": the ledger keeps a placeholder entry for it.
-    const ledger = ledgerWith([node('full', '1')], [pod('runner', '1', { nodeName: 'ghost' })]);
+    const ledger = ledgerWith([node('full', { cpu: '1', ...ROOM })], [pod('ns', 'runner', { cpu: '1', node: 'ghost' })]);
     const result = recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS);
     assert.equal(result.node, undefined);
     assert.match(result.reason, /no eligible node fits/);
@@ -61,21 +53,21 @@ describe('recommendNode', () => {
 
   it('explains why nothing was recommended', () => {
     assert.equal(recommendNode(new ClusterLedger(), pending, DEFAULT_SCHEDULING_OPTIONS).reason, 'no nodes known');
-    const cordoned = ledgerWith([node('c', '8', { unschedulable: true })]);
+    const cordoned = ledgerWith([node('c', { cpu: '8', ...ROOM }, { spec: { unschedulable: true } })]);
     assert.equal(recommendNode(cordoned, pending, DEFAULT_SCHEDULING_OPTIONS).reason, 'every node is cordoned or tainted');
   });
 
   it('respects nominated pods of higher priority holding the node', () => {
-    const holder = pod('holder', '3', { priority: 100 });
+    const holder = pod('ns', 'holder', { cpu: '3', priority: 100 });
     holder.status = { phase: 'Pending', nominatedNodeName: 'only' };
-    const ledger = ledgerWith([node('only', '4')], [holder]);
+    const ledger = ledgerWith([node('only', { cpu: '4', ...ROOM })], [holder]);
     assert.equal(recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS).node, undefined);
   });
 });
 
 describe('invalidation', () => {
   it('names why a target node stopped being valid', () => {
-    const ledger = ledgerWith([node('ok', '4'), node('tiny', '1'), node('tainted', '4', { taints: [{ key: 'k', effect: 'NoExecute' }] })]);
+    const ledger = ledgerWith([node('ok', { cpu: '4', ...ROOM }), node('tiny', { cpu: '1', ...ROOM }), node('tainted', { cpu: '4', ...ROOM }, { spec: { taints: [{ key: 'k', effect: 'NoExecute' }] } })]);
     assert.equal(invalidation(ledger, pending, 'ok', DEFAULT_SCHEDULING_OPTIONS), undefined);
     assert.equal(invalidation(ledger, pending, 'tiny', DEFAULT_SCHEDULING_OPTIONS), 'no_longer_fits');
     assert.equal(invalidation(ledger, pending, 'tainted', DEFAULT_SCHEDULING_OPTIONS), 'node_ineligible');
@@ -85,12 +77,12 @@ describe('invalidation', () => {
   it('never recommends a node without a device of the driver its DRA claim needs, even the emptiest one', () => {
     const dra = new DraLedger({ freshnessWindowMs: 1e12 });
     const ledger = new ClusterLedger({ dra });
-    for (const n of [node('gpu-node', '8'), node('empty-big', '64')]) ledger.apply({ type: 'upsert', kind: 'Node', object: n });
+    for (const n of [node('gpu-node', { cpu: '8', ...ROOM }), node('empty-big', { cpu: '64', ...ROOM })]) ledger.apply({ type: 'upsert', kind: 'Node', object: n });
     ledger.apply({ type: 'upsert', kind: 'DeviceClass', object: deviceClass('gpu.example.com', 'gpu.example.com') });
     ledger.apply({ type: 'upsert', kind: 'ResourceSlice', object: slice('gpu-node-gpus', 'gpu-node', 'gpu.example.com', [gpuDevice('g0')]) });
     ledger.apply({ type: 'upsert', kind: 'ResourceClaim',
       object: claim('ns', 'needs-gpu', 'uid-needs-gpu', { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com' } }] }) });
-    const withClaim = podEntryFromObject({ ...pod('trainer', '1', { resourceClaims: [{ name: 'gpu', resourceClaimName: 'needs-gpu' }] }) });
+    const withClaim = podEntryFromObject({ ...pod('ns', 'trainer', { cpu: '1', spec: { resourceClaims: [{ name: 'gpu', resourceClaimName: 'needs-gpu' }] } }) });
     assert.equal(recommendNode(ledger, withClaim, DEFAULT_SCHEDULING_OPTIONS).node, 'gpu-node');
     assert.equal(recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS).node, 'empty-big', 'a pod without claims still goes to the emptiest');
   });

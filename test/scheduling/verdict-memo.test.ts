@@ -8,7 +8,7 @@ import { DraLedger } from '../../src/ledger/dra/dra-ledger.js';
 import type { ResourceClaimObject } from '../../src/ledger/objects.js';
 import { filter } from '../../src/scheduling/filter.js';
 import { prioritize } from '../../src/scheduling/prioritize.js';
-import { claim, cpuDevice, deviceClass, gpuDevice, result, slice } from '../ledger/dra/builders.js';
+import { claim, cpuDevice, deviceClass, gpuDevice, result, slice } from '../support/dra-builders.js';
 import { ledgerOf, namesArgs, node, pod, podUid, schedulingOptions } from '../support/builders.js';
 
 const CPU = 'cpu.example.com';

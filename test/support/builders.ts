@@ -1,6 +1,8 @@
 /**
- * Small object builders for ledger and scheduling tests: Nodes and Pods in the API server's JSON shape, a ledger fed
- * with them, and extender wire arguments in the exact Go shape (capitalised keys, null for the unused field).
+ * The object builders every test uses: Nodes and Pods in the API server's JSON shape (for the ledger, for snapshot
+ * files, for the fake API server), a ledger fed with them, and extender wire arguments in the exact Go shape
+ * (capitalised keys, null for the unused field). Defaults are the dull case (one container, Running when bound,
+ * Pending otherwise); a test passes every value its assertion depends on. DRA objects: `dra-builders.ts`.
  */
 import { ClusterLedger, type LedgerHooks } from '../../src/ledger/cluster-ledger.js';
 import type { ClusterChange } from '../../src/ledger/changes.js';
@@ -19,6 +21,8 @@ export interface NodeOptions {
   rv?: string;
   labels?: Record<string, string>;
   unschedulable?: boolean;
+  /** Further spec fields (taints, ...). */
+  spec?: NodeObject['spec'];
 }
 
 /**
@@ -41,7 +45,7 @@ export function bareNode(name: string, allocatable: ResourceList, options: NodeO
       ...(options.rv !== undefined ? { resourceVersion: options.rv } : {}),
       ...(options.labels ? { labels: options.labels } : {}),
     },
-    spec: options.unschedulable ? { unschedulable: true } : {},
+    spec: { ...(options.unschedulable ? { unschedulable: true } : {}), ...options.spec },
     status: { allocatable, capacity: allocatable },
   };
 }
@@ -56,6 +60,7 @@ export interface PodOptions {
   /** Replaces the single generated container. */
   containers?: Container[];
   priority?: number;
+  priorityClassName?: string;
   phase?: string;
   /** status.nominatedNodeName. */
   nominated?: string;
@@ -63,20 +68,40 @@ export interface PodOptions {
   terminating?: boolean;
   uid?: string;
   rv?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  /** Pod resource claims (DRA): each named in the generated container and in spec.resourceClaims. */
+  claims?: PodClaim[];
+  /** Further spec fields (affinity, tolerations, overhead, ...), applied last. */
+  spec?: Partial<NonNullable<PodObject['spec']>>;
+  /** Further status fields (containerStatuses, conditions, startTime, ...), applied last. */
+  status?: Partial<NonNullable<PodObject['status']>>;
+}
+
+/** A pod resource claim: `claimName` for an existing ResourceClaim, `template` for a ResourceClaimTemplate. */
+export interface PodClaim {
+  name: string;
+  claimName?: string;
+  template?: string;
 }
 
 export function podUid(namespace: string, name: string): string {
   return `uid-${namespace}-${name}`;
 }
 
-/** A Pod with one container requesting `cpu`/`memory`/`requests`; pending unless `node` is given. */
+/** A Pod with one container `c` requesting `cpu`/`memory`/`requests`; pending unless `node` is given. */
 export function pod(namespace: string, name: string, options: PodOptions = {}): PodObject {
   const requests: ResourceList = {
     ...(options.cpu !== undefined ? { cpu: options.cpu } : {}),
     ...(options.memory !== undefined ? { memory: options.memory } : {}),
     ...options.requests,
   };
-  const containers = options.containers ?? [{ name: 'main', resources: Object.keys(requests).length > 0 ? { requests } : {} }];
+  const claims = options.claims ?? [];
+  const resources = {
+    ...(Object.keys(requests).length > 0 ? { requests } : {}),
+    ...(claims.length > 0 ? { claims: claims.map((c) => ({ name: c.name })) } : {}),
+  };
+  const containers = options.containers ?? [{ name: 'c', resources }];
   const status: NonNullable<PodObject['status']> = { phase: options.phase ?? (options.node ? 'Running' : 'Pending') };
   if (options.nominated !== undefined) status.nominatedNodeName = options.nominated;
   return {
@@ -87,14 +112,27 @@ export function pod(namespace: string, name: string, options: PodOptions = {}): 
       namespace,
       uid: options.uid ?? podUid(namespace, name),
       ...(options.rv !== undefined ? { resourceVersion: options.rv } : {}),
+      ...(options.labels ? { labels: options.labels } : {}),
+      ...(options.annotations ? { annotations: options.annotations } : {}),
       ...(options.terminating ? { deletionTimestamp: '2026-07-20T10:15:00Z' } : {}),
     },
     spec: {
       ...(options.node !== undefined ? { nodeName: options.node } : {}),
       ...(options.priority !== undefined ? { priority: options.priority } : {}),
+      ...(options.priorityClassName !== undefined ? { priorityClassName: options.priorityClassName } : {}),
       containers,
+      ...(claims.length > 0 ? { resourceClaims: claims.map(podResourceClaim) } : {}),
+      ...options.spec,
     },
-    status,
+    status: { ...status, ...options.status },
+  };
+}
+
+function podResourceClaim(claim: PodClaim): NonNullable<NonNullable<PodObject['spec']>['resourceClaims']>[number] {
+  return {
+    name: claim.name,
+    ...(claim.claimName ? { resourceClaimName: claim.claimName } : {}),
+    ...(claim.template ? { resourceClaimTemplateName: claim.template } : {}),
   };
 }
 

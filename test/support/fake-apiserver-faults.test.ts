@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { startFakeApiServer, type FakeApiServer } from './fake-apiserver/index.js';
 import { openRawWatch } from './fake-apiserver/watch-client.js';
-
-function pod(name: string) {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [] } };
-}
+import { sleep } from './eventually.js';
+import { pod } from './builders.js';
 
 async function status(server: FakeApiServer, path: string, init: RequestInit = {}): Promise<number> {
   const res = await fetch(`${server.url}${path}`, init);
@@ -30,9 +28,9 @@ describe('fake apiserver: fault injection', () => {
   it('stallWatches holds events and bookmarks for the stall, then delivers them in order on the same connection', async () => {
     const watch = await openRawWatch(server.url, `/api/v1/pods?watch=1&resourceVersion=${server.currentResourceVersion()}`);
     server.stallWatches('pods', 150);
-    server.create(pod('a'));
-    server.create(pod('b'));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    server.create(pod('default', 'a'));
+    server.create(pod('default', 'b'));
+    await sleep(50);
     assert.equal(watch.events.length, 0, 'nothing arrives while stalled');
     await watch.waitFor((e) => e.object.metadata?.name === 'b');
     assert.deepEqual(watch.events.map((e) => e.object.metadata?.name), ['a', 'b']);
@@ -52,7 +50,7 @@ describe('fake apiserver: fault injection', () => {
     nodes.close();
     server.always410('pods', false);
     const healed = await openRawWatch(server.url, `/api/v1/pods?watch=1&resourceVersion=${rv}`);
-    server.create(pod('a'));
+    server.create(pod('default', 'a'));
     assert.equal((await healed.waitFor(() => true)).type, 'ADDED');
     healed.close();
   });
@@ -90,7 +88,7 @@ describe('fake apiserver: fault injection', () => {
   });
 
   it('conflictNext makes the next matching writes fail with 409 Conflict even with a current RV', async () => {
-    const created = server.create(pod('a'));
+    const created = server.create(pod('default', 'a'));
     server.conflictNext(2, { resource: 'pods', subresource: 'status' });
     const patch = () => fetch(`${server.url}/api/v1/namespaces/default/pods/a/status`, {
       method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' },
@@ -127,14 +125,14 @@ describe('fake apiserver: fault injection', () => {
   });
 
   it('blackHole reads matching requests and never answers them, while other requests are served; lifting it serves new ones', async () => {
-    server.create(pod('a'));
+    server.create(pod('default', 'a'));
     const lift = server.blackHole({ verb: 'patch', resource: 'pods' });
     const controller = new AbortController();
     const hung = fetch(`${server.url}/api/v1/namespaces/default/pods/a/status`, {
       method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: '{"status":{"nominatedNodeName":"n1"}}', signal: controller.signal,
     }).then(() => 'answered', () => 'aborted');
     assert.equal(await status(server, '/api/v1/namespaces/default/pods/a'), 200, 'a GET is served meanwhile');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     assert.equal(server.requests({ verb: 'patch' })[0]?.fault, 'blackHole');
     controller.abort();
     assert.equal(await hung, 'aborted', 'only the client giving up ends it');
@@ -145,7 +143,7 @@ describe('fake apiserver: fault injection', () => {
   });
 
   it('conflictForever answers 409 to every matching write until lifted', async () => {
-    server.create(pod('a'));
+    server.create(pod('default', 'a'));
     const lift = server.conflictForever({ verb: 'patch', resource: 'pods' });
     const patch = () => status(server, '/api/v1/namespaces/default/pods/a/status', {
       method: 'PATCH', headers: { 'Content-Type': 'application/merge-patch+json' }, body: '{"status":{"nominatedNodeName":"n1"}}',
@@ -156,8 +154,8 @@ describe('fake apiserver: fault injection', () => {
   });
 
   it('a quorum list with limit=1 returns the current resourceVersion, whichever resource moved it last', async () => {
-    server.create(pod('a'));
-    server.create(pod('b'));
+    server.create(pod('default', 'a'));
+    server.create(pod('default', 'b'));
     server.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
     const res = await fetch(`${server.url}/api/v1/pods?limit=1`);
     const body = (await res.json()) as { metadata: { resourceVersion: string; continue?: string }; items: unknown[] };
@@ -170,13 +168,13 @@ describe('fake apiserver: fault injection', () => {
     const watch = await openRawWatch(server.url, `/api/v1/pods?watch=1&resourceVersion=${server.currentResourceVersion()}`);
     server.slowWatches('pods', 120);
     const started = Date.now();
-    server.create(pod('a'));
-    server.create(pod('b'));
+    server.create(pod('default', 'a'));
+    server.create(pod('default', 'b'));
     await watch.waitFor((e) => e.object.metadata?.name === 'b');
     assert.ok(Date.now() - started >= 100, 'delivered late');
     assert.deepEqual(watch.events.map((e) => e.object.metadata?.name), ['a', 'b']);
     server.slowWatches('pods', 0);
-    server.create(pod('c'));
+    server.create(pod('default', 'c'));
     await watch.waitFor((e) => e.object.metadata?.name === 'c');
     watch.close();
   });

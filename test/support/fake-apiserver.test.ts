@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from './fake-apiserver/index.js';
 import { openRawWatch } from './fake-apiserver/watch-client.js';
+import { pod } from './builders.js';
 
 interface Reply { status: number; body: any; headers: Headers }
 
@@ -12,15 +13,6 @@ async function call(server: FakeApiServer, method: string, path: string, body?: 
   return { status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text, headers: res.headers };
 }
 
-function pod(name: string, extra: { namespace?: string; nodeName?: string; phase?: string; labels?: Record<string, string> } = {}) {
-  return {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name, namespace: extra.namespace ?? 'default', ...(extra.labels ? { labels: extra.labels } : {}) },
-    spec: { containers: [{ name: 'c', image: 'busybox' }], ...(extra.nodeName ? { nodeName: extra.nodeName } : {}) },
-    status: { phase: extra.phase ?? 'Pending' },
-  };
-}
-
 describe('fake apiserver: objects, lists and resource versions', () => {
   let server: FakeApiServer;
   const start = async (options: FakeApiServerOptions = {}) => { server = await startFakeApiServer(options); };
@@ -29,14 +21,14 @@ describe('fake apiserver: objects, lists and resource versions', () => {
   it('starts resourceVersions beyond 2^53 and advances them by one decimal step per write', async () => {
     await start();
     assert.equal(server.currentResourceVersion(), '9007199254740993');
-    const created = server.create(pod('a'));
+    const created = server.create(pod('default', 'a'));
     assert.equal(created.metadata?.resourceVersion, '9007199254740994');
     server.update({ ...created, metadata: { ...created.metadata, labels: { x: 'y' } } });
     assert.equal(server.currentResourceVersion(), '9007199254740995');
   });
 
   it('lists as a typed List whose items omit kind/apiVersion, per namespace or across namespaces', async () => {
-    await start({ objects: [pod('a'), pod('b', { namespace: 'other' }), { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }] });
+    await start({ objects: [pod('default', 'a'), pod('other', 'b'), { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }] });
     const all = await call(server, 'GET', '/api/v1/pods');
     assert.equal(all.status, 200);
     assert.equal(all.body.kind, 'PodList');
@@ -53,12 +45,12 @@ describe('fake apiserver: objects, lists and resource versions', () => {
 
   it('paginates over one snapshot: pages ignore writes made between them and share the snapshot RV', async () => {
     await start();
-    for (const name of ['p1', 'p2', 'p3', 'p4', 'p5']) server.create(pod(name));
+    for (const name of ['p1', 'p2', 'p3', 'p4', 'p5']) server.create(pod('default', name));
     const first = await call(server, 'GET', '/api/v1/namespaces/default/pods?limit=2');
     assert.deepEqual(first.body.items.map((p: any) => p.metadata.name), ['p1', 'p2']);
     assert.equal(first.body.metadata.remainingItemCount, 3);
     server.remove('pods', 'default', 'p3');
-    server.create(pod('p35'));
+    server.create(pod('default', 'p35'));
     const token = encodeURIComponent(first.body.metadata.continue);
     const second = await call(server, 'GET', `/api/v1/namespaces/default/pods?limit=2&continue=${token}`);
     assert.deepEqual(second.body.items.map((p: any) => p.metadata.name), ['p3', 'p4']);
@@ -70,9 +62,9 @@ describe('fake apiserver: objects, lists and resource versions', () => {
 
   it('answers an expired continue token with 410 Expired and an inconsistent continue token', async () => {
     await start();
-    for (const name of ['p1', 'p2', 'p3']) server.create(pod(name));
+    for (const name of ['p1', 'p2', 'p3']) server.create(pod('default', name));
     const first = await call(server, 'GET', '/api/v1/pods?limit=1');
-    server.create(pod('p4'));
+    server.create(pod('default', 'p4'));
     server.compactHistory('pods');
     const expired = await call(server, 'GET', `/api/v1/pods?limit=1&continue=${encodeURIComponent(first.body.metadata.continue)}`);
     assert.equal(expired.status, 410);
@@ -84,9 +76,9 @@ describe('fake apiserver: objects, lists and resource versions', () => {
 
   it('filters lists by label selector and by spec.nodeName, status.phase, metadata.name field selectors', async () => {
     await start({ objects: [
-      pod('a', { nodeName: 'n1', phase: 'Running', labels: { app: 'web', tier: 'x' } }),
-      pod('b', { nodeName: 'n2', phase: 'Running', labels: { app: 'db' } }),
-      pod('c', { phase: 'Pending' }),
+      pod('default', 'a', { node: 'n1', phase: 'Running', labels: { app: 'web', tier: 'x' } }),
+      pod('default', 'b', { node: 'n2', phase: 'Running', labels: { app: 'db' } }),
+      pod('default', 'c', { phase: 'Pending' }),
     ] });
     const names = async (query: string) => (await call(server, 'GET', `/api/v1/pods?${query}`)).body.items.map((p: any) => p.metadata.name);
     assert.deepEqual(await names('labelSelector=app%3Dweb'), ['a']);
@@ -101,9 +93,9 @@ describe('fake apiserver: objects, lists and resource versions', () => {
 
   it('serves resourceVersionMatch=Exact from history and answers 504 for a future resourceVersion', async () => {
     await start({ tooLargeResourceVersionWaitMs: 20 });
-    server.create(pod('a'));
+    server.create(pod('default', 'a'));
     const then = server.currentResourceVersion();
-    server.create(pod('b'));
+    server.create(pod('default', 'b'));
     const exact = await call(server, 'GET', `/api/v1/pods?resourceVersion=${then}&resourceVersionMatch=Exact`);
     assert.deepEqual(exact.body.items.map((p: any) => p.metadata.name), ['a']);
     assert.equal(exact.body.metadata.resourceVersion, then);
@@ -149,18 +141,18 @@ describe('fake apiserver: writes', () => {
   afterEach(async () => server.close());
 
   it('creates with 201, refuses a duplicate with 409 AlreadyExists, and sets uid/creationTimestamp/RV', async () => {
-    const created = await call(server, 'POST', '/api/v1/namespaces/default/pods', pod('a'));
+    const created = await call(server, 'POST', '/api/v1/namespaces/default/pods', pod('default', 'a'));
     assert.equal(created.status, 201);
     assert.match(created.body.metadata.uid, /^[0-9a-f-]{36}$/);
     assert.match(created.body.metadata.creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.equal(created.body.metadata.resourceVersion, server.currentResourceVersion());
-    const again = await call(server, 'POST', '/api/v1/namespaces/default/pods', pod('a'));
+    const again = await call(server, 'POST', '/api/v1/namespaces/default/pods', pod('default', 'a'));
     assert.equal(again.status, 409);
     assert.equal(again.body.reason, 'AlreadyExists');
   });
 
   it('updates with PUT under an RV precondition: stale RV is a 409 Conflict Status, and status is ignored', async () => {
-    const created = server.create(pod('a'));
+    const created = server.create(pod('default', 'a'));
     const stale = await call(server, 'PUT', '/api/v1/namespaces/default/pods/a', { ...created, metadata: { ...created.metadata, resourceVersion: '9007199254740993' } });
     assert.equal(stale.status, 409);
     assert.deepEqual({ kind: stale.body.kind, reason: stale.body.reason, code: stale.body.code }, { kind: 'Status', reason: 'Conflict', code: 409 });
@@ -171,7 +163,7 @@ describe('fake apiserver: writes', () => {
   });
 
   it('patches pods/status: a stale metadata.resourceVersion is 409, the current one succeeds and emits MODIFIED', async () => {
-    const created = server.create(pod('a'));
+    const created = server.create(pod('default', 'a'));
     const watch = await openRawWatch(server.url, `/api/v1/namespaces/default/pods?watch=1&resourceVersion=${server.currentResourceVersion()}`);
     const stale = await call(server, 'PATCH', '/api/v1/namespaces/default/pods/a/status', { metadata: { resourceVersion: '9007199254740993' }, status: { nominatedNodeName: 'n1' } }, 'application/merge-patch+json');
     assert.equal(stale.status, 409);
@@ -203,7 +195,7 @@ describe('fake apiserver: writes', () => {
   });
 
   it('merges strategic patches of status.conditions by type and does not bump the RV for a no-op patch', async () => {
-    server.create({ ...pod('a'), status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }, { type: 'PodScheduled', status: 'False' }] } });
+    server.create({ ...pod('default', 'a'), status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }, { type: 'PodScheduled', status: 'False' }] } });
     const patch = { status: { conditions: [{ type: 'PodScheduled', status: 'True' }] } };
     const first = await call(server, 'PATCH', '/api/v1/namespaces/default/pods/a/status', patch, 'application/strategic-merge-patch+json');
     assert.deepEqual(first.body.status.conditions, [{ type: 'Ready', status: 'False' }, { type: 'PodScheduled', status: 'True' }]);
@@ -213,7 +205,7 @@ describe('fake apiserver: writes', () => {
   });
 
   it('forbids moving spec.nodeName by update, deletes with DELETED and honours delete preconditions', async () => {
-    server.create(pod('a', { nodeName: 'n1' }));
+    server.create(pod('default', 'a', { node: 'n1', phase: 'Pending' }));
     const move = await call(server, 'PATCH', '/api/v1/namespaces/default/pods/a', { spec: { nodeName: 'n2' } }, 'application/merge-patch+json');
     assert.equal(move.status, 422);
     const watch = await openRawWatch(server.url, `/api/v1/pods?watch=true&resourceVersion=${server.currentResourceVersion()}`);
@@ -228,7 +220,7 @@ describe('fake apiserver: writes', () => {
   });
 
   it('binds through pods/binding (recorded in the log), then refuses a second binding', async () => {
-    server.create({ ...pod('a'), status: { phase: 'Pending', nominatedNodeName: 'n1' } });
+    server.create({ ...pod('default', 'a'), status: { phase: 'Pending', nominatedNodeName: 'n1' } });
     const bound = await call(server, 'POST', '/api/v1/namespaces/default/pods/a/binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'a' }, target: { kind: 'Node', name: 'n1' } });
     assert.equal(bound.status, 201);
     const stored = server.get('pods', 'default', 'a') as any;
@@ -252,7 +244,7 @@ describe('fake apiserver: writes', () => {
   });
 
   it('records requests without the token: method, path, query, body and that a bearer token was sent', async () => {
-    server.create(pod('a'));
+    server.create(pod('default', 'a'));
     await call(server, 'PATCH', '/api/v1/namespaces/default/pods/a/status?fieldManager=x', { status: { phase: 'Running' } }, 'application/merge-patch+json');
     const [entry] = server.requests({ verb: 'patch', resource: 'pods', subresource: 'status' });
     assert.ok(entry);

@@ -27,21 +27,6 @@ export function promtool(args: string[], input?: string): ToolResult {
 
 export { freePort } from './child-process.js';
 
-export async function waitFor<T>(what: string, attempt: () => Promise<T | undefined>, timeoutMs: number, logs?: () => string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await attempt();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}${logs ? `\n--- logs ---\n${logs().slice(-4000)}` : ''}`);
-}
-
 export interface RunningProcess {
   process: ChildProcess;
   logs(): string;

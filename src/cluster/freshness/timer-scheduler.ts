@@ -1,6 +1,7 @@
 /**
- * The clock and timers a freshness decision waits on, injected so tests drive time (test/cluster/freshness/
- * fake-scheduler.ts). Used by the consistent-read proof's wait and by the nominator's work queue.
+ * The clock and timers a freshness decision waits on, injected so tests drive time (test/support/fake-clock.ts).
+ * Used by the consistent-read proof's wait, the nominator's resync and work queue, the leader elector's retry, and
+ * (when given) the reflectors' backoff sleeps and stall timers.
  */
 
 export interface TimerScheduler {

@@ -2,6 +2,7 @@
  * Capped exponential backoff with jitter, and a sleep that an AbortSignal cuts short. Reflectors use one for watch
  * restarts and one for relists so neither failure mode can turn into a tight loop against the API server.
  */
+import type { TimerScheduler } from '../freshness/timer-scheduler.js';
 
 export interface BackoffOptions {
   initialMs: number;
@@ -30,16 +31,23 @@ export class Backoff {
   }
 }
 
-/** Resolves after `ms`, or early (without throwing) when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms` (on `timers` when given, tests' fake clock), or early (without throwing) when `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal, timers?: TimerScheduler): Promise<void> {
   if (signal.aborted || ms <= 0) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
-      clearTimeout(timer);
+      cancel();
       signal.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const cancel = startTimer(done, ms, timers);
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** Runs `callback` after `ms` on `timers`, or on a plain (ref'd) setTimeout without them; returns the cancel. */
+export function startTimer(callback: () => void, ms: number, timers?: TimerScheduler): () => void {
+  if (timers) return timers.setTimer(callback, ms);
+  const handle = setTimeout(callback, ms);
+  return () => clearTimeout(handle);
 }

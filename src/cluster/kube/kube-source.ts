@@ -7,6 +7,7 @@ import type { ClusterSink } from '../../ledger/changes.js';
 import type { ClusterObjectKind } from '../../ledger/objects.js';
 import type { Logger } from '../../observability/logger.js';
 import type { FreshnessTracker } from '../freshness/freshness-tracker.js';
+import type { TimerScheduler } from '../freshness/timer-scheduler.js';
 import type { ClusterSource, FreshnessReport } from '../source.js';
 import type { KubeApiClient } from './api-client.js';
 import { Reflector, type ReflectorMetrics, type ReflectorTuning } from './reflector.js';
@@ -21,6 +22,8 @@ export interface KubeSourceOptions {
   tuning?: Partial<ReflectorTuning>;
   /** How often the freshness gauges (last event age, synced) are refreshed; default 5 s. */
   gaugeIntervalMs?: number;
+  /** The reflectors' backoff and stall timers (tests inject a fake clock); real timers without it. */
+  timers?: TimerScheduler;
 }
 
 export class KubeSource implements ClusterSource {
@@ -41,6 +44,7 @@ export class KubeSource implements ClusterSource {
         logger: this.options.logger.child({ resource: resource.kind }),
         ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
         ...(this.options.tuning ? { tuning: this.options.tuning } : {}),
+        ...(this.options.timers ? { timers: this.options.timers } : {}),
       });
       this.reflectors.set(resource.kind, reflector);
       reflector.start();

@@ -19,9 +19,10 @@ import { objectKey, type ClusterObject, type ObjectMeta } from '../../ledger/obj
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { FreshnessTracker } from '../freshness/freshness-tracker.js';
+import type { TimerScheduler } from '../freshness/timer-scheduler.js';
 import type { KubeApiClient } from './api-client.js';
 import { isApiError, type KubeApiError } from './api-error.js';
-import { Backoff, sleep, type BackoffOptions } from './backoff.js';
+import { Backoff, sleep, startTimer, type BackoffOptions } from './backoff.js';
 import { JsonLineError } from './json-lines.js';
 import type { KubeResource } from './resources.js';
 
@@ -66,6 +67,8 @@ export interface ReflectorDeps {
   metrics?: ReflectorMetrics;
   tuning?: Partial<ReflectorTuning>;
   random?: () => number;
+  /** Backoff sleeps and the stall timer (tests inject a fake clock); plain setTimeout without it. */
+  timers?: TimerScheduler;
 }
 
 type ErrorKind = 'list_failed' | 'list_page_expired' | 'watch_failed' | 'watch_expired' | 'watch_stalled' | 'watch_error_event' | 'api_missing' | 'bad_event';
@@ -139,7 +142,7 @@ export class Reflector {
       if (!(await this.listUntilDone(signal))) return;
       await this.watchUntilExpired(signal);
       // One relist per 410, after a growing delay: an always-410 server gets a few lists, not thousands.
-      await sleep(this.relistBackoff.next(), signal);
+      await sleep(this.relistBackoff.next(), signal, this.deps.timers);
     }
   }
 
@@ -149,11 +152,11 @@ export class Reflector {
       try {
         const listed = await this.listAndReplace(signal);
         if (listed) return true;
-        await sleep(this.tuning.missingApiRetryMs, signal);
+        await sleep(this.tuning.missingApiRetryMs, signal, this.deps.timers);
       } catch (err) {
         if (signal.aborted) return false;
         this.countError('list_failed', err);
-        await sleep(this.watchBackoff.next(), signal);
+        await sleep(this.watchBackoff.next(), signal, this.deps.timers);
       }
     }
     return false;
@@ -225,7 +228,7 @@ export class Reflector {
         this.countError(outcome.error, outcome.message);
         this.deps.metrics?.informerRestarts.inc(this.label);
       }
-      await sleep(this.watchBackoff.next(), signal);
+      await sleep(this.watchBackoff.next(), signal, this.deps.timers);
     }
   }
 
@@ -237,13 +240,13 @@ export class Reflector {
     signal.addEventListener('abort', onStop, { once: true });
     const stallMs = Math.min(timeoutSeconds * 1000 + this.tuning.stallGraceMs, this.tuning.watchIdleTimeoutMs);
     let stalled = false;
-    let stallTimer: NodeJS.Timeout | undefined;
+    let cancelStallTimer = (): void => {};
     const armStallTimer = (): void => {
-      clearTimeout(stallTimer);
-      stallTimer = setTimeout(() => {
+      cancelStallTimer();
+      cancelStallTimer = startTimer(() => {
         stalled = true;
         stream.abort();
-      }, stallMs);
+      }, stallMs, this.deps.timers);
     };
     let events = 0;
     try {
@@ -264,7 +267,7 @@ export class Reflector {
       return { kind: 'failed', error: err instanceof JsonLineError ? 'bad_event' : 'watch_failed', message: messageOf(err) };
     } finally {
       this.deps.tracker.recordWatchState?.(this.deps.resource.kind, 'disconnected');
-      clearTimeout(stallTimer);
+      cancelStallTimer();
       signal.removeEventListener('abort', onStop);
       stream.abort();
     }

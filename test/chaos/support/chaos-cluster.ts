@@ -3,34 +3,19 @@
  * shape), with the answers the extender must give to them.
  */
 import assert from 'node:assert/strict';
-
-function node(name: string, cpu: string, memory: string) {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: '10', labels: { zone: 'a' } },
-    status: { allocatable: { cpu, memory, pods: '110', 'example.com/gpu': '2' } } };
-}
-
-function pod(name: string, o: { node?: string; cpu: string; uid: string; priority: number }) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'default', uid: o.uid, resourceVersion: '20' },
-    spec: { ...(o.node ? { nodeName: o.node } : {}), priority: o.priority,
-      containers: [{ name: 'c', resources: { requests: { cpu: o.cpu, memory: '64Mi' } } }] },
-    status: { phase: o.node ? 'Running' : 'Pending' },
-  };
-}
+import { node, pod } from '../../support/builders.js';
 
 export const CHAOS_CLUSTER = {
   apiVersion: 'v1',
   kind: 'List',
   items: [
-    node('big', '8', '32Gi'),
-    node('small', '2', '4Gi'),
-    node('full', '4', '8Gi'),
-    pod('filler', { node: 'full', cpu: '3500m', uid: 'u-filler', priority: 0 }),
-    pod('low-a', { node: 'small', cpu: '1', uid: 'u-low-a', priority: 0 }),
-    pod('low-b', { node: 'small', cpu: '500m', uid: 'u-low-b', priority: 10 }),
-    pod('pending', { cpu: '1500m', uid: 'u-pending', priority: 100 }),
+    node('big', { cpu: '8', memory: '32Gi', 'example.com/gpu': '2' }, { rv: '10', labels: { zone: 'a' } }),
+    node('small', { cpu: '2', memory: '4Gi', 'example.com/gpu': '2' }, { rv: '10', labels: { zone: 'a' } }),
+    node('full', { cpu: '4', memory: '8Gi', 'example.com/gpu': '2' }, { rv: '10', labels: { zone: 'a' } }),
+    pod('default', 'filler', { node: 'full', cpu: '3500m', uid: 'u-filler', priority: 0, memory: '64Mi', rv: '20' }),
+    pod('default', 'low-a', { node: 'small', cpu: '1', uid: 'u-low-a', priority: 0, memory: '64Mi', rv: '20' }),
+    pod('default', 'low-b', { node: 'small', cpu: '500m', uid: 'u-low-b', priority: 10, memory: '64Mi', rv: '20' }),
+    pod('default', 'pending', { cpu: '1500m', uid: 'u-pending', priority: 100, memory: '64Mi', rv: '20' }),
   ],
 };
 
@@ -49,7 +34,7 @@ export const WIRE_POD = {
 };
 
 const WIRE_NODES = CHAOS_CLUSTER.items.filter((item) => item.kind === 'Node');
-const VICTIM_PODS = CHAOS_CLUSTER.items.filter((item) => item.kind === 'Pod' && item.metadata.name.startsWith('low-'));
+const VICTIM_PODS = CHAOS_CLUSTER.items.filter((item) => item.kind === 'Pod' && item.metadata.name?.startsWith('low-'));
 
 export type Verb = 'filter' | 'prioritize' | 'preempt';
 export const VERBS: readonly Verb[] = ['filter', 'prioritize', 'preempt'];

@@ -5,37 +5,19 @@
  */
 import { createRandom, type Random } from '../../bench/prng.js';
 import type { FakeApiServer, KubeObject } from '../../support/fake-apiserver/index.js';
+import { sleep } from '../../support/eventually.js';
+import { node, pod } from '../../support/builders.js';
 
 export const CANARY = 'canary';
 export const OTHER = 'default';
 
-export function nodeObject(name: string, cpu = '8'): KubeObject {
-  return {
-    apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } },
-    spec: {}, status: { allocatable: { cpu, memory: '32Gi', pods: '110' } },
-  };
-}
-
-export function podObject(name: string, o: { namespace?: string; cpu?: string; node?: string; priority?: number } = {}): KubeObject {
-  return {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name, namespace: o.namespace ?? CANARY, uid: `uid-${o.namespace ?? CANARY}-${name}` },
-    spec: {
-      containers: [{ name: 'c', image: 'registry.example/app:1', resources: { requests: { cpu: o.cpu ?? '500m', memory: '256Mi' } } }],
-      ...(o.priority !== undefined ? { priority: o.priority } : {}),
-      ...(o.node ? { nodeName: o.node } : {}),
-    },
-    status: { phase: o.node ? 'Running' : 'Pending' },
-  };
-}
-
 /** A small cluster: `nodes` nodes, a few bound pods on each, `pending` pending pods in the canary namespace. */
 export function seedCluster(api: FakeApiServer, nodes = 5, pending = 8): void {
   for (let i = 0; i < nodes; i++) {
-    api.create(nodeObject(`node-${i}`));
-    for (let j = 0; j < 2; j++) api.create(podObject(`bound-${i}-${j}`, { namespace: OTHER, node: `node-${i}`, cpu: '1' }));
+    api.create(node(`node-${i}`, { cpu: '8', memory: '32Gi' }));
+    for (let j = 0; j < 2; j++) api.create(pod(OTHER, `bound-${i}-${j}`, { node: `node-${i}`, cpu: '1', memory: '256Mi' }));
   }
-  for (let i = 0; i < pending; i++) api.create(podObject(`pending-${i}`));
+  for (let i = 0; i < pending; i++) api.create(pod(CANARY, `pending-${i}`, { cpu: '500m', memory: '256Mi' }));
 }
 
 type Change = 'pod_created' | 'pod_bound' | 'pod_finished' | 'pod_deleted' | 'node_added' | 'node_resized' | 'node_cordoned' | 'node_deleted' | 'foreign_nomination';
@@ -58,7 +40,7 @@ export class ClusterChurn {
   async run(steps: number, intervalMs: number): Promise<void> {
     for (let i = 0; i < steps; i++) {
       this.step();
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+      await sleep(intervalMs);
     }
   }
 
@@ -66,7 +48,7 @@ export class ClusterChurn {
   async runUntil(until: () => boolean, intervalMs: number): Promise<void> {
     while (!until()) {
       this.step();
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+      await sleep(intervalMs);
     }
   }
 
@@ -105,7 +87,7 @@ export class ClusterChurn {
 
   private createPod(): void {
     const namespace = this.random.chance(0.7) ? CANARY : OTHER;
-    this.api.create(podObject(`${this.label}-${++this.serial}`, { namespace, cpu: `${this.random.int(1, 20) * 100}m` }));
+    this.api.create(pod(namespace, `${this.label}-${++this.serial}`, { cpu: `${this.random.int(1, 20) * 100}m`, memory: '256Mi' }));
     this.count('pod_created');
   }
 
@@ -137,7 +119,7 @@ export class ClusterChurn {
   }
 
   private addNode(): void {
-    this.api.create(nodeObject(`${this.label}-node-${++this.serial}`, String(this.random.int(2, 16))));
+    this.api.create(node(`${this.label}-node-${++this.serial}`, { cpu: String(this.random.int(2, 16)), memory: '32Gi' }));
     this.count('node_added');
   }
 

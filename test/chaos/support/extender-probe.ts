@@ -3,6 +3,7 @@
  * fault is on, and counts the answers by status, so a test can say "every request was answered, ready throughout".
  */
 import type { FakeApiServer } from '../../support/fake-apiserver/index.js';
+import { sleep } from '../../support/eventually.js';
 
 export interface ProbeCounts {
   readyz: Record<string, number>;
@@ -60,7 +61,7 @@ export class ExtenderProbe {
       ]);
       bump(this.counts.readyz, ready);
       bump(this.counts.filter, filter);
-      await new Promise((resolve) => setTimeout(resolve, this.intervalMs));
+      await sleep(this.intervalMs);
     }
   }
 }

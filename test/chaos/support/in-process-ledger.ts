@@ -92,19 +92,6 @@ export async function startInProcessLedger(options: InProcessOptions = {}): Prom
   };
 }
 
-export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-  return Date.now() - started;
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 export async function isReady(opsBaseUrl: string): Promise<boolean> {
   try {
     const response = await fetch(`${opsBaseUrl}/readyz`, { signal: AbortSignal.timeout(2000) });

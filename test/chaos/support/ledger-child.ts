@@ -8,6 +8,7 @@ import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from '../../bench/child-processes.js';
 import { freePort, stopper } from '../../support/child-process.js';
+import { sleep } from '../../support/eventually.js';
 
 export const HOST = '127.0.0.1';
 
@@ -42,8 +43,6 @@ export interface ChildMemory {
   rssBytes: number;
   heapUsedBytes: number;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitReady(child: LedgerChild, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort, REPO_ROOT } from '../../bench/child-processes.js';
+import { sleep } from '../../support/eventually.js';
 
 export interface LedgerProcessOptions {
   kubeconfig: string;
@@ -93,7 +94,7 @@ export class LedgerProcess {
       if (status === 200) return { lastNotReadyAt, readyAt: performance.now() };
       lastNotReadyAt = askedAt;
       if (Date.now() > deadline) throw new Error(`${this.name} not ready after ${timeoutMs} ms:\n${this.output.slice(-3000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      await sleep(25);
     }
   }
 

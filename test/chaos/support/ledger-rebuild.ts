@@ -11,6 +11,7 @@ import { DraLedger } from '../../../src/ledger/dra/dra-ledger.js';
 import { exportLedger } from '../../../src/ledger/ledger-export.js';
 import type { ClusterObject } from '../../../src/ledger/objects.js';
 import type { FakeApiServer } from '../../support/fake-apiserver/index.js';
+import { sleep } from '../../support/eventually.js';
 
 const FAKE_RESOURCE_OF_KIND: Record<string, string> = {
   Node: 'nodes',
@@ -58,7 +59,7 @@ export async function awaitConvergence(baseUrl: string, api: FakeApiServer, conf
     } catch (err) {
       last = { served: String(err), rebuilt: undefined };
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   throw new Error(`the served ledger did not converge to the rebuilt one within ${timeoutMs} ms: ${describeDifference(last)}`);
 }

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { proveCacheCurrent, waitUntilObserved, type QuorumRead } from '../../../src/cluster/freshness/consistent-read-proof.js';
 import { FreshnessTracker } from '../../../src/cluster/freshness/freshness-tracker.js';
 import { RequeueQueue } from '../../../src/nomination/requeue-queue.js';
-import { FakeScheduler } from './fake-scheduler.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 const BIG = '9007199254740993'; // 2^53 + 1: a JS number would round it
 
 function setup(quorum: QuorumRead, waitMs = 500) {
-  const clock = new FakeScheduler();
+  const clock = new FakeClock();
   const tracker = new FreshnessTracker({ now: () => clock.now(), stalenessWindowSeconds: 30, kinds: ['Pod'], bookmarkGraceSeconds: 10 });
   const deps = { tracker, timers: clock, waitMs: () => waitMs, quorumResourceVersion: async () => quorum };
   return { clock, tracker, deps };
@@ -66,7 +66,7 @@ describe('consistent-read proof', () => {
   });
 
   it('waitUntilObserved ignores advances of other resources', async () => {
-    const clock = new FakeScheduler();
+    const clock = new FakeClock();
     const tracker = new FreshnessTracker({ now: () => clock.now(), stalenessWindowSeconds: 30, kinds: ['Pod', 'Node'] });
     tracker.recordReplace('Pod', '5');
     const waiting = waitUntilObserved({ tracker, timers: clock }, 'Pod', '10', 100);
@@ -78,7 +78,7 @@ describe('consistent-read proof', () => {
 
 describe('watch-health-aware lag', () => {
   it('a quiet resource on a connected watch does not lag within the bookmark grace; a silent one lags by the excess', () => {
-    const clock = new FakeScheduler();
+    const clock = new FakeClock();
     const tracker = new FreshnessTracker({ now: () => clock.now(), stalenessWindowSeconds: 5, kinds: ['Pod'], bookmarkGraceSeconds: 10 });
     assert.equal(tracker.lagSeconds('Pod'), undefined, 'no lag before the first list (unsynced)');
     tracker.recordReplace('Pod', '1');
@@ -93,7 +93,7 @@ describe('watch-health-aware lag', () => {
   });
 
   it('a watch that is down lags from the moment it went down', () => {
-    const clock = new FakeScheduler();
+    const clock = new FakeClock();
     const tracker = new FreshnessTracker({ now: () => clock.now(), stalenessWindowSeconds: 5, kinds: ['Pod'], bookmarkGraceSeconds: 10 });
     tracker.recordReplace('Pod', '1');
     tracker.recordWatchState('Pod', 'connected');
@@ -107,7 +107,7 @@ describe('watch-health-aware lag', () => {
   });
 
   it('a missing optional API has no lag', () => {
-    const clock = new FakeScheduler();
+    const clock = new FakeClock();
     const tracker = new FreshnessTracker({ now: () => clock.now(), stalenessWindowSeconds: 5, kinds: ['ResourceSlice'], bookmarkGraceSeconds: 10 });
     tracker.recordReplace('ResourceSlice', undefined);
     tracker.recordWatchState('ResourceSlice', 'api_missing');
@@ -118,7 +118,7 @@ describe('watch-health-aware lag', () => {
 
 describe('RequeueQueue.addIfIdle (the resync path)', () => {
   it('never resets or bypasses a backoff, never dirties a processing key, but brings a scheduled recheck forward', () => {
-    const clock = new FakeScheduler();
+    const clock = new FakeClock();
     const queue = new RequeueQueue<string>({ maxDelayMs: 5000, scheduler: clock });
     for (let i = 0; i < 6; i++) queue.addRateLimited('k'); // next delay 160 ms and growing
     assert.equal(queue.addIfIdle('k'), false, 'serving a backoff');

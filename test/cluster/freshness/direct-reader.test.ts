@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DirectReader } from '../../../src/cluster/freshness/direct-reader.js';
 import type { DirectReaderOptions, FetchObject } from '../../../src/cluster/freshness/direct-reader.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
+import { sleep } from '../../support/eventually.js';
+import { pod } from '../../support/builders.js';
 
 type Metrics = ReturnType<typeof createMetrics>;
 
@@ -29,23 +30,21 @@ async function valueOf(metrics: Metrics, name: string, labels: Record<string, st
   return match?.value ?? 0;
 }
 
-const pod = (name: string, rv: string) => ({ metadata: { name, namespace: 'ns', resourceVersion: rv } });
-
 /** A fetch that fails while `failing` is set and succeeds otherwise, counting calls. */
 function switchableFetch() {
   const state = { failing: true, calls: 0 };
   const fetchObject: FetchObject = async (_kind, _ns, name) => {
     state.calls++;
     if (state.failing) throw new Error('apiserver unavailable');
-    return pod(name, '77');
+    return pod('ns', name, { rv: '77' });
   };
   return { state, fetchObject };
 }
 
 describe('DirectReader', () => {
   it('returns the object and its resourceVersion, and null for 404', async () => {
-    const { reader, metrics } = makeReader(async (_k, _ns, name) => (name === 'gone' ? null : pod(name, '12345678901234567890')));
-    assert.deepEqual(await reader.read('Pod', 'ns', 'a'), { ok: true, object: pod('a', '12345678901234567890'), resourceVersion: '12345678901234567890' });
+    const { reader, metrics } = makeReader(async (_k, _ns, name) => (name === 'gone' ? null : pod('ns', name, { rv: '12345678901234567890' })));
+    assert.deepEqual(await reader.read('Pod', 'ns', 'a'), { ok: true, object: pod('ns', 'a', { rv: '12345678901234567890' }), resourceVersion: '12345678901234567890' });
     assert.deepEqual(await reader.read('Pod', 'ns', 'gone'), { ok: true, object: null });
     assert.equal(await valueOf(metrics, 'kube_ledger_direct_reads_total', { outcome: 'ok' }), 1);
     assert.equal(await valueOf(metrics, 'kube_ledger_direct_reads_total', { outcome: 'not_found' }), 1);
@@ -121,7 +120,7 @@ describe('DirectReader', () => {
       maxRunning = Math.max(maxRunning, running);
       await sleep(2);
       running--;
-      return pod(name, '5');
+      return pod('ns', name, { rv: '5' });
     };
     const { reader, metrics } = makeReader(fetchObject, { maxConcurrent: 3, maxQueued: 50 });
     const results = await Promise.all(Array.from({ length: 30 }, (_, i) => reader.read('Pod', 'ns', `p${i}`)));
@@ -132,7 +131,7 @@ describe('DirectReader', () => {
 
   it('refuses reads beyond the concurrency bound and queue with concurrency', async () => {
     const release: Array<() => void> = [];
-    const fetchObject: FetchObject = (_kind, _ns, name) => new Promise((resolve) => release.push(() => resolve(pod(name, '5'))));
+    const fetchObject: FetchObject = (_kind, _ns, name) => new Promise((resolve) => release.push(() => resolve(pod('ns', name, { rv: '5' }))));
     const { reader, metrics } = makeReader(fetchObject, { maxConcurrent: 2, maxQueued: 1 });
     const pending = Array.from({ length: 5 }, (_, i) => reader.read('Pod', 'ns', `p${i}`));
     await sleep(0);
@@ -168,7 +167,7 @@ describe('DirectReader', () => {
     const { reader, advance, metrics } = makeReader(
       async (_k, _ns, name) => {
         calls++;
-        return pod(name, '1');
+        return pod('ns', name, { rv: '1' });
       },
       { rateLimit: { burst: 2, perSecond: 1 } },
     );

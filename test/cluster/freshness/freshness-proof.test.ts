@@ -5,8 +5,7 @@ import { objectRefKey, proveFresh } from '../../../src/cluster/freshness/freshne
 import type { FreshnessProofDeps } from '../../../src/cluster/freshness/freshness-proof.js';
 import { WrittenResourceVersionGate } from '../../../src/cluster/freshness/written-rv-gate.js';
 import type { ClusterObjectKind } from '../../../src/ledger/objects.js';
-
-const pod = (name: string, rv: string) => ({ metadata: { namespace: 'ns', name, resourceVersion: rv } });
+import { pod } from '../../support/builders.js';
 
 function setup(answers: Record<string, DirectReadResult> = {}) {
   let clock = 0;
@@ -34,23 +33,23 @@ describe('proveFresh', () => {
   });
 
   it('reads exactly the object directly when its resource is older than the threshold', async () => {
-    const { tracker, deps, reads, advance } = setup({ 'Pod:ns/victim': { ok: true, object: pod('victim', '90'), resourceVersion: '90' } });
+    const { tracker, deps, reads, advance } = setup({ 'Pod:ns/victim': { ok: true, object: pod('ns', 'victim', { rv: '90' }), resourceVersion: '90' } });
     tracker.recordReplace('Pod', '100');
     advance(11_000);
     const proofs = await proveFresh([{ kind: 'Pod', namespace: 'ns', name: 'victim', cachedRv: '90' }], deps);
-    assert.deepEqual(proofs.get('Pod:ns/victim'), { fresh: true, source: 'direct', object: pod('victim', '90'), resourceVersion: '90', cacheCurrent: true });
+    assert.deepEqual(proofs.get('Pod:ns/victim'), { fresh: true, source: 'direct', object: pod('ns', 'victim', { rv: '90' }), resourceVersion: '90', cacheCurrent: true });
     assert.deepEqual(reads, ['Pod:ns/victim']);
   });
 
   it('reads directly while the resource is unsynced (e.g. after a restart)', async () => {
-    const { deps, reads } = setup({ 'Pod:ns/p': { ok: true, object: pod('p', '5'), resourceVersion: '5' } });
+    const { deps, reads } = setup({ 'Pod:ns/p': { ok: true, object: pod('ns', 'p', { rv: '5' }), resourceVersion: '5' } });
     const proofs = await proveFresh([{ kind: 'Pod', namespace: 'ns', name: 'p' }], deps);
     assert.equal(proofs.get('Pod:ns/p')?.fresh, true);
     assert.deepEqual(reads, ['Pod:ns/p']);
   });
 
   it('reads directly only the key with a pending write; other keys use the cache', async () => {
-    const { tracker, gate, deps, reads } = setup({ 'Pod:ns/written': { ok: true, object: pod('written', '150'), resourceVersion: '150' } });
+    const { tracker, gate, deps, reads } = setup({ 'Pod:ns/written': { ok: true, object: pod('ns', 'written', { rv: '150' }), resourceVersion: '150' } });
     tracker.recordReplace('Pod', '100');
     gate.recordWrite('ns/written', 'Pod', '150');
     const proofs = await proveFresh(
@@ -61,7 +60,7 @@ describe('proveFresh', () => {
       deps,
     );
     assert.deepEqual(reads, ['Pod:ns/written']);
-    assert.deepEqual(proofs.get('Pod:ns/written'), { fresh: true, source: 'direct', object: pod('written', '150'), resourceVersion: '150', cacheCurrent: false });
+    assert.deepEqual(proofs.get('Pod:ns/written'), { fresh: true, source: 'direct', object: pod('ns', 'written', { rv: '150' }), resourceVersion: '150', cacheCurrent: false });
     assert.deepEqual(proofs.get('Pod:ns/other'), { fresh: true, source: 'cache' });
   });
 
@@ -78,7 +77,7 @@ describe('proveFresh', () => {
   it('refuses only the key whose direct read is refused, with the reader reason', async () => {
     const { deps } = setup({
       'Pod:ns/a': { ok: false, reason: 'breaker_open', message: 'breaker open' },
-      'Pod:ns/b': { ok: true, object: pod('b', '7'), resourceVersion: '7' },
+      'Pod:ns/b': { ok: true, object: pod('ns', 'b', { rv: '7' }), resourceVersion: '7' },
     });
     const proofs = await proveFresh(
       [
@@ -92,7 +91,7 @@ describe('proveFresh', () => {
   });
 
   it('refuses a direct read older than the RV the controller wrote', async () => {
-    const { tracker, gate, deps } = setup({ 'Pod:ns/p': { ok: true, object: pod('p', '140'), resourceVersion: '140' } });
+    const { tracker, gate, deps } = setup({ 'Pod:ns/p': { ok: true, object: pod('ns', 'p', { rv: '140' }), resourceVersion: '140' } });
     tracker.recordReplace('Pod', '100');
     gate.recordWrite('ns/p', 'Pod', '150');
     const proof = (await proveFresh([{ kind: 'Pod', namespace: 'ns', name: 'p' }], deps)).get('Pod:ns/p');
@@ -114,7 +113,7 @@ describe('proveFresh', () => {
   });
 
   it('reads a key listed twice only once', async () => {
-    const { deps, reads } = setup({ 'Pod:ns/p': { ok: true, object: pod('p', '1'), resourceVersion: '1' } });
+    const { deps, reads } = setup({ 'Pod:ns/p': { ok: true, object: pod('ns', 'p', { rv: '1' }), resourceVersion: '1' } });
     const proofs = await proveFresh([{ kind: 'Pod', namespace: 'ns', name: 'p' }, { kind: 'Pod', namespace: 'ns', name: 'p' }], deps);
     assert.equal(proofs.size, 1);
     assert.deepEqual(reads, ['Pod:ns/p']);

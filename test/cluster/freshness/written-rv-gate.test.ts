@@ -3,10 +3,10 @@ import { FreshnessTracker } from '../../../src/cluster/freshness/freshness-track
 import { RequeueQueue } from '../../../src/nomination/requeue-queue.js';
 import { WrittenResourceVersionGate, gateKey } from '../../../src/cluster/freshness/written-rv-gate.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
-import { FakeScheduler } from './fake-scheduler.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 function setup() {
-  const scheduler = new FakeScheduler();
+  const scheduler = new FakeClock();
   const metrics = createMetrics();
   const tracker = new FreshnessTracker({ now: () => scheduler.now(), stalenessWindowSeconds: 60, metrics });
   tracker.recordReplace('Pod', '100');

@@ -4,29 +4,23 @@
  * The fake API server answers with a metav1.Status, as the real one does.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiClient } from '../../../src/cluster/kube/api-client.js';
 import { apiStatusOf, isApiError, KubeApiError } from '../../../src/cluster/kube/api-error.js';
 import { KubeLeaseClient, KubePodStatusClient } from '../../../src/nomination/kube-clients.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
-import { node, pod } from './support.js';
+import { node, pod } from '../../support/builders.js';
 
 describe('KubeApiError: one error type for both API clients (fake API server)', () => {
   let api: FakeApiServer;
-  let dir: string;
   let kubeConfig: KubeConfig;
   before(async () => {
-    api = await startFakeApiServer({ objects: [node('n1'), pod('a', { node: 'n1' })] });
-    dir = mkdtempSync(join(tmpdir(), 'kl-api-error-'));
+    api = await startFakeApiServer({ objects: [node('n1', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', cpu: '100m' })] });
     kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(api.writeKubeconfig(dir));
+    kubeConfig.loadFromFile(api.kubeconfigFile());
   });
   after(async () => {
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('the list/watch client throws it with the code and the Status reason for a missing object', async () => {

@@ -5,9 +5,6 @@
  * and be counted.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiClient } from '../../../src/cluster/kube/api-client.js';
 import { DeadlineExceededError, withDeadline } from '../../../src/cluster/kube/deadline.js';
@@ -16,7 +13,8 @@ import { silentLogger } from '../../../src/observability/logger.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { counterValue } from '../../nomination/support.js';
-import { startHarness, waitFor } from './support.js';
+import { startHarness, until } from './support.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 async function rejectsWithin<T>(promise: Promise<T>, boundMs: number): Promise<unknown> {
   const started = Date.now();
@@ -29,18 +27,15 @@ async function rejectsWithin<T>(promise: Promise<T>, boundMs: number): Promise<u
 
 describe('API request deadlines against a black-holed API server', () => {
   let api: FakeApiServer;
-  let dir: string;
   let kubeConfig: KubeConfig;
   beforeEach(async () => {
     api = await startFakeApiServer({ bookmarkIntervalMs: 0 });
     api.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [] } });
-    dir = mkdtempSync(join(tmpdir(), 'kl-deadline-'));
     kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(api.writeKubeconfig(dir));
+    kubeConfig.loadFromFile(api.kubeconfigFile());
   });
   afterEach(async () => {
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('withDeadline aborts the signal and rejects with DeadlineExceededError even if the work ignores its signal', async () => {
@@ -83,21 +78,20 @@ describe('API request deadlines against a black-holed API server', () => {
 
   it('the reflector: a black-holed list page times out, is counted and retried; a silent watch is restarted at its idle deadline', async () => {
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
     const h = await startHarness({
       server: { bookmarkIntervalMs: 0, objects: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }] },
       tuning: { listTimeoutMs: 150, watchIdleTimeoutMs: 300 },
       start: false,
+      clock: new FakeClock(),
     });
     api = h.api;
-    dir = mkdtempSync(join(tmpdir(), 'kl-deadline-'));
     try {
       h.api.blackHole({ verb: 'list', resource: 'nodes' }, 1);
       await h.runtime.source.start(h.ledger);
-      await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 5000);
+      await until(h, () => h.runtime.source.hasSynced(), 'the sync after the failed list page', 5000);
       assert.ok((await counterValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'list_failed' })) >= 1);
-      // No bookmarks and no events: the watch is idle past its deadline and restarted from its last RV.
-      await waitFor(() => h.api.countRequests({ verb: 'watch', resource: 'nodes' }) >= 2, 'a restarted node watch', 5000);
+      // No bookmarks and no events: the watch is idle past its deadline (on the reflectors' clock) and restarted.
+      await until(h, () => h.api.countRequests({ verb: 'watch', resource: 'nodes' }) >= 2, 'a restarted node watch', 5000);
       assert.ok((await counterValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'watch_stalled' })) >= 1);
     } finally {
       await h.runtime.source.stop();

@@ -7,9 +7,11 @@ import assert from 'node:assert/strict';
 import { RequeueQueue } from '../../../src/nomination/requeue-queue.js';
 import { gateKey } from '../../../src/cluster/freshness/written-rv-gate.js';
 import { createVictimFreshnessCheck } from '../../../src/cluster/kube/victim-freshness.js';
-import { counterValue, delay, node, pod, startHarness, waitFor, type Harness, type HarnessOptions } from './support.js';
+import { counterValue, startHarness, type Harness, type HarnessOptions } from './support.js';
+import { eventually, sleep } from '../../support/eventually.js';
+import { node, pod } from '../../support/builders.js';
 
-const FIXTURES = [node('n1'), node('n2'), node('n3'), pod('a', { node: 'n1', uid: 'uid-a' }), pod('b', { node: 'n2', uid: 'uid-b' }), pod('c', { node: 'n3', uid: 'uid-c' })];
+const FIXTURES = [node('n1', { cpu: '4', memory: '8Gi' }), node('n2', { cpu: '4', memory: '8Gi' }), node('n3', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', uid: 'uid-a', cpu: '100m' }), pod('default', 'b', { node: 'n2', uid: 'uid-b', cpu: '100m' }), pod('default', 'c', { node: 'n3', uid: 'uid-c', cpu: '100m' })];
 
 describe('kube source: written-RV gate, direct reads and victim freshness (fake API server)', () => {
   let h: Harness | undefined;
@@ -20,8 +22,8 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
 
   async function synced(configure?: HarnessOptions['configure']): Promise<Harness> {
     h = await startHarness({ server: { objects: FIXTURES, bookmarkIntervalMs: 100 }, ...(configure ? { configure } : {}) });
-    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
-    await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
+    await eventually(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
+    await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     return h;
   }
 
@@ -48,13 +50,13 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     })();
     queue.add('default/a');
     queue.add('default/b');
-    await delay(300);
+    await sleep(300);
     assert.deepEqual(processed.map((p) => p.key), ['default/b'], 'b proceeds while a waits');
     const skipsWhileStale = await counterValue(metrics, 'kube_ledger_stale_sync_skips_total', { controller: 'test-controller' });
     assert.ok(skipsWhileStale >= 2, `a was skipped and requeued with backoff (${skipsWhileStale} skips)`);
     assert.ok((await counterValue(metrics, 'kube_ledger_oldest_waiting_key_age_seconds', { controller: 'test-controller' })) > 0);
 
-    await waitFor(() => processed.length === 2, 'a to proceed after the watch delivered the write', 3000);
+    await eventually(() => processed.length === 2, 'a to proceed after the watch delivered the write', 3000);
     await worker;
     queue.shutDown();
     assert.equal(processed[1]?.key, 'default/a');
@@ -77,7 +79,7 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     });
     const written = api.patchStatus('pods', 'default', 'a', { nominatedNodeName: 'n1' });
     gate.recordWrite('default/b', 'Pod', written.metadata!.resourceVersion!);
-    await waitFor(() => gate.check('default/b').ready, 'the watch to deliver the write');
+    await eventually(() => gate.check('default/b').ready, 'the watch to deliver the write');
     assert.equal(runtime.debugFreshness().controllers['nominator']!.pendingKeys, 1, 'only the key still ahead of the cache');
   });
 
@@ -105,7 +107,7 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     assert.match(dropped.get('n1') ?? '', /breaker_open/);
     assert.equal(api.countRequests({ verb: 'get', resource: 'pods' }), getsWhenOpened, 'an open breaker costs the API server nothing');
 
-    await delay(450);
+    await sleep(450);
     const trial = await runtime.reader.read('Pod', 'default', 'b');
     assert.equal(trial.ok, true);
     assert.equal(runtime.reader.state(), 'closed');
@@ -142,7 +144,7 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     api.stallWatches('pods', 2000); // the cache keeps the old view meanwhile
     api.remove('pods', 'default', 'a');
     api.remove('pods', 'default', 'b');
-    api.create(pod('b', { node: 'n2', uid: 'uid-b2' }));
+    api.create(pod('default', 'b', { node: 'n2', uid: 'uid-b2', cpu: '100m' }));
     const dropped = await runtime.victimFreshness([
       { node: 'n1', uid: 'uid-a', namespace: 'default', name: 'a' },
       { node: 'n2', uid: 'uid-b', namespace: 'default', name: 'b' },

@@ -1,9 +1,12 @@
 /**
  * Fault handling of the reflectors against the fake API server's fault injection. After every fault the ledger must
- * hold exactly the server's pods and nodes again.
+ * hold exactly the server's pods and nodes again. The reflectors' backoff sleeps and stall timers run on a fake
+ * clock: counts "within 2 s" are counted in clock time, so a busy machine cannot change them.
  */
 import assert from 'node:assert/strict';
-import { assertCacheConverges, counterValue, delay, node, pod, startHarness, waitFor, type Harness } from './support.js';
+import { assertCacheConverges, counterValue, noRequestInFlight, startHarness, until, type Harness } from './support.js';
+import { node, pod } from '../../support/builders.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 describe('kube source: faults (fake API server)', () => {
   let h: Harness | undefined;
@@ -13,26 +16,26 @@ describe('kube source: faults (fake API server)', () => {
   });
 
   async function synced(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-    h = await startHarness({ ...options, server: { objects: [node('n1'), node('n2'), pod('a', { node: 'n1' }), pod('b', { node: 'n2' })], ...options.server } });
-    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
-    await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
+    h = await startHarness({ clock: new FakeClock(), ...options, server: { objects: [node('n1', { cpu: '4', memory: '8Gi' }), node('n2', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', cpu: '100m' }), pod('default', 'b', { node: 'n2', cpu: '100m' })], ...options.server } });
+    await until(h, () => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
+    await until(h, () => h!.api.openWatches('pods') === 1, 'the pod watch');
     return h;
   }
 
   it('a dropped watch resumes from the last resourceVersion without a relist', async () => {
     const harness = await synced({ server: { bookmarkIntervalMs: 0 } });
     const { api } = harness;
-    const written = api.create(pod('c', { node: 'n1' }));
-    await waitFor(() => harness.ledger.podByKey('default/c') !== undefined, 'pod c');
+    const written = api.create(pod('default', 'c', { node: 'n1', cpu: '100m' }));
+    await until(harness, () => harness.ledger.podByKey('default/c') !== undefined, 'pod c');
     const lastRv = written.metadata!.resourceVersion!;
     assert.equal(harness.runtime.source.reflector('Pod')?.lastResourceVersion(), lastRv);
     const listsBefore = api.countRequests({ verb: 'list', resource: 'pods' });
     const watchesBefore = api.countRequests({ verb: 'watch', resource: 'pods' });
 
     assert.equal(api.dropWatches('pods', 'reset'), 1);
-    api.create(pod('d', { node: 'n2' })); // written while no watch is open: must arrive through the resumed watch
+    api.create(pod('default', 'd', { node: 'n2', cpu: '100m' })); // written while no watch is open: must arrive through the resumed watch
     api.remove('pods', 'default', 'a');
-    await waitFor(() => api.openWatches('pods') === 1, 'a new pod watch');
+    await until(harness, () => api.openWatches('pods') === 1, 'a new pod watch');
 
     const rewatch = api.requests({ verb: 'watch', resource: 'pods' })[watchesBefore];
     assert.equal(rewatch?.query['resourceVersion'], lastRv, 're-watch carries the last RV');
@@ -51,8 +54,11 @@ describe('kube source: faults (fake API server)', () => {
     const watchesBefore = api.countRequests({ verb: 'watch', resource: 'pods' });
     api.always410('pods', true);
     api.expireWatches('pods');
-    api.create(pod('during', { node: 'n1' }));
-    await delay(2000);
+    api.create(pod('default', 'during', { node: 'n1', cpu: '100m' }));
+    // 2 s of clock time; the pod reflector is idle once each 410 it met has been followed by its relist backoff.
+    const expired = () => counterValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_expired' });
+    const relisted = () => counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' });
+    await harness.clock!.runFor(2000, { idle: async () => noRequestInFlight(api) && (await expired()) === (await relisted()) + 1 });
     const lists = api.countRequests({ verb: 'list', resource: 'pods' }) - listsBefore;
     // 410 occurrences: the open watch that was expired, then every new watch (each one answered 410).
     const expiredWatches = 1 + api.countRequests({ verb: 'watch', resource: 'pods' }) - watchesBefore;
@@ -65,7 +71,7 @@ describe('kube source: faults (fake API server)', () => {
     assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Node' }), 0, 'other resources unaffected');
 
     api.always410('pods', false);
-    api.create(pod('after', { node: 'n2' }));
+    api.create(pod('default', 'after', { node: 'n2', cpu: '100m' }));
     await assertCacheConverges(harness, 5000);
   });
 
@@ -74,9 +80,9 @@ describe('kube source: faults (fake API server)', () => {
     const { api } = harness;
     // Same tick: the watch is gone before the write, and the history is compacted past the reflector's RV.
     api.dropWatches('pods', 'reset');
-    api.create(pod('x', { node: 'n1' }));
+    api.create(pod('default', 'x', { node: 'n1', cpu: '100m' }));
     api.compactHistory('pods');
-    await waitFor(() => api.countRequests({ verb: 'list', resource: 'pods' }) === 2, 'one relist');
+    await until(harness, () => api.countRequests({ verb: 'list', resource: 'pods' }) === 2, 'one relist');
     assert.ok(api.requests({ verb: 'watch', resource: 'pods' }).some((r) => r.status === 410), 'the re-watch got HTTP 410');
     await assertCacheConverges(harness);
     assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), 1);
@@ -88,9 +94,9 @@ describe('kube source: faults (fake API server)', () => {
     api.failNext(15, { status: 500, matcher: { resource: 'pods', verb: ['watch', 'list'] } });
     api.failNext(5, { status: 503, matcher: { resource: 'nodes', verb: ['watch', 'list'] } });
     api.dropWatches(undefined, 'reset');
-    api.create(pod('storm', { node: 'n1' }));
+    api.create(pod('default', 'storm', { node: 'n1', cpu: '100m' }));
     api.remove('pods', 'default', 'b');
-    api.create(node('n3'));
+    api.create(node('n3', { cpu: '4', memory: '8Gi' }));
     await assertCacheConverges(harness, 8000);
     const failedWatches = api.requests({ verb: 'watch', resource: 'pods' }).filter((r) => r.status === 500).length;
     assert.equal(failedWatches, 15, 'every injected failure was retried, none skipped');
@@ -98,9 +104,9 @@ describe('kube source: faults (fake API server)', () => {
     assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), 0, '5xx never forces a relist');
 
     await api.down(true, 'refused');
-    await delay(400);
+    await harness.clock!.runFor(400, { idle: () => noRequestInFlight(api) });
     await api.down(false);
-    api.create(pod('back', { node: 'n3' }));
+    api.create(pod('default', 'back', { node: 'n3', cpu: '100m' }));
     await assertCacheConverges(harness, 8000);
     assert.equal(harness.runtime.source.hasSynced(), true);
   });
@@ -111,8 +117,8 @@ describe('kube source: faults (fake API server)', () => {
     // The next watch request is held without any answer for 3 s: silence beyond timeout + grace (1.3 s) is a stall.
     const held = api.delay({ matcher: { verb: 'watch', resource: 'pods' }, ms: 3000, times: 1 });
     api.dropWatches('pods', 'reset');
-    api.create(pod('late', { node: 'n1' }));
-    await waitFor(() => (harness.ledger.podByKey('default/late') !== undefined), 'the pod after the stalled watch was abandoned', 5000);
+    api.create(pod('default', 'late', { node: 'n1', cpu: '100m' }));
+    await until(harness, () => (harness.ledger.podByKey('default/late') !== undefined), 'the pod after the stalled watch was abandoned', 5000);
     held();
     assert.ok((await counterValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_stalled' })) >= 1);
     await assertCacheConverges(harness);

@@ -5,7 +5,10 @@
 import assert from 'node:assert/strict';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import type { ClusterChange, ClusterSink } from '../../../src/ledger/changes.js';
-import { assertCacheConverges, counterValue, delay, node, pod, startHarness, waitFor, type Harness } from './support.js';
+import { assertCacheConverges, counterValue, noRequestInFlight, startHarness, until, type Harness } from './support.js';
+import { eventually } from '../../support/eventually.js';
+import { node, pod } from '../../support/builders.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 describe('kube source: initial sync and events (fake API server)', () => {
   let h: Harness | undefined;
@@ -15,15 +18,15 @@ describe('kube source: initial sync and events (fake API server)', () => {
   });
 
   it('is not synced until every resource listed, then holds exactly the server objects (paginated lists)', async () => {
-    const objects = [node('n1'), node('n2'), node('n3'), ...Array.from({ length: 7 }, (_, i) => pod(`p${i}`, { node: 'n1' }))];
+    const objects = [node('n1', { cpu: '4', memory: '8Gi' }), node('n2', { cpu: '4', memory: '8Gi' }), node('n3', { cpu: '4', memory: '8Gi' }), ...Array.from({ length: 7 }, (_, i) => pod('default', `p${i}`, { node: 'n1', cpu: '100m' }))];
     h = await startHarness({ server: { objects }, tuning: { pageSize: 2 }, start: false });
     const release = h.api.delay({ matcher: { verb: 'list', resource: 'resourceclaims' }, ms: 300, times: 1 });
     assert.equal(h.runtime.source.hasSynced(), false);
     await h.runtime.source.start(h.ledger);
-    await waitFor(() => h!.ledger.counts().pods === 7 && h!.ledger.counts().nodes === 3, 'pods and nodes listed');
+    await eventually(() => h!.ledger.counts().pods === 7 && h!.ledger.counts().nodes === 3, 'pods and nodes listed');
     assert.equal(h.runtime.source.hasSynced(), false, 'resourceclaims still listing');
     assert.equal(h.runtime.source.freshness().synced, false);
-    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
+    await eventually(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     release();
     assert.equal(h.runtime.source.freshness().synced, true);
     await assertCacheConverges(h);
@@ -42,19 +45,19 @@ describe('kube source: initial sync and events (fake API server)', () => {
       apply: (c) => { changes.push(c); ledger.apply(c); },
       applyBatch: (cs) => cs.forEach((c) => recording.apply(c)),
     };
-    h = await startHarness({ server: { objects: [node('n1'), pod('a', { node: 'n1' }), pod('b')] }, start: false });
+    h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', cpu: '100m' }), pod('default', 'b', { cpu: '100m' })] }, start: false });
     await h.runtime.source.start(recording);
-    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
+    await eventually(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     const replaced = changes.filter((c) => c.type === 'replaced');
     assert.deepEqual(replaced.map((c) => c.kind).sort(), ['DeviceClass', 'Node', 'Pod', 'PodDisruptionBudget', 'ResourceClaim', 'ResourceSlice']);
     assert.equal(changes.length, 6, 'nothing but the six replaces before any event');
-    await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
-    h.api.create(pod('c', { node: 'n1' }));
+    await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
+    h.api.create(pod('default', 'c', { node: 'n1', cpu: '100m' }));
     h.api.remove('pods', 'default', 'b');
     // Two watches are two streams with no order between them: the Node change goes out once the pod events arrived.
-    await waitFor(() => changes.length >= 8, 'the two pod events');
-    h.api.update({ ...node('n1', '8'), metadata: { name: 'n1' } });
-    await waitFor(() => changes.length >= 9, 'three events');
+    await eventually(() => changes.length >= 8, 'the two pod events');
+    h.api.update({ ...node('n1', { cpu: '8', memory: '8Gi' }), metadata: { name: 'n1' } });
+    await eventually(() => changes.length >= 9, 'three events');
     assert.deepEqual(changes.slice(6).map((c) => `${c.type} ${c.kind}`), ['upsert Pod', 'delete Pod', 'upsert Node']);
     const deleted = changes[7];
     assert.ok(deleted?.type === 'delete' && deleted.key === 'default/b');
@@ -63,35 +66,39 @@ describe('kube source: initial sync and events (fake API server)', () => {
   });
 
   it('stores trimmed objects and tracks the store resourceVersion from events and bookmarks', async () => {
-    h = await startHarness({ server: { objects: [node('n1')], bookmarkIntervalMs: 50 } });
-    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
-    const big = pod('fat', { node: 'n1' });
+    h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' })], bookmarkIntervalMs: 50 } });
+    await eventually(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
+    const big = pod('default', 'fat', { node: 'n1', cpu: '100m' });
     const withNoise = { ...big, metadata: { ...big.metadata, annotations: { 'kube-ledger.io/nomination': 'x', other: 'y' }, managedFields: [{ manager: 'm' }] }, spec: { ...big.spec, volumes: [{ name: 'v' }] } };
-    await waitFor(() => h!.api.openWatches('pods') === 1, 'the pod watch');
+    await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     const created = h.api.create(withNoise);
-    await waitFor(() => h!.ledger.podByKey('default/fat') !== undefined, 'the pod event');
+    await eventually(() => h!.ledger.podByKey('default/fat') !== undefined, 'the pod event');
     const stored = h.ledger.podByKey('default/fat')!.object as unknown as Record<string, Record<string, unknown>>;
     assert.deepEqual(stored['metadata']?.['annotations'], { 'kube-ledger.io/nomination': 'x' });
     assert.equal(stored['metadata']?.['managedFields'], undefined);
     assert.equal(stored['spec']?.['volumes'], undefined);
     assert.equal(h.runtime.tracker.hasObserved('Pod', created.metadata!.resourceVersion!), true);
     // Bookmarks advance the store RV with no object change: a later node write becomes "observed" by pods too.
-    const later = h.api.update({ ...node('n1', '6'), metadata: { name: 'n1' } });
-    await waitFor(() => h!.runtime.tracker.hasObserved('Pod', later.metadata!.resourceVersion!), 'a pod bookmark past the node write');
+    const later = h.api.update({ ...node('n1', { cpu: '6', memory: '8Gi' }), metadata: { name: 'n1' } });
+    await eventually(() => h!.runtime.tracker.hasObserved('Pod', later.metadata!.resourceVersion!), 'a pod bookmark past the node write');
   });
 
   it('syncs a missing resource.k8s.io API as empty and retries the list slowly', async () => {
-    h = await startHarness({ server: { objects: [node('n1')] }, start: false });
+    const clock = new FakeClock();
+    h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' })] }, start: false, clock });
     h.api.failNext(1000, { status: 404, matcher: { verb: 'list', resource: 'resourceslices' } });
     await h.runtime.source.start(h.ledger);
-    await waitFor(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
+    await until(h, () => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     assert.equal(h.runtime.source.reflector('ResourceSlice')?.hasSynced(), true);
-    await delay(800);
-    const lists = h.api.countRequests({ verb: 'list', resource: 'resourceslices' });
-    assert.ok(lists >= 2 && lists <= 4, `retried slowly (300 ms apart), got ${lists} lists in ~0.8 s`);
+    // 800 ms of clock time; the slice reflector is idle once every list it sent has been answered 404 and counted.
+    const missing = () => counterValue(h!.metrics, 'kube_ledger_informer_errors_total', { resource: 'ResourceSlice', kind: 'api_missing' });
+    const sliceLists = () => h!.api.countRequests({ verb: 'list', resource: 'resourceslices' });
+    await clock.runFor(800, { idle: async () => noRequestInFlight(h!.api) && (await missing()) === sliceLists() });
+    const lists = sliceLists();
+    assert.ok(lists >= 2 && lists <= 4, `retried slowly (300 ms apart), got ${lists} lists in 0.8 s`);
     assert.equal(h.api.countRequests({ verb: 'watch', resource: 'resourceslices' }), 0);
-    assert.ok((await counterValue(h.metrics, 'kube_ledger_informer_errors_total', { resource: 'ResourceSlice', kind: 'api_missing' })) >= 2);
+    assert.ok((await missing()) >= 2);
     h.api.clearFaults();
-    await waitFor(() => h!.api.openWatches('resourceslices') === 1, 'the API to be found again and watched', 3000);
+    await until(h, () => h!.api.openWatches('resourceslices') === 1, 'the API to be found again and watched', 3000);
   });
 });

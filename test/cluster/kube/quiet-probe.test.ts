@@ -4,38 +4,30 @@
  * the store current even though other resources moved the global RV; a pod change in between does not.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiClient } from '../../../src/cluster/kube/api-client.js';
 import { quietProbe } from '../../../src/cluster/kube/quiet-probe.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
-
-const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [] } });
-const node = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
+import { node, pod } from '../../support/builders.js';
 
 describe('quiet probe (fake API server)', () => {
   let api: FakeApiServer;
-  let dir: string;
   let probe: ReturnType<typeof quietProbe>;
   beforeEach(async () => {
     api = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-    dir = mkdtempSync(join(tmpdir(), 'kl-probe-'));
     const kc = new KubeConfig();
-    kc.loadFromFile(api.writeKubeconfig(dir));
+    kc.loadFromFile(api.kubeconfigFile());
     probe = quietProbe(new KubeApiClient(kc));
   });
   afterEach(async () => {
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('quiet: only other resources changed since the store RV; proven by the pre-deadline bookmark (about 1 s)', async () => {
-    api.create(pod('a'));
+    api.create(pod('default', 'a'));
     const storeRv = api.currentResourceVersion();
-    api.create(node('n1'));
-    api.create(node('n2'));
+    api.create(node('n1', {}));
+    api.create(node('n2', {}));
     const started = Date.now();
     assert.equal(await probe('Pod', storeRv, api.currentResourceVersion(), new AbortController().signal), 'quiet');
     const elapsed = Date.now() - started;
@@ -44,15 +36,15 @@ describe('quiet probe (fake API server)', () => {
 
   it('changed: a pod changed between the store RV and the quorum RV', async () => {
     const storeRv = api.currentResourceVersion();
-    api.create(pod('b'));
+    api.create(pod('default', 'b'));
     assert.equal(await probe('Pod', storeRv, api.currentResourceVersion(), new AbortController().signal), 'changed');
   });
 
   it('quiet: the first pod change comes after the quorum RV', async () => {
     const storeRv = api.currentResourceVersion();
-    api.create(node('n3'));
+    api.create(node('n3', {}));
     const quorumRv = api.currentResourceVersion();
-    api.create(pod('c'));
+    api.create(pod('default', 'c'));
     assert.equal(await probe('Pod', storeRv, quorumRv, new AbortController().signal), 'quiet');
   });
 

@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
-import { node, pod, waitFor } from './support.js';
+import { eventually, eventuallyValue } from '../../support/eventually.js';
+import { node, pod } from '../../support/builders.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
@@ -35,16 +34,6 @@ async function getJson(url: string): Promise<{ status: number; body: any }> {
   }
 }
 
-async function poll(url: string, until: (r: { status: number; body: any }) => boolean, what: string, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await getJson(url);
-    if (until(r)) return r;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last answer ${r.status} ${JSON.stringify(r.body)}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
-}
-
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
@@ -56,22 +45,19 @@ function cleanEnv(): NodeJS.ProcessEnv {
 describe('npm start -- --kubeconfig FILE against the fake API server', function () {
   this.timeout(60_000);
   let api: FakeApiServer;
-  let dir: string;
   let child: ChildProcess | undefined;
   let stderr = '';
 
   before(async () => {
-    api = await startFakeApiServer({ objects: [node('worker-1', '8'), node('worker-2', '4'), pod('web', { node: 'worker-1', cpu: '2' })] });
-    dir = mkdtempSync(join(tmpdir(), 'kl-start-'));
+    api = await startFakeApiServer({ objects: [node('worker-1', { cpu: '8', memory: '8Gi' }), node('worker-2', { cpu: '4', memory: '8Gi' }), pod('default', 'web', { node: 'worker-1', cpu: '2' })] });
   });
   after(async () => {
     if (child && child.exitCode === null) child.kill('SIGKILL');
     await api.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('becomes ready after the caches synced, serves the server nodes in /debug/ledger, follows changes and stops on SIGTERM', async () => {
-    const kubeconfig = api.writeKubeconfig(dir);
+    const kubeconfig = api.kubeconfigFile();
     const port = await freePort();
     const opsPort = await freePort();
     // Hold the pod list so the process is provably not ready before its caches synced.
@@ -87,16 +73,16 @@ describe('npm start -- --kubeconfig FILE against the fake API server', function 
     const base = `http://127.0.0.1:${port}`;
     const ops = `http://127.0.0.1:${opsPort}`;
     try {
-      const notReady = await poll(`${ops}/readyz`, (r) => r.status !== 0, 'the server to listen', 30_000);
+      const notReady = await eventuallyValue(() => getJson(`${ops}/readyz`), (r) => r.status !== 0, 'the server to listen', { timeoutMs: 30_000, intervalMs: 100 });
       assert.equal(notReady.status, 503, 'not ready while the pod list is held');
-      await poll(`${ops}/readyz`, (r) => r.status === 200, 'readiness', 15_000);
+      await eventuallyValue(() => getJson(`${ops}/readyz`), (r) => r.status === 200, 'readiness', { timeoutMs: 15_000, intervalMs: 100 });
       release();
       const ledger = await getJson(`${base}/debug/ledger`);
       assert.deepEqual(ledger.body.nodes.map((n: { node: string }) => n.node), ['worker-1', 'worker-2']);
       assert.equal(ledger.body.counts.boundPods, 1);
 
-      api.create(node('worker-3', '2'));
-      await poll(`${base}/debug/ledger`, (r) => r.body?.nodes?.length === 3, 'the new node through the watch', 10_000);
+      api.create(node('worker-3', { cpu: '2', memory: '8Gi' }));
+      await eventuallyValue(() => getJson(`${base}/debug/ledger`), (r) => r.body?.nodes?.length === 3, 'the new node through the watch', { timeoutMs: 10_000, intervalMs: 100 });
       const metrics = await (await fetch(`${ops}/metrics`)).text();
       assert.match(metrics, /kube_ledger_informer_synced\{resource="Pod"\} 1/);
       assert.match(metrics, /kube_ledger_informer_objects\{resource="Node"\} 3/);
@@ -104,7 +90,7 @@ describe('npm start -- --kubeconfig FILE against the fake API server', function 
       const exited = new Promise<number | null>((done) => child!.once('exit', (code) => done(code)));
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
-      await waitFor(() => api.openWatches() === 0, 'the watches to close', 5000);
+      await eventually(() => api.openWatches() === 0, 'the watches to close', 5000);
     } catch (err) {
       throw new Error(`${(err as Error).message}\n--- kube-ledger stderr ---\n${stderr.slice(-4000)}`);
     }

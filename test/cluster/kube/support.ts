@@ -1,11 +1,9 @@
 /**
  * Shared set-up for the kube source integration tests: a fake API server, a KubeConfig pointing at it, a real
- * ClusterLedger as sink, fast reflector tuning, and the "cache equals server" comparison used after every fault.
+ * ClusterLedger as sink, fast reflector tuning, optionally a fake clock for the reflectors' backoff and stall timers
+ * (then `until` drives it), and the "cache equals server" comparison used after every fault.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { defaultConfig } from '../../../src/config/load-config.js';
 import type { ExtenderConfig } from '../../../src/config/schema.js';
@@ -14,6 +12,8 @@ import type { ReflectorTuning } from '../../../src/cluster/kube/reflector.js';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
+import { eventually } from '../../support/eventually.js';
+import type { FakeClock } from '../../support/fake-clock.js';
 import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from '../../support/fake-apiserver/index.js';
 
 /** Short delays so fault tests finish in bounded time; the shape (exponential, capped, jittered) is the real one. */
@@ -30,6 +30,8 @@ export interface Harness {
   ledger: ClusterLedger;
   metrics: Metrics;
   config: ExtenderConfig;
+  /** The reflectors' clock when the test runs them on a fake one. */
+  clock: FakeClock | undefined;
   close(): Promise<void>;
 }
 
@@ -39,17 +41,21 @@ export interface HarnessOptions {
   configure?: (config: ExtenderConfig) => void;
   /** Start the source right away (default true). */
   start?: boolean;
+  /** Run the reflectors' backoff sleeps and stall timers on this clock (the test moves it, through `until`). */
+  clock?: FakeClock;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const api = await startFakeApiServer(options.server);
-  const dir = mkdtempSync(join(tmpdir(), 'kl-kube-'));
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(api.writeKubeconfig(dir));
+  kubeConfig.loadFromFile(api.kubeconfigFile());
   const config = defaultConfig();
   options.configure?.(config);
   const metrics = createMetrics();
-  const runtime = createKubeRuntime({ kubeConfig, config, metrics, logger: silentLogger, tuning: { ...FAST_TUNING, ...options.tuning } });
+  const runtime = createKubeRuntime({
+    kubeConfig, config, metrics, logger: silentLogger, tuning: { ...FAST_TUNING, ...options.tuning },
+    ...(options.clock ? { reflectorTimers: options.clock } : {}),
+  });
   const ledger = new ClusterLedger();
   if (options.start ?? true) await runtime.source.start(ledger);
   return {
@@ -58,24 +64,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ledger,
     metrics,
     config,
+    clock: options.clock,
     async close() {
       await runtime.source.stop();
       await api.close();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await delay(10);
-  }
-}
-
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** "ns/name@rv" of every pod the server has, and of every pod in the ledger. */
@@ -95,15 +89,29 @@ function ledgerNodes(ledger: ClusterLedger): string[] {
   return [...ledger.knownNodes()].map((n) => `${n.name}@${n.resourceVersion}`).sort();
 }
 
+/** No request the reflectors wait on is in flight (an open watch is their resting state, not work). */
+export function noRequestInFlight(api: FakeApiServer): boolean {
+  return api.requests().every((r) => r.endedAt !== undefined || r.info.verb === 'watch');
+}
+
+/**
+ * Waits until `condition` holds: on the harness's fake clock, firing the reflectors' short timers (backoffs) whenever
+ * no request is in flight; without one, by polling on the wall clock.
+ */
+export function until(h: Pick<Harness, 'api' | 'clock'>, condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<unknown> {
+  if (!h.clock) return eventually(condition, what, timeoutMs);
+  return h.clock.runUntil(condition, what, { idle: () => noRequestInFlight(h.api), timeoutMs });
+}
+
 export function cacheEqualsServer(h: Pick<Harness, 'api' | 'ledger'>): boolean {
   return JSON.stringify(serverPods(h.api)) === JSON.stringify(ledgerPods(h.ledger))
     && JSON.stringify(serverNodes(h.api)) === JSON.stringify(ledgerNodes(h.ledger));
 }
 
 /** Waits until the ledger holds exactly the server's pods and nodes (same keys, same resourceVersions). */
-export async function assertCacheConverges(h: Pick<Harness, 'api' | 'ledger'>, timeoutMs = 5000): Promise<void> {
+export async function assertCacheConverges(h: Pick<Harness, 'api' | 'ledger'> & Partial<Pick<Harness, 'clock'>>, timeoutMs = 5000): Promise<void> {
   try {
-    await waitFor(() => cacheEqualsServer(h), 'the cache to equal the server', timeoutMs);
+    await until({ api: h.api, clock: h.clock }, () => cacheEqualsServer(h), 'the cache to equal the server', timeoutMs);
   } catch {
     assert.deepEqual(ledgerPods(h.ledger), serverPods(h.api), 'ledger pods = server pods');
     assert.deepEqual(ledgerNodes(h.ledger), serverNodes(h.api), 'ledger nodes = server nodes');
@@ -117,18 +125,4 @@ export async function counterValue(metrics: Metrics, name: string, labels: Recor
     if (Object.entries(labels).every(([k, v]) => String(sample.labels[k]) === v)) total += sample.value;
   }
   return total;
-}
-
-export function node(name: string, cpu = '4') {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } }, status: { allocatable: { cpu, memory: '8Gi', pods: '110' } } };
-}
-
-export function pod(name: string, o: { node?: string; cpu?: string; namespace?: string; uid?: string } = {}) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: o.namespace ?? 'default', ...(o.uid ? { uid: o.uid } : {}) },
-    spec: { ...(o.node ? { nodeName: o.node } : {}), containers: [{ name: 'c', resources: { requests: { cpu: o.cpu ?? '100m' } } }] },
-    status: { phase: o.node ? 'Running' : 'Pending' },
-  };
 }

@@ -9,14 +9,14 @@ import { FreshnessTracker } from '../../../src/cluster/freshness/freshness-track
 import { createVictimFreshnessCheck } from '../../../src/cluster/kube/victim-freshness.js';
 import type { VictimRef } from '../../../src/cluster/source.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
-import { FakeScheduler } from '../freshness/fake-scheduler.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 function victims(count: number): VictimRef[] {
   return Array.from({ length: count }, (_, i) => ({ node: `n${i}`, uid: `u${i}`, namespace: 'batch', name: `v${i}` }));
 }
 
 function setup(quorumRv: string, readMs: number) {
-  const clock = new FakeScheduler();
+  const clock = new FakeClock();
   const tracker = new FreshnessTracker({ now: () => clock.now(), stalenessWindowSeconds: 30, kinds: ['Pod'] });
   tracker.recordReplace('Pod', '100');
   const reads: Array<{ name: string; atMs: number }> = [];
@@ -49,25 +49,10 @@ function setup(quorumRv: string, readMs: number) {
   return { clock, reads, check, metrics, maxInFlight: () => maxInFlight, setGate: (on: boolean) => { gate = on; } };
 }
 
-async function settle<T>(clock: FakeScheduler, promise: Promise<T>, stepMs = 50, maxMs = 10_000): Promise<T> {
-  let done = false;
-  let value: T | undefined;
-  let failure: unknown;
-  void promise.then((v) => { done = true; value = v; }, (err: unknown) => { done = true; failure = err; });
-  for (let t = 0; !done && t < maxMs; t += stepMs) {
-    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-    if (!done) clock.advance(stepMs);
-  }
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-  assert.ok(done, `the check settled (clock ${clock.now()})`);
-  if (failure !== undefined) throw failure;
-  return value as T;
-}
-
 describe('preemption victim check (injected clock)', () => {
   it('a cache proven current (store RV >= quorum RV) keeps every candidate without a single per-victim read', async () => {
     const s = setup('100', 600);
-    const dropped = await settle(s.clock, s.check(victims(200)));
+    const dropped = await s.clock.settle(s.check(victims(200)));
     assert.equal(dropped.size, 0);
     assert.equal(s.reads.length, 0);
     assert.equal(s.clock.now(), 0, 'no waiting at all');
@@ -75,7 +60,7 @@ describe('preemption victim check (injected clock)', () => {
 
   it('unproven: waits its bound, then reads in waves of 4 within the 1.5 s budget and refuses the rest', async () => {
     const s = setup('200', 600);
-    const dropped = await settle(s.clock, s.check(victims(20)));
+    const dropped = await s.clock.settle(s.check(victims(20)));
     const waveStarts = [...new Set(s.reads.map((r) => r.atMs))];
     assert.deepEqual(waveStarts, [1000, 1600, 2200], 'after the 1 s wait, one wave per 600 ms read while the budget lasts');
     assert.equal(s.reads.length, 12);
@@ -88,7 +73,7 @@ describe('preemption victim check (injected clock)', () => {
   it('freshness.gate.enabled off: no proof, no read, counted', async () => {
     const s = setup('200', 600);
     s.setGate(false);
-    const dropped = await settle(s.clock, s.check(victims(5)));
+    const dropped = await s.clock.settle(s.check(victims(5)));
     assert.equal(dropped.size, 0);
     assert.equal(s.reads.length, 0);
     assert.equal((await s.metrics.freshnessGateBypassed.get()).values[0]?.value, 1);

@@ -6,17 +6,10 @@ import { SnapshotSource } from '../../../src/cluster/snapshot/snapshot-source.js
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import type { ClusterChange } from '../../../src/ledger/changes.js';
 import { silentLogger } from '../../../src/observability/logger.js';
+import { eventually } from '../../support/eventually.js';
 
 function nodeYaml(name: string, cpu: string): string {
   return `apiVersion: v1\nkind: Node\nmetadata: {name: ${name}}\nstatus: {allocatable: {cpu: "${cpu}", memory: 8Gi, pods: "110"}}\n`;
-}
-
-async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('snapshot source', () => {
@@ -57,16 +50,16 @@ describe('snapshot source', () => {
     // Editors write a temp file and rename it over the original.
     await writeFile(join(dir, '.tmp'), nodeYaml('a', '6') + '---\n' + nodeYaml('b', '2'));
     await rename(join(dir, '.tmp'), file);
-    await until(() => ledger.node('b') !== undefined, 'reload after rename');
+    await eventually(() => ledger.node('b') !== undefined, 'reload after rename', { intervalMs: 20 });
     assert.equal(ledger.node('a')?.allocatable.get('cpu'), 6000n);
 
     await writeFile(file, 'kind: Node\nmetadata: {name: [broken');
-    await until(() => outcomes.includes('error'), 'broken reload reported');
+    await eventually(() => outcomes.includes('error'), 'broken reload reported', { intervalMs: 20 });
     assert.match(source.readinessNotes().join(), /last snapshot reload failed.*invalid YAML/);
     assert.equal(ledger.node('b')?.allocatable.get('cpu'), 2000n, 'last good snapshot still served');
 
     await writeFile(file, nodeYaml('c', '1'));
-    await until(() => ledger.node('c') !== undefined, 'recovery');
+    await eventually(() => ledger.node('c') !== undefined, 'recovery', { intervalMs: 20 });
     assert.equal(ledger.node('a'), undefined, 'nodes gone from the file are gone from the ledger');
     assert.deepEqual(source.readinessNotes(), []);
   });

@@ -1,18 +1,11 @@
-/** Small object builders and fixture loading for the DRA ledger tests. */
+/** The DRA ledger tests' fixtures: a ledger with their options, the worked example loaded and fed, amount helpers. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type {
-  Device,
-  DeviceClassObject,
-  DeviceRequestResult,
-  PodObject,
-  ResourceClaimObject,
-  ResourceSliceObject,
-} from '../../../src/ledger/objects.js';
+import type { DeviceClassObject, PodObject, ResourceClaimObject, ResourceSliceObject } from '../../../src/ledger/objects.js';
 import { DraLedger, type DraLedgerHooks, type DraLedgerOptions } from '../../../src/ledger/dra/dra-ledger.js';
 import { resourceAmount } from '../../../src/ledger/resource-amounts.js';
+import { NUMA } from '../../support/dra-builders.js';
 
-export const NUMA = 'topology.example.com/numaNode';
 export const T0 = Date.parse('2026-07-20T10:15:00Z');
 
 export function newLedger(
@@ -65,113 +58,3 @@ export function expectAmounts(list: Record<string, string>): Record<string, stri
   return plain(amounts(list));
 }
 
-export function deviceClass(name: string, driver: string, extra: string[] = []): DeviceClassObject {
-  return {
-    metadata: { name },
-    spec: { selectors: [{ cel: { expression: `device.driver == "${driver}"` } }, ...extra.map((e) => ({ cel: { expression: e } }))] },
-  };
-}
-
-export function slice(
-  name: string,
-  node: string,
-  driver: string,
-  devices: Device[],
-  pool: { name?: string; generation?: number; count?: number } = {},
-  resourceVersion = '1',
-): ResourceSliceObject {
-  return {
-    metadata: { name, resourceVersion },
-    spec: {
-      driver,
-      nodeName: node,
-      pool: { name: pool.name ?? node, generation: pool.generation ?? 1, resourceSliceCount: pool.count ?? 1 },
-      devices,
-    },
-  };
-}
-
-/** A shared CPU/memory pool device mapped by capacity keys (like the worked example's numaN devices). */
-export function cpuDevice(name: string, zone: number, cpu = '32', memory = '128Gi'): Device {
-  return {
-    name,
-    attributes: { [NUMA]: { int: zone } },
-    allowMultipleAllocations: true,
-    capacity: {
-      'cpu.example.com/cpu': { value: cpu, requestPolicy: { default: '1' } },
-      'cpu.example.com/memory': { value: memory, requestPolicy: { default: '1Gi' } },
-    },
-    nodeAllocatableResourceMappings: {
-      cpu: { capacityKey: 'cpu.example.com/cpu' },
-      memory: { capacityKey: 'cpu.example.com/memory' },
-    },
-  };
-}
-
-/** An exclusive GPU mapped by multipliers (cpu 2, memory 8Gi per allocation). */
-export function gpuDevice(name: string, zone?: number): Device {
-  return {
-    name,
-    ...(zone === undefined ? {} : { attributes: { [NUMA]: { int: zone } } }),
-    capacity: { 'gpu.example.com/memory': { value: '80Gi' } },
-    nodeAllocatableResourceMappings: { cpu: { allocationMultiplier: '2' }, memory: { allocationMultiplier: '8Gi' } },
-  };
-}
-
-export function claim(
-  namespace: string,
-  name: string,
-  uid: string,
-  options: {
-    results?: DeviceRequestResult[];
-    node?: string;
-    reservedFor?: string[];
-    requests?: NonNullable<NonNullable<ResourceClaimObject['spec']>['devices']>['requests'];
-    constraints?: Array<{ requests?: string[]; matchAttribute?: string }>;
-    resourceVersion?: string;
-  } = {},
-): ResourceClaimObject {
-  const c: ResourceClaimObject = {
-    metadata: { namespace, name, uid, resourceVersion: options.resourceVersion ?? '1' },
-    spec: { devices: { requests: options.requests ?? [], constraints: options.constraints } },
-    status: {},
-  };
-  if (options.results) {
-    c.status!.allocation = {
-      devices: { results: options.results },
-      ...(options.node
-        ? { nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [options.node] }] }] } }
-        : {}),
-    };
-  }
-  if (options.reservedFor) c.status!.reservedFor = options.reservedFor.map((uid) => ({ resource: 'pods', name: uid, uid }));
-  return c;
-}
-
-export function result(driver: string, pool: string, device: string, consumed?: Record<string, string>, request = 'r'): DeviceRequestResult {
-  return { request, driver, pool, device, ...(consumed ? { consumedCapacity: consumed } : {}) };
-}
-
-export function pod(
-  namespace: string,
-  name: string,
-  uid: string,
-  options: { node?: string; phase?: string; claims?: Array<{ name: string; claimName?: string; template?: string }>; generated?: Record<string, string>; resourceVersion?: string } = {},
-): PodObject {
-  return {
-    metadata: { namespace, name, uid, resourceVersion: options.resourceVersion ?? '1' },
-    spec: {
-      nodeName: options.node,
-      containers: [{ name: 'c', resources: { claims: (options.claims ?? []).map((c) => ({ name: c.name })) } }],
-      resourceClaims: (options.claims ?? []).map((c) => ({
-        name: c.name,
-        ...(c.claimName ? { resourceClaimName: c.claimName } : {}),
-        ...(c.template ? { resourceClaimTemplateName: c.template } : {}),
-      })),
-    },
-    status: {
-      phase: options.phase ?? (options.node ? 'Running' : 'Pending'),
-      resourceClaimStatuses: Object.entries(options.generated ?? {}).map(([n, claimName]) => ({ name: n, resourceClaimName: claimName })),
-    },
-  };
-}

@@ -4,15 +4,17 @@
  * claim's node resources silently drop to zero.
  */
 import assert from 'node:assert/strict';
-import { claim, expectAmounts, gpuDevice, newLedger, plain, pod, result, slice, T0 } from './builders.js';
+import { expectAmounts, newLedger, plain, T0 } from './builders.js';
+import { claim, gpuDevice, result, slice } from '../../support/dra-builders.js';
 import { claimOf, demoLedger, demoObjects, plainPod, podOf, slicesOf, verdictOn, type DemoObjects } from './demo-cluster.js';
+import { pod } from '../../support/builders.js';
 
 const GPU = 'gpu.example.com';
 
 function gpuCluster() {
   const ledger = newLedger();
   ledger.upsertSlice(slice('s', 'n1', GPU, [gpuDevice('g0'), gpuDevice('g1')], {}, '10'));
-  ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+  ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
   ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(GPU, 'n1', 'g0')], node: 'n1', reservedFor: ['pod-a'] }));
   return ledger;
 }
@@ -24,7 +26,7 @@ describe('DRA ledger: a claim\'s contribution outlives its slices', () => {
     let now = T0;
     const ledger = newLedger({ now: () => now });
     ledger.upsertSlice(slice('s', 'n1', GPU, [gpuDevice('g0')], {}, '10'));
-    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(GPU, 'n1', 'g0')], node: 'n1', reservedFor: ['pod-a'] }));
     now = T0 + 60_000;
     ledger.deleteSlice('s');

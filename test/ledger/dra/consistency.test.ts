@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { claim, cpuDevice, expectAmounts, gpuDevice, newLedger, plain, pod, result, slice } from './builders.js';
+import { expectAmounts, newLedger, plain } from './builders.js';
+import { claim, cpuDevice, gpuDevice, result, slice } from '../../support/dra-builders.js';
+import { pod } from '../../support/builders.js';
 
 const GPU = 'gpu.example.com';
 
 function pendingGpuPod() {
-  return pod('ns', 'new', 'pod-new', { claims: [{ name: 'g', claimName: 'want-gpu' }] });
+  return pod('ns', 'new', { uid: 'pod-new', rv: '1', claims: [{ name: 'g', claimName: 'want-gpu' }] });
 }
 
 function gpuRequest() {
@@ -23,7 +25,7 @@ describe('DRA ledger: freshness and consistency make a node unsafe', () => {
   it('ignores devices of a stale generation, reports the mix, and flags claims on vanished devices', () => {
     const ledger = newLedger();
     ledger.upsertSlice(slice('old', 'n1', GPU, [gpuDevice('g0')], { generation: 1 }));
-    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(GPU, 'n1', 'g0')], node: 'n1', reservedFor: ['pod-a'] }));
     assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
 
@@ -69,7 +71,7 @@ describe('DRA ledger: freshness and consistency make a node unsafe', () => {
     ledger.upsertClaim(gpuRequest());
     ledger.setRebuilding(true);
     assert.equal(ledger.assessPod(pendingGpuPod(), 'n1').unsafe, 'ledger rebuilding after start');
-    const plainPod = pod('ns', 'plain', 'pod-plain');
+    const plainPod = pod('ns', 'plain', { uid: 'pod-plain', rv: '1' });
     assert.equal(ledger.assessPod(plainPod, 'n1').unsafe, undefined);
   });
 

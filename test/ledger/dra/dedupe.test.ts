@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { claim, expectAmounts, gpuDevice, cpuDevice, newLedger, plain, pod, result, slice } from './builders.js';
+import { expectAmounts, newLedger, plain } from './builders.js';
+import { claim, cpuDevice, gpuDevice, result, slice } from '../../support/dra-builders.js';
+import { pod } from '../../support/builders.js';
 
 const GPU = 'gpu.example.com';
 const CPU = 'cpu.example.com';
@@ -8,8 +10,8 @@ function gpuNode(duplicates: Array<{ claimUid: string; node: string; reason: str
   const ledger = newLedger({}, (info) => duplicates.push(info));
   ledger.upsertSlice(slice('s1', 'n1', GPU, [gpuDevice('g0'), gpuDevice('g1')]));
   ledger.upsertSlice(slice('s2', 'n2', GPU, [gpuDevice('g0')]));
-  ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
-  ledger.upsertPod(pod('ns', 'b', 'pod-b', { node: 'n1' }));
+  ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
+  ledger.upsertPod(pod('ns', 'b', { uid: 'pod-b', rv: '1', node: 'n1' }));
   return ledger;
 }
 
@@ -28,7 +30,7 @@ describe('DRA ledger: one entry per claim UID', () => {
   it('makes a node unresolvable for a second pod sharing a counted mapped claim, and adds nothing twice', () => {
     const ledger = gpuNode();
     ledger.upsertClaim(claim('ns', 'shared', 'uid-s', { results: G0, node: 'n1', reservedFor: ['pod-a'] }));
-    const newcomer = pod('ns', 'c', 'pod-c', { claims: [{ name: 'x', claimName: 'shared' }, { name: 'y', claimName: 'shared' }] });
+    const newcomer = pod('ns', 'c', { uid: 'pod-c', rv: '1', claims: [{ name: 'x', claimName: 'shared' }, { name: 'y', claimName: 'shared' }] });
     const assessment = ledger.assessPod(newcomer, 'n1');
     assert.deepEqual(plain(assessment.footprint), {});
     assert.match(assessment.unresolvable ?? '', /claim ns\/shared has node-allocatable mappings and is already used by pod uid pod-a on n1/);
@@ -39,7 +41,7 @@ describe('DRA ledger: one entry per claim UID', () => {
     const ledger = gpuNode();
     ledger.upsertSlice(slice('nic', 'n1', 'nic.example.com', [{ name: 'nic0' }]));
     ledger.upsertClaim(claim('ns', 'net', 'uid-net', { results: [result('nic.example.com', 'n1', 'nic0')], node: 'n1', reservedFor: ['pod-a'] }));
-    const newcomer = pod('ns', 'c', 'pod-c', { claims: [{ name: 'x', claimName: 'net' }] });
+    const newcomer = pod('ns', 'c', { uid: 'pod-c', rv: '1', claims: [{ name: 'x', claimName: 'net' }] });
     const assessment = ledger.assessPod(newcomer, 'n1');
     assert.equal(assessment.unresolvable, undefined);
     assert.deepEqual(plain(assessment.footprint), {});
@@ -48,7 +50,7 @@ describe('DRA ledger: one entry per claim UID', () => {
   it('counts the claim exactly for a pending pod when nobody on the node holds it yet', () => {
     const ledger = gpuNode();
     ledger.upsertClaim(claim('ns', 'mine', 'uid-m', { results: G0, node: 'n1', reservedFor: ['pod-c'] }));
-    const pending = pod('ns', 'c', 'pod-c', { claims: [{ name: 'x', claimName: 'mine' }] });
+    const pending = pod('ns', 'c', { uid: 'pod-c', rv: '1', claims: [{ name: 'x', claimName: 'mine' }] });
     ledger.upsertPod(pending);
     const assessment = ledger.assessPod(pending, 'n1');
     assert.equal(assessment.estimated, false);
@@ -64,7 +66,7 @@ describe('DRA ledger: one entry per claim UID', () => {
     ledger.upsertClaim({ ...c, metadata: { ...c.metadata, resourceVersion: '2' } });
     ledger.deleteClaim('ns/c');
     ledger.upsertClaim(c);
-    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
     ledger.replaceClaims([c]);
     assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
   });
@@ -77,16 +79,16 @@ describe('DRA ledger: one entry per claim UID', () => {
     assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
     ledger.upsertClaim({ ...c, metadata: { ...c.metadata, resourceVersion: '3' } });
     assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
-    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1', phase: 'Succeeded' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', phase: 'Succeeded' }));
     assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
-    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
     ledger.deletePod('ns/a');
     assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
   });
 
   it('does not count a claim reserved only by a pod of another node', () => {
     const ledger = gpuNode();
-    ledger.upsertPod(pod('ns', 'z', 'pod-z', { node: 'n2' }));
+    ledger.upsertPod(pod('ns', 'z', { uid: 'pod-z', rv: '1', node: 'n2' }));
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: G0, node: 'n1', reservedFor: ['pod-z'] }));
     assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
     assert.deepEqual(plain(ledger.nodeUsed('n2')), {});
@@ -98,7 +100,7 @@ describe('DRA ledger: one entry per claim UID', () => {
     ledger.upsertClaim(claim('ns', 'a', 'uid-dup', { results: G0, node: 'n1', reservedFor: ['pod-a'] }));
     ledger.upsertClaim(claim('ns', 'b', 'uid-dup', { results: [result(GPU, 'n1', 'g1')], node: 'n1', reservedFor: ['pod-b'] }));
     assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
-    ledger.upsertPod(pod('ns', 'b', 'pod-b', { node: 'n1', resourceVersion: '2', phase: 'Running' }));
+    ledger.upsertPod(pod('ns', 'b', { uid: 'pod-b', rv: '2', node: 'n1', phase: 'Running' }));
     ledger.nodeUsed('n1');
     assert.equal(seen.length, 1);
     assert.equal(seen[0]!.claimUid, 'uid-dup');
@@ -122,7 +124,7 @@ describe('DRA ledger: one entry per claim UID', () => {
   it('lets two claims share a device that allows multiple allocations', () => {
     const ledger = newLedger();
     ledger.upsertSlice(slice('s1', 'n1', CPU, [cpuDevice('d0', 0)]));
-    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
     const consumed = { 'cpu.example.com/cpu': '2', 'cpu.example.com/memory': '2Gi' };
     ledger.upsertClaim(claim('ns', 'a', 'uid-1', { results: [result(CPU, 'n1', 'd0', consumed)], node: 'n1', reservedFor: ['pod-a'] }));
     ledger.upsertClaim(claim('ns', 'b', 'uid-2', { results: [result(CPU, 'n1', 'd0', consumed)], node: 'n1', reservedFor: ['pod-a'] }));

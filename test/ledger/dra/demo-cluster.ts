@@ -14,6 +14,7 @@ import { podEntryFromObject } from '../../../src/ledger/pod-entry.js';
 import { schedulingOptions } from '../../support/builders.js';
 import type { SchedulingOptions } from '../../../src/scheduling/options.js';
 import { T0 } from './builders.js';
+import { pod } from '../../support/builders.js';
 
 export type DemoObjects = Record<ClusterObjectKind, ClusterObject[]>;
 
@@ -38,12 +39,9 @@ export function demoLedger(objects: DemoObjects, now: () => number = () => T0): 
   return { ledger, dra, scoped };
 }
 
+/** A pending pod without claims in the demo cluster's default namespace. */
 export function plainPod(name: string, cpu: string): PodObject {
-  return {
-    metadata: { namespace: 'default', name, uid: `uid-${name}`, resourceVersion: '1' },
-    spec: { priority: 0, containers: [{ name: 'c', resources: { requests: { cpu, memory: '1Gi' } } }] },
-    status: { phase: 'Pending' },
-  };
+  return pod('default', name, { cpu, memory: '1Gi', priority: 0, uid: `uid-${name}`, rv: '1' });
 }
 
 export function verdictOn(ledger: ClusterLedger, podObject: PodObject, node: string, options: SchedulingOptions = schedulingOptions()): FitVerdict {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import type { ResourceSliceObject } from '../../../src/ledger/objects.js';
-import { claim, deviceClass, gpuDevice, newLedger, pod, result, slice } from './builders.js';
+import { newLedger } from './builders.js';
+import { claim, deviceClass, gpuDevice, result, slice } from '../../support/dra-builders.js';
+import { pod } from '../../support/builders.js';
 
 const GPU = 'gpu.example.com';
 const NIC = 'nic.example.com';
@@ -12,7 +14,7 @@ function gpuClaim(name: string, count = 1, allocationMode?: 'All') {
 }
 
 function pendingFor(claimName: string) {
-  return pod('ns', `p-${claimName}`, `pod-${claimName}`, { claims: [{ name: 'x', claimName }] });
+  return pod('ns', `p-${claimName}`, { uid: `pod-${claimName}`, rv: '1', claims: [{ name: 'x', claimName }] });
 }
 
 /** n1 has two GPUs, n2 has none (it publishes no slice of the driver at all). */

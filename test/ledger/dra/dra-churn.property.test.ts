@@ -13,7 +13,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { PodObject, ResourceClaimObject, ResourceSliceObject } from '../../../src/ledger/objects.js';
 import type { DraLedger } from '../../../src/ledger/dra/dra-ledger.js';
-import { claim, cpuDevice, deviceClass, gpuDevice, newLedger, pod, result, slice } from './builders.js';
+import { newLedger } from './builders.js';
+import { claim, cpuDevice, deviceClass, gpuDevice, result, slice } from '../../support/dra-builders.js';
+import { pod } from '../../support/builders.js';
 
 const CPU = 'cpu.example.com';
 const GPU = 'gpu.example.com';
@@ -83,7 +85,7 @@ function apply(ledger: DraLedger, world: World, step: Step): void {
         reservedFor: [podUid],
         resourceVersion: world.nextRv(),
       });
-      const bound = pod('ns', `p${step.claim}`, podUid, { node: NODE, claims: [{ name: 'x', claimName: `c${step.claim}` }], resourceVersion: world.nextRv() });
+      const bound = pod('ns', `p${step.claim}`, { uid: podUid, rv: world.nextRv(), node: NODE, claims: [{ name: 'x', claimName: `c${step.claim}` }] });
       // what the scheduler charged at binding: cpus + the GPU's cost by the mapping of the moment, 2Gi + the GPU's 8Gi
       world.charged.set(key, step.cpus + world.gpuCpu);
       if (world.withStatus) bound.status!.nodeAllocatableResourceClaimStatuses = [{ resourceClaimName: `c${step.claim}`, containers: ['c'], resources: { cpu: String(step.cpus + world.gpuCpu), memory: '10Gi' } }];

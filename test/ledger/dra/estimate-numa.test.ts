@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import type { ResourceClaimObject } from '../../../src/ledger/objects.js';
-import { claim, cpuDevice, deviceClass, expectAmounts, gpuDevice, newLedger, NUMA, plain, pod, result, slice } from './builders.js';
+import { expectAmounts, newLedger, plain } from './builders.js';
+import { claim, cpuDevice, deviceClass, gpuDevice, NUMA, result, slice } from '../../support/dra-builders.js';
+import { pod } from '../../support/builders.js';
 
 const CPU = 'cpu.example.com';
 const GPU = 'gpu.example.com';
@@ -13,7 +15,7 @@ function nodeWithTwoZones() {
   ledger.upsertDeviceClass(deviceClass(GPU, GPU));
   ledger.upsertSlice(slice('cpu', 'n1', CPU, [cpuDevice('numa0', 0), cpuDevice('numa1', 1)]));
   ledger.upsertSlice(slice('gpu', 'n1', GPU, [gpuDevice('g0', 0), gpuDevice('g1', 1)]));
-  ledger.upsertPod(pod('ns', 'busy', 'pod-busy', { node: 'n1' }));
+  ledger.upsertPod(pod('ns', 'busy', { uid: 'pod-busy', rv: '1', node: 'n1' }));
   return ledger;
 }
 
@@ -46,7 +48,7 @@ function alignedClaim(name: string, cpu: string, memory: string) {
 }
 
 function pendingFor(claimName: string) {
-  return pod('ns', `p-${claimName}`, `pod-${claimName}`, { claims: [{ name: 'x', claimName }] });
+  return pod('ns', `p-${claimName}`, { uid: `pod-${claimName}`, rv: '1', claims: [{ name: 'x', claimName }] });
 }
 
 describe('DRA ledger: NUMA alignment', () => {
@@ -155,13 +157,13 @@ describe('DRA ledger: estimates for unallocated claims', () => {
         requests: [{ name: 'g', exactly: { deviceClassName: 'x-gpu', selectors: [{ cel: { expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0' } }] } }],
       }),
     );
-    const byRequest = ledger.assessPod(pod('ns', 'p-big', 'pod-big', { claims: [{ name: 'x', claimName: 'big' }] }), 'n1');
+    const byRequest = ledger.assessPod(pod('ns', 'p-big', { uid: 'pod-big', rv: '1', claims: [{ name: 'x', claimName: 'big' }] }), 'n1');
     assert.deepEqual(plain(byRequest.footprint), expectAmounts({ cpu: '2', memory: '8Gi' }), 'only g0 (80Gi) has 64Gi');
   });
 
   it('counts 0 with a note for a template claim that has not been generated yet', () => {
     const ledger = nodeWithTwoZones();
-    const waiting = pod('ns', 'w', 'pod-w', { claims: [{ name: 'gpu', template: 'gpu-template' }] });
+    const waiting = pod('ns', 'w', { uid: 'pod-w', rv: '1', claims: [{ name: 'gpu', template: 'gpu-template' }] });
     const a = ledger.assessPod(waiting, 'n1');
     assert.deepEqual(plain(a.footprint), {});
     assert.equal(a.estimated, true);
@@ -171,7 +173,7 @@ describe('DRA ledger: estimates for unallocated claims', () => {
   it('finds the generated claim through status.resourceClaimStatuses', () => {
     const ledger = nodeWithTwoZones();
     ledger.upsertClaim(claim('ns', 'w-gpu-abc12', 'uid-g', { requests: [{ name: 'g', exactly: { deviceClassName: GPU } }] }));
-    const waiting = pod('ns', 'w', 'pod-w', { claims: [{ name: 'gpu', template: 'gpu-template' }], generated: { gpu: 'w-gpu-abc12' } });
+    const waiting = pod('ns', 'w', { uid: 'pod-w', rv: '1', claims: [{ name: 'gpu', template: 'gpu-template' }], status: { resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: 'w-gpu-abc12' }] } });
     assert.deepEqual(plain(ledger.assessPod(waiting, 'n1').footprint), expectAmounts({ cpu: '2', memory: '8Gi' }));
   });
 
@@ -201,13 +203,13 @@ describe('DRA ledger: unreleased master mapping shape', () => {
     assert.match(exported.unsupported[0]!, /cpu.example.com\/n1\/numa0 uses the unreleased nodeAllocatableResources shape/);
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { requests: [{ name: 'c', exactly: { deviceClassName: CPU } }] }));
     assert.match(ledger.assessPod(pendingFor('c'), 'n1').unsafe ?? '', /unreleased nodeAllocatableResources shape/);
-    assert.equal(ledger.assessPod(pod('ns', 'plain', 'pod-plain'), 'n1').unsafe, undefined);
+    assert.equal(ledger.assessPod(pod('ns', 'plain', { uid: 'pod-plain', rv: '1' }), 'n1').unsafe, undefined);
   });
 
   it('makes the node unsafe when a counted claim uses such a device', () => {
     const ledger = newLedger();
     ledger.upsertSlice(slice('cpu', 'n1', CPU, [masterDevice]));
-    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(CPU, 'n1', 'numa0')], node: 'n1', reservedFor: ['pod-a'] }));
     assert.match(ledger.unsafeNodes().get('n1') ?? '', /claim ns\/c uses a device kube-ledger cannot count/);
   });

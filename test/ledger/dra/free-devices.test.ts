@@ -8,8 +8,9 @@ import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import { podEntryFromObject } from '../../../src/ledger/pod-entry.js';
 import { explainPod } from '../../../src/scheduling/explain.js';
 import { recommendNode } from '../../../src/scheduling/recommend.js';
-import { node, schedulingOptions } from '../../support/builders.js';
-import { claim, deviceClass, gpuDevice, newLedger, pod, result, slice } from './builders.js';
+import { node, pod, schedulingOptions } from '../../support/builders.js';
+import { newLedger } from './builders.js';
+import { claim, deviceClass, gpuDevice, result, slice } from '../../support/dra-builders.js';
 
 const GPU = 'gpu.example.com';
 
@@ -17,7 +18,7 @@ function gpuClaim(name: string, count = 1, className = GPU) {
   return claim('ns', name, `uid-${name}`, { requests: [{ name: 'gpu', exactly: { deviceClassName: className, count } }] });
 }
 
-const pendingFor = (claimName: string) => pod('ns', `p-${claimName}`, `pod-${claimName}`, { claims: [{ name: 'x', claimName }] });
+const pendingFor = (claimName: string) => pod('ns', `p-${claimName}`, { uid: `pod-${claimName}`, rv: '1', claims: [{ name: 'x', claimName }] });
 
 function gpus() {
   const ledger = newLedger();

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Device, PodObject, ResourceClaimObject, ResourceSliceObject } from '../../../src/ledger/objects.js';
 import type { DraLedger } from '../../../src/ledger/dra/dra-ledger.js';
-import { claim, cpuDevice, deviceClass, gpuDevice, newLedger, pod, result, slice } from './builders.js';
+import { newLedger } from './builders.js';
+import { claim, cpuDevice, deviceClass, gpuDevice, result, slice } from '../../support/dra-builders.js';
+import { pod } from '../../support/builders.js';
 
 const CPU = 'cpu.example.com';
 const GPU = 'gpu.example.com';
@@ -67,7 +69,7 @@ const podArb = fc
     podLevel: fc.constantFrom<Record<string, string> | undefined>(undefined, undefined, { cpu: '8' }, { cpu: '8', memory: '64Gi' }),
   })
   .map(({ index, uidSuffix, node, phase, podLevel }) => {
-    const p = pod('ns', `p${index}`, `pu${index}${uidSuffix}`, { node, phase });
+    const p = pod('ns', `p${index}`, { uid: `pu${index}${uidSuffix}`, rv: '1', node, phase });
     if (podLevel) p.spec!.resources = { requests: podLevel };
     return p;
   });

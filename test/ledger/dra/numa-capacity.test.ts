@@ -4,7 +4,9 @@
  * consumes" works the same example.
  */
 import assert from 'node:assert/strict';
-import { claim, cpuDevice, deviceClass, expectAmounts, gpuDevice, newLedger, NUMA, plain, pod, result, slice } from './builders.js';
+import { expectAmounts, newLedger, plain } from './builders.js';
+import { claim, cpuDevice, deviceClass, gpuDevice, NUMA, result, slice } from '../../support/dra-builders.js';
+import { pod } from '../../support/builders.js';
 
 const CPU = 'cpu.example.com';
 const GPU = 'gpu.example.com';
@@ -30,17 +32,17 @@ describe('DRA NUMA zones: capacity from providers, use from consumers', () => {
     classes(ledger);
     ledger.upsertSlice(slice('cpu', 'n1', CPU, [cpuDevice('numa0', 0), cpuDevice('numa1', 1)]));
     ledger.upsertSlice(slice('gpu', 'n1', GPU, [gpuDevice('g0', 0), gpuDevice('g1', 0), gpuDevice('g2', 0), gpuDevice('g3', 1)]));
-    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
     ledger.upsertClaim(claim('ns', 'gpus', 'uid-gpus', { results: [result(GPU, 'n1', 'g0'), result(GPU, 'n1', 'g1', undefined, 'r2')], node: 'n1', reservedFor: ['pod-a'] }));
     const zones = ledger.nodeState('n1')!.zones;
     assert.deepEqual(plain(zones.get('0')!.capacity), expectAmounts({ cpu: '32', memory: '128Gi' }), 'three GPUs add no room');
     assert.deepEqual(plain(zones.get('0')!.used), expectAmounts({ cpu: '4', memory: '16Gi' }));
     // 30 cpu + a GPU (2 cpu) = 32 > 28 free in zone 0; zone 1 has 32 free
     ledger.upsertClaim(alignedGpuClaim('big', '30'));
-    const fit = ledger.assessPod(pod('ns', 'p', 'pod-p', { claims: [{ name: 'x', claimName: 'big' }] }), 'n1');
+    const fit = ledger.assessPod(pod('ns', 'p', { uid: 'pod-p', rv: '1', claims: [{ name: 'x', claimName: 'big' }] }), 'n1');
     assert.deepEqual(fit.numa, { required: true, fits: true });
     ledger.upsertClaim(alignedGpuClaim('huge', '31'));
-    const tooBig = ledger.assessPod(pod('ns', 'q', 'pod-q', { claims: [{ name: 'x', claimName: 'huge' }] }), 'n1');
+    const tooBig = ledger.assessPod(pod('ns', 'q', { uid: 'pod-q', rv: '1', claims: [{ name: 'x', claimName: 'huge' }] }), 'n1');
     assert.equal(tooBig.numa.fits, false);
     assert.match(tooBig.numa.reason!, /zone 0 free: cpu 28, memory 112Gi; zone 1 free: cpu 32, memory 128Gi/);
   });
@@ -49,7 +51,7 @@ describe('DRA NUMA zones: capacity from providers, use from consumers', () => {
     const ledger = newLedger();
     classes(ledger);
     ledger.upsertSlice(slice('gpu', 'n1', GPU, [gpuDevice('g0', 0), gpuDevice('g1', 1)]));
-    ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
     ledger.upsertClaim(claim('ns', 'one', 'uid-one', { results: [result(GPU, 'n1', 'g0')], node: 'n1', reservedFor: ['pod-a'] }));
     const zone0 = ledger.nodeState('n1')!.zones.get('0')!;
     assert.deepEqual(plain(zone0.capacity), {}, 'no device provides cpu or memory here');
@@ -57,7 +59,7 @@ describe('DRA NUMA zones: capacity from providers, use from consumers', () => {
     const exported = ledger.exportNode('n1') as { zones: Record<string, { unbounded: string[] }> };
     assert.deepEqual(exported.zones['0']!.unbounded, ['cpu', 'memory']);
     ledger.upsertClaim(alignedGpuClaim('next'));
-    const a = ledger.assessPod(pod('ns', 'p', 'pod-p', { claims: [{ name: 'x', claimName: 'next' }] }), 'n1');
+    const a = ledger.assessPod(pod('ns', 'p', { uid: 'pod-p', rv: '1', claims: [{ name: 'x', claimName: 'next' }] }), 'n1');
     assert.deepEqual(a.numa, { required: true, fits: true });
     assert.deepEqual(plain(a.footprint), expectAmounts({ cpu: '2', memory: '8Gi' }), 'the node totals still count it');
   });

@@ -9,7 +9,9 @@
 import assert from 'node:assert/strict';
 import type { NodeAllocatableResourceClaimStatus, PodObject, ResourceList } from '../../../src/ledger/objects.js';
 import { effectivePodRequests } from '../../../src/ledger/pod-requests.js';
-import { claim, cpuDevice, expectAmounts, gpuDevice, newLedger, plain, pod, result, slice } from './builders.js';
+import { expectAmounts, newLedger, plain } from './builders.js';
+import { claim, cpuDevice, gpuDevice, result, slice } from '../../support/dra-builders.js';
+import { pod } from '../../support/builders.js';
 
 const GPU = 'gpu.example.com';
 const CPU_DRIVER = 'cpu.example.com';
@@ -22,7 +24,7 @@ interface BoundPodSpec {
 }
 
 function boundPod(spec: BoundPodSpec): PodObject {
-  const p = pod('ns', spec.uid, spec.uid, { node: 'n1', claims: [{ name: 'dev', claimName: 'c' }] });
+  const p = pod('ns', spec.uid, { uid: spec.uid, rv: '1', node: 'n1', claims: [{ name: 'dev', claimName: 'c' }] });
   const container = p.spec!.containers![0]!;
   if (spec.containerRequests) container.resources = { ...container.resources, requests: spec.containerRequests };
   if (spec.podLevel) p.spec!.resources = spec.podLevel;

@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import type { NodeAllocatableResourceClaimStatus, PodObject } from '../../../src/ledger/objects.js';
 import { podClaimStatuses } from '../../../src/ledger/dra/pod-claim-status.js';
 import type { DivergenceInfo } from '../../../src/ledger/dra/dra-ledger.js';
-import { claim, expectAmounts, gpuDevice, newLedger, plain, pod, result, slice } from './builders.js';
+import { expectAmounts, newLedger, plain } from './builders.js';
+import { claim, gpuDevice, result, slice } from '../../support/dra-builders.js';
+import { pod } from '../../support/builders.js';
 
 const GPU = 'gpu.example.com';
 
@@ -17,7 +19,7 @@ function withStatus(p: PodObject, statuses: NodeAllocatableResourceClaimStatus[]
 }
 
 function boundPod(statuses: NodeAllocatableResourceClaimStatus[], rv = '1'): PodObject {
-  return withStatus(pod('ns', 'a', 'pod-a', { node: 'n1', claims: [{ name: 'gpu', claimName: 'c' }], resourceVersion: rv }), statuses);
+  return withStatus(pod('ns', 'a', { uid: 'pod-a', rv, node: 'n1', claims: [{ name: 'gpu', claimName: 'c' }] }), statuses);
 }
 
 const GPU_CLAIM = () => claim('ns', 'c', 'uid-c', { results: [result(GPU, 'n1', 'g0')], node: 'n1', reservedFor: ['pod-a'] });
@@ -42,7 +44,7 @@ describe('DRA pod status: nodeAllocatableResourceClaimStatuses', () => {
 
   it('resolves a pod-level claim name to its ResourceClaim and reports an unreadable quantity without dropping the rest', () => {
     const p = withStatus(
-      pod('ns', 'a', 'pod-a', { node: 'n1', claims: [{ name: 'gpu', template: 't' }], generated: { gpu: 'a-gpu-x7k' } }),
+      pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: [{ name: 'gpu', template: 't' }], status: { resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: 'a-gpu-x7k' }] } }),
       [{ resourceClaimName: 'gpu', resources: { cpu: '3', memory: 'lots' } }],
     );
     const status = podClaimStatuses(p).get('ns/a-gpu-x7k')!;

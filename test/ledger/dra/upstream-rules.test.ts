@@ -8,8 +8,9 @@ import type { ResourceSliceObject } from '../../../src/ledger/objects.js';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import { podEntryFromObject } from '../../../src/ledger/pod-entry.js';
 import { assessFit } from '../../../src/scheduling/fit.js';
-import { node, schedulingOptions } from '../../support/builders.js';
-import { claim, expectAmounts, gpuDevice, newLedger, plain, pod, result, slice } from './builders.js';
+import { node, pod, schedulingOptions } from '../../support/builders.js';
+import { expectAmounts, newLedger, plain } from './builders.js';
+import { claim, gpuDevice, result, slice } from '../../support/dra-builders.js';
 
 const NIC = 'nic.example.com';
 
@@ -32,11 +33,11 @@ describe('DRA upstream rules: network-attached mapped devices', () => {
     it(`charges a ${shape} device's mapping to the node of the reserving pod, and follows the pod`, () => {
       const ledger = newLedger();
       ledger.upsertSlice(networkSlice(shape));
-      ledger.upsertPod(pod('ns', 'a', 'pod-a', { node: 'n1' }));
+      ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
       ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(NIC, 'fabric', 'vf0')], reservedFor: ['pod-a'] }));
       assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ memory: '2Gi' }));
       ledger.deletePod('ns/a');
-      ledger.upsertPod(pod('ns', 'b', 'pod-b', { node: 'n2' }));
+      ledger.upsertPod(pod('ns', 'b', { uid: 'pod-b', rv: '1', node: 'n2' }));
       ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(NIC, 'fabric', 'vf0')], reservedFor: ['pod-b'], resourceVersion: '2' }));
       assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
       assert.deepEqual(plain(ledger.nodeUsed('n2')), expectAmounts({ memory: '2Gi' }));
@@ -47,7 +48,7 @@ describe('DRA upstream rules: network-attached mapped devices', () => {
     const ledger = newLedger();
     ledger.upsertSlice(networkSlice('allNodes'));
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(NIC, 'fabric', 'vf0')] }));
-    const pending = pod('ns', 'p', 'pod-p', { claims: [{ name: 'net', claimName: 'c' }] });
+    const pending = pod('ns', 'p', { uid: 'pod-p', rv: '1', claims: [{ name: 'net', claimName: 'c' }] });
     for (const n of ['n1', 'n2']) assert.deepEqual(plain(ledger.assessPod(pending, n).footprint), expectAmounts({ memory: '2Gi' }));
   });
 });
@@ -58,13 +59,13 @@ describe('DRA upstream rules: a mapped claim is not shared (validateNodeAllocata
     const ledger = new ClusterLedger({ dra });
     ledger.apply({ type: 'replaced', kind: 'Node', objects: [node('n1', { cpu: '16', memory: '64Gi', pods: '110' })] });
     ledger.apply({ type: 'upsert', kind: 'ResourceSlice', object: slice('s', 'n1', 'gpu.example.com', [gpuDevice('g0')]) });
-    ledger.apply({ type: 'upsert', kind: 'Pod', object: pod('ns', 'a', 'pod-a', { node: 'n1', claims: [{ name: 'g', claimName: 'c' }] }) });
+    ledger.apply({ type: 'upsert', kind: 'Pod', object: pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: [{ name: 'g', claimName: 'c' }] }) });
     ledger.apply({
       type: 'upsert',
       kind: 'ResourceClaim',
       object: claim('ns', 'c', 'uid-c', { results: [result('gpu.example.com', 'n1', 'g0')], node: 'n1', reservedFor: ['pod-a'] }),
     });
-    const second = podEntryFromObject(pod('ns', 'b', 'pod-b', { claims: [{ name: 'g', claimName: 'c' }] }));
+    const second = podEntryFromObject(pod('ns', 'b', { uid: 'pod-b', rv: '1', claims: [{ name: 'g', claimName: 'c' }] }));
     const verdict = assessFit(ledger, ledger.node('n1'), second, schedulingOptions());
     assert.equal(verdict.fits, false);
     if (verdict.fits) return;

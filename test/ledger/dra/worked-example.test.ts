@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { addInto, amountsFromResourceList } from '../../../src/ledger/resource-amounts.js';
 import type { PodObject, ResourceClaimObject } from '../../../src/ledger/objects.js';
-import { expectAmounts, feed, loadExample, newLedger, NUMA, plain } from './builders.js';
+import { expectAmounts, feed, loadExample, newLedger, plain } from './builders.js';
+import { NUMA } from '../../support/dra-builders.js';
 
 describe('DRA ledger: the KEP-5517 worked example (dra-v1.36-example.json)', () => {
   it('counts the allocated, reserved claim once on worker-1: cpu 10, memory 40Gi, hugepages-1Gi 4Gi', () => {

@@ -15,6 +15,7 @@ import { findResourceType, objectKey, type ResourceType } from './resources.js';
 import type { ObjectStore } from './store.js';
 import type { WatchHub } from './watch.js';
 import type { DeletePreconditions, ResourceWriter, Subresource } from './writes.js';
+import { sleep } from '../eventually.js';
 
 export interface HandlerContext {
   store: ObjectStore;
@@ -66,10 +67,6 @@ function parseJson(text: string): unknown {
   } catch (error) {
     throw badRequest(`error decoding request body: ${(error as Error).message}`);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export async function handleRequest(ctx: HandlerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {

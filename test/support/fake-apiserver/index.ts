@@ -4,11 +4,14 @@
  *
  *   const api = await startFakeApiServer();
  *   api.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
- *   const kc = new KubeConfig(); kc.loadFromFile(api.writeKubeconfig(tmpDir));
+ *   const kc = new KubeConfig(); kc.loadFromFile(api.kubeconfigFile());   // removed again by close()
  *   ...
  *   await api.close();
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { FaultState, type DelayFault, type FailureFault } from './faults.js';
 import { handleRequest, type HandlerContext } from './handler.js';
@@ -47,8 +50,8 @@ export interface FakeApiServerOptions {
   listItemsIncludeTypeMeta?: boolean;
   /** Answer 401 to requests without a bearer token. Default false: anything goes, presence is only recorded. */
   requireBearerToken?: boolean;
-  /** Objects created (as fixtures) before the server starts listening. */
-  objects?: KubeObject[];
+  /** Objects created (as fixtures) before the server starts listening; any object `create` takes (builders' output). */
+  objects?: object[];
 }
 
 export type DownMode = 'refused' | 'reset';
@@ -64,6 +67,7 @@ export class FakeApiServer {
   private readonly log = new RequestLog();
   private readonly sockets = new Set<Socket>();
   private downMode: DownMode | undefined;
+  private kubeconfigDir: string | undefined;
 
   /** Use startFakeApiServer(). */
   constructor(private readonly server: Server, port: number, options: FakeApiServerOptions) {
@@ -269,7 +273,14 @@ export class FakeApiServer {
     return writeKubeconfigFile(this.url, dir, options);
   }
 
+  /** A kubeconfig file for this server, in a temporary folder of its own that `close()` removes. */
+  kubeconfigFile(options?: KubeconfigOptions): string {
+    this.kubeconfigDir ??= mkdtempSync(join(tmpdir(), 'fake-apiserver-'));
+    return writeKubeconfigFile(this.url, this.kubeconfigDir, options);
+  }
+
   async close(): Promise<void> {
+    if (this.kubeconfigDir) rmSync(this.kubeconfigDir, { recursive: true, force: true });
     this.watches.closeAll();
     for (const socket of this.sockets) socket.destroy();
     if (this.server.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));

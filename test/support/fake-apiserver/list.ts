@@ -8,6 +8,7 @@ import { parseResourceVersion, type ResourceVersionClock } from './resource-vers
 import { apiVersionOf, keyOf, type KubeObject, type ResourceType } from './resources.js';
 import { bothPredicates, parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { ObjectStore } from './store.js';
+import { sleep } from '../eventually.js';
 
 export interface ListBody {
   kind: string;
@@ -47,7 +48,7 @@ function decodeContinue(text: string): ContinueToken {
 
 export async function waitForResourceVersion(clock: ResourceVersionClock, wanted: bigint, waitMs: number): Promise<void> {
   const deadline = Date.now() + waitMs;
-  while (clock.current() < wanted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (clock.current() < wanted && Date.now() < deadline) await sleep(10);
   if (clock.current() < wanted) throw tooLargeResourceVersion(wanted, clock.current());
 }
 
