@@ -12,7 +12,8 @@ import { explainPod } from '../scheduling/explain.js';
 import { candidatesFromArgs, filter, type FailureDescriber, type FailureSampling } from '../scheduling/filter.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
 import { preempt, proposedNodes } from '../scheduling/preempt.js';
-import { prioritize } from '../scheduling/prioritize.js';
+import { prioritizeReply } from '../scheduling/prioritize.js';
+import type { PriorityReply } from '../protocol/priority-reply.js';
 import type { ClusterSource, VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
 import type { ExtenderService, Readiness } from '../http/extender-port.js';
 
@@ -78,19 +79,19 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
         metrics.shadowDecisions.inc({ verb: 'filter', differs: String(differs) });
         return passthrough;
       }
-      return decision.result;
+      return decision.reply;
     },
 
-    prioritize(args: ExtenderArgs): HostPriorityList {
+    prioritize(args: ExtenderArgs): HostPriorityList | PriorityReply {
       const options = deps.options();
       // The prioritize reply has no error field: a failed call is kube-scheduler's way to score without us.
       const lagging = options.mode === 'shadow' ? undefined : laggingNow('prioritize');
       if (lagging) throw new Error(lagging);
-      const scores = prioritize(ledger, args, options);
+      const scores = prioritizeReply(ledger, args, options);
       if (options.mode === 'shadow') {
-        const differs = new Set(scores.map((s) => s.Score)).size > 1;
+        const differs = new Set(scores.scores).size > 1;
         metrics.shadowDecisions.inc({ verb: 'prioritize', differs: String(differs) });
-        return scores.map((s) => ({ Host: s.Host, Score: 0 }));
+        return scores.toList().map((s) => ({ Host: s.Host, Score: 0 }));
       }
       return scores;
     },

@@ -97,7 +97,8 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
   const victimFreshness = createVictimFreshnessCheck({
     tracker,
     reader,
-    maxCacheAgeSeconds: config.freshness.proofThresholdSeconds,
+    // Not consulted: with consistentRead the proof trusts the cache as a whole or not at all (cacheProvenCurrent).
+    maxCacheAgeSeconds: 0,
     hasSynced: () => source.hasSynced(),
     consistentRead: {
       tracker,

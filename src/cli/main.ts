@@ -5,11 +5,13 @@
  * Exit codes: 0 answered, 1 the server could not answer (unknown pod, unreachable, refused, debug off), 2 bad usage.
  */
 import { parseArgs } from 'node:util';
+import { CONFIG_DEFAULTS } from '../config/defaults.js';
 import { CliFailure, debugGet, type DebugClientOptions, type DebugReply } from './debug-client.js';
 import { renderExplainText } from './explain-text.js';
 import { renderLedgerText } from './ledger-text.js';
 
-export const DEFAULT_SERVER = 'http://127.0.0.1:8888';
+/** A kube-ledger on this machine, on the schema's default extender port. */
+export const DEFAULT_SERVER = `http://127.0.0.1:${CONFIG_DEFAULTS.server.port}`;
 
 export const CLI_USAGE = `Usage: kube-ledger explain NAMESPACE/POD [flags]   why the pod fits or fails on each node
        kube-ledger ledger [--node NAME] [flags]      the node-allocatable ledger (all nodes, or one in detail)

@@ -2,6 +2,7 @@
  * Command line: flags map onto configuration keys (flags win over environment, which wins over the file).
  */
 import { parseArgs } from 'node:util';
+import { CONFIG_DEFAULTS } from './defaults.js';
 
 export interface CommandLine {
   command: 'serve' | 'nominations-clear' | 'help' | 'version';
@@ -41,10 +42,10 @@ Flags:
   --config PATH               extender configuration (default: config/extender.yaml; env KUBE_LEDGER_CONFIG)
   --cluster PATH              snapshot source: manifest file or directory (YAML or JSON), reloaded on change
   --kubeconfig PATH           live source: kubeconfig file (in-cluster config is used when running in a pod)
-  --port N                    extender port: the verbs and /debug (default 8888)
-  --ops-port N                operations port: /metrics, /healthz, /readyz (default 8889)
+  --port N                    extender port: the verbs and /debug (default ${CONFIG_DEFAULTS.server.port})
+  --ops-port N                operations port: /metrics, /healthz, /readyz (default ${CONFIG_DEFAULTS.server.ops.port})
   --debug auto|true|false     /debug/* endpoints (auto: on for the demo and snapshot sources, off against a cluster)
-  --host ADDR                 listen address (default 0.0.0.0)
+  --host ADDR                 listen address (default ${CONFIG_DEFAULTS.server.host})
   --path-prefix /P            prefix for /filter, /prioritize, /preempt
   --mode enforce|shadow       shadow answers as if kube-ledger were absent and counts what would differ
   --nominated-node-policy exclusive|prefer|off

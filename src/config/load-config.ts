@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { FIELDS, type ExtenderConfig, type FieldSpec } from './schema.js';
+import { defaultConfig, setAtPath } from './defaults.js';
+import { DEPRECATED_FIELDS, FIELDS, type DeprecatedFieldSpec, type ExtenderConfig, type FieldSpec } from './schema.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -19,40 +20,48 @@ export class ConfigError extends Error {
 
 type Tree = Record<string, unknown>;
 
-export function defaultConfig(): ExtenderConfig {
-  const tree: Tree = {};
-  for (const field of FIELDS) setPath(tree, field.path, structuredClone(field.default));
-  return tree as unknown as ExtenderConfig;
-}
-
-function setPath(tree: Tree, path: string, value: unknown): void {
-  const parts = path.split('.');
-  let node = tree;
-  for (const part of parts.slice(0, -1)) {
-    if (typeof node[part] !== 'object' || node[part] === null) node[part] = {};
-    node = node[part] as Tree;
-  }
-  node[parts[parts.length - 1]!] = value;
-}
+export { defaultConfig } from './defaults.js';
 
 const FIELD_BY_PATH = new Map(FIELDS.map((f) => [f.path, f]));
-const SECTIONS = new Set(FIELDS.flatMap((f) => f.path.split('.').slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join('.'))));
+const DEPRECATED_BY_PATH = new Map(DEPRECATED_FIELDS.map((f) => [f.path, f]));
+const SECTIONS = new Set(
+  [...FIELDS, ...DEPRECATED_FIELDS].flatMap((f) => f.path.split('.').slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join('.'))),
+);
 
-/** Walks a parsed YAML document and applies every leaf, rejecting unknown keys and wrong types. */
-export function applyDocument(config: ExtenderConfig, doc: unknown, origin: string): void {
-  if (doc === null || doc === undefined) return;
-  walk(doc, '', config as unknown as Tree, origin);
+/** Told about every deprecated key a configuration sets (the key, and a sentence saying why it is ignored). */
+export type DeprecationSink = (key: string, message: string) => void;
+
+const reportedDeprecations = new Set<string>();
+
+/** Without a sink: a Node DeprecationWarning on stderr, once per key and process (a reload does not repeat it). */
+const warnOnce: DeprecationSink = (key, message) => {
+  if (reportedDeprecations.has(key)) return;
+  reportedDeprecations.add(key);
+  process.emitWarning(message, { type: 'DeprecationWarning', code: 'KUBE_LEDGER_DEPRECATED_KEY' });
+};
+
+function acceptDeprecated(field: DeprecatedFieldSpec, raw: unknown, origin: string, sink: DeprecationSink): void {
+  coerce(field, raw, origin);
+  sink(field.path, `configuration key ${field.path} (from ${origin}) is deprecated and has no effect: ${field.reason}; remove it`);
 }
 
-function walk(value: unknown, prefix: string, config: Tree, origin: string): void {
+/** Walks a parsed YAML document and applies every leaf, rejecting unknown keys and wrong types. */
+export function applyDocument(config: ExtenderConfig, doc: unknown, origin: string, onDeprecated: DeprecationSink = warnOnce): void {
+  if (doc === null || doc === undefined) return;
+  walk(doc, '', config as unknown as Tree, origin, onDeprecated);
+}
+
+function walk(value: unknown, prefix: string, config: Tree, origin: string, onDeprecated: DeprecationSink): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ConfigError(prefix || '(top level)', 'expected a mapping', origin);
   }
   for (const [key, child] of Object.entries(value)) {
     const path = prefix ? `${prefix}.${key}` : key;
     const field = FIELD_BY_PATH.get(path);
-    if (field) setPath(config, path, coerce(field, child, origin));
-    else if (SECTIONS.has(path)) walk(child, path, config, origin);
+    const deprecated = DEPRECATED_BY_PATH.get(path);
+    if (field) setAtPath(config, path, coerce(field, child, origin));
+    else if (deprecated) acceptDeprecated(deprecated, child, origin, onDeprecated);
+    else if (SECTIONS.has(path)) walk(child, path, config, origin, onDeprecated);
     else throw new ConfigError(path, `unknown key${suggest(path)}`, origin);
   }
 }
@@ -62,7 +71,14 @@ function suggest(path: string): string {
   return close ? ` (did you mean ${close.path}?)` : '';
 }
 
-export function coerce(field: FieldSpec, raw: unknown, origin: string): unknown {
+/** One value checked against its key's rule (the schema's; there is no other) and returned in its typed form. */
+export function checkKey(path: string, raw: unknown, origin: string): unknown {
+  const field = FIELD_BY_PATH.get(path);
+  if (!field) throw new ConfigError(path, 'unknown key', origin);
+  return coerce(field, raw, origin);
+}
+
+export function coerce(field: Pick<FieldSpec, 'path' | 'rule'>, raw: unknown, origin: string): unknown {
   const rule = field.rule;
   const fail = (problem: string): never => {
     throw new ConfigError(field.path, problem, origin);
@@ -130,23 +146,30 @@ export function envName(path: string): string {
   return 'KUBE_LEDGER_' + path.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/\./g, '_').toUpperCase();
 }
 
-export function applyEnvironment(config: ExtenderConfig, env: NodeJS.ProcessEnv): void {
+export function applyEnvironment(config: ExtenderConfig, env: NodeJS.ProcessEnv, onDeprecated: DeprecationSink = warnOnce): void {
   for (const field of FIELDS) {
     const raw = env[envName(field.path)];
     if (raw === undefined || field.rule.type === 'weights') continue;
-    setPath(config as unknown as Tree, field.path, coerce(field, raw, `environment ${envName(field.path)}`));
+    setAtPath(config as unknown as Tree, field.path, coerce(field, raw, `environment ${envName(field.path)}`));
+  }
+  for (const field of DEPRECATED_FIELDS) {
+    const raw = env[envName(field.path)];
+    if (raw !== undefined) acceptDeprecated(field, raw, `environment ${envName(field.path)}`, onDeprecated);
   }
 }
 
-export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: Array<[string, unknown, string]> }): ExtenderConfig {
+export function loadConfig(options: {
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  overrides?: Array<[string, unknown, string]>;
+  /** Where deprecated keys are reported; default: a Node DeprecationWarning, once per key. */
+  onDeprecated?: DeprecationSink;
+}): ExtenderConfig {
   const config = defaultConfig();
-  if (options.file) applyDocument(config, readConfigFile(options.file), options.file);
-  if (options.env) applyEnvironment(config, options.env);
-  for (const [path, raw, origin] of options.overrides ?? []) {
-    const field = FIELD_BY_PATH.get(path);
-    if (!field) throw new ConfigError(path, 'unknown key', origin);
-    setPath(config as unknown as Tree, path, coerce(field, raw, origin));
-  }
+  const onDeprecated = options.onDeprecated ?? warnOnce;
+  if (options.file) applyDocument(config, readConfigFile(options.file), options.file, onDeprecated);
+  if (options.env) applyEnvironment(config, options.env, onDeprecated);
+  for (const [path, raw, origin] of options.overrides ?? []) setAtPath(config as unknown as Tree, path, checkKey(path, raw, origin));
   checkCrossField(config);
   return config;
 }
@@ -154,9 +177,23 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
 function checkCrossField(config: ExtenderConfig): void {
   checkTlsPair('server.tls', config.server.tls);
   checkTlsPair('server.ops.tls', config.server.ops.tls);
-  const { port, ops } = config.server;
+  checkServerAgreement(config.server, 'configuration');
+}
+
+/**
+ * The `server.*` rules that involve two keys. The HTTP layer calls this too (through `checkKey` and this function), so
+ * a value the loader accepts is never refused at start-up, and the reverse.
+ */
+export function checkServerAgreement(
+  server: Pick<ExtenderConfig['server'], 'port' | 'headersTimeoutMs' | 'requestTimeoutMs'> & { ops: Pick<ExtenderConfig['server']['ops'], 'port'> },
+  origin: string,
+): void {
+  const { port, ops } = server;
   if (port !== 0 && ops.port === port) {
-    throw new ConfigError('server.ops.port', `must differ from server.port (${port}): the operations port serves a different audience`, 'configuration');
+    throw new ConfigError('server.ops.port', `must differ from server.port (${port}): the operations port serves a different audience`, origin);
+  }
+  if (server.headersTimeoutMs > server.requestTimeoutMs) {
+    throw new ConfigError('server.headersTimeoutMs', `must not exceed server.requestTimeoutMs (${server.requestTimeoutMs}), got ${server.headersTimeoutMs}`, origin);
   }
 }
 

@@ -34,7 +34,6 @@ export interface ExtenderConfig {
     nodeSelector: string;
   };
   freshness: {
-    proofThresholdSeconds: number;
     requeueCapMs: number;
     directRead: {
       maxConcurrent: number;
@@ -84,11 +83,13 @@ export interface FieldSpec {
 import { labelSelectorProblem } from './label-selector-text.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** Segments a URL path matches literally: unreserved characters, never the dot segments a client would collapse. */
+const PATH_PREFIX = /^(\/(?!\.\.?(\/|$))[A-Za-z0-9._~-]+)*$/;
 
 export const FIELDS: readonly FieldSpec[] = [
   { path: 'server.host', rule: { type: 'string' }, default: '0.0.0.0', doc: 'Listen address of the extender port.' },
   { path: 'server.port', rule: { type: 'int', min: 0, max: 65535 }, default: 8888, doc: 'Extender port: the verbs and /debug (0 = any free port).' },
-  { path: 'server.pathPrefix', rule: { type: 'string', pattern: /^(\/[A-Za-z0-9._~-]+)*$/, hint: 'empty or like /scheduler' }, default: '', doc: 'Prefix for the verb paths, e.g. /scheduler → POST /scheduler/filter.' },
+  { path: 'server.pathPrefix', rule: { type: 'string', pattern: PATH_PREFIX, hint: 'empty or like /scheduler (segments of [A-Za-z0-9._~-], not . or ..)' }, default: '', doc: 'Prefix for the verb paths, e.g. /scheduler → POST /scheduler/filter.' },
   { path: 'server.bodyLimitBytes', rule: { type: 'int', min: 1024, max: 1024 * 1024 * 1024 }, default: 64 * 1024 * 1024, doc: 'Largest request body accepted (413 beyond).' },
   { path: 'server.headersTimeoutMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 10_000, doc: 'Time allowed to receive request headers.' },
   { path: 'server.requestTimeoutMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 30_000, doc: 'Time allowed to receive a whole request.' },
@@ -120,7 +121,6 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'dra.freshnessWindowSeconds', rule: { type: 'int', min: 1, max: 86400 }, default: 120, doc: 'Slice data older than this makes DRA accounting unsafe.' },
   { path: 'dra.admitNewClaims', rule: { type: 'bool' }, default: true, doc: 'false: pending pods whose unallocated claims would consume mapped node resources are refused (rollback lever); bound claims keep counting.', live: true },
   { path: 'dra.nodeSelector', rule: { type: 'string', check: labelSelectorProblem }, default: '', doc: 'Label selector (kubectl -l syntax) of the nodes with DRA accounting; other nodes answer as with dra.enabled false. Empty = all nodes.', live: true },
-  { path: 'freshness.proofThresholdSeconds', rule: { type: 'int', min: 0, max: 3600 }, default: 5, doc: 'Unused by the live source since the consistent-read proof (freshness.proof.*); accepted for compatibility.' },
   { path: 'freshness.requeueCapMs', rule: { type: 'int', min: 5, max: 600_000 }, default: 5000, doc: 'Cap of the per-key requeue backoff (starts at 5 ms).' },
   { path: 'freshness.directRead.maxConcurrent', rule: { type: 'int', min: 1, max: 256 }, default: 4, doc: 'Direct API reads in flight at most.' },
   { path: 'freshness.directRead.timeoutMs', rule: { type: 'int', min: 10, max: 60_000 }, default: 1000, doc: 'Timeout of one direct read.' },
@@ -149,4 +149,24 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'nomination.requestTimeouts.eventMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 5000, doc: 'Deadline of an Event create (best effort).' },
   { path: 'nomination.requestTimeouts.leaseMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 4000, doc: 'Deadline of a Lease get/create/update; keep it below the 10 s renew deadline.' },
   { path: 'logging.level', rule: { type: 'enum', values: ['debug', 'info', 'warn', 'error'] }, default: 'info', doc: 'Log level.', live: true },
+];
+
+/**
+ * Keys that no longer do anything but are still accepted, so a configuration file written for an older release keeps
+ * starting (an unknown key stops start-up). Each is checked against its old rule, ignored, and reported once as a
+ * deprecation. They are not part of `ExtenderConfig`; remove one after a release that announced it.
+ */
+export interface DeprecatedFieldSpec {
+  path: string;
+  rule: FieldRule;
+  /** Why it is gone and what replaces it; the warning and the README say this. */
+  reason: string;
+}
+
+export const DEPRECATED_FIELDS: readonly DeprecatedFieldSpec[] = [
+  {
+    path: 'freshness.proofThresholdSeconds',
+    rule: { type: 'int', min: 0, max: 3600 },
+    reason: 'ignored since preemption proves the cache current with a consistent read (freshness.proof.waitMs) instead of trusting a cache younger than a threshold',
+  },
 ];

@@ -5,18 +5,28 @@
  * Refusals are 403 with a JSON body.
  */
 import type { Context, Next } from 'koa';
+import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { sendError } from './request-middleware.js';
 
 /** Paths of the operations port that kubelet probes reach without a client certificate. */
 export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 
-export function clientCertificateGate(openPaths: ReadonlySet<string> = new Set(), caSetting = 'server.tls.clientCAFile') {
+export const EXTENDER_CA_SETTING = 'server.tls.clientCAFile';
+
+/** Why the request's connection has no verified client certificate (the 403 message), or undefined when it has one. */
+export function certificateRefusal(request: IncomingMessage, caSetting = EXTENDER_CA_SETTING): string | undefined {
+  const socket = request.socket as TLSSocket;
+  if (socket.authorized === true) return undefined;
+  const why = socket.authorizationError ? String(socket.authorizationError) : 'no client certificate presented';
+  return `client certificate required (signed by ${caSetting}): ${why}`;
+}
+
+export function clientCertificateGate(openPaths: ReadonlySet<string> = new Set(), caSetting = EXTENDER_CA_SETTING) {
   return async (ctx: Context, next: Next): Promise<void> => {
     if (openPaths.has(ctx.path)) return next();
-    const socket = ctx.req.socket as TLSSocket;
-    if (socket.authorized === true) return next();
-    const why = socket.authorizationError ? String(socket.authorizationError) : 'no client certificate presented';
-    sendError(ctx, 403, `client certificate required (signed by ${caSetting}): ${why}`);
+    const refusal = certificateRefusal(ctx.req, caSetting);
+    if (refusal === undefined) return next();
+    sendError(ctx, 403, refusal);
   };
 }

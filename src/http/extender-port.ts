@@ -9,6 +9,7 @@ import type {
   ExtenderPreemptionResult,
   HostPriorityList,
 } from '../protocol/types.js';
+import type { PriorityReply } from '../protocol/priority-reply.js';
 
 export interface Readiness {
   ready: boolean;
@@ -18,7 +19,8 @@ export interface Readiness {
 
 export interface ExtenderService {
   filter(args: ExtenderArgs): ExtenderFilterResult;
-  prioritize(args: ExtenderArgs): HostPriorityList;
+  /** A PriorityReply is the scores as the scan built them (encoded from pre-encoded names). */
+  prioritize(args: ExtenderArgs): HostPriorityList | PriorityReply;
   preempt(args: ExtenderPreemptionArgs): Promise<ExtenderPreemptionResult>;
   /** Per-node verdicts for one known pod; undefined when the pod is unknown. */
   explain(namespace: string, name: string): unknown | undefined;

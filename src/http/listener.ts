@@ -1,10 +1,10 @@
 /**
- * One listening Node http(s) server for a Koa app: slow-client timeouts, keep-alive longer than the scheduler's idle
+ * One listening Node http(s) server for a request handler (a Koa app's callback, or the extender port's verbs ahead
+ * of one): slow-client timeouts, keep-alive longer than the scheduler's idle
  * timeout, certificate reload without a restart, and a graceful stop. The extender port and the operations port are
  * two of these, each with its own TLS settings.
  */
-import type Koa from 'koa';
-import { createServer as createHttpServer, type Server as HttpServer, type ServerOptions } from 'node:http';
+import { createServer as createHttpServer, type RequestListener, type Server as HttpServer, type ServerOptions } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../observability/logger.js';
@@ -54,12 +54,12 @@ function urlOf(scheme: string, host: string, port: number): string {
   return `${scheme}://${shownHost}:${port}`;
 }
 
-export async function startListener(spec: ListenerSpec, app: Koa, logger: Logger): Promise<RunningListener> {
+export async function startListener(spec: ListenerSpec, handler: RequestListener, logger: Logger): Promise<RunningListener> {
   const { tls, timeouts } = spec;
   const serverOptions = nodeServerOptions(timeouts);
   const server = tls
-    ? createHttpsServer({ ...serverOptions, ...loadHttpsServerOptions(tls) }, app.callback())
-    : createHttpServer(serverOptions, app.callback());
+    ? createHttpsServer({ ...serverOptions, ...loadHttpsServerOptions(tls) }, handler)
+    : createHttpServer(serverOptions, handler);
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
   const reloader: TlsReloader | undefined = tls ? watchTlsFiles(server as HttpsServer, tls, logger) : undefined;
   const closer = trackForGracefulClose(server);

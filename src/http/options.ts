@@ -1,8 +1,9 @@
 /**
- * HTTP server settings: how they are read from the configuration (whose schema holds every default) and the checks
- * that turn a bad setting into a clear start-up error for callers that bypass the configuration loader.
+ * HTTP server settings: how they are read from the configuration, whose schema holds every default and every rule.
+ * Options built by hand (tests, embedders) are checked by the schema's rules too, so no value is accepted by the
+ * loader and refused at start-up, or the reverse.
  */
-import { defaultConfig } from '../config/load-config.js';
+import { checkKey, checkServerAgreement, defaultConfig } from '../config/load-config.js';
 import type { ExtenderConfig } from '../config/schema.js';
 
 export interface HttpTlsOptions {
@@ -48,7 +49,7 @@ export interface LiveHttpSettings {
   maxInFlightPerVerb: number;
 }
 
-function tlsOptionsFrom(tls: { certFile: string; keyFile: string; clientCAFile: string }): { tls?: HttpTlsOptions } {
+function tlsOptionsFrom(tls: ExtenderConfig['server']['tls'] | ExtenderConfig['server']['ops']['tls']): { tls?: HttpTlsOptions } {
   if (tls.certFile === '') return {};
   return {
     tls: {
@@ -83,45 +84,32 @@ export function httpOptionsFromConfig(server: ExtenderConfig['server'], debugEna
 /** The schema's defaults (config/schema.ts is the only place they are written), with /debug off: least exposure. */
 export const DEFAULT_HTTP_OPTIONS: HttpServerOptions = Object.freeze(httpOptionsFromConfig(defaultConfig().server, false));
 
-const PREFIX_SEGMENT = /^[A-Za-z0-9._~-]+$/;
+const ORIGIN = 'HTTP server options';
 
-/** `''`, `'/'` → `''`; `'/scheduler/'` → `'/scheduler'`. Refuses prefixes a URL path could not match literally. */
+/** The configuration key behind each numeric option: its rule in the schema is the only one applied. */
+const KEY_OF_OPTION = {
+  port: 'server.port',
+  bodyLimitBytes: 'server.bodyLimitBytes',
+  headersTimeoutMs: 'server.headersTimeoutMs',
+  requestTimeoutMs: 'server.requestTimeoutMs',
+  keepAliveTimeoutMs: 'server.keepAliveTimeoutMs',
+  shutdownDeadlineMs: 'server.shutdownDeadlineMs',
+  maxInFlightPerVerb: 'server.maxInFlightPerVerb',
+} as const satisfies Partial<Record<keyof HttpServerOptions, string>>;
+
+/** `''`, `'/'` → `''`; `'/scheduler/'` → `'/scheduler'`. Refuses what `server.pathPrefix` refuses. */
 export function normalizePathPrefix(prefix: string): string {
   const trimmed = prefix.trim().replace(/\/+$/, '');
-  if (trimmed === '') return '';
-  if (!trimmed.startsWith('/')) throw new Error(`http pathPrefix ${JSON.stringify(prefix)} must start with "/"`);
-  const segments = trimmed.slice(1).split('/');
-  if (!segments.every((segment) => PREFIX_SEGMENT.test(segment) && segment !== '.' && segment !== '..')) {
-    throw new Error(`http pathPrefix ${JSON.stringify(prefix)} may only hold segments of [A-Za-z0-9._~-]`);
-  }
-  return trimmed;
+  return checkKey('server.pathPrefix', trimmed, ORIGIN) as string;
 }
 
-function requirePositiveInteger(name: string, value: number): void {
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`http ${name} must be a positive integer, got ${value}`);
-}
-
-function checkPort(name: string, port: number): void {
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`http ${name} must be 0..65535, got ${port}`);
-}
-
+/**
+ * Options built by hand (tests, embedders) get exactly the checks the configuration loader applies: the schema's rule
+ * per key and the same cross-key agreement, so no value passes one and fails the other.
+ */
 export function validateHttpOptions(options: HttpServerOptions): HttpServerOptions {
-  checkPort('port', options.port);
-  checkPort('ops.port', options.ops.port);
-  if (options.port !== 0 && options.ops.port === options.port) {
-    throw new Error(`http ops.port must differ from port (${options.port})`);
-  }
-  requirePositiveInteger('bodyLimitBytes', options.bodyLimitBytes);
-  requirePositiveInteger('headersTimeoutMs', options.headersTimeoutMs);
-  requirePositiveInteger('requestTimeoutMs', options.requestTimeoutMs);
-  requirePositiveInteger('keepAliveTimeoutMs', options.keepAliveTimeoutMs);
-  requirePositiveInteger('maxInFlightPerVerb', options.maxInFlightPerVerb);
-  // 0 is allowed, as the schema allows it: stop without waiting for in-flight requests.
-  if (!Number.isInteger(options.shutdownDeadlineMs) || options.shutdownDeadlineMs < 0) {
-    throw new Error(`http shutdownDeadlineMs must be a non-negative integer, got ${options.shutdownDeadlineMs}`);
-  }
-  if (options.headersTimeoutMs > options.requestTimeoutMs) {
-    throw new Error('http headersTimeoutMs must not exceed requestTimeoutMs');
-  }
+  for (const [option, key] of Object.entries(KEY_OF_OPTION)) checkKey(key, options[option as keyof typeof KEY_OF_OPTION], ORIGIN);
+  checkKey('server.ops.port', options.ops.port, ORIGIN);
+  checkServerAgreement(options, ORIGIN);
   return { ...options, pathPrefix: normalizePathPrefix(options.pathPrefix) };
 }

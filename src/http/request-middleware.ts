@@ -24,7 +24,9 @@ export function sendJson(ctx: Context, status: number, body: unknown): void {
 }
 
 export function sendError(ctx: Context, status: number, message: string, path?: string): void {
-  sendJson(ctx, status, path === undefined ? { error: message } : { error: message, path });
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = errorBody(message, path);
 }
 
 const OUTCOME_BY_STATUS: Readonly<Record<number, string>> = {
@@ -38,11 +40,14 @@ const OUTCOME_BY_STATUS: Readonly<Record<number, string>> = {
   503: 'unavailable',
 };
 
+/** The outcome label a reply's status stands for, when the handler reported none. */
+export function outcomeOfStatus(status: number): string {
+  if (status < 400) return 'ok';
+  return OUTCOME_BY_STATUS[status] ?? (status >= 500 ? 'error' : 'client_error');
+}
+
 function outcomeOf(ctx: Context): string {
-  const reported = (ctx.state as RequestState).outcome;
-  if (reported !== undefined) return reported;
-  if (ctx.status < 400) return 'ok';
-  return OUTCOME_BY_STATUS[ctx.status] ?? (ctx.status >= 500 ? 'error' : 'client_error');
+  return (ctx.state as RequestState).outcome ?? outcomeOfStatus(ctx.status);
 }
 
 /** Router misses leave 404/405/501 without a body; give them the same JSON shape as every other error. */
@@ -53,28 +58,50 @@ function fillEmptyErrorReply(ctx: Context): void {
   else if (ctx.status === 501) sendError(ctx, 501, `method ${ctx.method} not implemented`);
 }
 
-function replyToFailure(ctx: Context, err: unknown, verb: VerbLabel, logger: Logger, linger?: LingerBounds): void {
-  const state = ctx.state as RequestState;
+/**
+ * How a failed request is answered and logged, whichever server code served it (this middleware, or the verbs on
+ * node:http, extender-routes.ts): `body` undefined means nobody is left to read a reply.
+ */
+export interface FailureReply {
+  status: number;
+  outcome: string;
+  body: string | undefined;
+  closeConnection: boolean;
+}
+
+export function failureReply(err: unknown, verb: VerbLabel, logger: Logger): FailureReply {
   if (err instanceof HttpProblem) {
-    state.outcome = err.outcome;
-    if (err.options.closeConnection) {
-      ctx.set('Connection', 'close');
-      lingerAfterReply(ctx.req, linger);
-    }
-    sendError(ctx, err.status, err.message, err.options.path);
     logger.warn('request refused', { verb, status: err.status, outcome: err.outcome, error: err.message });
-  } else if (err instanceof InputError) {
-    state.outcome = 'bad_request';
-    sendError(ctx, 400, err.message, err.path);
+    return { status: err.status, outcome: err.outcome, body: errorBody(err.message, err.options.path), closeConnection: err.options.closeConnection === true };
+  }
+  if (err instanceof InputError) {
     logger.warn('request refused', { verb, status: 400, outcome: 'bad_request', error: err.message });
-  } else if (err instanceof ClientAbortedError) {
-    state.outcome = 'aborted';
-    ctx.status = 400; // nobody is left to read it; the status only keeps Koa from writing a default body
+    return { status: 400, outcome: 'bad_request', body: errorBody(err.message, err.path), closeConnection: false };
+  }
+  if (err instanceof ClientAbortedError) {
     logger.info('client aborted request', { verb });
-  } else {
-    state.outcome = 'error';
-    sendError(ctx, 500, 'internal error');
-    logger.error('request failed', { verb, status: 500, error: err instanceof Error ? err.message : String(err) });
+    return { status: 400, outcome: 'aborted', body: undefined, closeConnection: false };
+  }
+  logger.error('request failed', { verb, status: 500, error: err instanceof Error ? err.message : String(err) });
+  return { status: 500, outcome: 'error', body: errorBody('internal error'), closeConnection: false };
+}
+
+/** `{"error": message, "path"?: path}`. */
+export function errorBody(message: string, path?: string): string {
+  return JSON.stringify(path === undefined ? { error: message } : { error: message, path });
+}
+
+function replyToFailure(ctx: Context, err: unknown, verb: VerbLabel, logger: Logger, linger?: LingerBounds): void {
+  const reply = failureReply(err, verb, logger);
+  (ctx.state as RequestState).outcome = reply.outcome;
+  if (reply.closeConnection) {
+    ctx.set('Connection', 'close');
+    lingerAfterReply(ctx.req, linger);
+  }
+  ctx.status = reply.status; // without a body (client gone) the status only keeps Koa from writing a default body
+  if (reply.body !== undefined) {
+    ctx.type = 'application/json';
+    ctx.body = reply.body;
   }
 }
 

@@ -7,18 +7,19 @@
  */
 import Router from '@koa/router';
 import Koa from 'koa';
+import type { RequestListener } from 'node:http';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { clientCertificateGate, PROBE_PATHS } from './client-certificate-gate.js';
 import { debugGate } from './debug-gate.js';
 import type { ExtenderService } from './extender-port.js';
-import { EXTENDER_VERBS, extenderVerbRoutes } from './extender-routes.js';
+import { extenderVerbHandler } from './extender-routes.js';
 import { InFlightLimit } from './in-flight-limit.js';
 import type { LingerBounds } from './lingering-close.js';
 import { startListener, type RunningListener } from './listener.js';
 import { registerDebugRoutes, registerOpsRoutes } from './ops-routes.js';
 import { DEFAULT_HTTP_OPTIONS, type HttpServerOptions, type LiveHttpSettings, validateHttpOptions } from './options.js';
-import { requestMiddleware, type VerbLabel } from './request-middleware.js';
+import { requestMiddleware } from './request-middleware.js';
 
 export { DEFAULT_HTTP_OPTIONS, normalizePathPrefix } from './options.js';
 export type { HttpServerOptions, HttpTlsOptions, LiveHttpSettings } from './options.js';
@@ -49,36 +50,40 @@ interface LiveState {
   inFlight: InFlightLimit;
 }
 
-function verbResolver(pathPrefix: string): (path: string) => VerbLabel {
-  const byPath = new Map<string, VerbLabel>(EXTENDER_VERBS.map((verb) => [`${pathPrefix}/${verb}`, verb]));
-  return (path) => byPath.get(path) ?? 'other';
-}
-
 function newApp(): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true; // every error is answered and logged by requestMiddleware
   return app;
 }
 
-function buildExtenderApp(deps: ExtenderServerDeps, options: HttpServerOptions, live: LiveState): Koa {
-  const app = newApp();
-  app.use(requestMiddleware({ metrics: deps.metrics, logger: deps.logger, verbOf: verbResolver(options.pathPrefix), ...(deps.linger ? { linger: deps.linger } : {}) }));
-  if (options.tls?.clientCAFile && (options.tls.requireClientCert ?? true)) app.use(clientCertificateGate());
-  // The verbs first: a request for a verb meets no other middleware.
-  app.use(extenderVerbRoutes({
+/**
+ * The extender port: the verbs on node:http (extender-routes.ts), everything else (/debug/*, unknown paths) through
+ * Koa with the request middleware, the client-certificate gate and the debug switch.
+ */
+function buildExtenderHandler(deps: ExtenderServerDeps, options: HttpServerOptions, live: LiveState): RequestListener {
+  const requireClientCertificate = Boolean(options.tls?.clientCAFile && (options.tls.requireClientCert ?? true));
+  const verbs = extenderVerbHandler({
     service: deps.service,
     metrics: deps.metrics,
     logger: deps.logger,
     pathPrefix: options.pathPrefix,
     bodyLimitBytes: options.bodyLimitBytes,
     inFlight: live.inFlight,
-  }));
+    requireClientCertificate,
+    ...(deps.linger ? { linger: deps.linger } : {}),
+  });
+  const app = newApp();
+  app.use(requestMiddleware({ metrics: deps.metrics, logger: deps.logger, verbOf: () => 'other', ...(deps.linger ? { linger: deps.linger } : {}) }));
+  if (requireClientCertificate) app.use(clientCertificateGate());
   app.use(debugGate(() => live.debugEnabled));
   const debugRouter = new Router();
   registerDebugRoutes(debugRouter, { service: deps.service, metrics: deps.metrics });
   app.use(debugRouter.routes());
   app.use(debugRouter.allowedMethods());
-  return app;
+  const rest = app.callback();
+  return (request, response) => {
+    if (!verbs(request, response)) void rest(request, response);
+  };
 }
 
 function buildOpsApp(deps: ExtenderServerDeps, options: HttpServerOptions): Koa {
@@ -93,10 +98,10 @@ function buildOpsApp(deps: ExtenderServerDeps, options: HttpServerOptions): Koa 
   return app;
 }
 
-/** The extender-port app alone (verbs and /debug), for tests that drive it without a listener. */
-export function createExtenderApp(deps: ExtenderServerDeps): Koa {
+/** The extender port's request handler alone (verbs and /debug), for tests that drive it without a listener. */
+export function createExtenderApp(deps: ExtenderServerDeps): RequestListener {
   const options = validateHttpOptions(deps.options);
-  return buildExtenderApp(deps, options, { debugEnabled: options.debugEnabled, inFlight: new InFlightLimit(options.maxInFlightPerVerb) });
+  return buildExtenderHandler(deps, options, { debugEnabled: options.debugEnabled, inFlight: new InFlightLimit(options.maxInFlightPerVerb) });
 }
 
 function warnIfDebugExposed(options: HttpServerOptions, debugEnabled: boolean, logger: Logger): void {
@@ -112,10 +117,10 @@ export async function startExtenderServer(deps: ExtenderServerDeps): Promise<Run
   const live: LiveState = { debugEnabled: options.debugEnabled, inFlight: new InFlightLimit(options.maxInFlightPerVerb) };
   deps.metrics.httpInFlightLimit.set(options.maxInFlightPerVerb);
   const timeouts = options;
-  const extender = await startListener({ name: 'extender', host: options.host, port: options.port, tls: options.tls, timeouts }, buildExtenderApp(deps, options, live), deps.logger);
+  const extender = await startListener({ name: 'extender', host: options.host, port: options.port, tls: options.tls, timeouts }, buildExtenderHandler(deps, options, live), deps.logger);
   let ops: RunningListener;
   try {
-    ops = await startListener({ name: 'ops', host: options.ops.host, port: options.ops.port, tls: options.ops.tls, timeouts }, buildOpsApp(deps, options), deps.logger);
+    ops = await startListener({ name: 'ops', host: options.ops.host, port: options.ops.port, tls: options.ops.tls, timeouts }, buildOpsApp(deps, options).callback(), deps.logger);
   } catch (err) {
     await extender.close();
     throw err;

@@ -14,6 +14,8 @@ export const PODS_RESOURCE = 'pods';
 
 export interface NodeEntry {
   name: string;
+  /** `name` as a JSON string literal, escaped once when the entry is made: replies concatenate it per candidate. */
+  quotedName: string;
   /** Dense index of this entry in the ledger, stable while the entry lives (scheduling keys its memos by it). */
   slot: number;
   /** False while only pods or nominations reference the node and its Node object has not been seen. */
@@ -69,6 +71,7 @@ export type NodeView = {
 export function emptyNodeEntry(name: string, slot = 0): NodeEntry {
   return {
     name,
+    quotedName: JSON.stringify(name),
     slot,
     known: false,
     resourceVersion: '',

@@ -32,22 +32,16 @@
 import type { Container, ContainerStatus, PodObject, ResourceList } from './objects.js';
 import { QuantityError, parseQuantity, toMilliCeil, toUnitsCeil, toScaledCeil } from './quantity.js';
 import { CPU, addInto, maxInto, quantityText, type ResourceAmounts } from './resource-amounts.js';
+import { ClearingMemo } from './clearing-memo.js';
 
 /** Exact amounts in nano units (10^-9 of the resource's base unit), before the final rounding. */
 type NanoAmounts = Map<string, bigint>;
 
-const NANOS_MEMO_LIMIT = 4096;
-const nanosMemo = new Map<string, bigint>();
+const nanosMemo = new ClearingMemo<string, bigint>(4096);
 
 /** Pods repeat the same few strings ("100m", "128Mi"), so parsed values are memoised by text. */
 function nanosOfText(text: string): bigint {
-  let nanos = nanosMemo.get(text);
-  if (nanos === undefined) {
-    nanos = toScaledCeil(parseQuantity(text), 9);
-    if (nanosMemo.size >= NANOS_MEMO_LIMIT) nanosMemo.clear();
-    nanosMemo.set(text, nanos);
-  }
-  return nanos;
+  return nanosMemo.get(text) ?? nanosMemo.remember(text, toScaledCeil(parseQuantity(text), 9));
 }
 
 function nanosAt(list: ResourceList, name: string, listPath: string): bigint {

@@ -4,6 +4,7 @@
  * zero. Values are bigint so sums stay exact beyond 2^53.
  */
 import { QuantityError, parseQuantity, toMilliCeil, toUnitsCeil } from './quantity.js';
+import { ClearingMemo } from './clearing-memo.js';
 
 export type ResourceAmounts = Map<string, bigint>;
 
@@ -48,15 +49,8 @@ const BINARY_UNITS: ReadonlyArray<readonly [bigint, string]> = BINARY_SUFFIXES.m
  * Formatting runs for every failing node of every filter call, and the same amounts (allocatable, common requests)
  * recur, so results are memoised; the memo is dropped whole when it grows past a bound.
  */
-const FORMAT_MEMO_LIMIT = 8192;
-const bytesMemo = new Map<bigint, string>();
-const milliMemo = new Map<bigint, string>();
-
-function remember(memo: Map<bigint, string>, amount: bigint, text: string): string {
-  if (memo.size >= FORMAT_MEMO_LIMIT) memo.clear();
-  memo.set(amount, text);
-  return text;
-}
+const bytesMemo = new ClearingMemo<bigint, string>(8192);
+const milliMemo = new ClearingMemo<bigint, string>(8192);
 
 function formatBytes(amount: bigint): string {
   const known = bytesMemo.get(amount);
@@ -64,15 +58,15 @@ function formatBytes(amount: bigint): string {
   const magnitude = amount < 0n ? -amount : amount;
   if (magnitude === 0n) return '0';
   for (const [unit, suffix] of BINARY_UNITS) {
-    if ((magnitude & (unit - 1n)) === 0n) return remember(bytesMemo, amount, `${amount / unit}${suffix}`);
+    if ((magnitude & (unit - 1n)) === 0n) return bytesMemo.remember(amount, `${amount / unit}${suffix}`);
   }
-  return remember(bytesMemo, amount, amount.toString());
+  return bytesMemo.remember(amount, amount.toString());
 }
 
 function formatMillicores(amount: bigint): string {
   const known = milliMemo.get(amount);
   if (known !== undefined) return known;
-  return remember(milliMemo, amount, amount % 1000n === 0n ? (amount / 1000n).toString() : `${amount}m`);
+  return milliMemo.remember(amount, amount % 1000n === 0n ? (amount / 1000n).toString() : `${amount}m`);
 }
 
 const BINARY_UNITS_NUMBER: ReadonlyArray<readonly [number, string]> = BINARY_SUFFIXES.map(

@@ -19,6 +19,8 @@ import {
 } from '@kubernetes/client-node';
 import { apiStatusOf, isApiError, KubeApiError } from '../cluster/kube/api-error.js';
 import { DeadlineExceededError, signalOptions, withDeadline } from '../cluster/kube/deadline.js';
+import { CONFIG_DEFAULTS } from '../config/defaults.js';
+import type { ExtenderConfig } from '../config/schema.js';
 import type { PodObject } from '../ledger/objects.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -26,15 +28,10 @@ import type { EventReason, EventRecorder, LeaseClient, LeaseRecord, PodRef, PodS
 
 const COMPONENT = 'kube-ledger-nominator';
 
-export interface NominatorRequestTimeouts {
-  getMs: number;
-  patchMs: number;
-  listMs: number;
-  eventMs: number;
-  leaseMs: number;
-}
+/** `nomination.requestTimeouts`: the schema declares the keys and their defaults. */
+export type NominatorRequestTimeouts = ExtenderConfig['nomination']['requestTimeouts'];
 
-export const DEFAULT_NOMINATOR_TIMEOUTS: NominatorRequestTimeouts = { getMs: 5000, patchMs: 5000, listMs: 30_000, eventMs: 5000, leaseMs: 4000 };
+export const DEFAULT_NOMINATOR_TIMEOUTS: Readonly<NominatorRequestTimeouts> = CONFIG_DEFAULTS.nomination.requestTimeouts;
 
 export type ApiCallMetrics = Pick<Metrics, 'nominationApiRequestsInFlight' | 'nominationApiRequests'>;
 

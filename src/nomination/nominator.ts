@@ -21,6 +21,7 @@ import { gateKey, type WrittenResourceVersionGate } from '../cluster/freshness/w
 import { isApiError } from '../cluster/kube/api-error.js';
 import { trimPod } from '../cluster/trim.js';
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
+import { CONFIG_DEFAULTS } from '../config/defaults.js';
 import type { PodObject } from '../ledger/objects.js';
 import { isTerminalPhase, podEntryFromObject, type PodEntry } from '../ledger/pod-entry.js';
 import type { Logger } from '../observability/logger.js';
@@ -29,7 +30,7 @@ import type { SchedulingOptions } from '../scheduling/options.js';
 import type { EventRecorder, PodStatusClient } from './clients.js';
 import { ALGORITHM_VERSION, hasDecisionAnnotation, nominatePatch, withdrawPatch, type DecisionRecord } from './decision-record.js';
 import type { LeadershipView } from './leader-election.js';
-import { DEFAULT_SCHEDULER, podIneligibility } from './eligibility.js';
+import { podIneligibility } from './eligibility.js';
 import { PendingPodTimes } from './pending-pod-times.js';
 import { inScope, planReconcile, type Cooldown, type NominationSettings, type Plan } from './reconcile-plan.js';
 
@@ -71,9 +72,9 @@ export interface NominatorDeps {
   fallbackCooldownMs?: number;
   /** Re-read-and-retry rounds after a 409 inside one reconcile before requeueing with backoff. Default 1. */
   conflictRetries?: number;
-  /** Cap of the per-key backoff (freshness.requeueCapMs). Default 5000. */
+  /** Cap of the per-key backoff (freshness.requeueCapMs; default: the schema's). */
   requeueCapMs?: number;
-  /** Concurrent workers (nomination.workers). Default 4. */
+  /** Concurrent workers (nomination.workers; default: the schema's). */
   workers?: number;
   /** Bounded reader for 409 re-reads (rate limit, bulkhead, breaker, timeout); without it `pods.get` is used. */
   reader?: Pick<DirectReader, 'read'>;
@@ -99,14 +100,14 @@ export class Nominator {
   constructor(private readonly deps: NominatorDeps) {
     this.now = deps.now ?? Date.now;
     this.timers = deps.timers ?? realTimerScheduler;
-    this.queue = new RequeueQueue<string>({ maxDelayMs: deps.requeueCapMs ?? 5000, scheduler: this.timers });
+    this.queue = new RequeueQueue<string>({ maxDelayMs: deps.requeueCapMs ?? CONFIG_DEFAULTS.freshness.requeueCapMs, scheduler: this.timers });
     this.pendingTimes = new PendingPodTimes(deps.metrics);
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.workers = Array.from({ length: Math.max(1, this.deps.workers ?? 4) }, () => this.work());
+    this.workers = Array.from({ length: Math.max(1, this.deps.workers ?? CONFIG_DEFAULTS.nomination.workers) }, () => this.work());
     this.scheduleResync();
   }
 
@@ -127,7 +128,7 @@ export class Nominator {
     const nowMs = this.now();
     for (const pod of this.deps.ledger.pods()) {
       // Telemetry compares like with like: pods the nominator could have nominated (served scheduler, no gates).
-      if (pod.nodeName === '' && inScope(pod, settings) && !podIneligibility(pod.object, settings.schedulerNames ?? [DEFAULT_SCHEDULER])) {
+      if (pod.nodeName === '' && inScope(pod, settings) && !podIneligibility(pod.object, settings.schedulerNames ?? CONFIG_DEFAULTS.nomination.schedulerNames)) {
         this.pendingTimes.notePending(pod, settings, nowMs);
       }
       // Never a key serving its backoff (the delay is neither reset nor bypassed); a scheduled recheck is brought forward.

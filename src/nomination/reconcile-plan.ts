@@ -8,11 +8,12 @@
  *   priority changes, or the pod leaves the canary scope.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
+import { CONFIG_DEFAULTS } from '../config/defaults.js';
 import { isTerminalPhase, type PodEntry } from '../ledger/pod-entry.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
 import { invalidation, recommendNode } from '../scheduling/recommend.js';
 import { expiresAtMs, parseDecisionRecord, podSpecHash, type DecisionRecord } from './decision-record.js';
-import { DEFAULT_SCHEDULER, nodeIneligibilityFor, podIneligibility } from './eligibility.js';
+import { nodeIneligibilityFor, podIneligibility } from './eligibility.js';
 
 export interface NominationSettings {
   enabled: boolean;
@@ -78,7 +79,7 @@ function planOwned(input: PlanInput, record: DecisionRecord): Plan {
   const { pod, ledger, settings, options, nowMs } = input;
   const withdraw = (reason: WithdrawReason, detail: string): Plan => ({ kind: 'withdraw', reason, record, detail });
   if (!inScope(pod, settings)) return withdraw('out_of_scope', 'pod is no longer in the nomination scope');
-  const ineligible = podIneligibility(pod.object, settings.schedulerNames ?? [DEFAULT_SCHEDULER]);
+  const ineligible = podIneligibility(pod.object, settings.schedulerNames ?? CONFIG_DEFAULTS.nomination.schedulerNames);
   if (ineligible) return withdraw('out_of_scope', ineligible);
   const expiresAt = expiresAtMs(record);
   if (nowMs >= expiresAt) return withdraw('expired', `TTL of ${record.ttlSeconds}s elapsed`);
@@ -91,7 +92,7 @@ function planOwned(input: PlanInput, record: DecisionRecord): Plan {
 function planNomination(input: PlanInput): Plan {
   const { pod, ledger, settings, options } = input;
   if (!inScope(pod, settings)) return { kind: 'idle', reason: 'out of scope' };
-  const ineligible = podIneligibility(pod.object, settings.schedulerNames ?? [DEFAULT_SCHEDULER]);
+  const ineligible = podIneligibility(pod.object, settings.schedulerNames ?? CONFIG_DEFAULTS.nomination.schedulerNames);
   if (ineligible) return { kind: 'idle', reason: ineligible };
   const recommendation = recommendNode(ledger, pod, options, (node) => nodeIneligibilityFor(pod.object, node));
   if (recommendation.node === undefined) return { kind: 'idle', reason: recommendation.reason };

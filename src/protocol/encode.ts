@@ -15,6 +15,8 @@ import type {
   WireNodeList,
 } from './types.js';
 import { InputError } from './errors.js';
+import { FilterReply } from './filter-reply.js';
+import { PriorityReply } from './priority-reply.js';
 
 const quote = JSON.stringify as (value: string) => string;
 
@@ -71,7 +73,19 @@ export function setNodeReason(map: FailedNodesMap, node: string, reason: string)
   else map[node] = reason;
 }
 
+/** A reply the filter scan built (filter-reply.ts): its fragments joined, in the field order below. */
+function encodeFilterReply(reply: FilterReply): string {
+  const nodes = reply.namesMode ? 'null' : encodeNodeList(reply.Nodes);
+  const names = reply.namesMode ? `[${reply.passedQuoted.join(',')}]` : 'null';
+  return (
+    `{"Nodes":${nodes},"NodeNames":${names}` +
+    `,"FailedNodes":{${reply.failedEntries.join(',')}}` +
+    `,"FailedAndUnresolvableNodes":{${reply.unresolvableEntries.join(',')}},"Error":""}`
+  );
+}
+
 export function encodeFilterResult(result: ExtenderFilterResult): string {
+  if (result instanceof FilterReply) return encodeFilterReply(result);
   return (
     `{"Nodes":${encodeNodeList(result.Nodes)}` +
     `,"NodeNames":${encodeStrings(result.NodeNames)}` +
@@ -81,8 +95,22 @@ export function encodeFilterResult(result: ExtenderFilterResult): string {
   );
 }
 
-export function encodeHostPriorityList(list: HostPriorityList | null): string {
+/** Every score the verbs give (0..MaxExtenderPriority), as written. */
+const SMALL_SCORES: readonly string[] = Array.from({ length: 11 }, (_, i) => String(i));
+
+function encodePriorityReply(reply: PriorityReply): string {
+  const { quotedHosts, scores } = reply;
+  let out = '[';
+  for (let i = 0; i < quotedHosts.length; i++) {
+    const score = scores[i]!;
+    out += `${i === 0 ? '' : ','}{"Host":${quotedHosts[i]!},"Score":${SMALL_SCORES[score] ?? encodeInt64(score, 'score')}}`;
+  }
+  return `${out}]`;
+}
+
+export function encodeHostPriorityList(list: HostPriorityList | PriorityReply | null): string {
   if (list === null) return 'null';
+  if (list instanceof PriorityReply) return encodePriorityReply(list);
   const parts = list.map((host) => `{"Host":${quote(host.Host)},"Score":${encodeInt64(host.Score, 'score')}}`);
   return `[${parts.join(',')}]`;
 }

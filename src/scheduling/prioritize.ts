@@ -6,6 +6,7 @@
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
+import { PriorityReply } from '../protocol/priority-reply.js';
 import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type HostPriorityList } from '../protocol/types.js';
 import { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs } from './candidates.js';
@@ -18,13 +19,18 @@ import { PodAssessor } from './pod-assessor.js';
 import { compileWeights, nodeScore, scoreRequests, toExtenderScore } from './score-kernel.js';
 
 export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions): HostPriorityList {
+  return prioritizeReply(ledger, args, options).toList();
+}
+
+/** The scores as the reply is encoded from them (protocol/priority-reply.ts). */
+export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions): PriorityReply {
   const pod = incomingPodFromWire(args.Pod);
   const { names } = candidatesFromArgs(args);
   const assessor = new PodAssessor(ledger, pod, options);
   const scoreKey = assessor.keyFor(scoringPurpose(options));
   const nominatedNode = options.nominatedNodePolicy === 'off' ? undefined : pod.nominatedNodeName;
   const dedupe = new CallDedupe();
-  const scores: HostPriorityList = [];
+  const scores = new PriorityReply();
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
     const node = ledger.node(name);
@@ -36,7 +42,7 @@ export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: S
       score = scoreIn(assessor.context, node);
       if (memoised !== undefined) assessor.rememberFor(memoised, scoreKey, score);
     }
-    scores.push({ Host: name, Score: score });
+    scores.add(name, node?.quotedName, score);
   }
   return scores;
 }

@@ -3,8 +3,8 @@
  * plus the pod-change hook the scheduler loop binds through) and the floor servers. All are separate processes so
  * none shares an event loop with the load generator.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -58,6 +58,38 @@ export interface LedgerOptions {
   clusterFile: string;
   logPath: string;
   readyTimeoutMs?: number;
+  /** The compiled ledger-child (`compileLedger`); without it (and without `useCompiledLedger`), the TypeScript through tsx. */
+  compiledEntry?: string;
+  /** V8/node flags after the deployment's (experiments: --trace-gc, a heap flag under evaluation). */
+  extraNodeFlags?: readonly string[];
+}
+
+let compiledByDefault: string | undefined;
+
+/** Every later `startLedger` runs this compiled entry (the benchmark sets it once; unit tests keep tsx). */
+export function useCompiledLedger(entry: string | undefined): void {
+  compiledByDefault = entry;
+}
+
+const COMPILED_DIR = join(REPO_ROOT, '.tmp', 'bench', 'compiled');
+
+/**
+ * Compiles src/ and the bench's ledger-child.ts with tsc, as `npm run build` compiles what the image ships, and returns
+ * the entry to run with plain node. Why: tsx's on-the-fly transform is a development convenience with costs of its own
+ * on the hot path (esbuild's keepNames wraps every closure created per request in a `__name` call); the image runs tsc
+ * output. Incremental: a rerun without source changes takes a few seconds.
+ */
+export function compileLedger(): string {
+  const configDir = join(REPO_ROOT, '.tmp', 'bench');
+  mkdirSync(configDir, { recursive: true });
+  const config = join(configDir, 'tsconfig.ledger.json');
+  writeFileSync(config, JSON.stringify({
+    extends: '../../tsconfig.build.json',
+    compilerOptions: { rootDir: '../..', outDir: 'compiled', sourceMap: false, incremental: true, tsBuildInfoFile: 'compiled/.tsbuildinfo' },
+    include: ['../../src/**/*.ts', '../../test/bench/ledger-child.ts'],
+  }, null, 2));
+  execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config], { cwd: REPO_ROOT, stdio: 'inherit' });
+  return join(COMPILED_DIR, 'test', 'bench', 'ledger-child.js');
 }
 
 /** A pod change for `applyPod`: what a watch event would carry. */
@@ -79,8 +111,13 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
   const opsPort = await freePort();
   const logFd = openSync(options.logPath, 'w');
   const started = performance.now();
+  const compiled = options.compiledEntry ?? compiledByDefault;
+  const entry = compiled
+    // The compiled tree has no config/ beside it: the repository's configuration file, as src/main.ts would find it.
+    ? [compiled, '--config', join(REPO_ROOT, 'config', 'extender.yaml')]
+    : ['--import', 'tsx', 'test/bench/ledger-child.ts'];
   const child = spawn(process.execPath,
-    [...DEPLOYED_NODE_FLAGS, '--import', 'tsx', 'test/bench/ledger-child.ts', '--cluster', options.clusterFile,
+    [...DEPLOYED_NODE_FLAGS, ...(options.extraNodeFlags ?? []), ...entry, '--cluster', options.clusterFile,
       '--port', String(port), '--ops-port', String(opsPort), '--host', HOST],
     { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd, 'ipc'], env: process.env });
   closeSync(logFd);

@@ -61,6 +61,7 @@ export function renderMarkdown(report: BenchReport): string {
       + `(${machine.platform}); ${settings.rounds} alternating rounds of ${settings.durationSeconds} s per target, medians`
       + `${settings.quick ? ' (--quick)' : ''}; run took ${report.elapsedSeconds.toFixed(0)} s; load average `
       + `${fmt(machine.loadAverage.start, 2)} at start, ${fmt(machine.loadAverage.end, 2)} at end. `
+      + `${settings.ledgerBuild === 'tsx' ? 'kube-ledger through tsx. ' : settings.ledgerBuild === 'tsc' ? 'kube-ledger compiled by tsc, as the image runs it. ' : ''}`
       + `Go reference: ${report.reference.detail}.`,
     '',
     report.invalidReasons.length > 0

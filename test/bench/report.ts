@@ -112,7 +112,11 @@ export interface BenchReport {
     /** 1-minute load average at start and end: the machine may be shared, and load skews absolute figures. */
     loadAverage: { start: number; end: number };
   };
-  settings: { quick: boolean; durationSeconds: number; rounds: number; warmupSeconds: number };
+  settings: {
+    quick: boolean; durationSeconds: number; rounds: number; warmupSeconds: number;
+    /** How kube-ledger ran: tsc's output under node (as the image ships it) or the TypeScript through tsx. */
+    ledgerBuild?: 'tsc' | 'tsx';
+  };
   reference: ReferenceInfo;
   scenarios: ScenarioResult[];
   large: LargeClusterFigures;

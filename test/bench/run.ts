@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --check] [-- --out DIR] [-- --cpu-prof] [-- --no-go]`
+ * `npm run bench [-- --quick] [-- --check] [-- --out DIR] [-- --cpu-prof] [-- --no-go] [-- --tsx]`
  * `npm run bench -- --only startup [--runs N]`: only the 5000-node / 150k-pod start-up, N times (startup-bench.ts).
  *
  * Generates two synthetic clusters (500 nodes and 5000 nodes × 30 pods), starts kube-ledger on each, the reference
@@ -17,7 +17,8 @@ import { join, resolve } from 'node:path';
 import { agrees, checkAgreement, type AgreementReport } from './agreement.js';
 import { cachedClusterFile, type CachedCluster } from './cluster-cache.js';
 import {
-  REPO_ROOT, findSample, readProcessMemory, scrapeMetrics, startFloor, startLedger, type ServerProcess,
+  REPO_ROOT, compileLedger, findSample, readProcessMemory, scrapeMetrics, startFloor, startLedger, useCompiledLedger,
+  type ServerProcess,
 } from './child-processes.js';
 import { readProfile, summarizeProfile, type ProfileSummary } from './cpu-profile.js';
 import { buildGoExtender, goVersion } from './go-extender.js';
@@ -41,6 +42,8 @@ interface Settings {
   check: boolean;
   cpuProfile: boolean;
   useGo: boolean;
+  /** kube-ledger through tsx instead of tsc's output (what the image ships). */
+  tsx: boolean;
   outDir: string;
   durationSeconds: number;
   warmupSeconds: number;
@@ -61,6 +64,7 @@ function parseArgs(argv: string[]): Settings {
     check: argv.includes('--check'),
     cpuProfile: argv.includes('--cpu-prof'),
     useGo: !argv.includes('--no-go'),
+    tsx: argv.includes('--tsx'),
     outDir: resolve(outIndex >= 0 ? argv[outIndex + 1] ?? 'bench-results' : 'bench-results'),
     durationSeconds: quick ? 1 : 3,
     warmupSeconds: quick ? 0.5 : 1,
@@ -221,6 +225,10 @@ async function main(): Promise<number> {
   const large = cachedClusterFile(cacheDir, LARGE_CLUSTER);
   log(`clusters: ${small.file} (${small.generated ? 'new' : 'cached'}), ${large.file} (${large.generated ? 'new' : 'cached'})`);
   const reference = prepareReference(settings);
+  if (!settings.tsx) {
+    log('compiling kube-ledger with tsc (what the image runs; --tsx runs the TypeScript through tsx instead)');
+    useCompiledLedger(compileLedger());
+  }
   const floors: Floors = { plain: await startFloor('plain'), koa: await startFloor('koa') };
   let scenarios: ScenarioResult[];
   let figures: LargeClusterFigures;
@@ -287,6 +295,7 @@ async function main(): Promise<number> {
       platform: `${platform()} ${release()}`, totalMemoryBytes: totalmem(),
       loadAverage: { start: startLoad, end: loadavg()[0] ?? 0 } },
     settings: { quick: settings.quick, durationSeconds: settings.durationSeconds, rounds: settings.rounds,
+      ledgerBuild: settings.tsx ? ('tsx' as const) : ('tsc' as const),
       warmupSeconds: settings.warmupSeconds },
     reference: reference.info,
     scenarios,

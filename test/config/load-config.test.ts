@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, defaultConfig, envName, loadConfig } from '../../src/config/load-config.js';
 import { mergeLiveKeys } from '../../src/config/config-watcher.js';
 import { FIELDS } from '../../src/config/schema.js';
-import { parseCommandLine, UsageError } from '../../src/config/cli.js';
+import { parseCommandLine, USAGE, UsageError } from '../../src/config/cli.js';
 
 describe('configuration', () => {
   let dir: string;
@@ -69,6 +70,32 @@ describe('configuration', () => {
     assert.equal(config.server.bodyLimitBytes, 64 * 1024 * 1024);
   });
 
+  it('accepts a deprecated key with a warning naming it, ignores its value, and still checks it', async () => {
+    const path = await file('freshness:\n  proofThresholdSeconds: 5\n  requeueCapMs: 100\n');
+    const warned: Array<[string, string]> = [];
+    const config = loadConfig({ file: path, onDeprecated: (key, message) => warned.push([key, message]) });
+    assert.equal(config.freshness.requeueCapMs, 100);
+    assert.ok(!('proofThresholdSeconds' in config.freshness));
+    assert.deepEqual(warned.map(([key]) => key), ['freshness.proofThresholdSeconds']);
+    assert.match(warned[0]![1], /freshness\.proofThresholdSeconds .*is deprecated and has no effect: .*freshness\.proof\.waitMs/);
+    assert.ok(warned[0]![1].includes(path), 'names the file');
+    assert.throws(() => loadConfig({ file: path, env: { KUBE_LEDGER_FRESHNESS_PROOF_THRESHOLD_SECONDS: 'soon' }, onDeprecated: () => {} }), /freshness\.proofThresholdSeconds: expected an integer/);
+  });
+
+  it('reports a deprecated key on stderr as a DeprecationWarning once per process when no sink is given', () => {
+    // A child process: the once-per-process memory must start empty, and the warning must not land in this run's output.
+    const script = [
+      "import { loadConfig } from './src/config/load-config.ts';",
+      "const env = { KUBE_LEDGER_FRESHNESS_PROOF_THRESHOLD_SECONDS: '5' };",
+      'loadConfig({ env }); loadConfig({ env });',
+    ].join('\n');
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(child.status, 0, child.stderr);
+    const warnings = child.stderr.split('\n').filter((line) => line.includes('KUBE_LEDGER_DEPRECATED_KEY'));
+    assert.equal(warnings.length, 1, child.stderr);
+    assert.match(warnings[0]!, /DeprecationWarning: configuration key freshness\.proofThresholdSeconds \(from environment KUBE_LEDGER_FRESHNESS_PROOF_THRESHOLD_SECONDS\) is deprecated/);
+  });
+
   it('names the environment variable when its value is invalid', () => {
     assert.throws(() => loadConfig({ env: { KUBE_LEDGER_DRA_UNSAFE_POLICY: 'maybe' } }), /dra\.unsafePolicy: .*KUBE_LEDGER_DRA_UNSAFE_POLICY/);
   });
@@ -96,6 +123,13 @@ describe('command line', () => {
       ['cluster.snapshotPath', 'c.yaml', 'flag --cluster'],
       ['server.port', '9', 'flag --port'],
     ]);
+  });
+
+  it('the help shows the schema\'s defaults for the listeners', () => {
+    const defaults = defaultConfig();
+    assert.match(USAGE, new RegExp(`--port N .*\\(default ${defaults.server.port}\\)`));
+    assert.match(USAGE, new RegExp(`--ops-port N .*\\(default ${defaults.server.ops.port}\\)`));
+    assert.ok(USAGE.includes(`listen address (default ${defaults.server.host})`));
   });
 
   it('reads the config path from KUBE_LEDGER_CONFIG', () => {

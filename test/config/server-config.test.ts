@@ -6,9 +6,18 @@
 import assert from 'node:assert/strict';
 import { debugEnabledFor } from '../../src/app/start.js';
 import { parseCommandLine } from '../../src/config/cli.js';
-import { defaultConfig, loadConfig } from '../../src/config/load-config.js';
+import { defaultConfig, envName, loadConfig } from '../../src/config/load-config.js';
 import { FIELDS } from '../../src/config/schema.js';
 import { DEFAULT_HTTP_OPTIONS, httpOptionsFromConfig, validateHttpOptions } from '../../src/http/options.js';
+
+function outcome(run: () => unknown): string {
+  try {
+    run();
+    return 'accepted';
+  } catch (err) {
+    return `refused (${(err as Error).message.replace(/ \(from .*\)$/, '')})`;
+  }
+}
 
 const schemaDefault = (path: string) => FIELDS.find((field) => field.path === path)?.default;
 
@@ -30,6 +39,34 @@ describe('server configuration', () => {
     const config = loadConfig({ env: { KUBE_LEDGER_SERVER_SHUTDOWN_DEADLINE_MS: '0' } });
     assert.equal(config.server.shutdownDeadlineMs, 0);
     assert.equal(validateHttpOptions(httpOptionsFromConfig(config.server, false)).shutdownDeadlineMs, 0);
+  });
+
+  // Each row: a server setting (as an environment variable) that either both the loader and the HTTP layer accept, or both refuse.
+  const agreement: Array<[string, Record<string, string>]> = [
+    ['shutdownDeadlineMs 0', { KUBE_LEDGER_SERVER_SHUTDOWN_DEADLINE_MS: '0' }],
+    ['headers timeout above the request timeout', { KUBE_LEDGER_SERVER_HEADERS_TIMEOUT_MS: '60000' }],
+    ['headers timeout equal to the request timeout', { KUBE_LEDGER_SERVER_HEADERS_TIMEOUT_MS: '30000' }],
+    ['keep-alive below the schema minimum', { KUBE_LEDGER_SERVER_KEEP_ALIVE_TIMEOUT_MS: '999' }],
+    ['keep-alive at the schema minimum', { KUBE_LEDGER_SERVER_KEEP_ALIVE_TIMEOUT_MS: '1000' }],
+    ['a body limit below 1 KiB', { KUBE_LEDGER_SERVER_BODY_LIMIT_BYTES: '1023' }],
+    ['a dot segment in the prefix', { KUBE_LEDGER_SERVER_PATH_PREFIX: '/a/..' }],
+    ['a dotted but literal segment in the prefix', { KUBE_LEDGER_SERVER_PATH_PREFIX: '/a/...' }],
+    ['the operations port on the extender port', { KUBE_LEDGER_SERVER_OPS_PORT: '8888' }],
+  ];
+  for (const [what, env] of agreement) {
+    it(`the loader and the HTTP layer agree on ${what}`, () => {
+      const loaded = outcome(() => loadConfig({ env }));
+      const manual = defaultConfig();
+      const [name, value] = Object.entries(env)[0]!;
+      const key = FIELDS.find((field) => envName(field.path) === name)!.path.split('.');
+      (manual.server as Record<string, unknown>)[key[1]!] = key[1] === 'ops' ? { ...manual.server.ops, port: Number(value) } : key[1] === 'pathPrefix' ? value : Number(value);
+      const served = outcome(() => validateHttpOptions(httpOptionsFromConfig(manual.server, false)));
+      assert.equal(served, loaded, `loader: ${loaded}, HTTP options: ${served}`);
+    });
+  }
+
+  it('names the key when the headers timeout exceeds the request timeout', () => {
+    assert.throws(() => loadConfig({ env: { KUBE_LEDGER_SERVER_HEADERS_TIMEOUT_MS: '60000' } }), /server\.headersTimeoutMs: must not exceed server\.requestTimeoutMs \(30000\)/);
   });
 
   it('reads the operations port, /debug and the in-flight bound from flags and environment', () => {

@@ -58,6 +58,16 @@ describe('extender verbs over HTTP', () => {
     });
   }
 
+  it('serves a verb whatever form its request-target takes (a query string, the absolute form), as Koa routed it', async () => {
+    for (const target of ['/scheduler/filter?trace=1', `http://127.0.0.1:${port}/scheduler/filter`]) {
+      const res = await post(port, target, fx.GO_ARGS_NAMES);
+      assert.equal(res.status, 200, target);
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+      assert.equal(Number(res.headers['content-length']), Buffer.byteLength(res.text));
+      assert.deepEqual(decodeFilterResult(res.json()).NodeNames, JSON.parse(fx.GO_ARGS_NAMES).NodeNames, 'the stub passes every node');
+    }
+  });
+
   it('accepts a charset parameter, a +json media type and a missing Content-Type', async () => {
     const variants: Array<Record<string, string>> = [{ 'content-type': 'application/json; charset=UTF-8' }, { 'content-type': 'application/vnd.k8s+json' }, {}];
     for (const headers of variants) {

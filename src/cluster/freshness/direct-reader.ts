@@ -28,6 +28,7 @@ import {
   wrap,
 } from 'cockatiel';
 import type { IBreaker, IPolicy } from 'cockatiel';
+import { CONFIG_DEFAULTS } from '../../config/defaults.js';
 import type { ClusterObjectKind } from '../../ledger/objects.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { TokenBucket } from './token-bucket.js';
@@ -160,7 +161,7 @@ function makeBreaker(options: DirectReaderOptions['breaker']): IBreaker {
     const { threshold, durationMs, minimumRps } = options.sampling;
     return new SamplingBreaker(minimumRps === undefined ? { threshold, duration: durationMs } : { threshold, duration: durationMs, minimumRps });
   }
-  return new ConsecutiveBreaker(options.consecutiveFailures ?? 5);
+  return new ConsecutiveBreaker(options.consecutiveFailures ?? CONFIG_DEFAULTS.freshness.directRead.breakerFailures);
 }
 
 function toStateName(state: CircuitState): BreakerStateName {

@@ -13,6 +13,7 @@
  */
 import { ALL_KINDS } from '../../ledger/kinds.js';
 import type { ClusterObjectKind } from '../../ledger/objects.js';
+import { CONFIG_DEFAULTS } from '../../config/defaults.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { FreshnessReport, ResourceFreshness } from '../source.js';
 import { compareResourceVersions, isComparableResourceVersion } from './resource-version.js';
@@ -50,11 +51,11 @@ export interface FreshnessTrackerOptions {
   /** The kinds reported (and counted in `synced`) from the start; default every kind of the kind table. */
   kinds?: readonly ClusterObjectKind[];
   metrics?: Pick<Metrics, 'informerLastEventAgeSeconds' | 'informerSynced'> & Partial<Pick<Metrics, 'freshnessLagSeconds'>>;
-  /** Silence tolerated on a connected watch before it counts as lag. Default 75 s (bookmarks come about every 60 s). */
+  /** Silence tolerated on a connected watch before it counts as lag. Default: freshness.bookmarkGraceSeconds (bookmarks come about every 60 s). */
   bookmarkGraceSeconds?: number;
 }
 
-export const DEFAULT_BOOKMARK_GRACE_SECONDS = 75;
+export const DEFAULT_BOOKMARK_GRACE_SECONDS = CONFIG_DEFAULTS.freshness.bookmarkGraceSeconds;
 
 export class FreshnessTracker implements ResourceVersionObserver {
   private readonly states = new Map<ClusterObjectKind, ResourceSyncState>();

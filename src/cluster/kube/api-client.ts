@@ -9,18 +9,23 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { CONFIG_DEFAULTS } from '../../config/defaults.js';
 import { apiStatusOf, KubeApiError } from './api-error.js';
 import { withDeadline } from './deadline.js';
 import { readJsonLines } from './json-lines.js';
 
 export interface ApiClientTimeouts {
-  /** Whole GET (list page, object, quorum read): headers and body. Default 60 s. */
+  /** Whole GET (list page, object, quorum read): headers and body. */
   getTimeoutMs: number;
-  /** Until a watch's response headers arrive. Default 30 s. */
+  /** Until a watch's response headers arrive. */
   watchOpenTimeoutMs: number;
 }
 
-export const DEFAULT_API_CLIENT_TIMEOUTS: ApiClientTimeouts = { getTimeoutMs: 60_000, watchOpenTimeoutMs: 30_000 };
+/** freshness.requestTimeouts.listMs and .watchOpenMs at their schema defaults. */
+export const DEFAULT_API_CLIENT_TIMEOUTS: ApiClientTimeouts = {
+  getTimeoutMs: CONFIG_DEFAULTS.freshness.requestTimeouts.listMs,
+  watchOpenTimeoutMs: CONFIG_DEFAULTS.freshness.requestTimeouts.watchOpenMs,
+};
 
 export class KubeApiClient {
   readonly server: string;

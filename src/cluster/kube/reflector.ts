@@ -15,6 +15,7 @@
  * It never stops by itself; only `stop()` ends it.
  */
 import type { ClusterSink } from '../../ledger/changes.js';
+import { CONFIG_DEFAULTS } from '../../config/defaults.js';
 import { objectKey, type ClusterObject, type ObjectMeta } from '../../ledger/objects.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
@@ -53,9 +54,9 @@ export const DEFAULT_REFLECTOR_TUNING: ReflectorTuning = {
   watchBackoff: { initialMs: 200, maxMs: 30_000, jitter: 0.2 },
   relistBackoff: { initialMs: 200, maxMs: 30_000, jitter: 0.2 },
   missingApiRetryMs: 60_000,
-  listTimeoutMs: 60_000,
+  listTimeoutMs: CONFIG_DEFAULTS.freshness.requestTimeouts.listMs,
   // kube-apiserver's watch cache sends a bookmark about once a minute on a watch that asked for them.
-  watchIdleTimeoutMs: 120_000,
+  watchIdleTimeoutMs: CONFIG_DEFAULTS.freshness.requestTimeouts.watchIdleMs,
 };
 
 export interface ReflectorDeps {

@@ -9,6 +9,7 @@
  * `gateEnabled() === false` (freshness.gate.enabled, the rollback switch) skips the proof and counts the bypass.
  */
 import type { PodObject } from '../../ledger/objects.js';
+import { CONFIG_DEFAULTS } from '../../config/defaults.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { proveCacheCurrent, type CacheCurrentProof, type ConsistentReadProofDeps } from '../freshness/consistent-read-proof.js';
@@ -31,7 +32,7 @@ export interface VictimFreshnessDeps extends Omit<FreshnessProofDeps, 'gateKeyOf
   metrics?: ProofMetrics;
   /**
    * Fallback reads go in waves of this many (the reader's concurrency), so they are neither refused by its bulkhead
-   * nor unbounded; default 4.
+   * nor unbounded; default freshness.directRead.maxConcurrent's.
    */
   fallbackWave?: number;
   /** Fallback reads start only within this budget after the wait ended; later victims are refused. Default 1500 ms. */
@@ -85,7 +86,7 @@ async function proveByConsistentRead(victims: VictimRef[], deps: VictimFreshness
 /** Per-victim fallback: waves of `fallbackWave` reads while the budget lasts; what is left is refused (`timeout`). */
 async function readInWaves(refs: ObjectRef[], deps: VictimFreshnessDeps, elapsedMs: () => number): Promise<Map<string, FreshnessProof>> {
   const unique = [...new Map(refs.map((r) => [objectRefKey(r), r])).values()];
-  const wave = Math.max(1, deps.fallbackWave ?? 4);
+  const wave = Math.max(1, deps.fallbackWave ?? CONFIG_DEFAULTS.freshness.directRead.maxConcurrent);
   const budgetMs = deps.fallbackBudgetMs ?? 1500;
   const proofs = new Map<string, FreshnessProof>();
   for (let start = 0; start < unique.length; start += wave) {

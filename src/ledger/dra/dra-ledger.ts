@@ -13,6 +13,7 @@
  *   rejected whole;
  * - a claim whose mapped devices span nodes counts on its allocation node only; the other devices are rejected.
  */
+import { LRUCache } from 'lru-cache';
 import type { DeviceClassObject, PodObject, ResourceClaimObject, ResourceSliceObject } from '../objects.js';
 import { objectKey } from '../objects.js';
 import type { DraAccounting } from '../dra-port.js';
@@ -57,7 +58,12 @@ export class DraLedger implements DraAccounting {
   private readonly aggregates = new Map<string, NodeAggregate>();
   private readonly dirtyClaims = new Set<string>();
   private readonly dirtyNodes = new Set<string>();
-  private readonly assessCache = new Map<string, DraPodAssessment>();
+  /**
+   * Assessments by pod UID, resourceVersion and node: a filter call asks once per node, so a pending DRA pod retried by
+   * the scheduler is answered from here. Least recently used entries go first, so the latest scans survive a burst of
+   * other pods (a clear-when-full map dropped them all at once); `invalidateAssessments` still empties it.
+   */
+  private readonly assessCache = new LRUCache<string, DraPodAssessment>({ max: ASSESS_CACHE_LIMIT });
   /** Per claim key: the last contribution the slices priced for its current allocation (see claim-contribution.ts). */
   private readonly memories = new Map<string, ContributionMemory>();
   private readonly allocated = new AllocatedDevices();
@@ -242,10 +248,7 @@ export class DraLedger implements DraAccounting {
       selectors: this.selectors,
       ...(delegated ? { delegated } : {}),
     });
-    if (cacheKey) {
-      if (this.assessCache.size >= ASSESS_CACHE_LIMIT) this.assessCache.clear(); // capacity only: entries stay valid
-      this.assessCache.set(cacheKey, assessment);
-    }
+    if (cacheKey) this.assessCache.set(cacheKey, assessment);
     return assessment;
   }
 

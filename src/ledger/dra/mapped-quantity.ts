@@ -10,23 +10,18 @@ import {
   toUnitsCeil,
   type Quantity,
 } from '../quantity.js';
+import { ClearingMemo } from '../clearing-memo.js';
 
 /** KEP-5517 allows only these node resources as mapping targets (no extended resources). */
 export function isNodeAllocatableResource(name: string): boolean {
   return name === 'cpu' || name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-');
 }
 
-const PARSED_LIMIT = 4096;
-const parsed = new Map<string, Quantity>();
+const parsed = new ClearingMemo<string, Quantity>(4096);
 
 /** parseQuantity with a small memo: slices repeat the same few strings on every device. Throws QuantityError. */
 export function quantityOf(text: string): Quantity {
-  const hit = parsed.get(text);
-  if (hit) return hit;
-  const q = parseQuantity(text);
-  if (parsed.size >= PARSED_LIMIT) parsed.clear();
-  parsed.set(text, q);
-  return q;
+  return parsed.get(text) ?? parsed.remember(text, parseQuantity(text));
 }
 
 export function toLedgerUnits(resource: string, q: Quantity): bigint {

@@ -138,7 +138,6 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
 
   it('drops a candidate node when a direct read shows its victim is gone, replaced or moved (the cache was stale)', async () => {
     const { api, runtime } = await synced((c) => {
-      c.freshness.proofThresholdSeconds = 0;
       c.freshness.proof.waitMs = 300; // the stall outlasts the proof's wait: every victim needs a direct read
     });
     api.stallWatches('pods', 2000); // the cache keeps the old view meanwhile

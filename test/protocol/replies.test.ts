@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { encodeFilterResult, encodeHostPriorityList, setNodeReason } from '../../src/protocol/encode.js';
+import { FilterReply } from '../../src/protocol/filter-reply.js';
+import { PriorityReply } from '../../src/protocol/priority-reply.js';
+import type { ExtenderFilterResult, FailedNodesMap, HostPriorityList, WireObject } from '../../src/protocol/types.js';
+
+/** Names a request can carry: node-like, integer-like, prototype keys, quotes, backslashes, control and non-ASCII. */
+const nameArb = fc.oneof(
+  fc.constantFrom('node-a', '9', '10', '__proto__', 'constructor', 'toString', 'a"b', 'a\\b', 'tab\there', 'é-ñ', '😀', ''),
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: 'grapheme', maxLength: 6 }),
+);
+const reasonArb = fc.constantFrom('Insufficient cpu', 'Too many pods', 'Insufficient cpu, Insufficient memory', "node(s) not in kube-ledger's cache", 'quote " and \\ and é');
+const outcomeArb = fc.oneof(
+  fc.constant({ kind: 'pass' as const }),
+  fc.record({ kind: fc.constantFrom('fail' as const, 'unresolvable' as const), reason: reasonArb }),
+);
+/** Distinct names (the filter answers each node once), each with an outcome and maybe a pre-encoded name. */
+const candidatesArb = fc.uniqueArray(fc.record({ name: nameArb, outcome: outcomeArb, preEncoded: fc.boolean() }), { selector: (c) => c.name, maxLength: 30 });
+
+/** The plain result the same scan would have built before fragments: maps filled with setNodeReason. */
+function plainResult(candidates: Array<{ name: string; outcome: { kind: string; reason?: string } }>, wires?: WireObject[]): ExtenderFilterResult {
+  const failed: FailedNodesMap = {};
+  const unresolvable: FailedNodesMap = {};
+  const passed: number[] = [];
+  candidates.forEach((c, i) => {
+    if (c.outcome.kind === 'pass') passed.push(i);
+    else setNodeReason(c.outcome.kind === 'fail' ? failed : unresolvable, c.name, c.outcome.reason!);
+  });
+  if (wires) return { Nodes: { kind: 'NodeList', items: passed.map((i) => wires[i]!) }, NodeNames: null, FailedNodes: failed, FailedAndUnresolvableNodes: unresolvable, Error: '' };
+  return { Nodes: null, NodeNames: passed.map((i) => candidates[i]!.name), FailedNodes: failed, FailedAndUnresolvableNodes: unresolvable, Error: '' };
+}
+
+function replyFor(candidates: Array<{ name: string; outcome: { kind: string; reason?: string }; preEncoded: boolean }>, wires?: WireObject[]): FilterReply {
+  const reply = new FilterReply(candidates.map((c) => c.name), wires, wires ? { kind: 'NodeList', items: wires } : null);
+  candidates.forEach((c, i) => {
+    const quoted = c.preEncoded ? JSON.stringify(c.name) : undefined;
+    if (c.outcome.kind === 'pass') reply.pass(i, quoted);
+    else reply.fail(i, quoted, c.outcome.reason!, c.outcome.kind === 'unresolvable');
+  });
+  return reply;
+}
+
+describe('FilterReply: the filter reply encoded from fragments', () => {
+  it('decodes to exactly what the plain result encodes to, for any names and reasons (NodeNames mode)', () => {
+    fc.assert(
+      fc.property(candidatesArb, (candidates) => {
+        const reply = replyFor(candidates);
+        const plain = plainResult(candidates);
+        const encoded = encodeFilterResult(reply);
+        assert.deepEqual(JSON.parse(encoded), JSON.parse(encodeFilterResult(plain)));
+        assert.deepEqual(Object.keys(JSON.parse(encoded)), ['Nodes', 'NodeNames', 'FailedNodes', 'FailedAndUnresolvableNodes', 'Error']);
+        // Read as fields, it is what was sent.
+        assert.deepEqual(reply.toResult(), JSON.parse(encoded));
+        assert.deepEqual(reply.toResult(), plain);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('echoes the passing Node objects in full-Nodes mode', () => {
+    fc.assert(
+      fc.property(candidatesArb, (candidates) => {
+        const wires = candidates.map((c) => ({ metadata: { name: c.name }, status: { allocatable: { cpu: '1' } } }));
+        const reply = replyFor(candidates, wires);
+        assert.deepEqual(JSON.parse(encodeFilterResult(reply)), JSON.parse(encodeFilterResult(plainResult(candidates, wires))));
+        assert.equal(reply.NodeNames, null);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('keeps the request order of failing nodes on the wire, integer-like names included', () => {
+    const reply = new FilterReply(['node-z', '10', '9', 'node-a']);
+    reply.fail(0, '"node-z"', 'Insufficient cpu', false);
+    reply.fail(1, undefined, 'Too many pods', false);
+    reply.pass(2, undefined);
+    reply.fail(3, undefined, 'Insufficient memory', true);
+    assert.equal(
+      encodeFilterResult(reply),
+      '{"Nodes":null,"NodeNames":["9"],"FailedNodes":{"node-z":"Insufficient cpu","10":"Too many pods"},' +
+        '"FailedAndUnresolvableNodes":{"node-a":"Insufficient memory"},"Error":""}',
+    );
+  });
+
+  it('makes a node named __proto__ an own key when read as fields', () => {
+    const reply = new FilterReply(['__proto__']);
+    reply.fail(0, undefined, 'no such node', false);
+    const failed = reply.FailedNodes;
+    assert.deepEqual(Object.keys(failed), ['__proto__']);
+    assert.equal(Object.getPrototypeOf(failed), Object.prototype);
+  });
+});
+
+describe('PriorityReply: the prioritize reply encoded from fragments', () => {
+  it('encodes byte for byte as the plain HostPriorityList does, for any names', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ name: nameArb, score: fc.integer({ min: 0, max: 10 }), preEncoded: fc.boolean() }), { maxLength: 30 }), (hosts) => {
+        const reply = new PriorityReply();
+        for (const h of hosts) reply.add(h.name, h.preEncoded ? JSON.stringify(h.name) : undefined, h.score);
+        const plain: HostPriorityList = hosts.map((h) => ({ Host: h.name, Score: h.score }));
+        assert.equal(encodeHostPriorityList(reply), encodeHostPriorityList(plain));
+        assert.deepEqual(reply.toList(), plain);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses a score that is not an integer, as the plain list does', () => {
+    const reply = new PriorityReply();
+    reply.add('n1', undefined, 2.5);
+    assert.throws(() => encodeHostPriorityList(reply), /not an integer/);
+    assert.throws(() => encodeHostPriorityList([{ Host: 'n1', Score: 2.5 }]), /not an integer/);
+  });
+});
