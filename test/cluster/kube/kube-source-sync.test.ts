@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import { ALL_KINDS } from '../../../src/ledger/kinds.js';
 import type { ClusterChange, ClusterSink } from '../../../src/ledger/changes.js';
-import { assertCacheConverges, counterValue, noRequestInFlight, startHarness, until, type Harness } from './support.js';
+import { assertCacheConverges, noRequestInFlight, startHarness, until, type Harness } from './support.js';
 import { eventually } from '../../support/eventually.js';
 import { node, pod } from '../../support/builders.js';
 import { FakeClock } from '../../support/fake-clock.js';
+import { metricValue } from '../../support/metric-value.js';
 
 describe('kube source: initial sync and events (fake API server)', () => {
   let h: Harness | undefined;
@@ -35,8 +36,8 @@ describe('kube source: initial sync and events (fake API server)', () => {
     assert.equal(podLists.length, 4, '7 pods in pages of 2');
     assert.ok(podLists.every((r) => r.query['limit'] === '2'));
     assert.ok(podLists.slice(1).every((r) => (r.query['continue'] ?? '') !== ''));
-    assert.equal(await counterValue(h.metrics, 'kube_ledger_informer_objects', { resource: 'Pod' }), 7);
-    assert.equal(await counterValue(h.metrics, 'kube_ledger_informer_synced', { resource: 'Pod' }), 1);
+    assert.equal(await metricValue(h.metrics, 'kube_ledger_informer_objects', { resource: 'Pod' }), 7);
+    assert.equal(await metricValue(h.metrics, 'kube_ledger_informer_synced', { resource: 'Pod' }), 1);
   });
 
   it('delivers one replaced change per resource list, then watch events as upserts and deletes', async () => {
@@ -92,7 +93,7 @@ describe('kube source: initial sync and events (fake API server)', () => {
     await until(h, () => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     assert.equal(h.runtime.source.reflector('ResourceSlice')?.hasSynced(), true);
     // 800 ms of clock time; the slice reflector is idle once every list it sent has been answered 404 and counted.
-    const missing = () => counterValue(h!.metrics, 'kube_ledger_informer_errors_total', { resource: 'ResourceSlice', kind: 'api_missing' });
+    const missing = () => metricValue(h!.metrics, 'kube_ledger_informer_errors_total', { resource: 'ResourceSlice', kind: 'api_missing' });
     const sliceLists = () => h!.api.countRequests({ verb: 'list', resource: 'resourceslices' });
     await clock.runFor(800, { idle: async () => noRequestInFlight(h!.api) && (await missing()) === sliceLists() });
     const lists = sliceLists();
