@@ -25,16 +25,14 @@ export interface OpsListenerOptions {
   tls?: HttpTlsOptions;
 }
 
-export interface HttpServerOptions {
-  host: string;
-  port: number;
-  /** Prefix of the extender verbs, e.g. `/scheduler` → `POST /scheduler/filter`. Debug routes have none. */
-  pathPrefix: string;
-  bodyLimitBytes: number;
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  shutdownDeadlineMs: number;
+/**
+ * The listener settings the schema declares (`server.*`, same names and meaning; `pathPrefix` prefixes the extender
+ * verbs, e.g. `/scheduler` → `POST /scheduler/filter`, never the debug routes), plus what the HTTP layer derives.
+ */
+export interface HttpServerOptions extends Pick<
+  ExtenderConfig['server'],
+  'host' | 'port' | 'pathPrefix' | 'bodyLimitBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'shutdownDeadlineMs'
+> {
   tls?: HttpTlsOptions;
   ops: OpsListenerOptions;
   /** Initial state of /debug/*; changed live with `RunningExtenderServer.setLive`. */

@@ -79,24 +79,9 @@ function decode(bytes: Uint8Array, start: number, end: number): string {
 /** Splits the document's UTF-8 bytes (a string is encoded first, for callers that hold text). */
 export function splitJsonList(input: Uint8Array | string): JsonListSplit | undefined {
   const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
-  let i = skipWhitespace(bytes, 0);
-  if (bytes[i] !== OPEN_BRACE) return undefined;
-  i = skipWhitespace(bytes, i + 1);
-  while (i < bytes.length && bytes[i] === QUOTE) {
-    const keyEnd = skipString(bytes, i);
-    if (keyEnd < 0) return undefined;
-    const isItems = keyEnd - i === 7 && decode(bytes, i + 1, keyEnd - 1) === 'items';
-    i = skipWhitespace(bytes, keyEnd);
-    if (bytes[i] !== COLON) return undefined;
-    i = skipWhitespace(bytes, i + 1);
-    if (isItems && bytes[i] === OPEN_BRACKET) return splitItems(bytes, i);
-    i = skipValue(bytes, i);
-    if (i < 0) return undefined;
-    i = skipWhitespace(bytes, i);
-    if (bytes[i] !== COMMA) return undefined;
-    i = skipWhitespace(bytes, i + 1);
-  }
-  return undefined;
+  // The whole document is in `bytes`, so a head that runs past them is as malformed as one that is not a list.
+  const open = itemsOpenBracket(bytes);
+  return open === undefined || open < 0 ? undefined : splitItems(bytes, open);
 }
 
 function splitItems(bytes: Uint8Array, open: number): JsonListSplit | undefined {
