@@ -21,8 +21,6 @@ import { registerDebugRoutes, registerOpsRoutes } from './ops-routes.js';
 import { DEFAULT_HTTP_OPTIONS, type HttpServerOptions, type LiveHttpSettings, validateHttpOptions } from './options.js';
 import { requestMiddleware } from './request-middleware.js';
 
-export { DEFAULT_HTTP_OPTIONS, normalizePathPrefix } from './options.js';
-export type { HttpServerOptions, HttpTlsOptions, LiveHttpSettings } from './options.js';
 
 export interface ExtenderServerDeps {
   service: ExtenderService;
@@ -96,12 +94,6 @@ function buildOpsApp(deps: ExtenderServerDeps, options: HttpServerOptions): Koa 
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
-}
-
-/** The extender port's request handler alone (verbs and /debug), for tests that drive it without a listener. */
-export function createExtenderApp(deps: ExtenderServerDeps): RequestListener {
-  const options = validateHttpOptions(deps.options);
-  return buildExtenderHandler(deps, options, { debugEnabled: options.debugEnabled, inFlight: new InFlightLimit(options.maxInFlightPerVerb) });
 }
 
 function warnIfDebugExposed(options: HttpServerOptions, debugEnabled: boolean, logger: Logger): void {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { DEFAULT_HTTP_OPTIONS, normalizePathPrefix, validateHttpOptions } from '../../src/http/options.js';
-import { createExtenderApp } from '../../src/http/server.js';
+import { startExtenderServer } from '../../src/http/server.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { createStubService } from './support.js';
@@ -37,8 +37,9 @@ describe('http options', () => {
     assert.throws(() => validateHttpOptions({ ...DEFAULT_HTTP_OPTIONS, bodyLimitBytes: 0 }), /bodyLimitBytes/);
   });
 
-  it('createExtenderApp refuses an invalid prefix at construction', () => {
+  it('the server refuses an invalid prefix before it listens', async () => {
     const deps = { service: createStubService(), metrics: createMetrics(), logger: silentLogger };
-    assert.throws(() => createExtenderApp({ ...deps, options: { ...DEFAULT_HTTP_OPTIONS, pathPrefix: 'nope' } }), /pathPrefix/);
+    const options = { ...DEFAULT_HTTP_OPTIONS, host: '127.0.0.1', port: 0, ops: { host: '127.0.0.1', port: 0 }, pathPrefix: 'nope' };
+    await assert.rejects(startExtenderServer({ ...deps, options }), /pathPrefix/);
   });
 });

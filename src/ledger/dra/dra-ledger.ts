@@ -42,7 +42,6 @@ import {
   type DraPodAssessment,
 } from './types.js';
 
-export * from './types.js';
 
 const ASSESS_CACHE_LIMIT = 20_000;
 
