@@ -289,6 +289,8 @@ async function checkResumedAfterLeaseLoss(h: InProcessLedger): Promise<string[]>
     const annotations = h.api.get('pods', CANARY, name)?.metadata?.annotations ?? {};
     return annotations[NOMINATION_ANNOTATION] !== undefined;
   }), 'pods created while leaderless to be nominated after re-election', { timeoutMs: 10_000, intervalMs: 25 });
-  assert.ok(h.nominator()?.elector.isLeader(), 'leader again');
+  // Only the leader writes, so the nominations prove re-election; under a loaded machine the short test lease may
+  // lapse again for a moment, so leadership is awaited rather than sampled at one instant.
+  await eventually(() => h.nominator()?.elector.isLeader() === true, 'leader again', { timeoutMs: 10_000, intervalMs: 25 });
   return [`pods created while leaderless nominated ${ms} ms after convergence (re-elected)`];
 }
