@@ -48,7 +48,7 @@ export interface KubeRuntime {
 }
 
 /** Test knobs of the nominator; production uses client-go's lease timing and the default resync. */
-export type NominatorKnobs = Pick<KubeNominatorOptions, 'lease' | 'resyncIntervalMs'>;
+export type NominatorKnobs = Pick<KubeNominatorOptions, 'lease' | 'resyncIntervalMs' | 'timers'>;
 
 export interface KubeRuntimeOptions {
   /** Kubeconfig file; without it the default loading rules apply (KUBECONFIG, ~/.kube/config, in-cluster). */

@@ -20,6 +20,7 @@ import type { ClusterSource } from '../cluster/source.js';
 import type { ReflectorTuning } from '../cluster/kube/reflector.js';
 import type { RunningNominator } from '../nomination/kube-nominator.js';
 import type { KubeRuntime, NominatorKnobs } from './kube-runtime.js';
+import type { TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 import { httpOptionsFromConfig } from '../http/options.js';
 import { startExtenderServer } from '../http/server.js';
 import { createExtenderService } from './extender-service.js';
@@ -72,8 +73,12 @@ export function debugEnabledFor(config: ExtenderConfig, choice: SourceChoice): b
 export interface StartDeps {
   logger: Logger;
   metrics?: Metrics;
-  /** Test knobs of the live source: faster reflector retries, shorter leases. Production uses the defaults. */
-  live?: { tuning?: Partial<ReflectorTuning>; nominator?: NominatorKnobs };
+  /**
+   * Test knobs of the live source: faster reflector retries, shorter leases, and one clock (`timers`) for the live
+   * half's timers (reflectors, the consistent-read proof's wait, the nominator and its Lease elector). Production
+   * uses the defaults and real timers.
+   */
+  live?: { tuning?: Partial<ReflectorTuning>; nominator?: NominatorKnobs; timers?: TimerScheduler };
 }
 
 export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps): Promise<RunningKubeLedger> {
@@ -129,6 +134,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
       logger,
       ...(choice.kubeconfig ? { kubeconfig: choice.kubeconfig } : {}),
       ...(deps.live?.tuning ? { tuning: deps.live.tuning } : {}),
+      ...(deps.live?.timers ? { timers: deps.live.timers, reflectorTimers: deps.live.timers } : {}),
     });
     source = kube.source;
   }
@@ -154,7 +160,10 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   logger.info('kube-ledger listening', { url: server.url, opsUrl: server.ops.url, source: source.kind });
 
   await source.start(ledger);
-  const nominator = kube?.startNominator(ledger, () => options, deps.live?.nominator);
+  const nominator = kube?.startNominator(ledger, () => options, {
+    ...deps.live?.nominator,
+    ...(deps.live?.timers ? { timers: deps.live.timers } : {}),
+  });
   metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
   let loadGarbageReleased = false;
   const trackFreshness = (): void => {

@@ -17,6 +17,7 @@ import type { SchedulingOptions } from '../scheduling/options.js';
 import { clearOwnedNominations, type ClearResult } from './clear-nominations.js';
 import { KubeEventRecorder, KubeLeaseClient, KubePodStatusClient } from './kube-clients.js';
 import { LeaseLeaderElector } from './leader-election.js';
+import type { TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 import { Nominator } from './nominator.js';
 import type { NominationSettings } from './reconcile-plan.js';
 
@@ -39,6 +40,8 @@ export interface KubeNominatorOptions {
   /** Test knobs; production uses client-go's 15 s / 10 s / 2 s. */
   lease?: { durationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
   resyncIntervalMs?: number;
+  /** The nominator's and the Lease elector's timers (tests inject a fake clock); real ones without it. */
+  timers?: TimerScheduler;
 }
 
 export interface RunningNominator {
@@ -67,6 +70,7 @@ export function startKubeNominator(options: KubeNominatorOptions): RunningNomina
     ...(options.lease?.renewDeadlineMs ? { renewDeadlineMs: options.lease.renewDeadlineMs } : {}),
     ...(options.lease?.retryPeriodMs ? { retryPeriodMs: options.lease.retryPeriodMs } : {}),
     logger,
+    ...(options.timers ? { timers: options.timers } : {}),
     onLeadershipChange: (leading) => options.metrics.nominationLeader.set(leading ? 1 : 0),
   });
   const nominator = new Nominator({
@@ -85,6 +89,7 @@ export function startKubeNominator(options: KubeNominatorOptions): RunningNomina
     ...(options.reader ? { reader: options.reader } : {}),
     ...(options.gateEnabled ? { gateEnabled: options.gateEnabled } : {}),
     ...(options.resyncIntervalMs ? { resyncIntervalMs: options.resyncIntervalMs } : {}),
+    ...(options.timers ? { timers: options.timers } : {}),
   });
   nominator.start();
   if (settings.enabled) elector.start();

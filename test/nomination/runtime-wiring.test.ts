@@ -6,7 +6,9 @@ import { silentLogger } from '../../src/observability/logger.js';
 import { NOMINATION_ANNOTATION } from '../../src/nomination/decision-record.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
 import { assertNeverBinds, nominatedNodeName, statusPatches } from './support.js';
-import { eventually, sleep } from '../support/eventually.js';
+import { eventually } from '../support/eventually.js';
+import { FakeClock } from '../support/fake-clock.js';
+import { noRequestInFlight } from '../cluster/kube/support.js';
 import { node, pod } from '../support/builders.js';
 
 function configFor(kubeconfig: string, nomination: Partial<ExtenderConfig['nomination']>): ExtenderConfig {
@@ -45,23 +47,31 @@ describe('nominator wired through the composition root', () => {
     assert.equal(nominatedNodeName(api, 'foreign'), 'n1');
   });
 
-  it('starts idle, nominates once enabled by live reload, and stops writing when disabled again', async () => {
+  it('starts idle, nominates once enabled by live reload, and stops writing when disabled again (injected clock)', async () => {
     api.create(node('n1', { cpu: '64', memory: '8Gi' }));
     api.create(pod('canary', 'a', { cpu: '1' }));
     const initial = configFor(kubeconfig, { enabled: false, namespaces: ['canary'] });
+    // Every timer of the live half (reflectors, nominator resync and work queue, Lease elector) runs on this clock,
+    // so "no write" is proven by running the clock past every resync that could write, not by sleeping.
+    const clock = new FakeClock(Date.now());
+    const drive = { idle: () => noRequestInFlight(api) };
     let running: RunningKubeLedger | undefined;
     try {
-      running = await startKubeLedger(initial, { logger: silentLogger });
-      await sleep(300);
+      running = await startKubeLedger(initial, { logger: silentLogger, live: { timers: clock } });
+      const started = running;
+      await eventually(() => started.source.hasSynced(), 'the live source synced');
+      await clock.runFor(5000, drive);
       assert.equal(statusPatches(api), 0, 'off by default: no writes');
       assert.equal(api.countRequests({ resource: 'leases.coordination.k8s.io' }), 0, 'and no Lease traffic');
       running.updateConfig({ ...initial, nomination: { ...initial.nomination, enabled: true } });
-      await eventually(() => nominatedNodeName(api, 'a') === 'n1', 'nominated after enabling', 8000);
+      await clock.runUntil(() => nominatedNodeName(api, 'a') === 'n1', 'nominated after enabling', drive);
       running.updateConfig(initial);
       const before = statusPatches(api);
       api.create(pod('canary', 'b', { cpu: '1' }));
-      await sleep(1000);
-      assert.equal(statusPatches(api), before);
+      await eventually(() => started.ledger.podByKey('canary/b') !== undefined, 'the ledger sees pod b');
+      await clock.runFor(5000, drive);
+      assert.equal(statusPatches(api), before, 'disabled: pod b is never nominated');
+      assert.equal(nominatedNodeName(api, 'b'), undefined);
     } finally {
       await running?.close();
     }
