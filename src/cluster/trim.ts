@@ -122,5 +122,3 @@ export function trimPodDisruptionBudget(pdb: PodDisruptionBudgetObject): PodDisr
   }
   return out;
 }
-
-export { trimDeviceClass, trimResourceClaim, trimResourceSlice } from '../ledger/dra/dra-ledger.js';

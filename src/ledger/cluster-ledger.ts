@@ -16,16 +16,8 @@ import {
   type NodeEntry,
   type NodeView,
 } from './node-entry.js';
-import type {
-  ClusterObject,
-  ClusterObjectKind,
-  DeviceClassObject,
-  NodeObject,
-  PodDisruptionBudgetObject,
-  PodObject,
-  ResourceClaimObject,
-  ResourceSliceObject,
-} from './objects.js';
+import { bindKindHandlers, type BoundKindHandlers } from './kinds.js';
+import type { ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
 import { occupiesNode, podEntryFromObject, reservesNominatedNode, type PodEntry } from './pod-entry.js';
 
@@ -53,28 +45,37 @@ export class ClusterLedger implements ClusterSink {
   private slotCount = 0;
   /** The last `nodesNamed` answer, the hints of the next call (it may hold a dropped entry until then). */
   private lastNamed: ReadonlyArray<NodeEntry | undefined> = [];
-  private dra: DraAccounting;
+  private readonly dra: DraAccounting;
   private readonly budgets = new DisruptionBudgets();
+  /** What a change of each kind does (ledger/kinds.ts). */
+  private readonly handlers: BoundKindHandlers;
 
   constructor(
     options: { dra?: DraAccounting } = {},
     private readonly hooks: LedgerHooks = {},
   ) {
     this.dra = options.dra ?? NO_DRA;
+    this.handlers = bindKindHandlers({
+      nodes: { upsert: (node) => this.upsertNode(node), delete: (name) => this.deleteNode(name), replace: (nodes) => this.replaceNodes(nodes) },
+      pods: { upsert: (pod) => this.upsertPod(pod), delete: (key) => this.deletePod(key), replace: (pods) => this.replacePods(pods) },
+      dra: this.dra,
+      disruptionBudgets: this.budgets,
+    });
   }
 
   // ---- writes -------------------------------------------------------------------------------------------------
 
   apply(change: ClusterChange): void {
+    const handler = this.handlers[change.kind];
     switch (change.type) {
       case 'upsert':
-        this.upsert(change.kind, change.object);
+        handler.upsert(change.object);
         break;
       case 'delete':
-        this.remove(change.kind, change.key);
+        handler.delete(change.key);
         break;
       case 'replaced':
-        this.replace(change.kind, change.objects);
+        handler.replace(change.objects);
         break;
     }
     this.hooks.onChange?.(change.kind, change.type);
@@ -84,68 +85,21 @@ export class ClusterLedger implements ClusterSink {
     for (const change of changes) this.apply(change);
   }
 
-  private upsert(kind: ClusterObjectKind, object: ClusterObject): void {
-    switch (kind) {
-      case 'Node':
-        return this.upsertNode(object as NodeObject);
-      case 'Pod':
-        return this.upsertPod(object as PodObject);
-      case 'ResourceSlice':
-        return this.dra.upsertSlice(object as ResourceSliceObject);
-      case 'ResourceClaim':
-        return this.dra.upsertClaim(object as ResourceClaimObject);
-      case 'DeviceClass':
-        return this.dra.upsertDeviceClass(object as DeviceClassObject);
-      case 'PodDisruptionBudget':
-        return this.budgets.upsert(object as PodDisruptionBudgetObject);
-    }
+  /** Makes the ledger's nodes exactly `nodes`: vanished ones are deleted, changed ones updated. */
+  private replaceNodes(nodes: NodeObject[]): void {
+    const keep = new Set(nodes.map((o) => objectKey(o.metadata)));
+    for (const [name, entry] of this.nodes) if (entry.known && !keep.has(name)) this.deleteNode(name);
+    for (const o of nodes) this.upsertNode(o);
   }
 
-  private remove(kind: ClusterObjectKind, key: string): void {
-    switch (kind) {
-      case 'Node':
-        return this.deleteNode(key);
-      case 'Pod':
-        return this.deletePod(key);
-      case 'ResourceSlice':
-        return this.dra.deleteSlice(key);
-      case 'ResourceClaim':
-        return this.dra.deleteClaim(key);
-      case 'DeviceClass':
-        return this.dra.deleteDeviceClass(key);
-      case 'PodDisruptionBudget':
-        return this.budgets.delete(key);
+  private replacePods(pods: PodObject[]): void {
+    // The first list finds the ledger empty: 150k keys need no "what vanished" set then.
+    if (this.podsByKey.size > 0) {
+      const keep = new Set(pods.map((o) => objectKey(o.metadata)));
+      for (const key of [...this.podsByKey.keys()]) if (!keep.has(key)) this.deletePod(key);
     }
-  }
-
-  /** Makes the ledger's objects of one kind exactly `objects`: vanished ones are deleted, changed ones updated. */
-  private replace(kind: ClusterObjectKind, objects: ClusterObject[]): void {
-    switch (kind) {
-      case 'Node': {
-        const keep = new Set(objects.map((o) => objectKey(o.metadata)));
-        for (const [name, entry] of this.nodes) if (entry.known && !keep.has(name)) this.deleteNode(name);
-        for (const o of objects) this.upsertNode(o as NodeObject);
-        return;
-      }
-      case 'Pod': {
-        // The first list finds the ledger empty: 150k keys need no "what vanished" set then.
-        if (this.podsByKey.size > 0) {
-          const keep = new Set(objects.map((o) => objectKey(o.metadata)));
-          for (const key of [...this.podsByKey.keys()]) if (!keep.has(key)) this.deletePod(key);
-        }
-        for (const o of objects) this.upsertPod(o as PodObject, { skipDra: true });
-        this.dra.replacePods(objects as PodObject[]);
-        return;
-      }
-      case 'ResourceSlice':
-        return this.dra.replaceSlices(objects as ResourceSliceObject[]);
-      case 'ResourceClaim':
-        return this.dra.replaceClaims(objects as ResourceClaimObject[]);
-      case 'DeviceClass':
-        return this.dra.replaceDeviceClasses(objects as DeviceClassObject[]);
-      case 'PodDisruptionBudget':
-        return this.budgets.replace(objects as PodDisruptionBudgetObject[]);
-    }
+    for (const o of pods) this.upsertPod(o, { skipDra: true });
+    this.dra.replacePods(pods);
   }
 
   private nodeEntryFor(name: string): NodeEntry {

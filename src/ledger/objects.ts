@@ -298,9 +298,22 @@ export interface PodDisruptionBudgetObject {
   status?: { disruptionsAllowed?: number; disruptedPods?: Record<string, string> };
 }
 
-export type ClusterObjectKind = 'Node' | 'Pod' | 'ResourceSlice' | 'ResourceClaim' | 'DeviceClass' | 'PodDisruptionBudget';
+/**
+ * The resource kinds the ledger stores, each with its object type: the one list of kind names. Adding a kind here
+ * makes the two kind tables (ledger/kinds.ts, cluster/kinds.ts) fail to compile until each has its entry.
+ */
+export interface ObjectsByKind {
+  Node: NodeObject;
+  Pod: PodObject;
+  ResourceSlice: ResourceSliceObject;
+  ResourceClaim: ResourceClaimObject;
+  DeviceClass: DeviceClassObject;
+  PodDisruptionBudget: PodDisruptionBudgetObject;
+}
 
-export type ClusterObject = NodeObject | PodObject | ResourceSliceObject | ResourceClaimObject | DeviceClassObject | PodDisruptionBudgetObject;
+export type ClusterObjectKind = keyof ObjectsByKind;
+
+export type ClusterObject = ObjectsByKind[ClusterObjectKind];
 
 /**
  * Store key as client-go builds it: "namespace/name" or "name" for cluster-scoped objects. The "namespace/" part is

@@ -15,10 +15,10 @@ import { loadConfig } from '../../src/config/load-config.js';
 import type { ExtenderConfig } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startFakeApiServer, type FakeApiServer } from '../support/fake-apiserver/index.js';
-import { counterValue } from '../nomination/support.js';
 import { eventually } from '../support/eventually.js';
 import { node, pod } from '../support/builders.js';
 import type { PodObject } from '../../src/ledger/objects.js';
+import { metricValue } from '../support/metric-value.js';
 
 const NODES = 100;
 const VICTIMS_PER_NODE = 2;
@@ -83,7 +83,7 @@ describe('live source freshness end to end (fake API server)', function () {
     assert.equal(api.countRequests({ verb: 'get', resource: 'pods' }), 0, 'no per-victim GET');
     assert.equal(api.countRequests({ verb: 'list', resource: 'pods' }), 1, 'one quorum list');
     assert.equal(api.requests({ verb: 'list', resource: 'pods' })[0]?.query['limit'], '1');
-    assert.equal(await counterValue(running.metrics, 'freshnessProofs', { outcome: 'observed' }), 1);
+    assert.equal(await metricValue(running.metrics, 'freshnessProofs', { outcome: 'observed' }), 1);
     const again: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t = performance.now();
@@ -107,7 +107,7 @@ describe('live source freshness end to end (fake API server)', function () {
     const reply = await post(running.url, '/preempt', preemptBody(nodeNames.slice(0, 30)));
     assert.equal(Object.keys(reply.json['NodeNameToMetaVictims'] as object).length, 30);
     assert.equal(api.countRequests({ verb: 'get', resource: 'pods' }), 0, 'no per-victim GET');
-    assert.equal(await counterValue(running.metrics, 'freshnessProofs', { outcome: 'quiet_probe' }), 1, 'proved by the probe, not by the informer');
+    assert.equal(await metricValue(running.metrics, 'freshnessProofs', { outcome: 'quiet_probe' }), 1, 'proved by the probe, not by the informer');
     assert.equal(api.requests({ verb: 'watch', resource: 'pods' }).filter((r) => r.query['timeoutSeconds'] === '3').length, 1, 'one probe watch');
     console.log(`      /preempt with quiet pods and a moved global RV: ${reply.ms.toFixed(0)} ms (quiet probe)`);
   });
@@ -123,8 +123,8 @@ describe('live source freshness end to end (fake API server)', function () {
     assert.equal(reply.status, 200);
     const kept = Object.keys(reply.json['NodeNameToMetaVictims'] as object).sort();
     assert.deepEqual(kept, ['n006', 'n008'], 'the node whose victim is already gone is dropped');
-    assert.equal(await counterValue(running.metrics, 'freshnessProofs', { outcome: 'wait_timeout' }), 1);
-    assert.equal(await counterValue(running.metrics, 'freshnessProofFallbackReads', {}), 6);
+    assert.equal(await metricValue(running.metrics, 'freshnessProofs', { outcome: 'wait_timeout' }), 1);
+    assert.equal(await metricValue(running.metrics, 'freshnessProofFallbackReads', {}), 6);
     api.slowWatches('pods', 0);
   });
 
@@ -137,8 +137,8 @@ describe('live source freshness end to end (fake API server)', function () {
     const reply = await post(running.url, '/preempt', preemptBody(nodeNames.slice(0, 5)));
     assert.equal(Object.keys(reply.json['NodeNameToMetaVictims'] as object).length, 5);
     assert.equal(api.countRequests({ resource: 'pods', verb: ['get', 'list'] }), 0, 'no quorum list, no GET');
-    assert.equal(await counterValue(running.metrics, 'freshnessGateBypassed', { check: 'victim_proof' }), 1);
-    assert.equal(await counterValue(running.metrics, 'freshnessGateEnabled', {}), 0);
+    assert.equal(await metricValue(running.metrics, 'freshnessGateBypassed', { check: 'victim_proof' }), 1);
+    assert.equal(await metricValue(running.metrics, 'freshnessGateEnabled', {}), 0);
   });
 
   it('degraded mode: a Pod cache lagging past maxServeLagSeconds makes filter answer with Error, prioritize fail and /readyz 503; all recover', async () => {
@@ -165,7 +165,7 @@ describe('live source freshness end to end (fake API server)', function () {
     assert.ok(debug.resources['Pod']!.lagSeconds > 1);
     assert.equal(debug.resources['Pod']!.watch, 'connected', 'connected but silent: the lag comes from the missing bookmarks');
     assert.ok(debug.resources['Node']!.lagSeconds === 0, 'the healthy Node watch does not lag');
-    assert.equal(await counterValue(running.metrics, 'freshnessDegraded', {}), 1);
+    assert.equal(await metricValue(running.metrics, 'freshnessDegraded', {}), 1);
 
     api.clearFaults();
     await eventually(async () => (await podLagSeconds()) === 0, 'the watch to deliver again', { timeoutMs: 6000, intervalMs: 25 });
@@ -173,7 +173,7 @@ describe('live source freshness end to end (fake API server)', function () {
     assert.equal((await post(running.url, '/filter', filterBody)).json['Error'], '');
     assert.equal((await post(running.url, '/prioritize', filterBody)).status, 200);
     assert.equal((await fetch(`${running.opsUrl}/readyz`)).status, 200);
-    assert.ok((await counterValue(running.metrics, 'freshnessDegradedRefusals', { verb: 'filter' })) >= 1);
+    assert.ok((await metricValue(running.metrics, 'freshnessDegradedRefusals', { verb: 'filter' })) >= 1);
   });
 
   // The listing of unobserved written RVs is proven on the runtime itself (test/cluster/kube/freshness-gates.test.ts);

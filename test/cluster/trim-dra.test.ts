@@ -3,7 +3,8 @@
  * both shapes) and `status.extendedResourceClaimStatus` (DRAExtendedResource), a DeviceClass's `extendedResourceName`.
  */
 import assert from 'node:assert/strict';
-import { trimDeviceClass, trimPod } from '../../src/cluster/trim.js';
+import { trimDeviceClass } from '../../src/cluster/trim-dra.js';
+import { trimPod } from '../../src/cluster/trim.js';
 import type { PodObject } from '../../src/ledger/objects.js';
 
 describe('trimming keeps the DRA fields', () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { CLUSTER_KINDS } from '../../src/cluster/kinds.js';
+import { ALL_KINDS } from '../../src/ledger/kinds.js';
 import { DEPLOY_DIR, render, type KubeObject } from './kustomize.js';
 
 interface PolicyRule { apiGroups?: string[]; resources?: string[]; verbs: string[]; resourceNames?: string[]; nonResourceURLs?: string[] }
@@ -32,6 +34,15 @@ describe('kube-ledger RBAC is least privilege', () => {
     const readable = new Set(reads.map((g) => `${g.group}/${g.resource}`));
     assert.deepEqual([...readable].sort(), ['/nodes', '/pods', 'policy/poddisruptionbudgets', 'resource.k8s.io/deviceclasses',
       'resource.k8s.io/resourceclaims', 'resource.k8s.io/resourceslices']);
+  });
+
+  it('may list and watch every kind of the kind table (what the reflectors do)', () => {
+    for (const kind of ALL_KINDS) {
+      const { group, resource } = CLUSTER_KINDS[kind];
+      for (const verb of ['list', 'watch']) {
+        assert.ok(granted.some((g) => g.group === group && g.resource === resource && g.verb === verb), `${verb} ${group || 'core'}/${resource} (${kind})`);
+      }
+    }
   });
 
   it('writes only pods/status (patch), events (create, patch) and its own lease', () => {

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { NOMINATION_ANNOTATION, parseDecisionRecord } from '../../src/nomination/decision-record.js';
 import type { PodObject } from '../../src/ledger/objects.js';
-import { counterValue, eventReasons, nominatedNodeName, startHarness, statusPatches, type Harness } from './support.js';
+import { eventReasons, nominatedNodeName, startHarness, statusPatches, type Harness } from './support.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { node, pod } from '../support/builders.js';
+import { metricValue } from '../support/metric-value.js';
 
 function recordOf(h: Harness, name: string) {
   return parseDecisionRecord(h.api.get('pods', 'canary', name) as unknown as PodObject);
@@ -93,8 +94,8 @@ describe('nominator against the fake API server (injected clock)', () => {
     await h.runFor(300);
     assert.equal(nominatedNodeName(h.api, 'web'), 'n2', 'the newer value stays');
     assert.equal(statusPatches(h.api), 1, 'only the conflicting attempt');
-    assert.equal(await counterValue(h.metrics, 'nominationWrites', { outcome: 'conflict' }), 1);
-    assert.equal(await counterValue(h.metrics, 'nominationWrites', { outcome: 'stood_back' }), 1);
+    assert.equal(await metricValue(h.metrics, 'nominationWrites', { outcome: 'conflict' }), 1);
+    assert.equal(await metricValue(h.metrics, 'nominationWrites', { outcome: 'stood_back' }), 1);
   });
 
   it('a 409 without a competing value re-reads, recomputes and writes on the fresh object', async () => {
@@ -122,8 +123,8 @@ describe('nominator against the fake API server (injected clock)', () => {
     await h.runFor(300);
     assert.equal(nominatedNodeName(h.api, 'web'), theirs);
     assert.equal(statusPatches(h.api), 1);
-    assert.equal(await counterValue(h.metrics, 'nominationWrites', { outcome: 'stood_back' }), 1);
-    assert.equal(await counterValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'overridden' }), 1);
+    assert.equal(await metricValue(h.metrics, 'nominationWrites', { outcome: 'stood_back' }), 1);
+    assert.equal(await metricValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'overridden' }), 1);
   });
 
   it('TTL expiry clears only its own value, with a NominationExpired event', async () => {
@@ -141,7 +142,7 @@ describe('nominator against the fake API server (injected clock)', () => {
     await h.runUntil(() => eventReasons(h.api).includes('NominationExpired'), 'NominationExpired event');
     await h.runFor(200);
     assert.equal(statusPatches(h.api), 2, 'one nomination, one clear; fallback cooldown prevents re-nomination');
-    assert.equal(await counterValue(h.metrics, 'nominationWrites', { outcome: 'expired' }), 1);
+    assert.equal(await metricValue(h.metrics, 'nominationWrites', { outcome: 'expired' }), 1);
   });
 
   it('withdraws a nomination whose node disappeared, and never nominates a node that does not exist', async () => {
@@ -157,7 +158,7 @@ describe('nominator against the fake API server (injected clock)', () => {
     await h.runUntil(() => eventReasons(h.api).includes('NominationWithdrawn'), 'NominationWithdrawn event');
     await h.runFor(200);
     assert.equal(statusPatches(h.api), 2);
-    assert.equal(await counterValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'node_gone' }), 1);
+    assert.equal(await metricValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'node_gone' }), 1);
   });
 
   it('withdraws when the pod spec or priority changes', async () => {
@@ -170,8 +171,8 @@ describe('nominator against the fake API server (injected clock)', () => {
     h.api.update({ ...current, spec: { ...(current['spec'] as object), priority: 7 } });
     await h.runUntil(() => nominatedNodeName(h.api, 'web') === undefined, 'withdrawn after spec change');
     // The server applies the clearing PATCH before the nominator sees its reply and counts the result.
-    await h.runUntil(async () => (await counterValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'spec_changed' })) !== 0, 'the fallback counted');
-    assert.equal(await counterValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'spec_changed' }), 1);
+    await h.runUntil(async () => (await metricValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'spec_changed' })) !== 0, 'the fallback counted');
+    assert.equal(await metricValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'spec_changed' }), 1);
   });
 
   it('disabling via config stops writes at once: none in the full second of resyncs after the flag flipped', async () => {

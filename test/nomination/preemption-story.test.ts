@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { counterValue, eventReasons, nominatedNodeName, startHarness, type Harness } from './support.js';
+import { eventReasons, nominatedNodeName, startHarness, type Harness } from './support.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { node, pod } from '../support/builders.js';
+import { metricValue } from '../support/metric-value.js';
 
 describe('preemption story (fake API server, injected clock)', () => {
   let h: Harness;
@@ -26,7 +27,7 @@ describe('preemption story (fake API server, injected clock)', () => {
     h.api.create(pod('system', 'critical', { cpu: '2', priority: 1000, nominated: 'n1' }));
     await h.runUntil(() => nominatedNodeName(h.api, 'high') === undefined, 'high\'s nomination invalidated');
     await h.runUntil(() => eventReasons(h.api).includes('NominationWithdrawn'), 'withdrawal event');
-    assert.equal(await counterValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'no_longer_fits' }), 1);
+    assert.equal(await metricValue(h.metrics, 'nominationResults', { result: 'fallback', reason: 'no_longer_fits' }), 1);
     assert.equal(nominatedNodeName(h.api, 'critical', 'system'), 'n1', 'the scheduler\'s nomination is never touched');
 
     // Capacity appears elsewhere (a new node): after the fallback cooldown the pod is nominated there, not to n1.
@@ -37,6 +38,6 @@ describe('preemption story (fake API server, injected clock)', () => {
     const bound = h.api.get('pods', 'canary', 'high')!;
     h.api.update({ ...bound, spec: { ...(bound['spec'] as object), nodeName: 'n2' }, status: { phase: 'Running' } });
     await h.runUntil(() => h.nominators[0]!.owned().size === 0, 'binding observed');
-    assert.equal(await counterValue(h.metrics, 'nominationResults', { result: 'hit', reason: '' }), 1);
+    assert.equal(await metricValue(h.metrics, 'nominationResults', { result: 'hit', reason: '' }), 1);
   });
 });

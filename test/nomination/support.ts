@@ -160,7 +160,3 @@ export function eventReasons(api: FakeApiServer): string[] {
   return api.list('events').map((e) => String(e['reason']));
 }
 
-export function counterValue(metrics: Metrics, name: keyof Metrics, labels: Record<string, string>): Promise<number> {
-  const metric = metrics[name] as unknown as { get(): Promise<{ values: Array<{ value: number; labels: Record<string, string | number> }> }> };
-  return metric.get().then((m) => m.values.filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((s, v) => s + v.value, 0));
-}

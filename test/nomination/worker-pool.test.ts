@@ -17,8 +17,8 @@ import { KubeApiError } from '../../src/cluster/kube/api-error.js';
 import type { PodStatusClient } from '../../src/nomination/clients.js';
 import { Nominator, type NominatorDeps } from '../../src/nomination/nominator.js';
 import { FakeClock } from '../support/fake-clock.js';
-import { counterValue } from './support.js';
 import { node, pod } from '../support/builders.js';
+import { metricValue } from '../support/metric-value.js';
 
 type Patch = (name: string, attempt: number) => Promise<PodObject>;
 
@@ -108,7 +108,7 @@ describe('nominator worker pool and backoff (injected clock)', () => {
     assert.deepEqual([...patched].sort(), ['a', 'b', 'c', 'd', 'e'], 'b..e nominated although a never got an answer');
     assert.equal(s.pods.patches.filter((p) => p.name === 'a').length, 1, 'five resyncs later a is still in its first PATCH: never handed to a second worker');
     assert.equal(s.pods.maxInFlightPerKey, 1);
-    assert.equal(await counterValue(s.metrics, 'nominationQueueDepth', { state: 'processing' }), 1, 'only the hung key is being processed');
+    assert.equal(await metricValue(s.metrics, 'nominationQueueDepth', { state: 'processing' }), 1, 'only the hung key is being processed');
     await Promise.race([s.nominator.stop(), Promise.resolve()]);
   });
 
@@ -127,7 +127,7 @@ describe('nominator worker pool and backoff (injected clock)', () => {
     assert.ok(gaps.slice(-2).every((g) => g >= 5000 && g <= 5020), `capped at requeueCapMs: ${gaps.join(', ')}`);
     assert.equal(s.reads.length, starts.length, 'every 409 re-read went through the bounded reader');
     assert.equal(s.pods.gets, 0, 'never an unbounded GET');
-    assert.equal(await counterValue(s.metrics, 'nominationWrites', { outcome: 'conflict' }), patches);
+    assert.equal(await metricValue(s.metrics, 'nominationWrites', { outcome: 'conflict' }), patches);
   });
 
   it('a 409 re-read refused by the direct reader backs off instead of retrying', async () => {
@@ -148,12 +148,12 @@ describe('nominator worker pool and backoff (injected clock)', () => {
     s.nominator.start();
     await s.clock.run(1200, 5);
     assert.equal(s.pods.patches.length, 0, 'the cache has not seen our last write: no decision on it');
-    assert.ok((await counterValue(s.metrics, 'nominationWrites', { outcome: 'skipped_stale' })) >= 1);
+    assert.ok((await metricValue(s.metrics, 'nominationWrites', { outcome: 'skipped_stale' })) >= 1);
     gateOn = false;
     await s.clock.run(6000, 50);
     await s.nominator.stop();
     assert.ok(s.pods.patches.length >= 1, 'rollback switch: acts without the gate');
-    assert.ok((await counterValue(s.metrics, 'freshnessGateBypassed', { check: 'written_rv_gate' })) >= 1);
+    assert.ok((await metricValue(s.metrics, 'freshnessGateBypassed', { check: 'written_rv_gate' })) >= 1);
   });
 
   it('records pending-to-bound time for pods in scope, labelled nominated or not', async () => {

@@ -11,13 +11,12 @@
  * `max(0, silence − grace)`; once the watch is down, the time since it went down (or since grace ran out before).
  * A resource whose optional API is not served has no lag.
  */
+import { ALL_KINDS } from '../../ledger/kinds.js';
 import type { ClusterObjectKind } from '../../ledger/objects.js';
 import { CONFIG_DEFAULTS } from '../../config/defaults.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { FreshnessReport, ResourceFreshness } from '../source.js';
 import { compareResourceVersions, isComparableResourceVersion } from './resource-version.js';
-
-export const TRACKED_KINDS: readonly ClusterObjectKind[] = ['Node', 'Pod', 'ResourceSlice', 'ResourceClaim', 'DeviceClass', 'PodDisruptionBudget'];
 
 /** Whether a store has caught up to a resourceVersion; the written-RV gate depends only on this. */
 export interface ResourceVersionObserver {
@@ -49,6 +48,7 @@ export interface FreshnessTrackerOptions {
   now: () => number;
   /** No event or bookmark for longer than this → the resource is `lagging`. */
   stalenessWindowSeconds: number;
+  /** The kinds reported (and counted in `synced`) from the start; default every kind of the kind table. */
   kinds?: readonly ClusterObjectKind[];
   metrics?: Pick<Metrics, 'informerLastEventAgeSeconds' | 'informerSynced'> & Partial<Pick<Metrics, 'freshnessLagSeconds'>>;
   /** Silence tolerated on a connected watch before it counts as lag. Default: freshness.bookmarkGraceSeconds (bookmarks come about every 60 s). */
@@ -70,7 +70,7 @@ export class FreshnessTracker implements ResourceVersionObserver {
     this.stalenessWindowSeconds = options.stalenessWindowSeconds;
     this.metrics = options.metrics;
     this.bookmarkGraceMs = (options.bookmarkGraceSeconds ?? DEFAULT_BOOKMARK_GRACE_SECONDS) * 1000;
-    for (const kind of options.kinds ?? TRACKED_KINDS) this.states.set(kind, newState(kind));
+    for (const kind of options.kinds ?? ALL_KINDS) this.states.set(kind, newState(kind));
     this.publishMetrics();
   }
 
@@ -124,11 +124,6 @@ export class FreshnessTracker implements ResourceVersionObserver {
     state.lastBookmarkAtMs = this.now();
     if (options.initialEventsEnd) state.synced = true;
     this.publishMetrics();
-  }
-
-  /** For sources that learn about a complete list some other way (e.g. the informer's start resolved). */
-  markSynced(kind: ClusterObjectKind, listResourceVersion?: string): void {
-    this.recordReplace(kind, listResourceVersion);
   }
 
   lastSyncedResourceVersion(kind: ClusterObjectKind): string | undefined {

@@ -1,9 +1,10 @@
 /**
- * The resources the kube source lists and watches: where each lives, how its objects are trimmed before they are
- * stored, and whether its API may be missing (resource.k8s.io/v1 exists only from Kubernetes 1.34).
+ * The resources the kube source lists and watches, one per kind of the kind table (cluster/kinds.ts), in the shape
+ * the reflector, the direct reader and the quiet probe use: the collection path and the kind's trim.
  */
 import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
-import { trimDeviceClass, trimNode, trimPod, trimPodDisruptionBudget, trimResourceClaim, trimResourceSlice } from '../trim.js';
+import { ALL_KINDS } from '../../ledger/kinds.js';
+import { CLUSTER_KINDS, collectionPathOf, trimmerOf } from '../kinds.js';
 
 export interface KubeResource {
   kind: ClusterObjectKind;
@@ -15,26 +16,17 @@ export interface KubeResource {
   trim(object: ClusterObject): ClusterObject;
 }
 
-const DRA = '/apis/resource.k8s.io/v1';
+function kubeResourceOf(kind: ClusterObjectKind): KubeResource {
+  const { namespaced, optional } = CLUSTER_KINDS[kind];
+  return { kind, collectionPath: collectionPathOf(kind), namespaced, optional, trim: trimmerOf(kind) };
+}
 
-export const KUBE_RESOURCES: readonly KubeResource[] = [
-  { kind: 'Node', collectionPath: '/api/v1/nodes', namespaced: false, optional: false, trim: (o) => trimNode(o as never) },
-  { kind: 'Pod', collectionPath: '/api/v1/pods', namespaced: true, optional: false, trim: (o) => trimPod(o as never) },
-  { kind: 'ResourceSlice', collectionPath: `${DRA}/resourceslices`, namespaced: false, optional: true, trim: (o) => trimResourceSlice(o as never) },
-  { kind: 'ResourceClaim', collectionPath: `${DRA}/resourceclaims`, namespaced: true, optional: true, trim: (o) => trimResourceClaim(o as never) },
-  { kind: 'DeviceClass', collectionPath: `${DRA}/deviceclasses`, namespaced: false, optional: true, trim: (o) => trimDeviceClass(o as never) },
-  // Read-only, for preemption's NumPDBViolations; policy/v1 is served by every supported Kubernetes.
-  {
-    kind: 'PodDisruptionBudget',
-    collectionPath: '/apis/policy/v1/poddisruptionbudgets',
-    namespaced: true,
-    optional: false,
-    trim: (o) => trimPodDisruptionBudget(o as never),
-  },
-];
+export const KUBE_RESOURCES: readonly KubeResource[] = ALL_KINDS.map(kubeResourceOf);
+
+const BY_KIND = new Map(KUBE_RESOURCES.map((resource) => [resource.kind, resource]));
 
 export function kubeResource(kind: ClusterObjectKind): KubeResource {
-  const found = KUBE_RESOURCES.find((r) => r.kind === kind);
+  const found = BY_KIND.get(kind);
   if (!found) throw new Error(`no kube resource for kind ${kind}`);
   return found;
 }

@@ -7,6 +7,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { isClusterObjectKind, perKind } from '../../ledger/kinds.js';
 import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
 import { objectKey } from '../../ledger/objects.js';
 import { splitJsonList, streamJsonList, type JsonListSplit } from './json-list-items.js';
@@ -30,7 +31,6 @@ export class ManifestError extends Error {
   }
 }
 
-const KINDS: ReadonlySet<string> = new Set(['Node', 'Pod', 'ResourceSlice', 'ResourceClaim', 'DeviceClass', 'PodDisruptionBudget']);
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
 export async function listManifestFiles(path: string): Promise<string[]> {
@@ -55,7 +55,7 @@ export interface LoadOptions {
 export async function loadManifests(path: string, options: LoadOptions = {}): Promise<LoadedManifests> {
   const files = await listManifestFiles(path);
   const result: LoadedManifests = {
-    objects: { Node: [], Pod: [], ResourceSlice: [], ResourceClaim: [], DeviceClass: [], PodDisruptionBudget: [] },
+    objects: perKind(() => []),
     ignored: [],
     files,
   };
@@ -126,7 +126,7 @@ function itemKindOf(listKind: unknown): string | undefined {
  */
 function streamListFile(file: string, result: LoadedManifests, seen: Map<string, string>, options: LoadOptions): boolean {
   const staged: LoadedManifests = {
-    objects: { Node: [], Pod: [], ResourceSlice: [], ResourceClaim: [], DeviceClass: [], PodDisruptionBudget: [] },
+    objects: perKind(() => []),
     ignored: [],
     files: [],
   };
@@ -217,16 +217,16 @@ function collect(
   if (typeof kind !== 'string') throw new ManifestError(file, where, 'object has no kind');
   const meta = object['metadata'] as { name?: unknown; namespace?: unknown } | undefined;
   const name = typeof meta?.name === 'string' ? meta.name : '';
-  if (!KINDS.has(kind)) {
+  if (!isClusterObjectKind(kind)) {
     result.ignored.push(`${kind} ${name || '(unnamed)'} in ${file}`);
     return;
   }
-  const problem = validateObject(kind as ClusterObjectKind, object);
+  const problem = validateObject(kind, object);
   if (problem) throw new ManifestError(file, `${where}, ${kind} ${name || '(unnamed)'}`, problem);
   const typed = object as unknown as ClusterObject;
   const id = `${kind} ${objectKey(typed.metadata)}`;
   const previous = seen.get(id);
   if (previous) throw new ManifestError(file, where, `duplicate ${id} (also defined at ${previous})`);
   seen.set(id, `${file} (${where})`);
-  result.objects[kind as ClusterObjectKind].push(options.transform ? options.transform(kind as ClusterObjectKind, typed) : typed);
+  result.objects[kind].push(options.transform ? options.transform(kind, typed) : typed);
 }

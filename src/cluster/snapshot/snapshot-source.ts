@@ -7,19 +7,10 @@ import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ClusterChange, ClusterSink } from '../../ledger/changes.js';
-import type {
-  ClusterObject,
-  ClusterObjectKind,
-  DeviceClassObject,
-  NodeObject,
-  PodDisruptionBudgetObject,
-  PodObject,
-  ResourceClaimObject,
-  ResourceSliceObject,
-} from '../../ledger/objects.js';
+import { KINDS_IN_BATCH_ORDER } from '../../ledger/kinds.js';
 import type { Logger } from '../../observability/logger.js';
+import { trimmerOf } from '../kinds.js';
 import type { ClusterSource, FreshnessReport } from '../source.js';
-import { trimDeviceClass, trimNode, trimPod, trimPodDisruptionBudget, trimResourceClaim, trimResourceSlice } from '../trim.js';
 import { loadManifests } from './manifest-loader.js';
 
 export interface SnapshotSourceOptions {
@@ -30,25 +21,6 @@ export interface SnapshotSourceOptions {
   debounceMs?: number;
   /** durationSeconds: read + parse + validate + build; ledgerBuildSeconds: applying the parsed objects to the ledger. */
   onReload?(outcome: 'ok' | 'error', detail: { objects?: number; error?: string; durationSeconds: number; ledgerBuildSeconds?: number }): void;
-}
-
-const KIND_ORDER: ClusterObjectKind[] = ['DeviceClass', 'Node', 'ResourceSlice', 'ResourceClaim', 'Pod', 'PodDisruptionBudget'];
-
-function trimByKind(kind: ClusterObjectKind, o: ClusterObject): ClusterObject {
-  switch (kind) {
-    case 'Node':
-      return trimNode(o as NodeObject);
-    case 'Pod':
-      return trimPod(o as PodObject);
-    case 'ResourceSlice':
-      return trimResourceSlice(o as ResourceSliceObject);
-    case 'ResourceClaim':
-      return trimResourceClaim(o as ResourceClaimObject);
-    case 'DeviceClass':
-      return trimDeviceClass(o as DeviceClassObject);
-    case 'PodDisruptionBudget':
-      return trimPodDisruptionBudget(o as PodDisruptionBudgetObject);
-  }
 }
 
 export class SnapshotSource implements ClusterSource {
@@ -94,7 +66,7 @@ export class SnapshotSource implements ClusterSource {
     if (!this.synced) return { synced: false, resources: {} };
     const age = (Date.now() - this.lastLoadedAt) / 1000;
     const resources: FreshnessReport['resources'] = {};
-    for (const kind of KIND_ORDER) resources[kind] = { state: 'fresh', lastEventAgeSeconds: age };
+    for (const kind of KINDS_IN_BATCH_ORDER) resources[kind] = { state: 'fresh', lastEventAgeSeconds: age };
     return { synced: true, resources };
   }
 
@@ -117,8 +89,8 @@ export class SnapshotSource implements ClusterSource {
   private async loadOnce(): Promise<void> {
     const started = performance.now();
     try {
-      const loaded = await loadManifests(resolve(this.options.path), { transform: trimByKind });
-      const changes: ClusterChange[] = KIND_ORDER.map((kind) => ({ type: 'replaced', kind, objects: loaded.objects[kind] }));
+      const loaded = await loadManifests(resolve(this.options.path), { transform: (kind, object) => trimmerOf(kind)(object) });
+      const changes: ClusterChange[] = KINDS_IN_BATCH_ORDER.map((kind) => ({ type: 'replaced', kind, objects: loaded.objects[kind] }));
       const parsedAt = performance.now();
       this.sink?.applyBatch(changes);
       const ledgerBuildSeconds = (performance.now() - parsedAt) / 1000;

@@ -43,7 +43,6 @@ import {
 } from './types.js';
 
 export * from './types.js';
-export { trimDeviceClass, trimResourceClaim, trimResourceSlice } from './trim.js';
 
 const ASSESS_CACHE_LIMIT = 20_000;
 

@@ -13,21 +13,12 @@ import type { ClusterObject } from '../../../src/ledger/objects.js';
 import type { FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { sleep } from '../../support/eventually.js';
 
-const FAKE_RESOURCE_OF_KIND: Record<string, string> = {
-  Node: 'nodes',
-  Pod: 'pods',
-  ResourceSlice: 'resourceslices',
-  ResourceClaim: 'resourceclaims',
-  DeviceClass: 'deviceclasses',
-  PodDisruptionBudget: 'poddisruptionbudgets',
-};
-
 /** JSON of the export a freshly built ledger gives for the server's objects right now. */
 export function rebuiltExport(api: FakeApiServer, config: ExtenderConfig): unknown {
   const dra = new DraLedger({ numaAttributes: [config.dra.numaAttribute, ...config.dra.extraNumaAttributes], freshnessWindowMs: config.dra.freshnessWindowSeconds * 1000 });
   const ledger = new ClusterLedger({ dra });
   for (const resource of KUBE_RESOURCES) {
-    const objects = api.list(FAKE_RESOURCE_OF_KIND[resource.kind] ?? resource.kind).map((o) => resource.trim(o as unknown as ClusterObject));
+    const objects = api.list(resource.kind).map((o) => resource.trim(o as unknown as ClusterObject));
     ledger.apply({ type: 'replaced', kind: resource.kind, objects });
   }
   return JSON.parse(JSON.stringify(exportLedger(ledger))) as unknown;

@@ -4,6 +4,7 @@ import { RequeueQueue } from '../../../src/nomination/requeue-queue.js';
 import { WrittenResourceVersionGate, gateKey } from '../../../src/cluster/freshness/written-rv-gate.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import { FakeClock } from '../../support/fake-clock.js';
+import { metricValue } from '../../support/metric-value.js';
 
 function setup() {
   const scheduler = new FakeClock();
@@ -24,11 +25,6 @@ function setup() {
     }
   };
   return { scheduler, metrics, tracker, gate, queue, processed, runWorker };
-}
-
-async function counterValue(metrics: ReturnType<typeof createMetrics>, name: string, controller: string): Promise<number> {
-  const metric = await metrics.registry.getSingleMetric(name)?.get();
-  return metric?.values.find((v) => v.labels['controller'] === controller)?.value ?? 0;
 }
 
 describe('WrittenResourceVersionGate', () => {
@@ -66,7 +62,7 @@ describe('WrittenResourceVersionGate', () => {
     const { gate, metrics } = setup();
     for (const rv of ['', '0', '0123', 'abc', '-5']) assert.equal(gate.recordWrite('ns/a', 'Pod', rv), false);
     assert.deepEqual(gate.check('ns/a'), { ready: true });
-    assert.equal(await counterValue(metrics, 'kube_ledger_written_resource_versions_unparsable_total', 'nominator'), 5);
+    assert.equal(await metricValue(metrics, 'kube_ledger_written_resource_versions_unparsable_total', { controller: 'nominator' }), 5);
   });
 
   it('skips and requeues only the stale key with 5, 10, 20, 40, 40 ms delays while other keys proceed', async () => {
@@ -84,7 +80,7 @@ describe('WrittenResourceVersionGate', () => {
     }
     assert.deepEqual(scheduler.requestedDelaysMs, [5, 10, 20, 40, 40]);
     assert.equal(queue.numRequeues('ns/stale'), 5);
-    assert.equal(await counterValue(metrics, 'kube_ledger_stale_sync_skips_total', 'nominator'), 5);
+    assert.equal(await metricValue(metrics, 'kube_ledger_stale_sync_skips_total', { controller: 'nominator' }), 5);
     assert.match(await metrics.registry.getSingleMetricAsString('kube_ledger_stale_sync_skips_total'), /controller="nominator"} 5/);
 
     queue.add('ns/other-3');
@@ -97,7 +93,7 @@ describe('WrittenResourceVersionGate', () => {
     assert.deepEqual(processed.at(-1), 'ns/stale');
     assert.equal(gate.pendingKeys(), 0);
     assert.equal(queue.numRequeues('ns/stale'), 0);
-    assert.equal(await counterValue(metrics, 'kube_ledger_stale_sync_skips_total', 'nominator'), 5);
+    assert.equal(await metricValue(metrics, 'kube_ledger_stale_sync_skips_total', { controller: 'nominator' }), 5);
   });
 
   it('publishes the oldest waiting key age for the controller', async () => {
@@ -108,11 +104,11 @@ describe('WrittenResourceVersionGate', () => {
     scheduler.advance(5);
     scheduler.advance(2_995);
     runWorker();
-    assert.equal(await counterValue(metrics, 'kube_ledger_oldest_waiting_key_age_seconds', 'nominator'), 3);
+    assert.equal(await metricValue(metrics, 'kube_ledger_oldest_waiting_key_age_seconds', { controller: 'nominator' }), 3);
     tracker.recordBookmark('Pod', '300');
     scheduler.advance(40);
     runWorker();
-    assert.equal(await counterValue(metrics, 'kube_ledger_oldest_waiting_key_age_seconds', 'nominator'), 0);
+    assert.equal(await metricValue(metrics, 'kube_ledger_oldest_waiting_key_age_seconds', { controller: 'nominator' }), 0);
   });
 
   it('waits for every kind written for a key', () => {

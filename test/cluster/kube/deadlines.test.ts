@@ -12,9 +12,9 @@ import { KubeEventRecorder, KubeLeaseClient, KubePodStatusClient } from '../../.
 import { silentLogger } from '../../../src/observability/logger.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
-import { counterValue } from '../../nomination/support.js';
 import { startHarness, until } from './support.js';
 import { FakeClock } from '../../support/fake-clock.js';
+import { metricValue } from '../../support/metric-value.js';
 
 async function rejectsWithin<T>(promise: Promise<T>, boundMs: number): Promise<unknown> {
   const started = Date.now();
@@ -71,8 +71,8 @@ describe('API request deadlines against a black-holed API server', () => {
     await events.record({ namespace: 'default', name: 'p' }, 'Normal', 'Nominated', 'x');
     assert.ok(Date.now() - started < 1500, 'the event recorder gives up too (and never throws)');
     for (const verb of ['patch', 'get', 'list', 'lease', 'event']) {
-      assert.equal(await counterValue(metrics, 'nominationApiRequests', { verb, outcome: 'deadline' }), 1, verb);
-      assert.equal(await counterValue(metrics, 'nominationApiRequestsInFlight', { verb }), 0, `${verb} no longer in flight`);
+      assert.equal(await metricValue(metrics, 'nominationApiRequests', { verb, outcome: 'deadline' }), 1, verb);
+      assert.equal(await metricValue(metrics, 'nominationApiRequestsInFlight', { verb }), 0, `${verb} no longer in flight`);
     }
   });
 
@@ -89,10 +89,10 @@ describe('API request deadlines against a black-holed API server', () => {
       h.api.blackHole({ verb: 'list', resource: 'nodes' }, 1);
       await h.runtime.source.start(h.ledger);
       await until(h, () => h.runtime.source.hasSynced(), 'the sync after the failed list page', 5000);
-      assert.ok((await counterValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'list_failed' })) >= 1);
+      assert.ok((await metricValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'list_failed' })) >= 1);
       // No bookmarks and no events: the watch is idle past its deadline (on the reflectors' clock) and restarted.
       await until(h, () => h.api.countRequests({ verb: 'watch', resource: 'nodes' }) >= 2, 'a restarted node watch', 5000);
-      assert.ok((await counterValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'watch_stalled' })) >= 1);
+      assert.ok((await metricValue(h.metrics, 'informerErrors', { resource: 'Node', kind: 'watch_stalled' })) >= 1);
     } finally {
       await h.runtime.source.stop();
     }

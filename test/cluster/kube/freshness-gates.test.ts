@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { RequeueQueue } from '../../../src/nomination/requeue-queue.js';
 import { gateKey } from '../../../src/cluster/freshness/written-rv-gate.js';
 import { createVictimFreshnessCheck } from '../../../src/cluster/kube/victim-freshness.js';
-import { counterValue, startHarness, type Harness, type HarnessOptions } from './support.js';
+import { startHarness, type Harness, type HarnessOptions } from './support.js';
 import { eventually, sleep } from '../../support/eventually.js';
 import { node, pod } from '../../support/builders.js';
+import { metricValue } from '../../support/metric-value.js';
 
 const FIXTURES = [node('n1', { cpu: '4', memory: '8Gi' }), node('n2', { cpu: '4', memory: '8Gi' }), node('n3', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', uid: 'uid-a', cpu: '100m' }), pod('default', 'b', { node: 'n2', uid: 'uid-b', cpu: '100m' }), pod('default', 'c', { node: 'n3', uid: 'uid-c', cpu: '100m' })];
 
@@ -52,9 +53,9 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     queue.add('default/b');
     await sleep(300);
     assert.deepEqual(processed.map((p) => p.key), ['default/b'], 'b proceeds while a waits');
-    const skipsWhileStale = await counterValue(metrics, 'kube_ledger_stale_sync_skips_total', { controller: 'test-controller' });
+    const skipsWhileStale = await metricValue(metrics, 'kube_ledger_stale_sync_skips_total', { controller: 'test-controller' });
     assert.ok(skipsWhileStale >= 2, `a was skipped and requeued with backoff (${skipsWhileStale} skips)`);
-    assert.ok((await counterValue(metrics, 'kube_ledger_oldest_waiting_key_age_seconds', { controller: 'test-controller' })) > 0);
+    assert.ok((await metricValue(metrics, 'kube_ledger_oldest_waiting_key_age_seconds', { controller: 'test-controller' })) > 0);
 
     await eventually(() => processed.length === 2, 'a to proceed after the watch delivered the write', 3000);
     await worker;
@@ -64,7 +65,7 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     assert.equal(runtime.tracker.hasObserved('Pod', written.metadata!.resourceVersion!), true);
     assert.equal(h!.ledger.podByKey('default/a')?.nominatedNodeName, 'n1', 'the proceeding key sees its own write');
     assert.equal(gate.pendingKeys(), 0, 'record cleared once observed');
-    const skipsAfter = await counterValue(metrics, 'kube_ledger_stale_sync_skips_total', { controller: 'test-controller' });
+    const skipsAfter = await metricValue(metrics, 'kube_ledger_stale_sync_skips_total', { controller: 'test-controller' });
     assert.ok(skipsAfter < 40, `backoff, not a spin (${skipsAfter} skips in ~0.7 s)`);
   });
 
@@ -111,12 +112,12 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     const trial = await runtime.reader.read('Pod', 'default', 'b');
     assert.equal(trial.ok, true);
     assert.equal(runtime.reader.state(), 'closed');
-    assert.equal(await counterValue(metrics, 'kube_ledger_direct_read_breaker_transitions_total', { to: 'open' }), 1);
-    assert.equal(await counterValue(metrics, 'kube_ledger_direct_read_breaker_transitions_total', { to: 'half_open' }), 1);
-    assert.equal(await counterValue(metrics, 'kube_ledger_direct_read_breaker_transitions_total', { to: 'closed' }), 1);
-    assert.equal(await counterValue(metrics, 'kube_ledger_direct_read_breaker_state'), 0);
-    assert.equal(await counterValue(metrics, 'kube_ledger_direct_reads_total', { outcome: 'error' }), 3);
-    assert.equal(await counterValue(metrics, 'kube_ledger_direct_reads_total', { outcome: 'breaker_open' }), 1);
+    assert.equal(await metricValue(metrics, 'kube_ledger_direct_read_breaker_transitions_total', { to: 'open' }), 1);
+    assert.equal(await metricValue(metrics, 'kube_ledger_direct_read_breaker_transitions_total', { to: 'half_open' }), 1);
+    assert.equal(await metricValue(metrics, 'kube_ledger_direct_read_breaker_transitions_total', { to: 'closed' }), 1);
+    assert.equal(await metricValue(metrics, 'kube_ledger_direct_read_breaker_state'), 0);
+    assert.equal(await metricValue(metrics, 'kube_ledger_direct_reads_total', { outcome: 'error' }), 3);
+    assert.equal(await metricValue(metrics, 'kube_ledger_direct_reads_total', { outcome: 'breaker_open' }), 1);
   });
 
   it('concurrent direct reads never exceed the bound; the overflow is refused, not queued without limit', async () => {
@@ -133,7 +134,7 @@ describe('kube source: written-RV gate, direct reads and victim freshness (fake 
     const refused = results.filter((r) => !r.ok && r.reason === 'concurrency').length;
     assert.equal(ok, 4, 'two running + two queued');
     assert.equal(refused, 4);
-    assert.equal(await counterValue(metrics, 'kube_ledger_direct_reads_total', { outcome: 'concurrency' }), 4);
+    assert.equal(await metricValue(metrics, 'kube_ledger_direct_reads_total', { outcome: 'concurrency' }), 4);
   });
 
   it('drops a candidate node when a direct read shows its victim is gone, replaced or moved (the cache was stale)', async () => {

@@ -4,9 +4,10 @@
  * clock: counts "within 2 s" are counted in clock time, so a busy machine cannot change them.
  */
 import assert from 'node:assert/strict';
-import { assertCacheConverges, counterValue, noRequestInFlight, startHarness, until, type Harness } from './support.js';
+import { assertCacheConverges, noRequestInFlight, startHarness, until, type Harness } from './support.js';
 import { node, pod } from '../../support/builders.js';
 import { FakeClock } from '../../support/fake-clock.js';
+import { metricValue } from '../../support/metric-value.js';
 
 describe('kube source: faults (fake API server)', () => {
   let h: Harness | undefined;
@@ -43,8 +44,8 @@ describe('kube source: faults (fake API server)', () => {
     assert.ok(Number(rewatch?.query['timeoutSeconds']) >= 27 && Number(rewatch?.query['timeoutSeconds']) <= 33, 'jittered timeout');
     await assertCacheConverges(harness);
     assert.equal(api.countRequests({ verb: 'list', resource: 'pods' }), listsBefore, 'no relist');
-    assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_restarts_total', { resource: 'Pod' }), 1);
-    assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), 0);
+    assert.equal(await metricValue(harness.metrics, 'kube_ledger_informer_restarts_total', { resource: 'Pod' }), 1);
+    assert.equal(await metricValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), 0);
   });
 
   it('a 410 triggers exactly one relist per occurrence, with backoff, under an always-410 server', async () => {
@@ -56,8 +57,8 @@ describe('kube source: faults (fake API server)', () => {
     api.expireWatches('pods');
     api.create(pod('default', 'during', { node: 'n1', cpu: '100m' }));
     // 2 s of clock time; the pod reflector is idle once each 410 it met has been followed by its relist backoff.
-    const expired = () => counterValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_expired' });
-    const relisted = () => counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' });
+    const expired = () => metricValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_expired' });
+    const relisted = () => metricValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' });
     await harness.clock!.runFor(2000, { idle: async () => noRequestInFlight(api) && (await expired()) === (await relisted()) + 1 });
     const lists = api.countRequests({ verb: 'list', resource: 'pods' }) - listsBefore;
     // 410 occurrences: the open watch that was expired, then every new watch (each one answered 410).
@@ -65,10 +66,10 @@ describe('kube source: faults (fake API server)', () => {
     // 200, 400, 800 ms (+ up to 20 % jitter) between relists: at most 4 in 2 s; client-node 1.4 does ~2000.
     assert.ok(lists >= 2 && lists <= 4, `bounded relists, got ${lists}`);
     assert.ok(lists === expiredWatches - 1 || lists === expiredWatches, `one relist per 410 (lists ${lists}, 410s ${expiredWatches})`);
-    assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), lists);
-    const relistsByMetric = await counterValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_expired' });
+    assert.equal(await metricValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), lists);
+    const relistsByMetric = await metricValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_expired' });
     assert.ok(relistsByMetric === lists || relistsByMetric === lists + 1);
-    assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Node' }), 0, 'other resources unaffected');
+    assert.equal(await metricValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Node' }), 0, 'other resources unaffected');
 
     api.always410('pods', false);
     api.create(pod('default', 'after', { node: 'n2', cpu: '100m' }));
@@ -85,7 +86,7 @@ describe('kube source: faults (fake API server)', () => {
     await until(harness, () => api.countRequests({ verb: 'list', resource: 'pods' }) === 2, 'one relist');
     assert.ok(api.requests({ verb: 'watch', resource: 'pods' }).some((r) => r.status === 410), 'the re-watch got HTTP 410');
     await assertCacheConverges(harness);
-    assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), 1);
+    assert.equal(await metricValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), 1);
   });
 
   it('recovers from a 5xx storm on lists and watches, and from the server going away, with bounded retries', async () => {
@@ -100,8 +101,8 @@ describe('kube source: faults (fake API server)', () => {
     await assertCacheConverges(harness, 8000);
     const failedWatches = api.requests({ verb: 'watch', resource: 'pods' }).filter((r) => r.status === 500).length;
     assert.equal(failedWatches, 15, 'every injected failure was retried, none skipped');
-    assert.ok((await counterValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_failed' })) >= 15);
-    assert.equal(await counterValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), 0, '5xx never forces a relist');
+    assert.ok((await metricValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_failed' })) >= 15);
+    assert.equal(await metricValue(harness.metrics, 'kube_ledger_informer_relists_total', { resource: 'Pod' }), 0, '5xx never forces a relist');
 
     await api.down(true, 'refused');
     await harness.clock!.runFor(400, { idle: () => noRequestInFlight(api) });
@@ -120,7 +121,7 @@ describe('kube source: faults (fake API server)', () => {
     api.create(pod('default', 'late', { node: 'n1', cpu: '100m' }));
     await until(harness, () => (harness.ledger.podByKey('default/late') !== undefined), 'the pod after the stalled watch was abandoned', 5000);
     held();
-    assert.ok((await counterValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_stalled' })) >= 1);
+    assert.ok((await metricValue(harness.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'watch_stalled' })) >= 1);
     await assertCacheConverges(harness);
   });
 });

@@ -4,11 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
+import { ALL_KINDS } from '../../../src/ledger/kinds.js';
 import type { ClusterChange, ClusterSink } from '../../../src/ledger/changes.js';
-import { assertCacheConverges, counterValue, noRequestInFlight, startHarness, until, type Harness } from './support.js';
+import { assertCacheConverges, noRequestInFlight, startHarness, until, type Harness } from './support.js';
 import { eventually } from '../../support/eventually.js';
 import { node, pod } from '../../support/builders.js';
 import { FakeClock } from '../../support/fake-clock.js';
+import { metricValue } from '../../support/metric-value.js';
 
 describe('kube source: initial sync and events (fake API server)', () => {
   let h: Harness | undefined;
@@ -34,8 +36,8 @@ describe('kube source: initial sync and events (fake API server)', () => {
     assert.equal(podLists.length, 4, '7 pods in pages of 2');
     assert.ok(podLists.every((r) => r.query['limit'] === '2'));
     assert.ok(podLists.slice(1).every((r) => (r.query['continue'] ?? '') !== ''));
-    assert.equal(await counterValue(h.metrics, 'kube_ledger_informer_objects', { resource: 'Pod' }), 7);
-    assert.equal(await counterValue(h.metrics, 'kube_ledger_informer_synced', { resource: 'Pod' }), 1);
+    assert.equal(await metricValue(h.metrics, 'kube_ledger_informer_objects', { resource: 'Pod' }), 7);
+    assert.equal(await metricValue(h.metrics, 'kube_ledger_informer_synced', { resource: 'Pod' }), 1);
   });
 
   it('delivers one replaced change per resource list, then watch events as upserts and deletes', async () => {
@@ -49,17 +51,17 @@ describe('kube source: initial sync and events (fake API server)', () => {
     await h.runtime.source.start(recording);
     await eventually(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     const replaced = changes.filter((c) => c.type === 'replaced');
-    assert.deepEqual(replaced.map((c) => c.kind).sort(), ['DeviceClass', 'Node', 'Pod', 'PodDisruptionBudget', 'ResourceClaim', 'ResourceSlice']);
-    assert.equal(changes.length, 6, 'nothing but the six replaces before any event');
+    assert.deepEqual(replaced.map((c) => c.kind).sort(), [...ALL_KINDS].sort());
+    assert.equal(changes.length, ALL_KINDS.length, 'nothing but one replace per kind before any event');
     await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     h.api.create(pod('default', 'c', { node: 'n1', cpu: '100m' }));
     h.api.remove('pods', 'default', 'b');
     // Two watches are two streams with no order between them: the Node change goes out once the pod events arrived.
-    await eventually(() => changes.length >= 8, 'the two pod events');
+    await eventually(() => changes.length >= ALL_KINDS.length + 2, 'the two pod events');
     h.api.update({ ...node('n1', { cpu: '8', memory: '8Gi' }), metadata: { name: 'n1' } });
-    await eventually(() => changes.length >= 9, 'three events');
-    assert.deepEqual(changes.slice(6).map((c) => `${c.type} ${c.kind}`), ['upsert Pod', 'delete Pod', 'upsert Node']);
-    const deleted = changes[7];
+    await eventually(() => changes.length >= ALL_KINDS.length + 3, 'three events');
+    assert.deepEqual(changes.slice(ALL_KINDS.length).map((c) => `${c.type} ${c.kind}`), ['upsert Pod', 'delete Pod', 'upsert Node']);
+    const deleted = changes[ALL_KINDS.length + 1];
     assert.ok(deleted?.type === 'delete' && deleted.key === 'default/b');
     await assertCacheConverges({ api: h.api, ledger });
     assert.equal(ledger.node('n1')?.allocatable.get('cpu'), 8000n);
@@ -91,7 +93,7 @@ describe('kube source: initial sync and events (fake API server)', () => {
     await until(h, () => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
     assert.equal(h.runtime.source.reflector('ResourceSlice')?.hasSynced(), true);
     // 800 ms of clock time; the slice reflector is idle once every list it sent has been answered 404 and counted.
-    const missing = () => counterValue(h!.metrics, 'kube_ledger_informer_errors_total', { resource: 'ResourceSlice', kind: 'api_missing' });
+    const missing = () => metricValue(h!.metrics, 'kube_ledger_informer_errors_total', { resource: 'ResourceSlice', kind: 'api_missing' });
     const sliceLists = () => h!.api.countRequests({ verb: 'list', resource: 'resourceslices' });
     await clock.runFor(800, { idle: async () => noRequestInFlight(h!.api) && (await missing()) === sliceLists() });
     const lists = sliceLists();

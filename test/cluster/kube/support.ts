@@ -118,11 +118,3 @@ export async function assertCacheConverges(h: Pick<Harness, 'api' | 'ledger'> & 
   }
 }
 
-export async function counterValue(metrics: Metrics, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const metric = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === name);
-  let total = 0;
-  for (const sample of metric?.values ?? []) {
-    if (Object.entries(labels).every(([k, v]) => String(sample.labels[k]) === v)) total += sample.value;
-  }
-  return total;
-}

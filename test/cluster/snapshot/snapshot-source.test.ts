@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { SnapshotSource } from '../../../src/cluster/snapshot/snapshot-source.js';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import type { ClusterChange } from '../../../src/ledger/changes.js';
+import { KINDS_IN_BATCH_ORDER } from '../../../src/ledger/kinds.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { eventually } from '../../support/eventually.js';
 
@@ -33,7 +34,7 @@ describe('snapshot source', () => {
     await source.start({ apply: () => assert.fail('expected a batch'), applyBatch: (c) => batches.push(c) });
     assert.equal(batches.length, 1);
     assert.ok(batches[0]!.every((c) => c.type === 'replaced'));
-    assert.deepEqual(batches[0]!.map((c) => c.kind).sort(), ['DeviceClass', 'Node', 'Pod', 'PodDisruptionBudget', 'ResourceClaim', 'ResourceSlice']);
+    assert.deepEqual(batches[0]!.map((c) => c.kind), KINDS_IN_BATCH_ORDER);
     assert.equal(source.hasSynced(), true);
     assert.equal(source.freshness().synced, true);
   });

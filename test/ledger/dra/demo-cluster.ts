@@ -5,6 +5,7 @@
  */
 import { loadManifests } from '../../../src/cluster/snapshot/manifest-loader.js';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
+import { KINDS_IN_BATCH_ORDER } from '../../../src/ledger/kinds.js';
 import type { ClusterObject, ClusterObjectKind, PodObject, ResourceClaimObject, ResourceSliceObject } from '../../../src/ledger/objects.js';
 import { objectKey } from '../../../src/ledger/objects.js';
 import { DraLedger } from '../../../src/ledger/dra/dra-ledger.js';
@@ -33,9 +34,8 @@ export function demoLedger(objects: DemoObjects, now: () => number = () => T0): 
   let ledger: ClusterLedger | undefined;
   const scoped = new ScopedDraAccounting(dra, (name) => ledger?.node(name)?.labels);
   ledger = new ClusterLedger({ dra: scoped });
-  for (const kind of ['DeviceClass', 'ResourceSlice', 'ResourceClaim', 'Node', 'Pod'] as const) {
-    ledger.apply({ type: 'replaced', kind, objects: structuredClone(objects[kind]) });
-  }
+  // As the snapshot source loads it: every kind, in the kind table's batch order.
+  for (const kind of KINDS_IN_BATCH_ORDER) ledger.apply({ type: 'replaced', kind, objects: structuredClone(objects[kind]) });
   return { ledger, dra, scoped };
 }
 

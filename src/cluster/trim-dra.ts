@@ -11,7 +11,7 @@ import type {
   ObjectMeta,
   ResourceClaimObject,
   ResourceSliceObject,
-} from '../objects.js';
+} from '../ledger/objects.js';
 
 function trimMeta(meta: ObjectMeta): ObjectMeta {
   const out: ObjectMeta = {};

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { trimDeviceClass, trimResourceClaim, trimResourceSlice } from '../../../src/ledger/dra/dra-ledger.js';
-import type { ResourceSliceObject } from '../../../src/ledger/objects.js';
-import { feed, loadExample, newLedger } from './builders.js';
-import { slice } from '../../support/dra-builders.js';
+import { trimDeviceClass, trimResourceClaim, trimResourceSlice } from '../../src/cluster/trim-dra.js';
+import type { ResourceSliceObject } from '../../src/ledger/objects.js';
+import { feed, loadExample, newLedger } from '../ledger/dra/builders.js';
+import { slice } from '../support/dra-builders.js';
 
 describe('DRA trimming for the cluster source', () => {
   it('keeps everything the ledger reads: a ledger fed trimmed objects equals one fed full objects', () => {
