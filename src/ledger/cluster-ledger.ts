@@ -43,6 +43,8 @@ export class ClusterLedger implements ClusterSink {
   /** Node slots freed by dropped entries, reused so slot numbers stay dense (scheduling's memos are arrays by slot). */
   private readonly freeSlots: number[] = [];
   private slotCount = 0;
+  /** The last `nodesNamed` answer, the hints of the next call (it may hold a dropped entry until then). */
+  private lastNamed: ReadonlyArray<NodeEntry | undefined> = [];
   private readonly dra: DraAccounting;
   private readonly budgets = new DisruptionBudgets();
   /** What a change of each kind does (ledger/kinds.ts). */
@@ -181,6 +183,29 @@ export class ClusterLedger implements ClusterSink {
   node(name: string): NodeView | undefined {
     const entry = this.nodes.get(name);
     return entry?.known ? entry : undefined;
+  }
+
+  /**
+   * `node(name)` for every name of a candidate list, by position. kube-scheduler sends the same candidate list, in
+   * the same order, pod after pod, so each name is first checked against the node the previous call found at its
+   * position: a known entry is the ledger's current entry for its name (an entry leaves the map only once unknown,
+   * and a left entry never becomes known again), so a hit costs one string comparison instead of hashing a fresh
+   * string and probing the map (measured: the map lookups were the largest part of a 5000-name filter).
+   */
+  nodesNamed(names: readonly string[]): ReadonlyArray<NodeView | undefined> {
+    const previous = this.lastNamed;
+    const found: Array<NodeEntry | undefined> = [];
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      const hint = previous[i];
+      if (hint !== undefined && hint.known && hint.name === name) found.push(hint);
+      else {
+        const entry = this.nodes.get(name);
+        found.push(entry?.known ? entry : undefined);
+      }
+    }
+    this.lastNamed = found;
+    return found;
   }
 
   *knownNodes(): IterableIterator<NodeView> {

@@ -85,9 +85,10 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   const sampled: Array<{ name: string; verdict: FailingVerdict }> = [];
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
   const notEvaluated = reasonMessage({ code: 'nominated_node_fits' });
+  const nodes = ledger.nodesNamed(names);
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
-    const node = ledger.node(name);
+    const node = nodes[i];
     if (dedupe.repeated(name, node)) continue;
     if (exclusiveHit !== undefined) {
       if (name === exclusiveHit) reply.pass(i, node?.quotedName);

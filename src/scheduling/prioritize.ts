@@ -31,9 +31,10 @@ export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, optio
   const nominatedNode = options.nominatedNodePolicy === 'off' ? undefined : pod.nominatedNodeName;
   const dedupe = new CallDedupe();
   const scores = new PriorityReply();
+  const nodes = ledger.nodesNamed(names);
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
-    const node = ledger.node(name);
+    const node = nodes[i];
     if (dedupe.repeated(name, node)) continue;
     // The nominated node's maximum score depends on the pod's nomination, not only its demand: never remembered.
     const memoised = node !== undefined && name !== nominatedNode ? node : undefined;

@@ -251,6 +251,36 @@ describe('ClusterLedger', () => {
     });
   });
 
+  describe('nodesNamed (the candidate list resolved by position)', () => {
+    it('answers as node(name) for every name after every change, whether the list repeats, changes order or names unknown nodes', () => {
+      const lists = [[...NODE_NAMES, 'ghost'], [...NODE_NAMES, 'ghost'], ['ghost', 'n3', 'n1', 'n2', 'n1'], ['n1', 'x']];
+      fc.assert(fc.property(eventScript(), fc.nat(), ({ changes }, start) => {
+        const ledger = new ClusterLedger();
+        for (const [i, change] of changes.entries()) {
+          ledger.apply(change);
+          for (let k = 0; k < 2; k++) {
+            const names = lists[(start + i + k) % lists.length]!;
+            assert.deepEqual(ledger.nodesNamed(names), names.map((name) => ledger.node(name)), `after change ${i}`);
+          }
+        }
+      }), { numRuns: 200 });
+    });
+
+    it('never answers with another ledger\'s node of the same name, nor with a deleted and re-created node\'s old entry', () => {
+      const first = ledgerOf([node('n1', { cpu: '4' })]);
+      const second = ledgerOf([node('n1', { cpu: '8' })]);
+      assert.equal(first.nodesNamed(['n1'])[0], first.node('n1'));
+      assert.equal(second.nodesNamed(['n1'])[0], second.node('n1'));
+      const before = first.nodesNamed(['n1'])[0];
+      first.apply(deleteNode('n1'));
+      assert.deepEqual(first.nodesNamed(['n1']), [undefined]);
+      first.apply(upsertNode(node('n1', { cpu: '2' }, { rv: '9' })));
+      const after = first.nodesNamed(['n1'])[0];
+      assert.notEqual(after, before);
+      assert.equal(after, first.node('n1'));
+    });
+  });
+
   describe('incremental equals rebuilt (property)', () => {
     it('any sequence of node/pod upserts, deletes and relists, with repeats and reordering, ends equal to a ledger built from the final objects, free amounts included', () => {
       fc.assert(fc.property(eventScript(), ({ changes, nodes, pods }) => {
