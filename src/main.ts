@@ -13,7 +13,7 @@ import { clearNominations, PACKAGE_ROOT, startKubeLedger } from './app/start.js'
 
 async function main(argv: string[]): Promise<number> {
   // The operator views talk to a running kube-ledger over HTTP: no configuration, no cluster source.
-  if (argv[0] === 'explain' || argv[0] === 'ledger') return (await import('./cli/main.js')).runCli(argv);
+  if (argv[0] === 'explain' || argv[0] === 'ledger') return (await import('./cli/debug-commands.js')).runCli(argv);
   let cli;
   try {
     cli = parseCommandLine(argv, process.env);

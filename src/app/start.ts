@@ -21,7 +21,7 @@ import type { ReflectorTuning } from '../cluster/kube/reflector.js';
 import type { RunningNominator } from '../nomination/kube-nominator.js';
 import type { KubeRuntime, NominatorKnobs } from './kube-runtime.js';
 import type { TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
-import { httpOptionsFromConfig } from '../http/options.js';
+import { httpOptionsFromConfig } from '../http/server-options.js';
 import { startExtenderServer } from '../http/server.js';
 import { createExtenderService } from './extender-service.js';
 import { releaseLoadGarbage } from './release-load-garbage.js';

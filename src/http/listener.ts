@@ -9,7 +9,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../observability/logger.js';
 import { trackForGracefulClose } from './graceful-close.js';
-import type { HttpServerOptions, HttpTlsOptions } from './options.js';
+import type { HttpServerOptions, HttpTlsOptions } from './server-options.js';
 import { loadHttpsServerOptions, watchTlsFiles, type TlsReloader } from './tls-files.js';
 
 export interface ListenerSpec {

@@ -18,7 +18,7 @@ import { InFlightLimit } from './in-flight-limit.js';
 import type { LingerBounds } from './lingering-close.js';
 import { startListener, type RunningListener } from './listener.js';
 import { registerDebugRoutes, registerOpsRoutes } from './ops-routes.js';
-import { DEFAULT_HTTP_OPTIONS, type HttpServerOptions, type LiveHttpSettings, validateHttpOptions } from './options.js';
+import { DEFAULT_HTTP_OPTIONS, type HttpServerOptions, type LiveHttpSettings, validateHttpOptions } from './server-options.js';
 import { requestMiddleware } from './request-middleware.js';
 
 

@@ -8,7 +8,7 @@ import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import type { Server as HttpsServer, ServerOptions as HttpsServerOptions } from 'node:https';
 import { dirname } from 'node:path';
 import type { Logger } from '../observability/logger.js';
-import type { HttpTlsOptions } from './options.js';
+import type { HttpTlsOptions } from './server-options.js';
 
 const DEFAULT_RELOAD_POLL_MS = 10_000;
 const WATCH_DEBOUNCE_MS = 100;

@@ -8,7 +8,7 @@ import { debugEnabledFor } from '../../src/app/start.js';
 import { parseCommandLine } from '../../src/config/cli.js';
 import { defaultConfig, envName, loadConfig } from '../../src/config/load-config.js';
 import { FIELDS } from '../../src/config/schema.js';
-import { DEFAULT_HTTP_OPTIONS, httpOptionsFromConfig, validateHttpOptions } from '../../src/http/options.js';
+import { DEFAULT_HTTP_OPTIONS, httpOptionsFromConfig, validateHttpOptions } from '../../src/http/server-options.js';
 
 function outcome(run: () => unknown): string {
   try {

@@ -1,7 +1,7 @@
 /** A stub ExtenderService, a server started on 127.0.0.1:0, and a raw http client that reports status, headers and body. */
 import { request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
 import type { ExtenderService, Readiness } from '../../src/http/extender-port.js';
-import { DEFAULT_HTTP_OPTIONS, type HttpServerOptions } from '../../src/http/options.js';
+import { DEFAULT_HTTP_OPTIONS, type HttpServerOptions } from '../../src/http/server-options.js';
 import { startExtenderServer, type RunningExtenderServer } from '../../src/http/server.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import { silentLogger, type Logger } from '../../src/observability/logger.js';

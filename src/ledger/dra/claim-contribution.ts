@@ -10,7 +10,7 @@
  */
 import { formatAmount, type ResourceAmounts } from '../resource-amounts.js';
 import type { ClaimRecord } from './claim-indexes.js';
-import type { DivergenceInfo } from './types.js';
+import type { DivergenceInfo } from './dra-types.js';
 import type { ClaimPlacement, PlacedEntry } from './claim-placement.js';
 import { addAll } from './claim-estimate.js';
 

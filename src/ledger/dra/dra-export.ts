@@ -9,7 +9,7 @@ import type { ClaimRecord } from './claim-indexes.js';
 import type { DeviceRecord, PoolState } from './device-index.js';
 import type { NodeAggregate } from './node-aggregate.js';
 import { compareZones, unboundedIn, zoneFreeList } from './numa.js';
-import type { NumaZoneState } from './types.js';
+import type { NumaZoneState } from './dra-types.js';
 
 export function exportNodeAggregate(aggregate: NodeAggregate, unsafe: string | undefined): unknown {
   return sortKeys({

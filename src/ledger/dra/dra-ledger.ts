@@ -40,7 +40,7 @@ import {
   type DraLedgerOptions,
   type DraNodeState,
   type DraPodAssessment,
-} from './types.js';
+} from './dra-types.js';
 
 
 const ASSESS_CACHE_LIMIT = 20_000;

@@ -12,7 +12,7 @@ import type { DeviceRecord, PoolState } from './device-index.js';
 import { addAll } from './claim-estimate.js';
 import { addCounted } from './covered-amounts.js';
 import { zoneCapacities } from './numa.js';
-import type { ClaimContribution, NumaZoneState } from './types.js';
+import type { ClaimContribution, NumaZoneState } from './dra-types.js';
 import { sortCategories, type UnsafeCategory } from './unsafe-category.js';
 
 export interface PlacedClaim {

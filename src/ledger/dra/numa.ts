@@ -10,7 +10,7 @@
 import type { ResourceAmounts } from '../resource-amounts.js';
 import { formatAmount } from '../resource-amounts.js';
 import type { DeviceRecord } from './device-index.js';
-import type { NumaZoneState } from './types.js';
+import type { NumaZoneState } from './dra-types.js';
 import { addAll, estimateRequest, type ClaimRequest, type EstimateInputs } from './claim-estimate.js';
 import { mappedAmount, quantityOf } from './mapped-quantity.js';
 

@@ -17,7 +17,7 @@ import type { ClaimPlacement } from './claim-placement.js';
 import type { ClassSelection } from './device-class.js';
 import type { NodeAggregate } from './node-aggregate.js';
 import { fitAlignedRequests, zoneFreeList, type ZoneFree } from './numa.js';
-import type { DraPodAssessment } from './types.js';
+import type { DraPodAssessment } from './dra-types.js';
 import { sortCategories, type UnsafeCategory } from './unsafe-category.js';
 import { podClaimRefs, type PodClaimRef } from './pod-claim-refs.js';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { DeviceClassObject, PodObject, ResourceClaimObject, ResourceSliceObject } from '../../../src/ledger/objects.js';
 import { DraLedger } from '../../../src/ledger/dra/dra-ledger.js';
-import type { DraLedgerHooks, DraLedgerOptions } from '../../../src/ledger/dra/types.js';
+import type { DraLedgerHooks, DraLedgerOptions } from '../../../src/ledger/dra/dra-types.js';
 import { resourceAmount } from '../../../src/ledger/resource-amounts.js';
 import { NUMA } from '../../support/dra-builders.js';
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import type { NodeAllocatableResourceClaimStatus, PodObject } from '../../../src/ledger/objects.js';
 import { podClaimStatuses } from '../../../src/ledger/dra/pod-claim-status.js';
-import type { DivergenceInfo } from '../../../src/ledger/dra/types.js';
+import type { DivergenceInfo } from '../../../src/ledger/dra/dra-types.js';
 import { expectAmounts, newLedger, plain } from './builders.js';
 import { claim, gpuDevice, result, slice } from '../../support/dra-builders.js';
 import { pod } from '../../support/builders.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { DEFAULT_HTTP_OPTIONS, normalizePathPrefix, validateHttpOptions } from '../../src/http/options.js';
+import { DEFAULT_HTTP_OPTIONS, normalizePathPrefix, validateHttpOptions } from '../../src/http/server-options.js';
 import { startExtenderServer } from '../../src/http/server.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { silentLogger } from '../../src/observability/logger.js';
