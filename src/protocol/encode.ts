@@ -56,21 +56,12 @@ function encodeStrings(names: readonly string[] | null | undefined): string {
 }
 
 /**
- * The hot part of a filter reply (one reason per failing node, thousands at 5000 nodes): one native JSON.stringify
- * of the map as built (an own `__proto__` key included; see `setNodeReason`).
+ * FailedNodes of a plain result (error replies, tests; the filter scan's own reply is joined from fragments in
+ * filter-reply.ts): one native JSON.stringify of the map as built, an own `__proto__` key included.
  */
 function encodeFailedNodes(map: FailedNodesMap | null | undefined): string {
   if (map === null || map === undefined) return 'null';
   return JSON.stringify(map);
-}
-
-/**
- * Records a node's reason in a FailedNodes map. A node named `__proto__` (never a valid node name, but a request can
- * say anything) becomes an own key instead of silently replacing the map's prototype.
- */
-export function setNodeReason(map: FailedNodesMap, node: string, reason: string): void {
-  if (node === '__proto__') Object.defineProperty(map, node, { value: reason, enumerable: true, writable: true, configurable: true });
-  else map[node] = reason;
 }
 
 /** A reply the filter scan built (filter-reply.ts): its fragments joined, in the field order below. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { decodeExtenderArgs } from '../../src/protocol/decode.js';
-import { encodeFilterResult, encodeHostPriorityList, encodePreemptionResult, setNodeReason } from '../../src/protocol/encode.js';
+import { encodeFilterResult, encodeHostPriorityList, encodePreemptionResult } from '../../src/protocol/encode.js';
+import { setNodeReason } from './failed-nodes.js';
 import { GO_ARGS_NODES } from './fixtures.js';
 
 describe('encodeFilterResult', () => {

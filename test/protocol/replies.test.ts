@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { encodeFilterResult, encodeHostPriorityList, setNodeReason } from '../../src/protocol/encode.js';
+import { encodeFilterResult, encodeHostPriorityList } from '../../src/protocol/encode.js';
+import { setNodeReason } from './failed-nodes.js';
 import { FilterReply } from '../../src/protocol/filter-reply.js';
 import { PriorityReply } from '../../src/protocol/priority-reply.js';
 import type { ExtenderFilterResult, FailedNodesMap, HostPriorityList, WireObject } from '../../src/protocol/types.js';
