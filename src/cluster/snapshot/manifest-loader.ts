@@ -7,28 +7,19 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { isClusterObjectKind, perKind } from '../../ledger/kinds.js';
+import { perKind } from '../../ledger/kinds.js';
 import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
-import { objectKey } from '../../ledger/objects.js';
 import { splitJsonList, streamJsonList, type JsonListSplit } from './json-list-items.js';
-import { validateObject } from './manifest-validation.js';
+import { admitObject, flatten, itemKindOf, ManifestError, objectId } from './manifest-items.js';
+import { readListInWorker } from './worker-list-reader.js';
+
+export { ManifestError } from './manifest-items.js';
 
 export interface LoadedManifests {
   objects: Record<ClusterObjectKind, ClusterObject[]>;
   /** Objects of kinds the ledger does not use, e.g. `ConfigMap default/x in demo.yaml`. */
   ignored: string[];
   files: string[];
-}
-
-export class ManifestError extends Error {
-  constructor(
-    readonly file: string,
-    readonly where: string,
-    readonly problem: string,
-  ) {
-    super(`${file}${where ? ` (${where})` : ''}: ${problem}`);
-    this.name = 'ManifestError';
-  }
 }
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -48,9 +39,17 @@ export async function listManifestFiles(path: string): Promise<string[]> {
 }
 
 export interface LoadOptions {
-  /** Applied to each object as it is collected (e.g. trimming), so full objects never pile up. */
-  transform?: (kind: ClusterObjectKind, object: ClusterObject) => ClusterObject;
+  /** Trim each object as it is collected (cluster/kinds.ts), so full objects never pile up. */
+  trim?: boolean;
+  /**
+   * `.json` files at least this large are read on a worker thread (worker-list-reader.ts); default 16 MiB, where the
+   * thread's start (tens of ms) is small beside the parse. Infinity: never; 0: always (tests).
+   */
+  workerMinBytes?: number;
 }
+
+/** A start-up snapshot's JSON parse takes seconds from ~16 MiB on; below, a thread's start is not worth it. */
+const DEFAULT_WORKER_MIN_BYTES = 16 * 1024 * 1024;
 
 export async function loadManifests(path: string, options: LoadOptions = {}): Promise<LoadedManifests> {
   const files = await listManifestFiles(path);
@@ -62,7 +61,10 @@ export async function loadManifests(path: string, options: LoadOptions = {}): Pr
   const seen = new Map<string, string>();
   for (const file of files) {
     try {
-      if (extname(file).toLowerCase() === '.json' && streamListFile(file, result, seen, options)) continue;
+      if (extname(file).toLowerCase() === '.json') {
+        const onWorker = (await stat(file)).size >= (options.workerMinBytes ?? DEFAULT_WORKER_MIN_BYTES);
+        if (onWorker ? await streamListFileInWorker(file, result, seen, options) : streamListFile(file, result, seen, options)) continue;
+      }
       // Bytes, not text: a JSON list is split on its bytes and decoded item by item (json-list-items.ts).
       const bytes = await readFile(file);
       const list = isJson(file, bytes) ? splitListOrFail(file, bytes) : undefined;
@@ -113,28 +115,41 @@ function collectListItems(file: string, list: JsonListSplit, result: LoadedManif
   }
 }
 
-/** The kind of a typed list's items (`PodList` -> `Pod`); undefined for a plain `List` or no kind. */
-function itemKindOf(listKind: unknown): string | undefined {
-  return typeof listKind === 'string' && listKind.endsWith('List') && listKind !== 'List' ? listKind.slice(0, -'List'.length) : undefined;
+/**
+ * One file's objects held apart until the whole file is good, then merged: a list that turns out malformed half-way
+ * is read again whole (and reported as it always has) with nothing of it kept. Duplicates are checked against both
+ * the earlier files and the file's own earlier objects.
+ */
+class StagedFile {
+  readonly staged: LoadedManifests = { objects: perKind(() => []), ignored: [], files: [] };
+  private readonly stagedSeen = new Map<string, string>();
+  readonly seen: Pick<Map<string, string>, 'get' | 'set'>;
+
+  constructor(private readonly earlier: Map<string, string>) {
+    this.seen = {
+      get: (id: string) => this.stagedSeen.get(id) ?? earlier.get(id),
+      set: (id: string, at: string) => this.stagedSeen.set(id, at),
+    };
+  }
+
+  mergeInto(result: LoadedManifests): void {
+    for (const kind of Object.keys(this.staged.objects) as ClusterObjectKind[]) {
+      const into = result.objects[kind];
+      for (const object of this.staged.objects[kind]) into.push(object);
+    }
+    result.ignored.push(...this.staged.ignored);
+    for (const [id, at] of this.stagedSeen) this.earlier.set(id, at);
+  }
 }
 
 /**
  * A `.json` list read in chunks and collected item by item as it is scanned (streamJsonList): neither the file nor
- * its full objects are ever held whole, each parsed item is garbage once transformed. Objects are staged and merged
+ * its full objects are ever held whole, each parsed item is garbage once trimmed. Objects are staged and merged
  * only when the whole file is good. False (nothing merged) when the file is not a list with a kind-bearing head or
  * its structure is malformed: the whole-file path then reads it and reports exactly as it always has.
  */
 function streamListFile(file: string, result: LoadedManifests, seen: Map<string, string>, options: LoadOptions): boolean {
-  const staged: LoadedManifests = {
-    objects: perKind(() => []),
-    ignored: [],
-    files: [],
-  };
-  const stagedSeen = new Map<string, string>();
-  const layeredSeen = {
-    get: (id: string) => stagedSeen.get(id) ?? seen.get(id),
-    set: (id: string, at: string) => stagedSeen.set(id, at),
-  };
+  const staging = new StagedFile(seen);
   let headKind: unknown;
   const fd = openSync(file, 'r');
   let streamed: { envelope: unknown } | undefined;
@@ -147,7 +162,7 @@ function streamListFile(file: string, result: LoadedManifests, seen: Map<string,
       } catch (err) {
         throw new ManifestError(file, where, `invalid JSON: ${(err as Error).message}`);
       }
-      for (const [object, at] of flatten(item, where, itemKindOf(headKind))) collect(file, at, object, staged, layeredSeen, options);
+      for (const [object, at] of flatten(item, where, itemKindOf(headKind))) collect(file, at, object, staging.staged, staging.seen, options);
     }, { onHead: (head) => {
       headKind = head['kind'];
       return Object.hasOwn(head, 'kind');
@@ -159,13 +174,19 @@ function streamListFile(file: string, result: LoadedManifests, seen: Map<string,
     closeSync(fd);
   }
   if (!streamed || (streamed.envelope as { kind?: unknown } | null)?.kind !== headKind) return false;
-  for (const kind of Object.keys(staged.objects) as ClusterObjectKind[]) {
-    const into = result.objects[kind];
-    for (const object of staged.objects[kind]) into.push(object);
-  }
-  result.ignored.push(...staged.ignored);
-  for (const [id, at] of stagedSeen) seen.set(id, at);
+  staging.mergeInto(result);
   return true;
+}
+
+/** `streamListFile` with the scan, parse, checks and trim on a worker thread; duplicates are still checked here, in file order. */
+async function streamListFileInWorker(file: string, result: LoadedManifests, seen: Map<string, string>, options: LoadOptions): Promise<boolean> {
+  const staging = new StagedFile(seen);
+  const complete = await readListInWorker(file, { trim: options.trim ?? false }, (batch) => {
+    for (let i = 0; i < batch.objects.length; i++) keep(file, batch.wheres[i]!, batch.kinds[i]!, batch.objects[i]!, staging.staged, staging.seen);
+    for (const line of batch.ignored) staging.staged.ignored.push(line);
+  });
+  if (complete) staging.mergeInto(result);
+  return complete;
 }
 
 function parseDocuments(file: string, text: string): unknown[] {
@@ -189,22 +210,6 @@ function parseDocuments(file: string, text: string): unknown[] {
   return out;
 }
 
-function* flatten(doc: unknown, where: string, itemKind?: string): Generator<[Record<string, unknown>, string]> {
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-    throw new ManifestError('', where, 'expected a Kubernetes object');
-  }
-  const object = doc as Record<string, unknown>;
-  const kind = typeof object['kind'] === 'string' ? object['kind'] : itemKind;
-  if (kind !== undefined && kind.endsWith('List') && Array.isArray(object['items'])) {
-    const inner = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
-    const items = object['items'] as unknown[];
-    for (let i = 0; i < items.length; i++) yield* flatten(items[i], `${where}, items[${i}]`, inner);
-    return;
-  }
-  if (kind !== undefined && object['kind'] === undefined) object['kind'] = kind;
-  yield [object, where];
-}
-
 function collect(
   file: string,
   where: string,
@@ -213,20 +218,17 @@ function collect(
   seen: Pick<Map<string, string>, 'get' | 'set'>,
   options: LoadOptions,
 ): void {
-  const kind = object['kind'];
-  if (typeof kind !== 'string') throw new ManifestError(file, where, 'object has no kind');
-  const meta = object['metadata'] as { name?: unknown; namespace?: unknown } | undefined;
-  const name = typeof meta?.name === 'string' ? meta.name : '';
-  if (!isClusterObjectKind(kind)) {
-    result.ignored.push(`${kind} ${name || '(unnamed)'} in ${file}`);
-    return;
-  }
-  const problem = validateObject(kind, object);
-  if (problem) throw new ManifestError(file, `${where}, ${kind} ${name || '(unnamed)'}`, problem);
-  const typed = object as unknown as ClusterObject;
-  const id = `${kind} ${objectKey(typed.metadata)}`;
+  const admitted = admitObject(file, where, object, options.trim ?? false);
+  if ('ignored' in admitted) result.ignored.push(admitted.ignored);
+  else keep(file, where, admitted.kind, admitted.object, result, seen);
+}
+
+/** The duplicate check (across every file read so far), then the object is kept. */
+function keep(file: string, where: string, kind: ClusterObjectKind, object: ClusterObject, result: LoadedManifests,
+  seen: Pick<Map<string, string>, 'get' | 'set'>): void {
+  const id = objectId(kind, object);
   const previous = seen.get(id);
   if (previous) throw new ManifestError(file, where, `duplicate ${id} (also defined at ${previous})`);
   seen.set(id, `${file} (${where})`);
-  result.objects[kind].push(options.transform ? options.transform(kind, typed) : typed);
+  result.objects[kind].push(object);
 }

@@ -9,7 +9,6 @@ import { dirname, resolve } from 'node:path';
 import type { ClusterChange, ClusterSink } from '../../ledger/changes.js';
 import { KINDS_IN_BATCH_ORDER } from '../../ledger/kinds.js';
 import type { Logger } from '../../observability/logger.js';
-import { trimmerOf } from '../kinds.js';
 import type { ClusterSource, FreshnessReport } from '../source.js';
 import { loadManifests } from './manifest-loader.js';
 
@@ -89,7 +88,7 @@ export class SnapshotSource implements ClusterSource {
   private async loadOnce(): Promise<void> {
     const started = performance.now();
     try {
-      const loaded = await loadManifests(resolve(this.options.path), { transform: (kind, object) => trimmerOf(kind)(object) });
+      const loaded = await loadManifests(resolve(this.options.path), { trim: true });
       const changes: ClusterChange[] = KINDS_IN_BATCH_ORDER.map((kind) => ({ type: 'replaced', kind, objects: loaded.objects[kind] }));
       const parsedAt = performance.now();
       this.sink?.applyBatch(changes);

@@ -1,0 +1,65 @@
+/**
+ * What happens to one object read from a manifest, wherever it is read: unwrapping lists, the kind check, validation
+ * and trimming. The in-thread loader and the list worker (list-items-worker.ts) both call these, so a file read either
+ * way yields the same objects and the same errors, named by file and position. Duplicates are the one check left to
+ * the caller: it alone sees every file.
+ */
+import { isClusterObjectKind } from '../../ledger/kinds.js';
+import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
+import { objectKey } from '../../ledger/objects.js';
+import { trimmerOf } from '../kinds.js';
+import { validateObject } from './manifest-validation.js';
+
+export class ManifestError extends Error {
+  constructor(
+    readonly file: string,
+    readonly where: string,
+    readonly problem: string,
+  ) {
+    super(`${file}${where ? ` (${where})` : ''}: ${problem}`);
+    this.name = 'ManifestError';
+  }
+}
+
+/** The kind of a typed list's items (`PodList` -> `Pod`); undefined for a plain `List` or no kind. */
+export function itemKindOf(listKind: unknown): string | undefined {
+  return typeof listKind === 'string' && listKind.endsWith('List') && listKind !== 'List' ? listKind.slice(0, -'List'.length) : undefined;
+}
+
+/** The objects of a document (a list's items, recursively), each with its position; throws ManifestError with file ''. */
+export function* flatten(doc: unknown, where: string, itemKind?: string): Generator<[Record<string, unknown>, string]> {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw new ManifestError('', where, 'expected a Kubernetes object');
+  }
+  const object = doc as Record<string, unknown>;
+  const kind = typeof object['kind'] === 'string' ? object['kind'] : itemKind;
+  if (kind !== undefined && kind.endsWith('List') && Array.isArray(object['items'])) {
+    const inner = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
+    const items = object['items'] as unknown[];
+    for (let i = 0; i < items.length; i++) yield* flatten(items[i], `${where}, items[${i}]`, inner);
+    return;
+  }
+  if (kind !== undefined && object['kind'] === undefined) object['kind'] = kind;
+  yield [object, where];
+}
+
+/** An object the ledger uses, checked (and trimmed when asked), or the line naming an object of another kind. */
+export type Admitted = { kind: ClusterObjectKind; object: ClusterObject } | { ignored: string };
+
+/** The kind check, validation and (with `trim`) the kind's trim of one object; throws ManifestError naming the position. */
+export function admitObject(file: string, where: string, object: Record<string, unknown>, trim: boolean): Admitted {
+  const kind = object['kind'];
+  if (typeof kind !== 'string') throw new ManifestError(file, where, 'object has no kind');
+  const meta = object['metadata'] as { name?: unknown; namespace?: unknown } | undefined;
+  const name = typeof meta?.name === 'string' ? meta.name : '';
+  if (!isClusterObjectKind(kind)) return { ignored: `${kind} ${name || '(unnamed)'} in ${file}` };
+  const problem = validateObject(kind, object);
+  if (problem) throw new ManifestError(file, `${where}, ${kind} ${name || '(unnamed)'}`, problem);
+  const typed = object as unknown as ClusterObject;
+  return { kind, object: trim ? trimmerOf(kind)(typed) : typed };
+}
+
+/** How duplicates are recognised: `Pod ns/name`. Trimming keeps name and namespace, so before and after agree. */
+export function objectId(kind: ClusterObjectKind, object: ClusterObject): string {
+  return `${kind} ${objectKey(object.metadata)}`;
+}
