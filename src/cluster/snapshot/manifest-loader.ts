@@ -11,7 +11,6 @@ import { perKind } from '../../ledger/kinds.js';
 import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
 import { splitJsonList, streamJsonList, type JsonListSplit } from './json-list-items.js';
 import { admitObject, flatten, itemKindOf, ManifestError, objectId } from './manifest-items.js';
-import { readListInWorker } from './worker-list-reader.js';
 
 export { ManifestError } from './manifest-items.js';
 
@@ -41,15 +40,7 @@ export async function listManifestFiles(path: string): Promise<string[]> {
 export interface LoadOptions {
   /** Trim each object as it is collected (cluster/kinds.ts), so full objects never pile up. */
   trim?: boolean;
-  /**
-   * `.json` files at least this large are read on a worker thread (worker-list-reader.ts); default 16 MiB, where the
-   * thread's start (tens of ms) is small beside the parse. Infinity: never; 0: always (tests).
-   */
-  workerMinBytes?: number;
 }
-
-/** A start-up snapshot's JSON parse takes seconds from ~16 MiB on; below, a thread's start is not worth it. */
-const DEFAULT_WORKER_MIN_BYTES = 16 * 1024 * 1024;
 
 export async function loadManifests(path: string, options: LoadOptions = {}): Promise<LoadedManifests> {
   const files = await listManifestFiles(path);
@@ -61,10 +52,7 @@ export async function loadManifests(path: string, options: LoadOptions = {}): Pr
   const seen = new Map<string, string>();
   for (const file of files) {
     try {
-      if (extname(file).toLowerCase() === '.json') {
-        const onWorker = (await stat(file)).size >= (options.workerMinBytes ?? DEFAULT_WORKER_MIN_BYTES);
-        if (onWorker ? await streamListFileInWorker(file, result, seen, options) : streamListFile(file, result, seen, options)) continue;
-      }
+      if (extname(file).toLowerCase() === '.json' && streamListFile(file, result, seen, options)) continue;
       // Bytes, not text: a JSON list is split on its bytes and decoded item by item (json-list-items.ts).
       const bytes = await readFile(file);
       const list = isJson(file, bytes) ? splitListOrFail(file, bytes) : undefined;
@@ -176,17 +164,6 @@ function streamListFile(file: string, result: LoadedManifests, seen: Map<string,
   if (!streamed || (streamed.envelope as { kind?: unknown } | null)?.kind !== headKind) return false;
   staging.mergeInto(result);
   return true;
-}
-
-/** `streamListFile` with the scan, parse, checks and trim on a worker thread; duplicates are still checked here, in file order. */
-async function streamListFileInWorker(file: string, result: LoadedManifests, seen: Map<string, string>, options: LoadOptions): Promise<boolean> {
-  const staging = new StagedFile(seen);
-  const complete = await readListInWorker(file, { trim: options.trim ?? false }, (batch) => {
-    for (let i = 0; i < batch.objects.length; i++) keep(file, batch.wheres[i]!, batch.kinds[i]!, batch.objects[i]!, staging.staged, staging.seen);
-    for (const line of batch.ignored) staging.staged.ignored.push(line);
-  });
-  if (complete) staging.mergeInto(result);
-  return complete;
 }
 
 function parseDocuments(file: string, text: string): unknown[] {
