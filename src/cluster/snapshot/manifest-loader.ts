@@ -9,7 +9,7 @@ import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { perKind } from '../../ledger/kinds.js';
 import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
-import { splitJsonList, streamJsonList, type JsonListSplit } from './json-list-items.js';
+import { ListItemError, splitJsonList, streamJsonList, type JsonListSplit } from './json-list-items.js';
 import { admitObject, flatten, itemKindOf, ManifestError, objectId } from './manifest-items.js';
 
 export { ManifestError } from './manifest-items.js';
@@ -142,20 +142,15 @@ function streamListFile(file: string, result: LoadedManifests, seen: Map<string,
   const fd = openSync(file, 'r');
   let streamed: { envelope: unknown } | undefined;
   try {
-    streamed = streamJsonList((into, offset, length) => readSync(fd, into, offset, length, null), (text, i) => {
+    streamed = streamJsonList((into, offset, length) => readSync(fd, into, offset, length, null), (item, i) => {
       const where = `document 1, items[${i}]`;
-      let item: unknown;
-      try {
-        item = JSON.parse(text);
-      } catch (err) {
-        throw new ManifestError(file, where, `invalid JSON: ${(err as Error).message}`);
-      }
       for (const [object, at] of flatten(item, where, itemKindOf(headKind))) collect(file, at, object, staging.staged, staging.seen, options);
     }, { onHead: (head) => {
       headKind = head['kind'];
       return Object.hasOwn(head, 'kind');
     } });
   } catch (err) {
+    if (err instanceof ListItemError) throw new ManifestError(file, `document 1, items[${err.index}]`, `invalid JSON: ${err.detail}`);
     if (err instanceof SyntaxError) return false;
     throw err;
   } finally {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { splitJsonList, streamJsonList, type JsonListSplit } from '../../../src/cluster/snapshot/json-list-items.js';
+import { ListItemError, splitJsonList, streamJsonList, type JsonListSplit } from '../../../src/cluster/snapshot/json-list-items.js';
 
 const itemsOf = (split: JsonListSplit) => Array.from({ length: split.count }, (_, i) => JSON.parse(split.itemText(i)) as unknown);
 
@@ -50,13 +50,13 @@ describe('JSON list splitting (item-by-item snapshot parsing)', () => {
         return n;
       };
     };
-    const stream = (text: string, chunkBytes: number) => {
+    const stream = (text: string, chunkBytes: number, groupBytes?: number) => {
       const items: unknown[] = [];
       const heads: unknown[] = [];
       const out = streamJsonList(readerOf(Buffer.from(text, 'utf8')), (item, index) => {
         assert.equal(index, items.length);
-        items.push(JSON.parse(item));
-      }, { chunkBytes, onHead: (head) => (heads.push(head), true) });
+        items.push(item);
+      }, { chunkBytes, ...(groupBytes === undefined ? {} : { groupBytes }), onHead: (head) => (heads.push(head), true) });
       return { out, items, heads };
     };
 
@@ -80,10 +80,60 @@ describe('JSON list splitting (item-by-item snapshot parsing)', () => {
       assert.equal(refused, undefined);
     });
 
-    it('throws SyntaxError for malformed items or envelope', () => {
-      for (const text of ['{"items":[1 2]}', '{"items":[{"a":1}', '{"items":[1]} garbage', '{"items":[1,]']) {
+    it('throws SyntaxError for a malformed list structure or envelope, ListItemError naming the index for an invalid item', () => {
+      for (const text of ['{"items":[{"a":1}', '{"items":[1]} garbage', '{"items":[1}']) {
         assert.throws(() => stream(text, 4), SyntaxError, text);
       }
+      for (const text of ['{"items":[0, 1 2]}', '{"items":[1,]']) {
+        assert.throws(() => stream(text, 4), (err: unknown) => err instanceof ListItemError && err.index === 1, text);
+      }
+    });
+
+    describe('items parsed in groups (one JSON.parse for many items)', () => {
+      const pods = Array.from({ length: 2000 }, (_, i) => ({ metadata: { name: `p${i}` }, spec: { containers: [{ name: 'c' }, { name: 'd' }] } }));
+      // As `kubectl get -o json` prints a list (indented by 4), and one item a line (what the bench's generator writes).
+      const layouts = {
+        kubectl: JSON.stringify({ kind: 'PodList', items: pods }, null, 4),
+        lines: `{"kind":"PodList","items":[\n${pods.map((p) => JSON.stringify(p)).join(',\n')}\n]}`,
+      };
+
+      it('parses a large list with far fewer JSON.parse calls than items, delivering the same items', () => {
+        for (const [layout, text] of Object.entries(layouts)) {
+          const parse = JSON.parse;
+          let calls = 0;
+          JSON.parse = ((...args: Parameters<typeof JSON.parse>) => (calls++, parse(...args))) as typeof JSON.parse;
+          let streamed: ReturnType<typeof stream>;
+          try {
+            streamed = stream(text, 64 * 1024, 4096);
+          } finally {
+            JSON.parse = parse;
+          }
+          assert.deepEqual(streamed.items, JSON.parse(text).items);
+          assert.ok(calls < 200, `${layout}: ${calls} JSON.parse calls for 2000 items`);
+        }
+      });
+
+      it('reports an invalid item inside a group by its own index, after delivering the items before it', () => {
+        const items = Array.from({ length: 300 }, (_, i) => `{"metadata":{"name":"p${i}"}}`);
+        items[217] = '{"metadata":{"name":tru}}';
+        const delivered: unknown[] = [];
+        assert.throws(() => streamJsonList(readerOf(Buffer.from(`{"kind":"List","items":[\n${items.join(',\n')}\n]}`)), (item) => delivered.push(item),
+          { groupBytes: 512 }), (err: unknown) => err instanceof ListItemError && err.index === 217 && /JSON/.test(err.detail));
+        assert.equal(delivered.length, 217);
+      });
+
+      it('reads the list exactly whatever the group and chunk sizes, also when the separator occurs inside items (property)', () => {
+        fc.assert(
+          fc.property(fc.array(fc.jsonValue(), { maxLength: 20 }), fc.constantFrom(undefined, 1, 2), fc.integer({ min: 1, max: 64 }),
+            fc.integer({ min: 1, max: 200 }), (items, indent, chunk, group) => {
+              const text = JSON.stringify({ kind: 'List', items }, null, indent);
+              const streamed = stream(text, chunk, group);
+              assert.deepEqual(streamed.items, JSON.parse(text).items);
+              assert.deepEqual(streamed.out?.envelope, { kind: 'List', items: [] });
+            }),
+          { numRuns: 400 },
+        );
+      });
     });
 
     it('streams any JSON list exactly as JSON.parse reads it (property)', () => {
