@@ -49,7 +49,7 @@ export async function loadManifests(path: string, options: LoadOptions = {}): Pr
     ignored: [],
     files,
   };
-  const seen = new Map<string, string>();
+  const seen = new SeenObjects();
   for (const file of files) {
     try {
       if (extname(file).toLowerCase() === '.json' && streamListFile(file, result, seen, options)) continue;
@@ -87,7 +87,7 @@ function splitListOrFail(file: string, bytes: Uint8Array): JsonListSplit | undef
 }
 
 /** A JSON List read item by item: each item is parsed, checked and transformed before the next is parsed. */
-function collectListItems(file: string, list: JsonListSplit, result: LoadedManifests, seen: Map<string, string>, options: LoadOptions): void {
+function collectListItems(file: string, list: JsonListSplit, result: LoadedManifests, seen: SeenObjects, options: LoadOptions): void {
   const envelope = list.envelope as { kind?: unknown };
   const listKind = typeof envelope?.kind === 'string' ? envelope.kind : undefined;
   const itemKind = listKind && listKind.endsWith('List') && listKind !== 'List' ? listKind.slice(0, -'List'.length) : undefined;
@@ -103,6 +103,33 @@ function collectListItems(file: string, list: JsonListSplit, result: LoadedManif
   }
 }
 
+/** What the duplicate check reads and writes. */
+interface SeenLookup {
+  get(id: string): string | undefined;
+  set(id: string, at: string): void;
+}
+
+/** Where each object was first defined (`Pod ns/p` -> `file (document 1, items[3])`), for the duplicate check. */
+class SeenObjects implements SeenLookup {
+  private ids = new Map<string, string>();
+
+  get(id: string): string | undefined {
+    return this.ids.get(id);
+  }
+
+  set(id: string, at: string): void {
+    this.ids.set(id, at);
+  }
+
+  /** Adds another file's ids; the larger map is kept and the smaller copied into it (one 150k-object file: no copy). */
+  absorb(other: Map<string, string>): void {
+    let [into, from] = [this.ids, other];
+    if (from.size > into.size) [into, from] = [from, into];
+    for (const [id, at] of from) into.set(id, at);
+    this.ids = into;
+  }
+}
+
 /**
  * One file's objects held apart until the whole file is good, then merged: a list that turns out malformed half-way
  * is read again whole (and reported as it always has) with nothing of it kept. Duplicates are checked against both
@@ -111,22 +138,23 @@ function collectListItems(file: string, list: JsonListSplit, result: LoadedManif
 class StagedFile {
   readonly staged: LoadedManifests = { objects: perKind(() => []), ignored: [], files: [] };
   private readonly stagedSeen = new Map<string, string>();
-  readonly seen: Pick<Map<string, string>, 'get' | 'set'>;
+  readonly seen: SeenLookup;
 
-  constructor(private readonly earlier: Map<string, string>) {
+  constructor(private readonly earlier: SeenObjects) {
     this.seen = {
       get: (id: string) => this.stagedSeen.get(id) ?? earlier.get(id),
-      set: (id: string, at: string) => this.stagedSeen.set(id, at),
+      set: (id: string, at: string) => void this.stagedSeen.set(id, at),
     };
   }
 
   mergeInto(result: LoadedManifests): void {
     for (const kind of Object.keys(this.staged.objects) as ClusterObjectKind[]) {
       const into = result.objects[kind];
-      for (const object of this.staged.objects[kind]) into.push(object);
+      if (into.length === 0) result.objects[kind] = this.staged.objects[kind];
+      else for (const object of this.staged.objects[kind]) into.push(object);
     }
     result.ignored.push(...this.staged.ignored);
-    for (const [id, at] of this.stagedSeen) this.earlier.set(id, at);
+    this.earlier.absorb(this.stagedSeen);
   }
 }
 
@@ -136,7 +164,7 @@ class StagedFile {
  * only when the whole file is good. False (nothing merged) when the file is not a list with a kind-bearing head or
  * its structure is malformed: the whole-file path then reads it and reports exactly as it always has.
  */
-function streamListFile(file: string, result: LoadedManifests, seen: Map<string, string>, options: LoadOptions): boolean {
+function streamListFile(file: string, result: LoadedManifests, seen: SeenObjects, options: LoadOptions): boolean {
   const staging = new StagedFile(seen);
   let headKind: unknown;
   const fd = openSync(file, 'r');
@@ -187,7 +215,7 @@ function collect(
   where: string,
   object: Record<string, unknown>,
   result: LoadedManifests,
-  seen: Pick<Map<string, string>, 'get' | 'set'>,
+  seen: SeenLookup,
   options: LoadOptions,
 ): void {
   const admitted = admitObject(file, where, object, options.trim ?? false);
@@ -197,7 +225,7 @@ function collect(
 
 /** The duplicate check (across every file read so far), then the object is kept. */
 function keep(file: string, where: string, kind: ClusterObjectKind, object: ClusterObject, result: LoadedManifests,
-  seen: Pick<Map<string, string>, 'get' | 'set'>): void {
+  seen: SeenLookup): void {
   const id = objectId(kind, object);
   const previous = seen.get(id);
   if (previous) throw new ManifestError(file, where, `duplicate ${id} (also defined at ${previous})`);
