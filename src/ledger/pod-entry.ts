@@ -4,7 +4,7 @@
  */
 import type { ObjectMeta, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
-import { effectivePodRequests } from './pod-requests.js';
+import { effectivePodRequests, nonZeroMatchesRequests } from './pod-requests.js';
 import type { ResourceAmounts } from './resource-amounts.js';
 import { numericDemand, type NumericDemand } from './numeric-amounts.js';
 
@@ -100,7 +100,7 @@ export function nonZeroOf(pod: PodEntry): { cpu: number; memory: number } {
 function nonZeroFromObject(pod: PodObject, requests: ReadonlyMap<string, bigint>): { cpu: number; memory: number } {
   let amounts: ReadonlyMap<string, bigint> = requests;
   try {
-    amounts = effectivePodRequests(pod, { nonZero: true });
+    if (!nonZeroMatchesRequests(pod)) amounts = effectivePodRequests(pod, { nonZero: true });
   } catch {
     // The same quantities already parsed for `requests`; unreachable in practice, and the requests are a safe floor.
   }
