@@ -3,6 +3,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadManifests, ManifestError } from '../../../src/cluster/snapshot/manifest-loader.js';
+import type { PodObject } from '../../../src/ledger/objects.js';
 
 const NODE_YAML = `apiVersion: v1
 kind: Node
@@ -68,6 +69,41 @@ describe('manifest loader', () => {
     const file = join(dir, 'broken.json');
     await writeFile(file, `{"kind":"List","items":[${JSON.stringify({ kind: 'Node', metadata: { name: 'a' } })} {"kind":"Node"}]}`);
     await assert.rejects(loadManifests(file), (err: unknown) => err instanceof ManifestError && /invalid JSON/.test(err.message));
+  });
+
+  describe('a large JSON list (items parsed a megabyte at a time)', () => {
+    // ~2.4 MB, one item a line as `kubectl get -o json | jq -c '.items[]'`-style tools and the bench's generator write.
+    const pods = Array.from({ length: 6000 }, (_, i) => ({ apiVersion: 'v1', kind: 'Pod',
+      metadata: { name: `p${i}`, namespace: 'ns', uid: `uid-${i}`, labels: { app: 'a' }, managedFields: [{ manager: 'x'.repeat(200) }] },
+      spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '100m', memory: '128Mi' } } }] } }));
+    const listText = (items: string[]) => `{"apiVersion":"v1","kind":"List","items":[\n${items.join(',\n')}\n]}`;
+
+    it('loads and trims every item as the whole-file parse would', async () => {
+      const file = join(dir, 'big.json');
+      await writeFile(file, listText(pods.map((p) => JSON.stringify(p))));
+      const loaded = await loadManifests(file, { trim: true });
+      assert.equal(loaded.objects.Pod.length, pods.length);
+      assert.deepEqual(loaded.objects.Pod.map((p) => p.metadata.name), pods.map((p) => p.metadata.name));
+      const pod = loaded.objects.Pod[4321] as PodObject;
+      assert.deepEqual(Object.keys(pod.metadata).sort(), ['labels', 'name', 'namespace', 'uid'], 'trimmed');
+      assert.deepEqual(pod.spec?.containers?.[0]?.resources?.requests, { cpu: '100m', memory: '128Mi' });
+    });
+
+    it('names the position of an invalid item, a bad quantity and a duplicate deep inside a group', async () => {
+      const file = join(dir, 'big.json');
+      const cases: Array<[number, string, RegExp]> = [
+        [4321, '{"apiVersion":"v1","kind":"Pod","metadata":{"name":tru}}', /big\.json \(document 1, items\[4321\]\): invalid JSON/],
+        [5000, JSON.stringify({ ...pods[5000], spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1 core' } } }] } }),
+          /big\.json \(document 1, items\[5000\], Pod p5000\): spec\.containers\[0\]\.resources\.requests\.cpu/],
+        [3999, JSON.stringify(pods[17]), /big\.json \(document 1, items\[3999\]\): duplicate Pod ns\/p17 \(also defined at .*big\.json \(document 1, items\[17\]\)\)/],
+      ];
+      for (const [at, item, pattern] of cases) {
+        const items = pods.map((p) => JSON.stringify(p));
+        items[at] = item;
+        await writeFile(file, listText(items));
+        await assert.rejects(loadManifests(file, { trim: true }), (err: unknown) => err instanceof ManifestError && pattern.test(err.message), String(pattern));
+      }
+    });
   });
 
   it('reads every manifest of a directory tree in name order, skipping other files', async () => {
