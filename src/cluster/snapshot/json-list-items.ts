@@ -238,7 +238,12 @@ export function streamJsonList(read: ByteReader, onItem: (value: unknown, index:
       oneByOneUntil = window.base + at;
       return false;
     }
-    for (const value of values) onItem(value, index++);
+    for (let k = 0; k < values.length; k++) {
+      const value = values[k];
+      // Each raw item is garbage once delivered: a collection during the group must not keep (and promote) it.
+      values[k] = undefined;
+      onItem(value, index++);
+    }
     i = at + separator.length - 1;
     return true;
   };
