@@ -16,6 +16,7 @@ import {
   type NodeEntry,
   type NodeView,
 } from './node-entry.js';
+import { NodeTable, type NodeTableView } from './node-table.js';
 import { bindKindHandlers, type BoundKindHandlers } from './kinds.js';
 import type { ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
@@ -43,8 +44,10 @@ export class ClusterLedger implements ClusterSink {
   /** Node slots freed by dropped entries, reused so slot numbers stay dense (scheduling's memos are arrays by slot). */
   private readonly freeSlots: number[] = [];
   private slotCount = 0;
-  /** The last `nodesNamed` answer, the hints of the next call (it may hold a dropped entry until then). */
-  private lastNamed: ReadonlyArray<NodeEntry | undefined> = [];
+  /** The nodes' float64 rows by slot, what the scheduling kernels read (written by the entry functions). */
+  private readonly table = new NodeTable();
+  /** The last `slotsNamed` answer, the hints of the next call (a slot may have been released or reused since). */
+  private lastSlots: Int32Array = new Int32Array(0);
   private readonly dra: DraAccounting;
   private readonly budgets = new DisruptionBudgets();
   /** What a change of each kind does (ledger/kinds.ts). */
@@ -105,7 +108,7 @@ export class ClusterLedger implements ClusterSink {
   private nodeEntryFor(name: string): NodeEntry {
     let entry = this.nodes.get(name);
     if (!entry) {
-      entry = emptyNodeEntry(name, this.freeSlots.pop() ?? this.slotCount++);
+      entry = emptyNodeEntry(name, this.freeSlots.pop() ?? this.slotCount++, this.table);
       this.nodes.set(name, entry);
     }
     return entry;
@@ -129,6 +132,7 @@ export class ClusterLedger implements ClusterSink {
   private dropIfUnused(entry: NodeEntry): void {
     if (!entry.known && entry.pods.size === 0 && entry.nominated.size === 0 && this.nodes.get(entry.name) === entry) {
       this.nodes.delete(entry.name);
+      this.table.release(entry.slot);
       this.freeSlots.push(entry.slot);
     }
   }
@@ -186,26 +190,39 @@ export class ClusterLedger implements ClusterSink {
   }
 
   /**
-   * `node(name)` for every name of a candidate list, by position. kube-scheduler sends the same candidate list, in
-   * the same order, pod after pod, so each name is first checked against the node the previous call found at its
-   * position: a known entry is the ledger's current entry for its name (an entry leaves the map only once unknown,
-   * and a left entry never becomes known again), so a hit costs one string comparison instead of hashing a fresh
-   * string and probing the map (measured: the map lookups were the largest part of a 5000-name filter).
+   * The slot of every name of a candidate list (-1 for a name with no known node), by position. kube-scheduler sends
+   * the same candidate list, in the same order, pod after pod, so each name is first checked against the slot the
+   * previous call found at its position: a known slot whose name matches holds the ledger's current entry for that
+   * name (an entry leaves only once unknown, and its slot is released then), so a hit costs one string comparison
+   * instead of hashing a fresh string and probing the map (measured: the map lookups were the largest part of a
+   * 5000-name filter).
    */
-  nodesNamed(names: readonly string[]): ReadonlyArray<NodeView | undefined> {
-    const previous = this.lastNamed;
-    const found: Array<NodeEntry | undefined> = [];
+  slotsNamed(names: readonly string[]): Int32Array {
+    const previous = this.lastSlots;
+    const { known, names: slotNames } = this.table;
+    const found = new Int32Array(names.length);
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
-      const hint = previous[i];
-      if (hint !== undefined && hint.known && hint.name === name) found.push(hint);
+      const hint = i < previous.length ? previous[i]! : -1;
+      if (hint >= 0 && known[hint] === 1 && slotNames[hint] === name) found[i] = hint;
       else {
         const entry = this.nodes.get(name);
-        found.push(entry?.known ? entry : undefined);
+        found[i] = entry?.known ? entry.slot : -1;
       }
     }
-    this.lastNamed = found;
+    this.lastSlots = found;
     return found;
+  }
+
+  /** `node(name)` for every name of a candidate list, by position (see `slotsNamed`). */
+  nodesNamed(names: readonly string[]): ReadonlyArray<NodeView | undefined> {
+    const { entries } = this.table;
+    return Array.from(this.slotsNamed(names), (slot) => (slot < 0 ? undefined : entries[slot]));
+  }
+
+  /** The nodes' rows by slot, for the scheduling kernels; read fresh each call (columns grow). */
+  nodeTable(): NodeTableView {
+    return this.table;
   }
 
   *knownNodes(): IterableIterator<NodeView> {

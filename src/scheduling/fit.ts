@@ -24,6 +24,8 @@ import {
 } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
 import { draAssessmentFor, draRefusal, podUsesDra } from './dra-verdict.js';
+import { draUsedRows, type DraUsedRows } from './dra-used-rows.js';
+import type { DenseRow } from '../ledger/numeric-amounts.js';
 
 export { FITS, type FitVerdict } from './fit-kernel.js';
 
@@ -49,8 +51,14 @@ export function podUsesClaims(pod: PodEntry): boolean {
   return claims !== undefined && claims.length > 0;
 }
 
-export function draUsedOn(ledger: ClusterLedger, node: NodeView, useDra: boolean): ReadonlyMap<string, bigint> | undefined {
-  return useDra ? ledger.draAccounting().nodeUsed(node.name) : undefined;
+/** The node's DRA use as a row by resource id (undefined with DRA off or nothing used there). */
+export function draRowOn(ctx: Pick<FitContext, 'draRows'>, node: NodeView): Readonly<DenseRow> | undefined {
+  return ctx.draRows === undefined ? undefined : ctx.draRows.rowOf(node);
+}
+
+/** The DRA rows table for a call, or undefined when DRA accounting is off for it. */
+export function draRowsFor(ledger: ClusterLedger, useDra: boolean): DraUsedRows | undefined {
+  return useDra ? draUsedRows(ledger.draAccounting(), ledger.nodeTable()) : undefined;
 }
 
 /**
@@ -61,7 +69,7 @@ export function adjustmentsFor(
   ledger: ClusterLedger,
   node: NodeView,
   pod: PodEntry,
-  useDra: boolean,
+  draRows: DraUsedRows | undefined,
   removal: Removal = NO_REMOVAL,
 ): NodeAdjustments | undefined {
   const reserved = reservingPods(node, pod);
@@ -79,12 +87,11 @@ export function adjustmentsFor(
     (removed ??= []).push(victim);
     (removedUids ??= new Set()).add(uid);
   }
-  const dra = useDra ? ledger.draAccounting() : undefined;
   return {
     reserved,
     removed: removed ?? NO_PODS,
-    draUsed: dra?.nodeUsed(node.name),
-    draReleased: dra && removedUids ? dra.releasedBy(removedUids, node.name) : undefined,
+    draUsed: draRows?.rowOf(node),
+    draReleased: draRows && removedUids ? ledger.draAccounting().releasedBy(removedUids, node.name) : undefined,
   };
 }
 
@@ -103,6 +110,8 @@ export interface FitContext {
   pod: PodEntry;
   options: SchedulingOptions;
   useDra: boolean;
+  /** Each node's DRA use by slot, refreshed for this call; undefined when `useDra` is false. */
+  draRows: DraUsedRows | undefined;
   /** DRA has something to say about the pod (claims, a DRA-made claim, DRA-served extended resources): per-node assessment. */
   claims: boolean;
   demand: CompiledDemand;
@@ -120,6 +129,7 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
     pod,
     options,
     useDra,
+    draRows: draRowsFor(ledger, useDra),
     claims: podUsesDra(pod, ledger.draAccounting()),
     demand: compileDemand(pod),
     boundTo: known?.nodeName ? ledger.node(known.nodeName) : undefined,
@@ -152,7 +162,7 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
   if (!node) return UNKNOWN_NODE;
   if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo) {
     // The hot path: nothing but the node's rows and its DRA use.
-    return fitKernel(node, ctx.demand, undefined, ctx.useDra ? ctx.ledger.draAccounting().nodeUsed(node.name) : undefined, sink);
+    return fitKernel(node, ctx.demand, undefined, ctx.draRows === undefined ? undefined : ctx.draRows.rowOf(node), sink);
   }
   if (node.allocatableError) {
     sink?.(`node allocatable unreadable: ${node.allocatableError}`);
@@ -163,9 +173,9 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
   const refusal = footprint ? draRefusal(footprint, options, sink) : undefined;
   if (refusal) return refusal;
   const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0);
-  const adjust = plain ? undefined : adjustmentsFor(ledger, node, pod, ctx.useDra, removal);
+  const adjust = plain ? undefined : adjustmentsFor(ledger, node, pod, ctx.draRows, removal);
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
-  const verdict = fitKernel(node, demand, adjust, adjust ? undefined : draUsedOn(ledger, node, ctx.useDra), sink);
+  const verdict = fitKernel(node, demand, adjust, adjust ? undefined : draRowOn(ctx, node), sink);
   if (!verdict.fits) return verdict;
   if (footprint?.numa.required && !footprint.numa.fits) {
     const detail = footprint.numa.reason ?? 'NUMA alignment not possible';

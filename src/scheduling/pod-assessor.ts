@@ -5,7 +5,7 @@
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
-import { assessIn, draUsedOn, fitContext, podUsesClaims, type FitContext, type FitVerdict } from './fit.js';
+import { assessIn, draRowOn, fitContext, podUsesClaims, type FitContext, type FitVerdict } from './fit.js';
 import type { SchedulingOptions } from './options.js';
 import { demandKey, recall, remember } from './verdict-memo.js';
 
@@ -69,12 +69,12 @@ export class PodAssessor {
 
   recallFor<V>(node: NodeView, key: string | undefined): V | undefined {
     if (key === undefined || !this.memoisable(node)) return undefined;
-    return recall<V>(node, key, draUsedOn(this.ledger, node, this.useDra));
+    return recall<V>(node, key, draRowOn(this.context, node));
   }
 
   rememberFor<V>(node: NodeView, key: string | undefined, value: V): V {
     if (key === undefined || !this.memoisable(node)) return value;
-    return remember(node, key, draUsedOn(this.ledger, node, this.useDra), value);
+    return remember(node, key, draRowOn(this.context, node), value);
   }
 }
 

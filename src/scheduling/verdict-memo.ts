@@ -3,15 +3,16 @@
  * slot; the ledger's entries are never written). A claim pod's per-node assessment (claims, slices, NUMA zones) is
  * costly and kube-scheduler re-filters a pending pod on every retry, so a verdict is reused until anything it depends
  * on changes: every change that can alter a verdict bumps the node's generation (ledger/node-entry.ts), a reused slot
- * holds another entry, every change of the node's DRA use replaces its used-totals map (whose identity the memo
- * records), and the key carries the DRA ledger's assessment epoch and the pod's resourceVersion. Only verdicts that
+ * holds another entry, every change of the node's DRA use replaces its DRA row (scheduling/dra-used-rows.ts; the memo
+ * records its identity), and the key carries the DRA ledger's assessment epoch and the pod's resourceVersion. Only verdicts that
  * depend on nothing else are remembered: no removed pods, the pod neither bound nor nominated there (callers check;
  * see scheduling/pod-assessor.ts). Pods without claims are not remembered: the fit kernel is cheaper than the memo.
  */
 import type { NodeView } from '../ledger/node-entry.js';
+import type { DenseRow } from '../ledger/numeric-amounts.js';
 import { nonZeroOf, type PodEntry } from '../ledger/pod-entry.js';
 
-type DraUsed = ReadonlyMap<string, bigint> | undefined;
+type DraUsed = Readonly<DenseRow> | undefined;
 
 /** Filter verdicts and scores of a few dozen distinct workloads per node; the memo restarts when it is full. */
 const MAX_DEMANDS_PER_NODE = 64;
@@ -39,7 +40,7 @@ export function demandKey(pod: PodEntry): string {
   return key;
 }
 
-/** `draUsed` is the node's DRA used-totals map as the caller sees it (undefined when DRA is off or unused there). */
+/** `draUsed` is the node's DRA row as the caller sees it (undefined when DRA is off or unused there). */
 export function recall<V>(node: NodeView, key: string, draUsed: DraUsed): V | undefined {
   const memo = memosBySlot[node.slot];
   if (!memo || memo.node !== node || memo.generation !== node.generation || memo.draUsed !== draUsed) return undefined;
