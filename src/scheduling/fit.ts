@@ -15,6 +15,7 @@ import {
   compileDemand,
   failure,
   fitKernel,
+  fitting,
   reservingPods,
   withFootprint,
   type CompiledDemand,
@@ -23,6 +24,7 @@ import {
   type NodeAdjustments,
 } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
+import type { Reason } from './reasons.js';
 import { draAssessmentFor, draRefusal, podUsesDra } from './dra-verdict.js';
 import { draUsedRows, type DraUsedRows } from './dra-used-rows.js';
 import type { DenseRow } from '../ledger/numeric-amounts.js';
@@ -39,7 +41,7 @@ const NO_PODS: readonly PodEntry[] = [];
 
 const UNKNOWN_NODE = failure([{ code: 'node_unknown' }]);
 const UNREADABLE_NODE = failure([{ code: 'node_allocatable_unreadable' }]);
-const NUMA = failure([{ code: 'numa_alignment' }]);
+const NUMA_REASONS: readonly Reason[] = [{ code: 'numa_alignment' }];
 
 export function draIsEnabled(ledger: ClusterLedger, options: SchedulingOptions): boolean {
   const setting = options.dra.enabled;
@@ -65,15 +67,11 @@ export function draRowsFor(ledger: ClusterLedger, useDra: boolean): DraUsedRows 
  * The adjustments one evaluation needs on this node, or undefined when there are none (the hot path): nominated
  * pods reserving room, the pod itself when bound here, removed victims, and the DRA amounts only removed pods held.
  */
-export function adjustmentsFor(
-  ledger: ClusterLedger,
-  node: NodeView,
-  pod: PodEntry,
-  draRows: DraUsedRows | undefined,
-  removal: Removal = NO_REMOVAL,
-): NodeAdjustments | undefined {
+export function adjustmentsFor(ctx: FitContext, node: NodeView, removal: Removal = NO_REMOVAL): NodeAdjustments | undefined {
+  const { ledger, pod, draRows } = ctx;
   const reserved = reservingPods(node, pod);
-  const self = node.pods.get(pod.uid);
+  // UIDs are unique: the pod can be among this node's pods only where the ledger has it bound (settled per call).
+  const self = node === ctx.boundTo ? node.pods.get(pod.uid) : undefined;
   if (reserved.length === 0 && self === undefined && removal.podUids.size === 0) return undefined;
   let removed: PodEntry[] | undefined;
   let removedUids: Set<string> | undefined;
@@ -173,14 +171,14 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
   const refusal = footprint ? draRefusal(footprint, options, sink) : undefined;
   if (refusal) return refusal;
   const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0);
-  const adjust = plain ? undefined : adjustmentsFor(ledger, node, pod, ctx.draRows, removal);
+  const adjust = plain ? undefined : adjustmentsFor(ctx, node, removal);
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
   const verdict = fitKernel(node, demand, adjust, adjust ? undefined : draRowOn(ctx, node), sink);
   if (!verdict.fits) return verdict;
   if (footprint?.numa.required && !footprint.numa.fits) {
     const detail = footprint.numa.reason ?? 'NUMA alignment not possible';
     sink?.(detail);
-    return { ...NUMA, detail, metric: `numa:${footprint.numa.code ?? 'no_zone_room'}` } as FitVerdict;
+    return failure(NUMA_REASONS, false, detail, `numa:${footprint.numa.code ?? 'no_zone_room'}`);
   }
-  return footprint && footprint.notes.length > 0 ? { fits: true, notes: footprint.notes } : FITS;
+  return footprint ? fitting(footprint.notes) : FITS;
 }

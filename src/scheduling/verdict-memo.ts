@@ -22,7 +22,7 @@ interface NodeMemo {
   node: NodeView;
   generation: number;
   draUsed: DraUsed;
-  byDemand: Map<string, unknown>;
+  byDemand: Map<number, unknown>;
 }
 
 const memosBySlot: Array<NodeMemo | undefined> = [];
@@ -40,14 +40,33 @@ export function demandKey(pod: PodEntry): string {
   return key;
 }
 
+/**
+ * A memo key text as a small number, the same number for the same text: a call looks its key up once, and each node's
+ * memo is then probed by number instead of comparing a ~100-character string per candidate. Numbers are never reused
+ * (the table restarts when full and hands out new ones), so a number always means one text.
+ */
+export function keyNumber(text: string): number {
+  let number = keyNumbers.get(text);
+  if (number === undefined) {
+    if (keyNumbers.size >= MAX_KEY_NUMBERS) keyNumbers.clear();
+    number = nextKeyNumber++;
+    keyNumbers.set(text, number);
+  }
+  return number;
+}
+
+const MAX_KEY_NUMBERS = 100_000;
+const keyNumbers = new Map<string, number>();
+let nextKeyNumber = 0;
+
 /** `draUsed` is the node's DRA row as the caller sees it (undefined when DRA is off or unused there). */
-export function recall<V>(node: NodeView, key: string, draUsed: DraUsed): V | undefined {
+export function recall<V>(node: NodeView, key: number, draUsed: DraUsed): V | undefined {
   const memo = memosBySlot[node.slot];
   if (!memo || memo.node !== node || memo.generation !== node.generation || memo.draUsed !== draUsed) return undefined;
   return memo.byDemand.get(key) as V | undefined;
 }
 
-export function remember<V>(node: NodeView, key: string, draUsed: DraUsed, verdict: V): V {
+export function remember<V>(node: NodeView, key: number, draUsed: DraUsed, verdict: V): V {
   let memo = memosBySlot[node.slot];
   if (!memo || memo.node !== node || memo.generation !== node.generation || memo.draUsed !== draUsed || memo.byDemand.size >= MAX_DEMANDS_PER_NODE) {
     memo = { node, generation: node.generation, draUsed, byDemand: new Map() };
