@@ -254,7 +254,10 @@ describe('ClusterLedger', () => {
 
   describe('nodesNamed (the candidate list resolved by position)', () => {
     it('answers as node(name) for every name after every change, whether the list repeats, changes order or names unknown nodes', () => {
-      const lists = [[...NODE_NAMES, 'ghost'], [...NODE_NAMES, 'ghost'], ['ghost', 'n3', 'n1', 'n2', 'n1'], ['n1', 'x']];
+      // Repeated lists, reorderings, unknown names, and rotating windows of one order (kube-scheduler's start index).
+      const ring = [...NODE_NAMES, 'ghost'];
+      const windows = ring.map((_, s) => [0, 1, 2].map((k) => ring[(s + k) % ring.length]!));
+      const lists = [[...NODE_NAMES, 'ghost'], [...NODE_NAMES, 'ghost'], ['ghost', 'n3', 'n1', 'n2', 'n1'], ['n1', 'x'], ...windows];
       fc.assert(fc.property(eventScript(), fc.nat(), ({ changes }, start) => {
         const ledger = new ClusterLedger();
         for (const [i, change] of changes.entries()) {
