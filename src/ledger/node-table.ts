@@ -14,6 +14,7 @@
 import type { NodeEntry, NodeView } from './node-entry.js';
 
 const INITIAL_SLOTS = 64;
+const utf8 = new TextEncoder();
 
 export class NodeTable {
   private slots = 0;
@@ -37,6 +38,8 @@ export class NodeTable {
   readonly names: string[] = [];
   /** Each slot's name as a JSON string literal (replies concatenate it). */
   readonly quotedNames: string[] = [];
+  /** Each slot's name as UTF-8 bytes (a request's names are matched against them before any string is made). */
+  readonly nameBytes: Uint8Array[] = [];
   readonly entries: Array<NodeEntry | undefined> = [];
 
   /** Marks a change of the slot; returns its new version. */
@@ -53,6 +56,7 @@ export class NodeTable {
     this.entries[slot] = entry;
     this.names[slot] = entry.name;
     this.quotedNames[slot] = entry.quotedName;
+    this.nameBytes[slot] = utf8.encode(entry.name);
     this.clearAmounts(slot);
     this.known[slot] = 0;
     this.plain[slot] = 0;
@@ -121,5 +125,5 @@ export function columnValue(columns: ReadonlyArray<Float64Array | undefined>, id
 /** What scheduling reads: the table, not to be written (only the ledger's entry functions write it). */
 export type NodeTableView = Pick<
   NodeTable,
-  'version' | 'known' | 'plain' | 'podCount' | 'maxPods' | 'nonZeroCpu' | 'nonZeroMemory' | 'free' | 'allocatable' | 'requested' | 'names' | 'quotedNames'
+  'version' | 'known' | 'plain' | 'podCount' | 'maxPods' | 'nonZeroCpu' | 'nonZeroMemory' | 'free' | 'allocatable' | 'requested' | 'names' | 'quotedNames' | 'nameBytes'
 > & { readonly entries: ReadonlyArray<NodeView | undefined> };
