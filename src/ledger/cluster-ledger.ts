@@ -16,6 +16,7 @@ import {
   type NodeEntry,
   type NodeView,
 } from './node-entry.js';
+import { NodeTable, type NodeTableView } from './node-table.js';
 import { bindKindHandlers, type BoundKindHandlers } from './kinds.js';
 import type { ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
@@ -43,8 +44,12 @@ export class ClusterLedger implements ClusterSink {
   /** Node slots freed by dropped entries, reused so slot numbers stay dense (scheduling's memos are arrays by slot). */
   private readonly freeSlots: number[] = [];
   private slotCount = 0;
-  /** The last `nodesNamed` answer, the hints of the next call (it may hold a dropped entry until then). */
-  private lastNamed: ReadonlyArray<NodeEntry | undefined> = [];
+  /** The nodes' float64 rows by slot, what the scheduling kernels read (written by the entry functions). */
+  private readonly table = new NodeTable();
+  /** The last `slotsNamed` answer, the hints of the next call (a slot may have been released or reused since). */
+  private lastSlots: Int32Array = new Int32Array(0);
+  /** By slot: 1 + the slot that followed it in the last candidate list that named it (0: none seen). */
+  private successors: Int32Array = new Int32Array(0);
   private readonly dra: DraAccounting;
   private readonly budgets = new DisruptionBudgets();
   /** What a change of each kind does (ledger/kinds.ts). */
@@ -105,7 +110,7 @@ export class ClusterLedger implements ClusterSink {
   private nodeEntryFor(name: string): NodeEntry {
     let entry = this.nodes.get(name);
     if (!entry) {
-      entry = emptyNodeEntry(name, this.freeSlots.pop() ?? this.slotCount++);
+      entry = emptyNodeEntry(name, this.freeSlots.pop() ?? this.slotCount++, this.table);
       this.nodes.set(name, entry);
     }
     return entry;
@@ -129,6 +134,7 @@ export class ClusterLedger implements ClusterSink {
   private dropIfUnused(entry: NodeEntry): void {
     if (!entry.known && entry.pods.size === 0 && entry.nominated.size === 0 && this.nodes.get(entry.name) === entry) {
       this.nodes.delete(entry.name);
+      this.table.release(entry.slot);
       this.freeSlots.push(entry.slot);
     }
   }
@@ -186,26 +192,89 @@ export class ClusterLedger implements ClusterSink {
   }
 
   /**
-   * `node(name)` for every name of a candidate list, by position. kube-scheduler sends the same candidate list, in
-   * the same order, pod after pod, so each name is first checked against the node the previous call found at its
-   * position: a known entry is the ledger's current entry for its name (an entry leaves the map only once unknown,
-   * and a left entry never becomes known again), so a hit costs one string comparison instead of hashing a fresh
-   * string and probing the map (measured: the map lookups were the largest part of a 5000-name filter).
+   * The slot of every name of a candidate list (-1 for a name with no known node). kube-scheduler walks its node list
+   * in one stable order: it sends the same candidate list pod after pod, or (percentageOfNodesToScore below 100) a
+   * window of that order whose start rotates every cycle. So each name is checked first against the slot the
+   * previous call found at its position, then against the node that followed the previous name the last time that
+   * one was seen; a known slot whose name matches holds the ledger's current entry for that name (an entry leaves
+   * only once unknown, and its slot is released then), so a hit costs one string comparison instead of hashing a
+   * fresh string and probing the map (measured: the map lookups were the largest part of a 5000-name filter).
    */
-  nodesNamed(names: readonly string[]): ReadonlyArray<NodeView | undefined> {
-    const previous = this.lastNamed;
-    const found: Array<NodeEntry | undefined> = [];
+  slotsNamed(names: readonly string[]): Int32Array {
+    const previous = this.lastSlots;
+    const { known, names: slotNames } = this.table;
+    let successors = this.successors;
+    const found = new Int32Array(names.length);
+    let before = -1;
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
-      const hint = previous[i];
-      if (hint !== undefined && hint.known && hint.name === name) found.push(hint);
-      else {
-        const entry = this.nodes.get(name);
-        found.push(entry?.known ? entry : undefined);
+      let slot = i < previous.length ? previous[i]! : -1;
+      if (!(slot >= 0 && known[slot] === 1 && slotNames[slot] === name)) {
+        slot = before >= 0 && before < successors.length ? successors[before]! - 1 : -1;
+        if (!(slot >= 0 && known[slot] === 1 && slotNames[slot] === name)) {
+          const entry = this.nodes.get(name);
+          slot = entry?.known ? entry.slot : -1;
+        }
       }
+      found[i] = slot;
+      if (before >= 0 && slot >= 0) {
+        if (before >= successors.length) successors = this.growSuccessors(before);
+        successors[before] = slot + 1;
+      }
+      before = slot;
     }
-    this.lastNamed = found;
+    this.lastSlots = found;
     return found;
+  }
+
+  /**
+   * The names of a candidate list given as byte ranges of a request body (protocol/node-names-scan.ts: ASCII, no
+   * escapes), as the very strings the ledger holds for known nodes, found with the same hints as `slotsNamed` (which
+   * then meets its own strings and compares pointers); a name the hints miss is decoded and looked up. Hints are
+   * read, not updated: `slotsNamed` does that when the call resolves these names.
+   */
+  namesFromUtf8(bytes: Uint8Array, ranges: Int32Array): string[] {
+    const previous = this.lastSlots;
+    const successors = this.successors;
+    const { known, names: slotNames, nameBytes } = this.table;
+    const names: string[] = [];
+    let before = -1;
+    for (let i = 0; 2 * i < ranges.length; i++) {
+      const start = ranges[2 * i]!;
+      const end = ranges[2 * i + 1]!;
+      let slot = i < previous.length ? previous[i]! : -1;
+      if (!(slot >= 0 && known[slot] === 1 && sameBytes(nameBytes[slot]!, bytes, start, end))) {
+        slot = before >= 0 && before < successors.length ? successors[before]! - 1 : -1;
+        if (!(slot >= 0 && known[slot] === 1 && sameBytes(nameBytes[slot]!, bytes, start, end))) slot = -1;
+      }
+      if (slot >= 0) names.push(slotNames[slot]!);
+      else {
+        const name = asciiDecoder.decode(bytes.subarray(start, end));
+        const entry = this.nodes.get(name);
+        slot = entry?.known ? entry.slot : -1;
+        names.push(entry?.known ? entry.name : name);
+      }
+      before = slot;
+    }
+    return names;
+  }
+
+  private growSuccessors(slot: number): Int32Array {
+    const grown = new Int32Array(Math.max(slot + 1, this.successors.length * 2, 64));
+    grown.set(this.successors);
+    this.successors = grown;
+    return grown;
+  }
+
+  /** `node(name)` for every name of a candidate list, by position (see `slotsNamed`). */
+  nodesNamed(names: readonly string[]): ReadonlyArray<NodeView | undefined> {
+    const { entries } = this.table;
+    return Array.from(this.slotsNamed(names), (slot) => (slot < 0 ? undefined : entries[slot]));
+  }
+
+  /** The nodes' rows by slot, for the scheduling kernels; read fresh each call (columns grow). */
+  nodeTable(): NodeTableView {
+    return this.table;
   }
 
   *knownNodes(): IterableIterator<NodeView> {
@@ -247,4 +316,13 @@ export class ClusterLedger implements ClusterSink {
     for (const pod of this.podsByKey.values()) if (pod.nodeName === '' && !['Succeeded', 'Failed'].includes(pod.phase)) pendingPods++;
     return { nodes, pods, boundPods, pendingPods, nominatedPods };
   }
+}
+
+/** Ranges hold ASCII only (the scanner refuses anything else), so any decoder reads them alike. */
+const asciiDecoder = new TextDecoder('utf-8');
+
+function sameBytes(name: Uint8Array, bytes: Uint8Array, start: number, end: number): boolean {
+  if (name.length !== end - start) return false;
+  for (let k = 0; k < name.length; k++) if (name[k] !== bytes[start + k]) return false;
+  return true;
 }

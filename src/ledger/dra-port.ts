@@ -55,6 +55,12 @@ export interface DraAccounting {
   /** The DeviceClass that serves an extended resource through DRA (`spec.extendedResourceName`, or the implicit `deviceclass.resource.kubernetes.io/<class>`). */
   extendedResourceClass(resource: string): string | undefined;
   nodeUsed(node: string): ReadonlyMap<string, bigint> | undefined;
+  /**
+   * Changes whenever `nodeUsed` may answer differently for some node other than through a change of that node's own
+   * Node object (which moves the node's generation): claims, slices, classes, pods holding claims, the levers. Read
+   * per call, it lets a reader keep each node's DRA use by node slot instead of asking for it per node.
+   */
+  usedEpoch(): number;
   /** Changes whenever any pod's claim assessment may have changed (see DraLedger.assessmentEpoch). */
   assessmentEpoch(): number;
   /** `delegated`: the pod's extended resources DRA serves on this node (see DraPodFootprint.delegatedExtended). */
@@ -89,6 +95,7 @@ export const NO_DRA: DraAccounting = {
   extendedResourceClass: () => undefined,
   nodeUsed: () => undefined,
   assessmentEpoch: () => 0,
+  usedEpoch: () => 0,
   assessPod: () => NO_FOOTPRINT,
   releasedBy: () => new Map(),
   unsafeNodes: () => new Map(),

@@ -1,14 +1,15 @@
 /**
  * One node's line in the ledger: what the node offers (allocatable) and what its bound pods request. Totals are
- * maintained incrementally as pods come and go, so a scheduling decision reads them in O(resources). Besides the exact
- * bigint totals (exports, the test oracle), each entry keeps a dense float64 row per resource id for the scheduling
- * kernels, updated in place on every event; scheduling reads entries and never writes them.
+ * maintained incrementally as pods come and go, so a scheduling decision reads them in O(resources). The exact bigint
+ * totals live here (exports, the test oracle); their float64 mirror lives in the ledger's node table (node-table.ts),
+ * by the entry's slot, updated in place by these functions on every event. Scheduling reads and never writes either.
  */
 import type { NodeObject, Taint } from './objects.js';
 import type { PodEntry } from './pod-entry.js';
 import { addInto, amountsFromResourceList, type ResourceAmounts } from './resource-amounts.js';
-import { addNumeric, denseRow, type DenseRow } from './numeric-amounts.js';
+import { resourceId } from './numeric-amounts.js';
 import { nonZeroOf } from './pod-entry.js';
+import { NodeTable, type NodeTableView } from './node-table.js';
 
 export const PODS_RESOURCE = 'pods';
 
@@ -18,23 +19,18 @@ export interface NodeEntry {
   quotedName: string;
   /** Dense index of this entry in the ledger, stable while the entry lives (scheduling keys its memos by it). */
   slot: number;
+  /** The ledger's node table, holding this entry's float64 rows at `slot`. */
+  table: NodeTable;
   /** False while only pods or nominations reference the node and its Node object has not been seen. */
   known: boolean;
   resourceVersion: string;
   allocatable: ResourceAmounts;
   /** Sum of effective requests of pods bound here (terminating pods included until they are gone). */
   requested: ResourceAmounts;
-  /** Float64 rows of `allocatable` and `requested` by resource id (numeric-amounts.ts), read by the kernels. */
-  allocatableById: DenseRow;
-  requestedById: DenseRow;
-  /** allocatable − requested by resource id, kept in step with both: the fit kernel's common case reads only this. */
-  freeById: DenseRow;
-  /** NonZeroRequested cpu (millicores) and memory (bytes) of the bound pods: what NodeResourcesFit scores with. */
-  nonZeroCpu: number;
-  nonZeroMemory: number;
-  /** Allocatable pod count as a number; 0 when allocatable has no `pods` (upstream AllowedPodNumber). */
-  maxPods: number;
-  /** Bumped on every change that can alter a fit verdict or a score here (allocatable, bound pods, nominations). */
+  /**
+   * Moves on every change that can alter a fit verdict or a score here (allocatable, bound pods, nominations): the
+   * table's version of the slot, unique over time.
+   */
   generation: number;
   /** Bound pods by UID. */
   pods: Map<string, PodEntry>;
@@ -55,34 +51,28 @@ export interface NodeEntry {
  * views and keeps whatever it remembers on its own side (by `slot`); only the ledger's event handlers write entries.
  */
 export type NodeView = {
-  readonly [K in Exclude<keyof NodeEntry, 'pods' | 'nominated' | 'allocatable' | 'requested' | 'allocatableById' | 'requestedById' | 'freeById' | 'taints' | 'labels'>]: NodeEntry[K];
+  readonly [K in Exclude<keyof NodeEntry, 'pods' | 'nominated' | 'allocatable' | 'requested' | 'table' | 'taints' | 'labels'>]: NodeEntry[K];
 } & {
   readonly pods: ReadonlyMap<string, PodEntry>;
   readonly nominated: ReadonlyMap<string, PodEntry>;
   readonly allocatable: ReadonlyMap<string, bigint>;
   readonly requested: ReadonlyMap<string, bigint>;
-  readonly allocatableById: Readonly<DenseRow>;
-  readonly requestedById: Readonly<DenseRow>;
-  readonly freeById: Readonly<DenseRow>;
+  readonly table: NodeTableView;
   readonly taints: readonly Taint[];
   readonly labels: Readonly<Record<string, string>>;
 };
 
-export function emptyNodeEntry(name: string, slot = 0): NodeEntry {
-  return {
+/** A new entry in `slot` of `table` (a table of its own when none is given: a standalone entry, as tests make). */
+export function emptyNodeEntry(name: string, slot = 0, table: NodeTable = new NodeTable()): NodeEntry {
+  const entry: NodeEntry = {
     name,
     quotedName: JSON.stringify(name),
     slot,
+    table,
     known: false,
     resourceVersion: '',
     allocatable: new Map(),
     requested: new Map(),
-    allocatableById: denseRow(new Map()),
-    requestedById: denseRow(new Map()),
-    freeById: denseRow(new Map()),
-    nonZeroCpu: 0,
-    nonZeroMemory: 0,
-    maxPods: 0,
     generation: 0,
     pods: new Map(),
     nominated: new Map(),
@@ -91,6 +81,9 @@ export function emptyNodeEntry(name: string, slot = 0): NodeEntry {
     labels: {},
     allocatableError: undefined,
   };
+  table.assign(entry);
+  entry.generation = table.version[slot]!;
+  return entry;
 }
 
 /** Refreshes the node's own fields from its object, keeping the pod bookkeeping. */
@@ -107,54 +100,69 @@ export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
     entry.allocatable = new Map();
     entry.allocatableError = err instanceof Error ? err.message : String(err);
   }
-  recomputeFree(entry);
-}
-
-function recomputeFree(entry: NodeEntry): void {
-  entry.generation++;
-  entry.allocatableById = denseRow(entry.allocatable);
-  entry.freeById = freeRow(entry);
-  entry.maxPods = Number(entry.allocatable.get(PODS_RESOURCE) ?? 0n);
+  rewriteRows(entry);
 }
 
 export function addBoundPod(entry: NodeEntry, pod: PodEntry): void {
   entry.pods.set(pod.uid, pod);
-  entry.generation++;
   addInto(entry.requested, pod.requests, 1n);
-  if (!updateRows(entry, pod, 1)) rebuildRows(entry);
+  if (!updateRows(entry, pod, 1)) rewriteRows(entry);
+  else changed(entry);
 }
 
 export function removeBoundPod(entry: NodeEntry, pod: PodEntry): void {
   if (!entry.pods.delete(pod.uid)) return;
-  entry.generation++;
   addInto(entry.requested, pod.requests, -1n);
-  if (!updateRows(entry, pod, -1)) rebuildRows(entry);
+  if (!updateRows(entry, pod, -1)) rewriteRows(entry);
+  else changed(entry);
+}
+
+/** The slot's flags and version after any change of the entry. */
+function changed(entry: NodeEntry): void {
+  const { table, slot } = entry;
+  table.known[slot] = entry.known ? 1 : 0;
+  table.plain[slot] = entry.known && entry.allocatableError === undefined && entry.nominated.size === 0 ? 1 : 0;
+  table.podCount[slot] = entry.pods.size;
+  entry.generation = table.touch(slot);
 }
 
 /**
  * Moves the float rows by one pod, in place. False (nothing moved) for a pod with an amount beyond 2^53, which would
- * leave rounding behind (or Infinity − Infinity) once it is gone: the caller rebuilds the rows from the exact totals.
+ * leave rounding behind (or Infinity − Infinity) once it is gone: the caller rewrites the rows from the exact totals.
  */
 function updateRows(entry: NodeEntry, pod: PodEntry, sign: 1 | -1): boolean {
   for (const amount of pod.requests.values()) if (amount > MAX_EXACT || amount < -MAX_EXACT) return false;
   const nonZero = nonZeroOf(pod);
   if (!Number.isSafeInteger(nonZero.cpu) || !Number.isSafeInteger(nonZero.memory)) return false;
-  entry.requestedById = addNumeric(entry.requestedById, pod.requests, sign);
-  entry.freeById = addNumeric(entry.freeById, pod.requests, sign === 1 ? -1 : 1);
-  entry.nonZeroCpu += sign * nonZero.cpu;
-  entry.nonZeroMemory += sign * nonZero.memory;
+  const { table, slot } = entry;
+  for (const [name, value] of pod.requests) {
+    const id = resourceId(name);
+    const amount = sign * Number(value);
+    const requested = table.column(table.requested, id);
+    requested[slot] = requested[slot]! + amount;
+    const free = table.column(table.free, id);
+    free[slot] = free[slot]! - amount;
+  }
+  table.nonZeroCpu[slot] = table.nonZeroCpu[slot]! + sign * nonZero.cpu;
+  table.nonZeroMemory[slot] = table.nonZeroMemory[slot]! + sign * nonZero.memory;
   return true;
 }
 
-function freeRow(entry: NodeEntry): DenseRow {
-  const free: ResourceAmounts = new Map(entry.allocatable);
-  addInto(free, entry.requested, -1n);
-  return denseRow(free);
-}
-
-function rebuildRows(entry: NodeEntry): void {
-  entry.requestedById = denseRow(entry.requested);
-  entry.freeById = freeRow(entry);
+/** Writes the slot's rows from the exact totals (a new Node object, or amounts beyond float64 exactness). */
+function rewriteRows(entry: NodeEntry): void {
+  const { table, slot } = entry;
+  table.clearAmounts(slot);
+  for (const [name, value] of entry.allocatable) {
+    const id = resourceId(name);
+    table.column(table.allocatable, id)[slot] = Number(value);
+    table.column(table.free, id)[slot] = Number(value);
+  }
+  for (const [name, value] of entry.requested) {
+    const id = resourceId(name);
+    table.column(table.requested, id)[slot] = Number(value);
+    const free = table.column(table.free, id);
+    free[slot] = Number((entry.allocatable.get(name) ?? 0n) - value);
+  }
   let cpu = 0;
   let memory = 0;
   for (const pod of entry.pods.values()) {
@@ -162,8 +170,10 @@ function rebuildRows(entry: NodeEntry): void {
     cpu += nonZero.cpu;
     memory += nonZero.memory;
   }
-  entry.nonZeroCpu = cpu;
-  entry.nonZeroMemory = memory;
+  table.nonZeroCpu[slot] = cpu;
+  table.nonZeroMemory[slot] = memory;
+  table.maxPods[slot] = Number(entry.allocatable.get(PODS_RESOURCE) ?? 0n);
+  changed(entry);
 }
 
 const MAX_EXACT = 9007199254740991n;
@@ -172,7 +182,7 @@ const MAX_EXACT = 9007199254740991n;
 export function setNomination(entry: NodeEntry, pod: PodEntry, present: boolean): void {
   if (present) entry.nominated.set(pod.uid, pod);
   else entry.nominated.delete(pod.uid);
-  entry.generation++;
+  changed(entry);
 }
 
 /** Forgets the node's own fields (its Node object was deleted) while pods may still reference it. */
@@ -180,9 +190,9 @@ export function forgetNodeObject(entry: NodeEntry): void {
   entry.known = false;
   entry.resourceVersion = '';
   entry.allocatable = new Map();
-  recomputeFree(entry);
   entry.unschedulable = false;
   entry.taints = [];
   entry.labels = {};
   entry.allocatableError = undefined;
+  rewriteRows(entry);
 }

@@ -15,17 +15,23 @@ export class CallDedupe {
 
   /** True when this node (or unknown name) was already answered in this call; marks it answered otherwise. */
   repeated(name: string, node: NodeView | undefined): boolean {
-    if (node !== undefined) {
-      const slot = node.slot;
-      if (slot >= stampsBySlot.length) {
-        const grown = new Float64Array(Math.max(slot + 1, stampsBySlot.length * 2));
-        grown.set(stampsBySlot);
-        stampsBySlot = grown;
-      }
-      if (stampsBySlot[slot] === this.stamp) return true;
-      stampsBySlot[slot] = this.stamp;
-      return false;
+    return node !== undefined ? this.repeatedSlot(node.slot) : this.repeatedName(name);
+  }
+
+  /** `repeated` for a known node, by its slot. */
+  repeatedSlot(slot: number): boolean {
+    if (slot >= stampsBySlot.length) {
+      const grown = new Float64Array(Math.max(slot + 1, stampsBySlot.length * 2));
+      grown.set(stampsBySlot);
+      stampsBySlot = grown;
     }
+    if (stampsBySlot[slot] === this.stamp) return true;
+    stampsBySlot[slot] = this.stamp;
+    return false;
+  }
+
+  /** `repeated` for a name the ledger has no known node for. */
+  repeatedName(name: string): boolean {
     this.unknown ??= new Set();
     if (this.unknown.has(name)) return true;
     this.unknown.add(name);

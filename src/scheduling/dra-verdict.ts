@@ -78,5 +78,5 @@ export function draRefusal(dra: DraPodFootprint, options: SchedulingOptions, sin
 
 function refused(reasons: Reason[], unresolvable: boolean, detail: string, metric: string, sink: DetailSink | undefined): FitVerdict {
   sink?.(detail);
-  return { ...failure(reasons, unresolvable), detail, metric } as FitVerdict;
+  return failure(reasons, unresolvable, detail, metric);
 }

@@ -6,7 +6,7 @@
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { formatAmounts } from '../ledger/ledger-export.js';
-import { adjustmentsFor, assessWithDetail, draIsEnabled, draUsedOn } from './fit.js';
+import { adjustmentsFor, assessWithDetail, fitContext } from './fit.js';
 import { freeAmounts } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
 import { reasonMessage, type ReasonCode } from './reasons.js';
@@ -40,14 +40,15 @@ export interface PodExplanation {
 }
 
 export function explainPod(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): PodExplanation {
-  const useDra = draIsEnabled(ledger, options);
+  const ctx = fitContext(ledger, pod, options);
+  const useDra = ctx.useDra;
   const nodes: NodeExplanation[] = [];
   const summary = { fits: 0, fails: 0, unresolvable: 0, byReason: {} as Record<string, number> };
   for (const node of [...ledger.knownNodes()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const { verdict, detail } = assessWithDetail(ledger, node, pod, options);
-    const adjust = adjustmentsFor(ledger, node, pod, useDra);
+    const adjust = adjustmentsFor(ctx, node);
     const free = new Map<string, bigint>();
-    for (const [resource, amount] of freeAmounts(node, adjust, draUsedOn(ledger, node, useDra))) free.set(resource, BigInt(amount));
+    for (const [resource, amount] of freeAmounts(node, adjust, ctx.draRows?.rowOf(node))) free.set(resource, BigInt(amount));
     const explanation: NodeExplanation = verdict.fits
       ? { node: node.name, verdict: 'fits', reason: 'fits', code: 'fits', detail: 'fits', free: formatAmounts(free) }
       : {

@@ -9,7 +9,8 @@ import { FilterReply } from '../protocol/filter-reply.js';
 import type { ExtenderArgs, ExtenderFilterResult } from '../protocol/types.js';
 import { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs } from './candidates.js';
-import { assessFit, assessWithDetail, type FitVerdict } from './fit.js';
+import { assessWithDetail, type FitVerdict } from './fit.js';
+import { fitSlot } from './fit-kernel.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
@@ -85,26 +86,37 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   const sampled: Array<{ name: string; verdict: FailingVerdict }> = [];
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
   const notEvaluated = reasonMessage({ code: 'nominated_node_fits' });
-  const nodes = ledger.nodesNamed(names);
+  const table = ledger.nodeTable();
+  const { plain, quotedNames, entries } = table;
+  const slots = ledger.slotsNamed(names);
+  // A node whose rows alone answer (table.plain: no nominated pods, readable allocatable), for a pod without DRA
+  // claims, not the pod's own node: the fit rule on the slot, touching no entry. Every other node: the assessor.
+  const ctx = assessor.context;
+  const rowsAnswer = !ctx.claims;
+  const boundSlot = ctx.boundTo?.slot ?? -1;
+  const { demand, draRows } = ctx;
   for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
-    const node = nodes[i];
-    if (dedupe.repeated(name, node)) continue;
+    const slot = slots[i]!;
+    if (slot >= 0 ? dedupe.repeatedSlot(slot) : dedupe.repeatedName(names[i]!)) continue;
+    const quotedName = slot >= 0 ? quotedNames[slot] : undefined;
     if (exclusiveHit !== undefined) {
-      if (name === exclusiveHit) reply.pass(i, node?.quotedName);
+      if (names[i] === exclusiveHit) reply.pass(i, quotedName);
       else {
-        reply.fail(i, node?.quotedName, notEvaluated, false);
+        reply.fail(i, quotedName, notEvaluated, false);
         failed++;
         countFailures(failuresByCode, 'nominated_node_fits', 1);
       }
       continue;
     }
-    const verdict = name === nominated.checkedNode ? nominated.verdict! : assessor.assess(node);
+    let verdict: FitVerdict;
+    if (slot === nominated.checkedSlot) verdict = nominated.verdict!;
+    else if (rowsAnswer && plain[slot] === 1 && slot !== boundSlot) verdict = fitSlot(table, slot, demand, undefined, draRows === undefined ? undefined : draRows.rowAt(slot));
+    else verdict = assessor.assess(slot >= 0 ? entries[slot] : undefined);
     if (verdict.fits) {
-      reply.pass(i, node?.quotedName);
+      reply.pass(i, quotedName);
       continue;
     }
-    if (sampled.length < sampleLimit) sampled.push({ name, verdict });
+    if (sampled.length < sampleLimit) sampled.push({ name: names[i]!, verdict });
     if (verdict.metric !== undefined) (draRefusals ??= new Map()).set(verdict.metric, (draRefusals.get(verdict.metric) ?? 0) + 1);
     if (verdict !== run) {
       countRun(failuresByCode, run, runLength);
@@ -112,7 +124,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
       runLength = 0;
     }
     runLength++;
-    reply.fail(i, node?.quotedName, verdict.reason, verdict.unresolvable);
+    reply.fail(i, quotedName, verdict.reason, verdict.unresolvable);
     if (verdict.unresolvable) unresolvable++;
     else {
       failed++;
@@ -195,17 +207,21 @@ function checkNominatedFirst(
   pod: PodEntry,
   names: readonly string[],
   options: SchedulingOptions,
-): { outcome: NominatedOutcome; checkedNode?: string; verdict?: FitVerdict } {
+): { outcome: NominatedOutcome; checkedSlot: number; verdict?: FitVerdict } {
   const name = pod.nominatedNodeName;
-  if (!name || options.nominatedNodePolicy === 'off') return { outcome: { result: 'none' } };
+  if (!name || options.nominatedNodePolicy === 'off') return { outcome: { result: 'none' }, checkedSlot: NO_SLOT };
   if (!names.includes(name)) {
-    return { outcome: { result: 'fallback', node: name, reason: 'not_candidate', detail: 'nominated node is not among the candidates' } };
+    return { outcome: { result: 'fallback', node: name, reason: 'not_candidate', detail: 'nominated node is not among the candidates' }, checkedSlot: NO_SLOT };
   }
   const node = ledger.node(name);
   if (!node) {
-    return { outcome: { result: 'fallback', node: name, reason: 'unknown_node', detail: 'nominated node is not in the cache' }, checkedNode: name, verdict: assessFit(ledger, undefined, pod, options) };
+    // An unknown nominated node is answered by the scan like any unknown name.
+    return { outcome: { result: 'fallback', node: name, reason: 'unknown_node', detail: 'nominated node is not in the cache' }, checkedSlot: NO_SLOT };
   }
   const { verdict, detail } = assessWithDetail(ledger, node, pod, options);
-  if (verdict.fits) return { outcome: { result: 'hit', node: name }, checkedNode: name, verdict };
-  return { outcome: { result: 'fallback', node: name, reason: 'does_not_fit', detail: detail ?? verdict.reason }, checkedNode: name, verdict };
+  if (verdict.fits) return { outcome: { result: 'hit', node: name }, checkedSlot: node.slot, verdict };
+  return { outcome: { result: 'fallback', node: name, reason: 'does_not_fit', detail: detail ?? verdict.reason }, checkedSlot: node.slot, verdict };
 }
+
+/** No slot: slots are never negative, and `slotsNamed` answers -1 for unknown names, so this matches nothing. */
+const NO_SLOT = -2;

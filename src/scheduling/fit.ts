@@ -15,6 +15,7 @@ import {
   compileDemand,
   failure,
   fitKernel,
+  fitting,
   reservingPods,
   withFootprint,
   type CompiledDemand,
@@ -23,7 +24,10 @@ import {
   type NodeAdjustments,
 } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
+import type { Reason } from './reasons.js';
 import { draAssessmentFor, draRefusal, podUsesDra } from './dra-verdict.js';
+import { draUsedRows, type DraUsedRows } from './dra-used-rows.js';
+import type { DenseRow } from '../ledger/numeric-amounts.js';
 
 export { FITS, type FitVerdict } from './fit-kernel.js';
 
@@ -37,7 +41,7 @@ const NO_PODS: readonly PodEntry[] = [];
 
 const UNKNOWN_NODE = failure([{ code: 'node_unknown' }]);
 const UNREADABLE_NODE = failure([{ code: 'node_allocatable_unreadable' }]);
-const NUMA = failure([{ code: 'numa_alignment' }]);
+const NUMA_REASONS: readonly Reason[] = [{ code: 'numa_alignment' }];
 
 export function draIsEnabled(ledger: ClusterLedger, options: SchedulingOptions): boolean {
   const setting = options.dra.enabled;
@@ -49,23 +53,25 @@ export function podUsesClaims(pod: PodEntry): boolean {
   return claims !== undefined && claims.length > 0;
 }
 
-export function draUsedOn(ledger: ClusterLedger, node: NodeView, useDra: boolean): ReadonlyMap<string, bigint> | undefined {
-  return useDra ? ledger.draAccounting().nodeUsed(node.name) : undefined;
+/** The node's DRA use as a row by resource id (undefined with DRA off or nothing used there). */
+export function draRowOn(ctx: Pick<FitContext, 'draRows'>, node: NodeView): Readonly<DenseRow> | undefined {
+  return ctx.draRows === undefined ? undefined : ctx.draRows.rowOf(node);
+}
+
+/** The DRA rows table for a call, or undefined when DRA accounting is off for it. */
+export function draRowsFor(ledger: ClusterLedger, useDra: boolean): DraUsedRows | undefined {
+  return useDra ? draUsedRows(ledger.draAccounting(), ledger.nodeTable()) : undefined;
 }
 
 /**
  * The adjustments one evaluation needs on this node, or undefined when there are none (the hot path): nominated
  * pods reserving room, the pod itself when bound here, removed victims, and the DRA amounts only removed pods held.
  */
-export function adjustmentsFor(
-  ledger: ClusterLedger,
-  node: NodeView,
-  pod: PodEntry,
-  useDra: boolean,
-  removal: Removal = NO_REMOVAL,
-): NodeAdjustments | undefined {
+export function adjustmentsFor(ctx: FitContext, node: NodeView, removal: Removal = NO_REMOVAL): NodeAdjustments | undefined {
+  const { ledger, pod, draRows } = ctx;
   const reserved = reservingPods(node, pod);
-  const self = node.pods.get(pod.uid);
+  // UIDs are unique: the pod can be among this node's pods only where the ledger has it bound (settled per call).
+  const self = node === ctx.boundTo ? node.pods.get(pod.uid) : undefined;
   if (reserved.length === 0 && self === undefined && removal.podUids.size === 0) return undefined;
   let removed: PodEntry[] | undefined;
   let removedUids: Set<string> | undefined;
@@ -79,12 +85,11 @@ export function adjustmentsFor(
     (removed ??= []).push(victim);
     (removedUids ??= new Set()).add(uid);
   }
-  const dra = useDra ? ledger.draAccounting() : undefined;
   return {
     reserved,
     removed: removed ?? NO_PODS,
-    draUsed: dra?.nodeUsed(node.name),
-    draReleased: dra && removedUids ? dra.releasedBy(removedUids, node.name) : undefined,
+    draUsed: draRows?.rowOf(node),
+    draReleased: draRows && removedUids ? ledger.draAccounting().releasedBy(removedUids, node.name) : undefined,
   };
 }
 
@@ -103,6 +108,8 @@ export interface FitContext {
   pod: PodEntry;
   options: SchedulingOptions;
   useDra: boolean;
+  /** Each node's DRA use by slot, refreshed for this call; undefined when `useDra` is false. */
+  draRows: DraUsedRows | undefined;
   /** DRA has something to say about the pod (claims, a DRA-made claim, DRA-served extended resources): per-node assessment. */
   claims: boolean;
   demand: CompiledDemand;
@@ -120,6 +127,7 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
     pod,
     options,
     useDra,
+    draRows: draRowsFor(ledger, useDra),
     claims: podUsesDra(pod, ledger.draAccounting()),
     demand: compileDemand(pod),
     boundTo: known?.nodeName ? ledger.node(known.nodeName) : undefined,
@@ -152,7 +160,7 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
   if (!node) return UNKNOWN_NODE;
   if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo) {
     // The hot path: nothing but the node's rows and its DRA use.
-    return fitKernel(node, ctx.demand, undefined, ctx.useDra ? ctx.ledger.draAccounting().nodeUsed(node.name) : undefined, sink);
+    return fitKernel(node, ctx.demand, undefined, ctx.draRows === undefined ? undefined : ctx.draRows.rowOf(node), sink);
   }
   if (node.allocatableError) {
     sink?.(`node allocatable unreadable: ${node.allocatableError}`);
@@ -163,14 +171,14 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
   const refusal = footprint ? draRefusal(footprint, options, sink) : undefined;
   if (refusal) return refusal;
   const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0);
-  const adjust = plain ? undefined : adjustmentsFor(ledger, node, pod, ctx.useDra, removal);
+  const adjust = plain ? undefined : adjustmentsFor(ctx, node, removal);
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
-  const verdict = fitKernel(node, demand, adjust, adjust ? undefined : draUsedOn(ledger, node, ctx.useDra), sink);
+  const verdict = fitKernel(node, demand, adjust, adjust ? undefined : draRowOn(ctx, node), sink);
   if (!verdict.fits) return verdict;
   if (footprint?.numa.required && !footprint.numa.fits) {
     const detail = footprint.numa.reason ?? 'NUMA alignment not possible';
     sink?.(detail);
-    return { ...NUMA, detail, metric: `numa:${footprint.numa.code ?? 'no_zone_room'}` } as FitVerdict;
+    return failure(NUMA_REASONS, false, detail, `numa:${footprint.numa.code ?? 'no_zone_room'}`);
   }
-  return footprint && footprint.notes.length > 0 ? { fits: true, notes: footprint.notes } : FITS;
+  return footprint ? fitting(footprint.notes) : FITS;
 }

@@ -5,9 +5,9 @@
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
-import { assessIn, draUsedOn, fitContext, podUsesClaims, type FitContext, type FitVerdict } from './fit.js';
+import { assessIn, draRowOn, fitContext, podUsesClaims, type FitContext, type FitVerdict } from './fit.js';
 import type { SchedulingOptions } from './options.js';
-import { demandKey, recall, remember } from './verdict-memo.js';
+import { demandKey, keyNumber, recall, remember } from './verdict-memo.js';
 
 /**
  * What depends only on the pod, the options and the ledger (DRA on, the pod's claims, its demand key, the nodes it
@@ -17,13 +17,14 @@ import { demandKey, recall, remember } from './verdict-memo.js';
 export class PodAssessor {
   readonly useDra: boolean;
   /** What verdicts for this pod are remembered under; undefined when they cannot be (see `memoKeyOf`). */
-  readonly memoKey: string | undefined;
+  readonly memoKey: number | undefined;
   /**
    * The nodes the ledger has this pod bound or nominated to (UIDs are unique, so these are exactly the nodes whose
    * `pods`/`nominated` hold it): resolved once, so the scan compares entries instead of probing two maps per node.
    */
   private readonly boundTo: NodeView | undefined;
   private readonly nominatedTo: NodeView | undefined;
+  private readonly memoText: string | undefined;
   /** Verdicts `assess` answered from the memo in this call. */
   remembered = 0;
   /** The pod's demand and facts, compiled once for the call. */
@@ -38,7 +39,9 @@ export class PodAssessor {
     this.useDra = this.context.useDra;
     // Only a pod with DRA claims is remembered: its per-node assessment is costly, while the kernel answers any other
     // pod faster than a memo lookup-and-store (measured: with 200 distinct pods the memo halved filter throughput).
-    this.memoKey = this.context.claims ? claimsMemoKey(ledger, pod, options) : undefined;
+    const memoText = this.context.claims ? claimsMemoKey(ledger, pod, options) : undefined;
+    this.memoText = memoText;
+    this.memoKey = memoText === undefined ? undefined : keyNumber(memoText);
     const known = ledger.podByUid(pod.uid);
     this.boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;
     this.nominatedTo = known?.nominatedNodeName ? ledger.node(known.nominatedNodeName) : undefined;
@@ -63,18 +66,18 @@ export class PodAssessor {
    * The memo key of another value that depends only on the node and this pod's demand plus `purpose` (e.g. a score
    * under one scoring configuration); undefined when nothing can be remembered for this pod. Build it once per call.
    */
-  keyFor(purpose: string): string | undefined {
-    return this.memoKey === undefined ? undefined : `${purpose}|${this.memoKey}`;
+  keyFor(purpose: string): number | undefined {
+    return this.memoText === undefined ? undefined : keyNumber(`${purpose}|${this.memoText}`);
   }
 
-  recallFor<V>(node: NodeView, key: string | undefined): V | undefined {
+  recallFor<V>(node: NodeView, key: number | undefined): V | undefined {
     if (key === undefined || !this.memoisable(node)) return undefined;
-    return recall<V>(node, key, draUsedOn(this.ledger, node, this.useDra));
+    return recall<V>(node, key, draRowOn(this.context, node));
   }
 
-  rememberFor<V>(node: NodeView, key: string | undefined, value: V): V {
+  rememberFor<V>(node: NodeView, key: number | undefined, value: V): V {
     if (key === undefined || !this.memoisable(node)) return value;
-    return remember(node, key, draUsedOn(this.ledger, node, this.useDra), value);
+    return remember(node, key, draRowOn(this.context, node), value);
   }
 }
 

@@ -10,13 +10,13 @@ import { PriorityReply } from '../protocol/priority-reply.js';
 import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type HostPriorityList } from '../protocol/types.js';
 import { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs } from './candidates.js';
-import { assessIn, draUsedOn, fitContext, podUsesClaims, type FitContext } from './fit.js';
+import { assessIn, draRowOn, draRowsFor, fitContext, podUsesClaims, type FitContext } from './fit.js';
 import { withFootprint } from './fit-kernel.js';
 import { draAssessmentFor } from './dra-verdict.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
-import { compileWeights, nodeScore, scoreRequests, toExtenderScore } from './score-kernel.js';
+import { compileWeights, nodeScore, scoreRequests, scoreSlot, toExtenderScore } from './score-kernel.js';
 
 export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions): HostPriorityList {
   return prioritizeReply(ledger, args, options).toList();
@@ -31,21 +31,47 @@ export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, optio
   const nominatedNode = options.nominatedNodePolicy === 'off' ? undefined : pod.nominatedNodeName;
   const dedupe = new CallDedupe();
   const scores = new PriorityReply();
-  const nodes = ledger.nodesNamed(names);
+  const table = ledger.nodeTable();
+  const slots = ledger.slotsNamed(names);
+  const ctx = assessor.context;
+  // A pod without DRA claims scores every node but its nominated one from the rows alone (scores count neither
+  // nominated pods nor the pod's own binding): the scoring rule on the slot, touching no entry.
+  const rowsAnswer = !ctx.claims;
+  const scoring = rowsAnswer ? scoringScratch(ctx) : undefined;
+  const strategy = options.scoring.strategy;
+  const draRows = ctx.draRows;
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
-    const node = nodes[i];
-    if (dedupe.repeated(name, node)) continue;
+    const slot = slots[i]!;
+    if (slot >= 0 ? dedupe.repeatedSlot(slot) : dedupe.repeatedName(name)) continue;
+    if (slot < 0) {
+      scores.add(name, undefined, MIN_EXTENDER_PRIORITY);
+      continue;
+    }
+    const quotedName = table.quotedNames[slot];
+    if (scoring !== undefined && name !== nominatedNode) {
+      const score = scoreSlot(table, slot, scoring.requests!, strategy, scoring.weights, draRows === undefined ? undefined : draRows.rowAt(slot));
+      scores.add(name, quotedName, toExtenderScore(score));
+      continue;
+    }
+    const node = table.entries[slot];
     // The nominated node's maximum score depends on the pod's nomination, not only its demand: never remembered.
-    const memoised = node !== undefined && name !== nominatedNode ? node : undefined;
+    const memoised = name !== nominatedNode ? node : undefined;
     let score = memoised === undefined ? undefined : assessor.recallFor<number>(memoised, scoreKey);
     if (score === undefined) {
-      score = scoreIn(assessor.context, node);
+      score = scoreIn(ctx, node);
       if (memoised !== undefined) assessor.rememberFor(memoised, scoreKey, score);
     }
-    scores.add(name, node?.quotedName, score);
+    scores.add(name, quotedName, score);
   }
   return scores;
+}
+
+/** The call's weights and, for a pod without a per-node footprint, its scoring requests, settled once. */
+function scoringScratch(ctx: FitContext): ScoringScratch {
+  const scratch = (ctx.scoring ??= { weights: compileWeights(ctx.options.scoring.weights), requests: undefined }) as ScoringScratch;
+  scratch.requests ??= scoreRequests(ctx.demand, scratch.weights);
+  return scratch;
 }
 
 /** Scores depend on the scoring configuration as well as the node and the pod's demand: it is part of the memo key. */
@@ -69,7 +95,7 @@ export function scoreNode(
   useDra: boolean,
 ): number {
   const ctx = fitContext(ledger, pod, options);
-  return scoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra }, node);
+  return scoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra, draRows: draRowsFor(ledger, useDra) }, node);
 }
 
 /** The 0..10 score of one node within a call's context: the nominated node's maximum, or the kernel's score mapped. */
@@ -85,7 +111,7 @@ export function scoreIn(ctx: FitContext, node: NodeView | undefined): number {
 /** The 0..100 NodeResourcesFit score of the node for the pod (nominated pods not counted, as upstream). */
 export function nodeScoreOf(ledger: ClusterLedger, node: NodeView, pod: PodEntry, options: SchedulingOptions, useDra: boolean): number {
   const ctx = fitContext(ledger, pod, options);
-  return nodeScoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra }, node);
+  return nodeScoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra, draRows: draRowsFor(ledger, useDra) }, node);
 }
 
 function nodeScoreIn(ctx: FitContext, node: NodeView): number {
@@ -95,7 +121,7 @@ function nodeScoreIn(ctx: FitContext, node: NodeView): number {
   // The weights and, without a per-node footprint, the pod's scoring requests are settled once per call.
   const scratch = (ctx.scoring ??= { weights: compileWeights(ctx.options.scoring.weights), requests: undefined }) as ScoringScratch;
   const requests = footprint ? scoreRequests(demand, scratch.weights) : (scratch.requests ??= scoreRequests(demand, scratch.weights));
-  return nodeScore(node, requests, strategy, scratch.weights, draUsedOn(ctx.ledger, node, ctx.useDra));
+  return nodeScore(node, requests, strategy, scratch.weights, draRowOn(ctx, node));
 }
 
 interface ScoringScratch {

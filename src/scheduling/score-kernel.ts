@@ -14,8 +14,9 @@
  *    (score × 10 / 100), so the only precision lost is that last step (no per-resource rounding at 0..10).
  */
 import type { NodeView } from '../ledger/node-entry.js';
+import { columnValue, type NodeTableView } from '../ledger/node-table.js';
 import { nonZeroOf } from '../ledger/pod-entry.js';
-import { resourceId, resourceName, rowValue } from '../ledger/numeric-amounts.js';
+import { resourceId, resourceName, rowValue, type DenseRow } from '../ledger/numeric-amounts.js';
 import { MAX_EXTENDER_PRIORITY } from '../protocol/types.js';
 import type { CompiledDemand } from './fit-kernel.js';
 import type { ScoringStrategy } from './options.js';
@@ -81,7 +82,19 @@ export function nodeScore(
   requests: Float64Array,
   strategy: ScoringStrategy,
   weights: readonly CompiledWeight[],
-  draUsed: ReadonlyMap<string, bigint> | undefined,
+  draUsed: Readonly<DenseRow> | undefined,
+): number {
+  return scoreSlot(node.table, node.slot, requests, strategy, weights, draUsed);
+}
+
+/** The scoring rule on one slot of the node table. */
+export function scoreSlot(
+  table: NodeTableView,
+  slot: number,
+  requests: Float64Array,
+  strategy: ScoringStrategy,
+  weights: readonly CompiledWeight[],
+  draUsed: Readonly<DenseRow> | undefined,
 ): number {
   const least = strategy === 'LeastAllocated';
   let weighted = 0;
@@ -90,10 +103,10 @@ export function nodeScore(
     const w = weights[i]!;
     const request = requests[i]!;
     if (request === 0 && w.scalar) continue;
-    const allocatable = rowValue(node.allocatableById, w.id);
+    const allocatable = columnValue(table.allocatable, w.id, slot);
     if (!(allocatable > 0) || allocatable === Number.POSITIVE_INFINITY) continue;
-    let requested = w.id === CPU_ID ? node.nonZeroCpu : w.id === MEMORY_ID ? node.nonZeroMemory : rowValue(node.requestedById, w.id);
-    if (draUsed !== undefined) requested += Number(draUsed.get(resourceName(w.id)) ?? 0n);
+    let requested = w.id === CPU_ID ? table.nonZeroCpu[slot]! : w.id === MEMORY_ID ? table.nonZeroMemory[slot]! : columnValue(table.requested, w.id, slot);
+    if (draUsed !== undefined) requested += rowValue(draUsed, w.id);
     requested += request;
     if (!(requested >= 0)) requested = 0;
     let score: number;

@@ -1,4 +1,5 @@
-import { resourceId, rowValue } from '../../src/ledger/numeric-amounts.js';
+import { resourceName } from '../../src/ledger/numeric-amounts.js';
+import { columnValue } from '../../src/ledger/node-table.js';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
@@ -253,13 +254,21 @@ describe('ClusterLedger', () => {
 
   describe('nodesNamed (the candidate list resolved by position)', () => {
     it('answers as node(name) for every name after every change, whether the list repeats, changes order or names unknown nodes', () => {
-      const lists = [[...NODE_NAMES, 'ghost'], [...NODE_NAMES, 'ghost'], ['ghost', 'n3', 'n1', 'n2', 'n1'], ['n1', 'x']];
+      // Repeated lists, reorderings, unknown names, and rotating windows of one order (kube-scheduler's start index).
+      const ring = [...NODE_NAMES, 'ghost'];
+      const windows = ring.map((_, s) => [0, 1, 2].map((k) => ring[(s + k) % ring.length]!));
+      const lists = [[...NODE_NAMES, 'ghost'], [...NODE_NAMES, 'ghost'], ['ghost', 'n3', 'n1', 'n2', 'n1'], ['n1', 'x'], ...windows];
       fc.assert(fc.property(eventScript(), fc.nat(), ({ changes }, start) => {
         const ledger = new ClusterLedger();
         for (const [i, change] of changes.entries()) {
           ledger.apply(change);
           for (let k = 0; k < 2; k++) {
             const names = lists[(start + i + k) % lists.length]!;
+            // The same list as byte ranges of a body: the names come back, a known node's as the ledger's own string.
+            const { bytes, ranges } = asByteRanges(names);
+            const fromBytes = ledger.namesFromUtf8(bytes, ranges);
+            assert.deepEqual(fromBytes, names);
+            fromBytes.forEach((name, n) => assert.ok(ledger.node(name) === undefined || ledger.node(name)!.name === name, `${names[n]} is the ledger's string`));
             assert.deepEqual(ledger.nodesNamed(names), names.map((name) => ledger.node(name)), `after change ${i}`);
           }
         }
@@ -293,20 +302,41 @@ describe('ClusterLedger', () => {
         for (const entry of incremental.pods()) assert.ok(liveUids.has(entry.uid));
         for (const uid of allUids()) if (!liveUids.has(uid)) assert.equal(incremental.podByUid(uid), undefined, uid);
         for (const entry of incremental.knownNodes()) {
-          // The kernels' dense rows mirror the exact totals, and incremental equals rebuilt for the scoring totals too.
-          for (const [k, v] of entry.allocatable) assert.equal(rowValue(entry.allocatableById, resourceId(k)), Number(v), `allocatable ${k} of ${entry.name}`);
-          for (const [k, v] of entry.requested) assert.equal(rowValue(entry.requestedById, resourceId(k)), Number(v), `requested ${k} of ${entry.name}`);
-          for (const k of new Set([...entry.allocatable.keys(), ...entry.requested.keys()])) {
-            const exactFree = (entry.allocatable.get(k) ?? 0n) - (entry.requested.get(k) ?? 0n);
-            assert.equal(rowValue(entry.freeById, resourceId(k)), Number(exactFree), `free ${k} of ${entry.name}`);
+          // The node table's columns mirror the exact totals at the entry's slot (every column: a resource the node
+          // does not have reads 0), and incremental equals rebuilt for the scoring totals and flags too.
+          const { table, slot } = entry;
+          const ids = new Set([...table.free.keys(), ...table.allocatable.keys(), ...table.requested.keys()]);
+          for (const id of ids) {
+            const k = resourceName(id);
+            const allocatable = entry.allocatable.get(k) ?? 0n;
+            const requested = entry.requested.get(k) ?? 0n;
+            assert.equal(columnValue(table.allocatable, id, slot), Number(allocatable), `allocatable ${k} of ${entry.name}`);
+            assert.equal(columnValue(table.requested, id, slot), Number(requested), `requested ${k} of ${entry.name}`);
+            assert.equal(columnValue(table.free, id, slot), Number(allocatable - requested), `free ${k} of ${entry.name}`);
           }
+          assert.equal(table.podCount[slot], entry.pods.size, `pod count of ${entry.name}`);
+          assert.equal(table.plain[slot], entry.allocatableError === undefined && entry.nominated.size === 0 ? 1 : 0, `plain flag of ${entry.name}`);
+          assert.equal(table.entries[slot], entry);
           const twin = rebuilt.node(entry.name)!;
-          assert.deepEqual([entry.nonZeroCpu, entry.nonZeroMemory, entry.maxPods], [twin.nonZeroCpu, twin.nonZeroMemory, twin.maxPods], `scoring totals of ${entry.name}`);
+          const totals = (t: typeof table, s: number) => [t.nonZeroCpu[s], t.nonZeroMemory[s], t.maxPods[s]];
+          assert.deepEqual(totals(table, slot), totals(twin.table, twin.slot), `scoring totals of ${entry.name}`);
         }
       }), { numRuns: 300 });
     });
   });
 });
+
+/** A JSON array of `names` as bytes, with each name's `[start, end)` (what protocol/node-names-scan.ts finds). */
+function asByteRanges(names: readonly string[]): { bytes: Uint8Array; ranges: Int32Array } {
+  const bytes = new TextEncoder().encode(JSON.stringify(names));
+  const ranges: number[] = [];
+  let at = 1;
+  for (const name of names) {
+    ranges.push(at + 1, at + 1 + name.length);
+    at += name.length + 3;
+  }
+  return { bytes, ranges: Int32Array.from(ranges) };
+}
 
 // ---- the property's event generator -----------------------------------------------------------------------------
 

@@ -138,7 +138,7 @@ describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
     ledger.apply({ type: 'delete', kind: 'Pod', key: 'ns/huge' });
     const entry = ledger.node('n')!;
     assert.equal(fitKernel(entry, compileDemand(incoming), undefined, undefined).fits, true);
-    assert.deepEqual([entry.nonZeroCpu, entry.nonZeroMemory], [1000, 200 * 1024 * 1024]);
+    assert.deepEqual([entry.table.nonZeroCpu[entry.slot], entry.table.nonZeroMemory[entry.slot]], [1000, 200 * 1024 * 1024]);
     // cpu (4000 − 3000)·100/4000 = 25, memory (8192 − 1224)Mi·100/8192Mi = 85 → 55.
     assert.equal(nodeScoreOf(ledger, entry, incoming, scoring('LeastAllocated', { cpu: 1n, memory: 1n }), false), 55);
   });

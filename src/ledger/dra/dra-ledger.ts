@@ -73,6 +73,8 @@ export class DraLedger implements DraAccounting {
   private readonly sliceObservedAt = new Map<string, { driver: string; at: number }>();
   /** Bumped whenever any pod's assessment on any node may have changed (see `assessmentEpoch`). */
   private assessEpoch = 0;
+  /** Bumped whenever a node's aggregate is rebuilt or assessments are invalidated (see `usedEpoch`). */
+  private usedChanges = 0;
   private sliceDataAgeMs: number | undefined;
   private rebuilding = false;
 
@@ -220,6 +222,12 @@ export class DraLedger implements DraAccounting {
     return this.aggregate(node)?.used;
   }
 
+  /** Settles first, so a node refreshed by the settling moves the epoch before the caller reads it. */
+  usedEpoch(): number {
+    this.settle();
+    return this.usedChanges;
+  }
+
   extendedResourceClass(resource: string): string | undefined {
     return this.classes.extendedResourceClass(resource);
   }
@@ -316,6 +324,7 @@ export class DraLedger implements DraAccounting {
     // claim change called it (measured ~0.2 s for 5000 slices) and a watch event paid it each time.
     if (this.assessCache.size > 0) this.assessCache.clear();
     this.assessEpoch++;
+    this.usedChanges++;
   }
 
   private markClaim(key: string): void {
@@ -406,6 +415,7 @@ export class DraLedger implements DraAccounting {
       return [{ placement, accepted, observedAt, contribution, coveredByPodLevel }];
     });
     const aggregate = aggregateNode(node, this.devices.poolsOnNode(node), placed);
+    this.usedChanges++;
     if (isEmptyAggregate(aggregate)) this.aggregates.delete(node);
     else this.aggregates.set(node, aggregate);
     if (aggregate.entries.length > 0) this.nodesWithEntries.add(node);

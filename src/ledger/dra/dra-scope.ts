@@ -94,6 +94,11 @@ export class ScopedDraAccounting implements DraAccounting {
     return this.inner.assessmentEpoch();
   }
 
+  /** A lever change moves the inner ledger's epochs (`setLevers` invalidates its assessments). */
+  usedEpoch(): number {
+    return this.inner.usedEpoch();
+  }
+
   nodeUsed(node: string): ReadonlyMap<string, bigint> | undefined {
     return this.inScope(node) ? this.inner.nodeUsed(node) : undefined;
   }

@@ -172,9 +172,17 @@ describe('DRA ledger: incremental updates equal a rebuild (property)', () => {
         const ledger = newLedger();
         ledger.replaceDeviceClasses([deviceClass(GPU, GPU), deviceClass(CPU, CPU)]);
         const model = new Map<string, Map<string, unknown>>([['slice', new Map()], ['claim', new Map()], ['pod', new Map()]]);
+        // usedEpoch's promise (readers keep each node's use by slot on it, scheduling/dra-used-rows.ts): while it
+        // stands, nodeUsed answers the same for every node.
+        let seen: { epoch: number; used: Array<Map<string, bigint> | undefined> } | undefined;
+        const usedNow = () => NODES.map((n) => (ledger.nodeUsed(n) ? new Map(ledger.nodeUsed(n)) : undefined));
         for (const event of history) {
           apply(ledger, model, event);
           if (readBetween) assertEachClaimUidOnOneNode(ledger);
+          const epoch = ledger.usedEpoch();
+          const used = usedNow();
+          if (seen !== undefined && seen.epoch === epoch) assert.deepEqual(used, seen.used, 'nodeUsed changed while usedEpoch stood');
+          seen = { epoch, used };
         }
         assertEachClaimUidOnOneNode(ledger);
         assertUsedIsSumOfEntries(ledger);

@@ -1,0 +1,129 @@
+/**
+ * The ledger's nodes as dense columns indexed by node slot: what the scheduling kernels read for every candidate of
+ * every call. A call at 5000 candidates used to chase each node's entry object, its maps and its own small rows,
+ * scattered over the heap between requests; the kernels now read a few contiguous float64 columns (free, allocatable
+ * and requested amount per resource id, pod count, NonZeroRequested cpu/memory) and touch an entry only for a node
+ * that needs more than the rows (nominated pods, unreadable allocatable, the pod's own node).
+ *
+ * The columns are float64 mirrors of the entries' exact bigint totals, written in place by the entry functions
+ * (node-entry.ts) on every event, O(resources) each; exact while every amount and sum stays within ±2^53 (see
+ * numeric-amounts.ts: beyond it the slot is rewritten from the exact totals). Only the ledger writes; scheduling
+ * reads through `NodeTableView`. A column grows (a new array) when slots or resource ids outgrow it, so readers take
+ * the arrays from the table at the start of each call and never keep them across calls.
+ */
+import type { NodeEntry, NodeView } from './node-entry.js';
+
+const INITIAL_SLOTS = 64;
+const utf8 = new TextEncoder();
+
+export class NodeTable {
+  private slots = 0;
+  /** One table-wide counter: a slot's version is unique over time, so a reused slot never repeats a version. */
+  private writes = 0;
+  /** Per slot: the `writes` value of its last change (any change that can alter a verdict or a score there). */
+  version = new Float64Array(0);
+  /** 1 when the slot holds a node whose Node object is known. */
+  known = new Uint8Array(0);
+  /** 1 when the rows alone answer the fit: known, allocatable readable, no nominated pods reserving room. */
+  plain = new Uint8Array(0);
+  podCount = new Float64Array(0);
+  /** Allocatable pod count; 0 when allocatable has no `pods` (upstream AllowedPodNumber). */
+  maxPods = new Float64Array(0);
+  nonZeroCpu = new Float64Array(0);
+  nonZeroMemory = new Float64Array(0);
+  /** Columns by resource id (numeric-amounts.ts); an id no node has yet has no column and reads as 0. */
+  readonly free: Array<Float64Array | undefined> = [];
+  readonly allocatable: Array<Float64Array | undefined> = [];
+  readonly requested: Array<Float64Array | undefined> = [];
+  readonly names: string[] = [];
+  /** Each slot's name as a JSON string literal (replies concatenate it). */
+  readonly quotedNames: string[] = [];
+  /** Each slot's name as UTF-8 bytes (a request's names are matched against them before any string is made). */
+  readonly nameBytes: Uint8Array[] = [];
+  readonly entries: Array<NodeEntry | undefined> = [];
+
+  /** Marks a change of the slot; returns its new version. */
+  touch(slot: number): number {
+    const version = ++this.writes;
+    this.version[slot] = version;
+    return version;
+  }
+
+  /** Puts a new entry in the slot with every amount zero. */
+  assign(entry: NodeEntry): void {
+    const slot = entry.slot;
+    this.ensureSlot(slot);
+    this.entries[slot] = entry;
+    this.names[slot] = entry.name;
+    this.quotedNames[slot] = entry.quotedName;
+    this.nameBytes[slot] = utf8.encode(entry.name);
+    this.clearAmounts(slot);
+    this.known[slot] = 0;
+    this.plain[slot] = 0;
+    this.touch(slot);
+  }
+
+  /** The slot no longer holds an entry (the ledger dropped it); its number may be handed out again. */
+  release(slot: number): void {
+    if (slot >= this.slots) return;
+    this.entries[slot] = undefined;
+    this.known[slot] = 0;
+    this.plain[slot] = 0;
+    this.touch(slot);
+  }
+
+  clearAmounts(slot: number): void {
+    this.podCount[slot] = 0;
+    this.maxPods[slot] = 0;
+    this.nonZeroCpu[slot] = 0;
+    this.nonZeroMemory[slot] = 0;
+    for (const columns of [this.free, this.allocatable, this.requested]) for (const column of columns) if (column) column[slot] = 0;
+  }
+
+  /** The column of a resource id, created (zeros) when missing. */
+  column(columns: Array<Float64Array | undefined>, id: number): Float64Array {
+    let column = columns[id];
+    if (column === undefined) {
+      column = new Float64Array(this.slots);
+      columns[id] = column;
+    }
+    return column;
+  }
+
+  private ensureSlot(slot: number): void {
+    if (slot < this.slots) return;
+    const size = Math.max(INITIAL_SLOTS, slot + 1, this.slots * 2);
+    this.version = grown(this.version, size);
+    this.known = grown(this.known, size);
+    this.plain = grown(this.plain, size);
+    this.podCount = grown(this.podCount, size);
+    this.maxPods = grown(this.maxPods, size);
+    this.nonZeroCpu = grown(this.nonZeroCpu, size);
+    this.nonZeroMemory = grown(this.nonZeroMemory, size);
+    for (const columns of [this.free, this.allocatable, this.requested]) {
+      for (let id = 0; id < columns.length; id++) {
+        const column = columns[id];
+        if (column) columns[id] = grown(column, size);
+      }
+    }
+    this.slots = size;
+  }
+}
+
+function grown<T extends Float64Array | Uint8Array>(array: T, size: number): T {
+  const next = new (array.constructor as new (n: number) => T)(size);
+  next.set(array);
+  return next;
+}
+
+/** A column's value at a slot (0 for a resource no node has). */
+export function columnValue(columns: ReadonlyArray<Float64Array | undefined>, id: number, slot: number): number {
+  const column = columns[id];
+  return column === undefined ? 0 : column[slot]!;
+}
+
+/** What scheduling reads: the table, not to be written (only the ledger's entry functions write it). */
+export type NodeTableView = Pick<
+  NodeTable,
+  'version' | 'known' | 'plain' | 'podCount' | 'maxPods' | 'nonZeroCpu' | 'nonZeroMemory' | 'free' | 'allocatable' | 'requested' | 'names' | 'quotedNames' | 'nameBytes'
+> & { readonly entries: ReadonlyArray<NodeView | undefined> };

@@ -1,0 +1,95 @@
+/**
+ * filter and prioritize answer most candidates from the ledger's node table by slot (ledger/node-table.ts), resolving
+ * names by position against the previous call (ClusterLedger.slotsNamed). These properties drive both verbs through
+ * churn that moves every part of that path — pods bound, moved and deleted, nominations made and dropped, a node's
+ * allocatable changed, a node deleted and created again (its slot released and handed out again), candidate lists
+ * reordered with duplicates and unknown names — and check every answer against the exact upstream oracle
+ * (fitsRequest and the NodeResourcesFit scorers, test/support/upstream-oracle.ts).
+ */
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { filter } from '../../src/scheduling/filter.js';
+import { incomingPodFromWire } from '../../src/scheduling/incoming-pod.js';
+import { prioritize } from '../../src/scheduling/prioritize.js';
+import { toExtenderScore } from '../../src/scheduling/score-kernel.js';
+import { oracleFit, oracleScore } from '../support/upstream-oracle.js';
+import { deletePod, ledgerOf, namesArgs, node, pod, schedulingOptions, upsertNode, upsertPod, wire } from '../support/builders.js';
+import type { ClusterChange } from '../../src/ledger/changes.js';
+
+const NODE_NAMES = ['a', 'b', 'c', 'd'];
+const OPTIONS = schedulingOptions({ nominatedNodePolicy: 'off' });
+const SCORING = schedulingOptions({ nominatedNodePolicy: 'off', scoring: { strategy: 'LeastAllocated', weights: new Map([['cpu', 1n], ['memory', 1n]]) } });
+
+const podArb = fc.record({
+  id: fc.nat(5),
+  on: fc.constantFrom(...NODE_NAMES),
+  cpu: fc.constantFrom('0', '250m', '1', '3'),
+  memory: fc.constantFrom('0', '1Gi', '5Gi'),
+  nominatedOnly: fc.boolean(),
+  priority: fc.constantFrom(0, 10),
+});
+type PodStep = typeof podArb extends fc.Arbitrary<infer T> ? T : never;
+
+const stepArb = fc.oneof(
+  fc.record({ pod: podArb }),
+  fc.record({ removePod: fc.nat(5) }),
+  fc.record({ resize: fc.constantFrom(...NODE_NAMES), cpu: fc.constantFrom('2', '4', '8'), pods: fc.constantFrom('1', '2', '110') }),
+  fc.record({ removeNode: fc.constantFrom(...NODE_NAMES) }),
+  fc.record({ call: fc.shuffledSubarray([...NODE_NAMES, 'ghost', 'a'], { minLength: 1 }) }),
+);
+
+function residentPod(step: PodStep) {
+  return pod('ns', `r${step.id}`, step.nominatedOnly
+    ? { nominated: step.on, cpu: step.cpu, memory: step.memory, priority: step.priority }
+    : { node: step.on, cpu: step.cpu, memory: step.memory, priority: step.priority });
+}
+
+describe('filter and prioritize by node slot', () => {
+  it('answer every candidate as the exact upstream oracle does, through pod, nomination and node churn with slots reused (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(stepArb, { minLength: 1, maxLength: 14 }),
+        fc.record({ cpu: fc.constantFrom('0', '100m', '1', '2', '4'), memory: fc.constantFrom('0', '1Gi', '4Gi'), priority: fc.constantFrom(0, 10) }),
+        (steps, want) => {
+          const ledger = ledgerOf(NODE_NAMES.map((n) => node(n, { cpu: '4', memory: '8Gi', pods: '2' })), []);
+          const incomingObject = pod('ns', 'new', { cpu: want.cpu, memory: want.memory, priority: want.priority });
+          const incoming = incomingPodFromWire(wire(incomingObject));
+          const apply = (change: ClusterChange) => ledger.apply(change);
+          for (const step of steps) {
+            if ('pod' in step) apply(upsertPod(residentPod(step.pod)));
+            else if ('removePod' in step) apply(deletePod(`ns/r${step.removePod}`));
+            else if ('resize' in step) apply(upsertNode(node(step.resize, { cpu: step.cpu, memory: '8Gi', pods: step.pods })));
+            else if ('removeNode' in step) {
+              apply({ type: 'delete', kind: 'Node', key: step.removeNode });
+              // Its pods go too, so the entry is dropped and the slot released; then the node comes back.
+              for (const p of [...ledger.pods()]) if (p.nodeName === step.removeNode || p.nominatedNodeName === step.removeNode) apply(deletePod(p.key));
+              apply(upsertNode(node(step.removeNode, { cpu: '4', memory: '8Gi', pods: '110' })));
+            } else {
+              const names = step.call;
+              const result = filter(ledger, namesArgs(incomingObject, names), OPTIONS).result;
+              const scores = new Map(prioritize(ledger, namesArgs(incomingObject, names), SCORING).map((h) => [h.Host, h.Score]));
+              for (const name of new Set(names)) {
+                const entry = ledger.node(name);
+                if (entry === undefined) {
+                  assert.ok(name in result.FailedNodes!, `${name} unknown: failed`);
+                  assert.equal(scores.get(name), 0, `${name} unknown: score 0`);
+                  continue;
+                }
+                const expected = oracleFit(entry, incoming);
+                const passed = result.NodeNames!.includes(name);
+                assert.equal(passed, expected.fits, `${name}: fits`);
+                if (!expected.fits) {
+                  const reasons = expected.unresolvable ? result.FailedAndUnresolvableNodes : result.FailedNodes;
+                  assert.equal(reasons![name], expected.reasons.join(', '), `${name}: reason`);
+                }
+                const expectedScore = toExtenderScore(Number(oracleScore(ledger, entry, incoming, 'LeastAllocated', SCORING.scoring.weights)));
+                assert.equal(scores.get(name), expectedScore, `${name}: score`);
+              }
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
