@@ -5,10 +5,11 @@
  * the caller: it alone sees every file.
  */
 import { isClusterObjectKind } from '../../ledger/kinds.js';
-import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
+import type { ClusterObject, ClusterObjectKind, PodObject } from '../../ledger/objects.js';
+import { rememberPodRequests } from '../../ledger/pod-entry.js';
 import { objectKey } from '../../ledger/objects.js';
 import { trimmerOf } from '../kinds.js';
-import { validateObject } from './manifest-validation.js';
+import { checkedPodRequests, validateObject } from './manifest-validation.js';
 
 export class ManifestError extends Error {
   constructor(
@@ -53,10 +54,21 @@ export function admitObject(file: string, where: string, object: Record<string, 
   const meta = object['metadata'] as { name?: unknown; namespace?: unknown } | undefined;
   const name = typeof meta?.name === 'string' ? meta.name : '';
   if (!isClusterObjectKind(kind)) return { ignored: `${kind} ${name || '(unnamed)'} in ${file}` };
-  const problem = validateObject(kind, object);
-  if (problem) throw new ManifestError(file, `${where}, ${kind} ${name || '(unnamed)'}`, problem);
+  const at = `${where}, ${kind} ${name || '(unnamed)'}`;
+  // A trimmed pod's requests are checked on the trimmed object (the trim keeps every field they read, at the same
+  // paths) and handed to its ledger entry, so they are computed once.
+  const podRequestsOnTrimmed = trim && kind === 'Pod';
+  const problem = validateObject(kind, object, { podRequests: !podRequestsOnTrimmed });
+  if (problem) throw new ManifestError(file, at, problem);
   const typed = object as unknown as ClusterObject;
-  return { kind, object: trim ? trimmerOf(kind)(typed) : typed };
+  if (!trim) return { kind, object: typed };
+  const trimmed = trimmerOf(kind)(typed);
+  if (podRequestsOnTrimmed) {
+    const checked = checkedPodRequests(trimmed as PodObject);
+    if ('problem' in checked) throw new ManifestError(file, at, checked.problem);
+    rememberPodRequests(trimmed as PodObject, checked.requests);
+  }
+  return { kind, object: trimmed };
 }
 
 /** How duplicates are recognised: `Pod ns/name`. Trimming keeps name and namespace, so before and after agree. */

@@ -5,9 +5,13 @@
 import type { ClusterObjectKind, NodeObject, PodDisruptionBudgetObject, PodObject, ResourceSliceObject } from '../../ledger/objects.js';
 import { effectivePodRequests } from '../../ledger/pod-requests.js';
 import { QuantityError } from '../../ledger/quantity.js';
-import { amountsFromResourceList } from '../../ledger/resource-amounts.js';
+import { amountsFromResourceList, type ResourceAmounts } from '../../ledger/resource-amounts.js';
 
-export function validateObject(kind: ClusterObjectKind, object: Record<string, unknown>): string | undefined {
+/**
+ * `podRequests: false` leaves the pod's requests to the caller (`checkedPodRequests`, e.g. on the trimmed pod the
+ * ledger will receive, whose requests are then computed once).
+ */
+export function validateObject(kind: ClusterObjectKind, object: Record<string, unknown>, options: { podRequests?: boolean } = {}): string | undefined {
   const meta = object['metadata'];
   if (typeof meta !== 'object' || meta === null) return 'metadata: expected an object';
   const name = (meta as Record<string, unknown>)['name'];
@@ -18,7 +22,7 @@ export function validateObject(kind: ClusterObjectKind, object: Record<string, u
         amountsFromResourceList((object as unknown as NodeObject).status?.allocatable, 'status.allocatable');
         return undefined;
       case 'Pod':
-        return validatePod(object as unknown as PodObject);
+        return validatePod(object as unknown as PodObject, options.podRequests ?? true);
       case 'ResourceSlice':
         return validateSlice(object as unknown as ResourceSliceObject);
       case 'PodDisruptionBudget':
@@ -27,16 +31,29 @@ export function validateObject(kind: ClusterObjectKind, object: Record<string, u
         return undefined;
     }
   } catch (err) {
-    if (err instanceof QuantityError) return `${err.path ?? 'quantity'}: ${err.message}`;
-    return (err as Error).message;
+    return problemOf(err);
   }
 }
 
-function validatePod(pod: PodObject): string | undefined {
+function problemOf(err: unknown): string {
+  if (err instanceof QuantityError) return `${err.path ?? 'quantity'}: ${err.message}`;
+  return (err as Error).message;
+}
+
+/** The pod's effective requests, or the problem (naming the field) that keeps them from being computed. */
+export function checkedPodRequests(pod: PodObject): { requests: ResourceAmounts } | { problem: string } {
+  try {
+    return { requests: effectivePodRequests(pod) };
+  } catch (err) {
+    return { problem: problemOf(err) };
+  }
+}
+
+function validatePod(pod: PodObject, requests: boolean): string | undefined {
   if (pod.spec !== undefined && (typeof pod.spec !== 'object' || pod.spec === null)) return 'spec: expected an object';
   if (pod.spec?.containers !== undefined && !Array.isArray(pod.spec.containers)) return 'spec.containers: expected a list';
   if (pod.spec?.priority !== undefined && !Number.isInteger(pod.spec.priority)) return 'spec.priority: expected an integer';
-  effectivePodRequests(pod);
+  if (requests) effectivePodRequests(pod);
   return undefined;
 }
 

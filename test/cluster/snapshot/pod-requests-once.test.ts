@@ -1,0 +1,75 @@
+/**
+ * A snapshot pod's requests are computed once: the loader checks them on the trimmed pod it hands to the ledger and
+ * the pod's entry takes that result. That is exact only if the trim keeps every field the requests rule reads, at the
+ * same paths (same amounts, same error naming the same field), which the property below holds it to.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { loadManifests } from '../../../src/cluster/snapshot/manifest-loader.js';
+import { checkedPodRequests } from '../../../src/cluster/snapshot/manifest-validation.js';
+import { trimPod } from '../../../src/cluster/trim.js';
+import type { PodObject } from '../../../src/ledger/objects.js';
+import { podEntryFromObject, rememberPodRequests } from '../../../src/ledger/pod-entry.js';
+import { effectivePodRequests } from '../../../src/ledger/pod-requests.js';
+import { podWithResources } from '../../support/pod-resources-arbitrary.js';
+
+/** The pod with one quantity made unreadable, in a field the rule reads (a container request or a status list). */
+function corrupted(pod: PodObject, where: 'container' | 'status'): PodObject {
+  const copy = structuredClone(pod);
+  const first = copy.spec?.containers?.[0];
+  if (where === 'container' && first) first.resources = { ...first.resources, requests: { ...first.resources?.requests, cpu: '1 core' } };
+  if (where === 'status' && first) copy.status = { ...copy.status, containerStatuses: [{ name: first.name, allocatedResources: { memory: '12 GB' } }] };
+  return copy;
+}
+
+describe('snapshot pod requests computed once', () => {
+  it('the trim keeps what the requests rule reads: same requests, or the same problem naming the same field (property)', () => {
+    fc.assert(fc.property(podWithResources, fc.constantFrom('none', 'container', 'status'), (generated, corrupt) => {
+      const pod = corrupt === 'none' ? generated : corrupted(generated, corrupt);
+      assert.deepEqual(checkedPodRequests(trimPod(pod)), checkedPodRequests(pod));
+    }), { numRuns: 500 });
+  });
+
+  it('a pod entry takes the requests remembered for its object once; the next entry computes them', () => {
+    const pod: PodObject = { metadata: { name: 'p', namespace: 'ns' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } };
+    const remembered = new Map([['cpu', 1000n]]);
+    rememberPodRequests(pod, remembered);
+    assert.equal(podEntryFromObject(pod).requests, remembered);
+    const again = podEntryFromObject(pod).requests;
+    assert.notEqual(again, remembered);
+    assert.deepEqual(again, remembered);
+  });
+
+  describe('through the loader', () => {
+    let dir: string;
+    beforeEach(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'kl-requests-once-'));
+    });
+    afterEach(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('trimmed pods get entries with the requests a fresh computation gives', async () => {
+      const samples = fc.sample(podWithResources, { numRuns: 200, seed: 7 });
+      const items = samples.map((pod, i) => ({ apiVersion: 'v1', kind: 'Pod', ...pod, metadata: { name: `p${i}`, namespace: 'ns' } }));
+      const file = join(dir, 'pods.json');
+      await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+      const loaded = await loadManifests(file, { trim: true });
+      assert.equal(loaded.objects.Pod.length, items.length);
+      for (const pod of loaded.objects.Pod as PodObject[]) assert.deepEqual(podEntryFromObject(pod).requests, effectivePodRequests(pod), pod.metadata.name);
+    });
+
+    it('a bad quantity is reported with the same message whether the loader trims or not', async () => {
+      const file = join(dir, 'pods.json');
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns' },
+        spec: { containers: [{ name: 'a' }, { name: 'b', resources: { requests: { memory: '1 GB' } } }] } };
+      await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [pod] }));
+      const messages = await Promise.all([loadManifests(file, { trim: true }), loadManifests(file)].map((p) => p.then(() => 'loaded', (err: Error) => err.message)));
+      assert.match(messages[0]!, /items\[0\], Pod p\): spec\.containers\[1\]\.resources\.requests\.memory/);
+      assert.equal(messages[0], messages[1]);
+    });
+  });
+});
