@@ -10,6 +10,8 @@
  * whole). The envelope around the items is checked to be valid JSON by parsing it with the items removed, so a broken
  * file is still rejected; each item's own validity is JSON.parse's when the caller parses it.
  */
+import { isAscii } from 'node:buffer';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
@@ -73,7 +75,10 @@ function skipValue(bytes: Uint8Array, i: number): number {
 }
 
 function decode(bytes: Uint8Array, start: number, end: number): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8');
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start);
+  // Snapshot text is almost all ASCII, whose UTF-8 and Latin-1 decodings are the same string; Latin-1 is a plain copy
+  // (with the native ASCII check, ~2.5x faster than UTF-8 decoding: ~0.2 s of a 355 MiB load).
+  return isAscii(view) ? view.toString('latin1') : view.toString('utf8');
 }
 
 /** Splits the document's UTF-8 bytes (a string is encoded first, for callers that hold text). */
