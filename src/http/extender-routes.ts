@@ -24,8 +24,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { certificateRefusal } from './client-certificate-gate.js';
 import type { ExtenderService } from './extender-port.js';
 import type { InFlightLimit } from './in-flight-limit.js';
-import { parseJson, readJsonBody, readJsonBytes } from './json-body.js';
-import { scanNodeNamesBody, scannedArgsValue } from '../protocol/node-names-scan.js';
+import { readJsonBody } from './json-body.js';
 import { lingerAfterReply, type LingerBounds } from './lingering-close.js';
 import { errorBody, failureReply, type ExtenderVerb } from './request-middleware.js';
 
@@ -94,21 +93,9 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
     return body.value;
   };
 
-  /**
-   * filter and prioritize bodies: a plain NodeNames body is scanned, its names resolved to the ledger's own strings
-   * (no string per candidate is made); any other body is parsed. Both give the decoder the same value.
-   */
-  const readArgsBody = async (request: IncomingMessage, verb: ExtenderVerb): Promise<unknown> => {
-    if (service.namesFromUtf8 === undefined) return readBody(request, verb);
-    const bytes = await readJsonBytes(request, bodyLimitBytes);
-    metrics.httpRequestBodyBytes.observe({ verb }, bytes.length);
-    const scanned = scanNodeNamesBody(bytes);
-    return scanned ? scannedArgsValue(scanned, service.namesFromUtf8(bytes, scanned.ranges)) : parseJson(bytes);
-  };
-
   const handlers: Record<ExtenderVerb, VerbHandler> = {
     filter: async (request, response) => {
-      const args = decodeExtenderArgs(await readArgsBody(request, 'filter'));
+      const args = decodeExtenderArgs(await readBody(request, 'filter'));
       let encoded: string;
       let outcome = 'ok';
       try {
@@ -123,7 +110,7 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
       return outcome;
     },
     prioritize: async (request, response) => {
-      const args = decodeExtenderArgs(await readArgsBody(request, 'prioritize'));
+      const args = decodeExtenderArgs(await readBody(request, 'prioritize'));
       writeJson(response, 200, encodeHostPriorityList(service.prioritize(args)));
       return 'ok';
     },

@@ -264,11 +264,6 @@ describe('ClusterLedger', () => {
           ledger.apply(change);
           for (let k = 0; k < 2; k++) {
             const names = lists[(start + i + k) % lists.length]!;
-            // The same list as byte ranges of a body: the names come back, a known node's as the ledger's own string.
-            const { bytes, ranges } = asByteRanges(names);
-            const fromBytes = ledger.namesFromUtf8(bytes, ranges);
-            assert.deepEqual(fromBytes, names);
-            fromBytes.forEach((name, n) => assert.ok(ledger.node(name) === undefined || ledger.node(name)!.name === name, `${names[n]} is the ledger's string`));
             assert.deepEqual(ledger.nodesNamed(names), names.map((name) => ledger.node(name)), `after change ${i}`);
           }
         }
@@ -325,18 +320,6 @@ describe('ClusterLedger', () => {
     });
   });
 });
-
-/** A JSON array of `names` as bytes, with each name's `[start, end)` (what protocol/node-names-scan.ts finds). */
-function asByteRanges(names: readonly string[]): { bytes: Uint8Array; ranges: Int32Array } {
-  const bytes = new TextEncoder().encode(JSON.stringify(names));
-  const ranges: number[] = [];
-  let at = 1;
-  for (const name of names) {
-    ranges.push(at + 1, at + 1 + name.length);
-    at += name.length + 3;
-  }
-  return { bytes, ranges: Int32Array.from(ranges) };
-}
 
 // ---- the property's event generator -----------------------------------------------------------------------------
 
