@@ -234,12 +234,6 @@ export class ClusterLedger implements ClusterSink {
     return grown;
   }
 
-  /** `node(name)` for every name of a candidate list, by position (see `slotsNamed`). */
-  nodesNamed(names: readonly string[]): ReadonlyArray<NodeView | undefined> {
-    const { entries } = this.table;
-    return Array.from(this.slotsNamed(names), (slot) => (slot < 0 ? undefined : entries[slot]));
-  }
-
   /** The nodes' rows by slot, for the scheduling kernels; read fresh each call (columns grow). */
   nodeTable(): NodeTableView {
     return this.table;
