@@ -82,10 +82,6 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       return decision.reply;
     },
 
-    namesFromUtf8(bytes: Uint8Array, ranges: Int32Array): string[] {
-      return ledger.namesFromUtf8(bytes, ranges);
-    },
-
     prioritize(args: ExtenderArgs): HostPriorityList | PriorityReply {
       const options = deps.options();
       // The prioritize reply has no error field: a failed call is kube-scheduler's way to score without us.

@@ -21,11 +21,6 @@ export interface ExtenderService {
   filter(args: ExtenderArgs): ExtenderFilterResult;
   /** A PriorityReply is the scores as the scan built them (encoded from pre-encoded names). */
   prioritize(args: ExtenderArgs): HostPriorityList | PriorityReply;
-  /**
-   * A request's candidate names from their byte ranges in the body (protocol/node-names-scan.ts), as the strings the
-   * ledger holds for known nodes; absent: the route parses every body with JSON.parse.
-   */
-  namesFromUtf8?(bytes: Uint8Array, ranges: Int32Array): string[];
   preempt(args: ExtenderPreemptionArgs): Promise<ExtenderPreemptionResult>;
   /** Per-node verdicts for one known pod; undefined when the pod is unknown. */
   explain(namespace: string, name: string): unknown | undefined;

@@ -16,7 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeExtenderArgs, decodePreemptionArgs } from '../protocol/decode.js';
-import { encodeFilterResult, encodeHostPriorityList, encodePreemptionResult } from '../protocol/encode.js';
+import { encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityListPieces, encodePreemptionResult } from '../protocol/encode.js';
 import { InputError } from '../protocol/errors.js';
 import type { ExtenderFilterResult } from '../protocol/types.js';
 import type { Logger } from '../observability/logger.js';
@@ -24,8 +24,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { certificateRefusal } from './client-certificate-gate.js';
 import type { ExtenderService } from './extender-port.js';
 import type { InFlightLimit } from './in-flight-limit.js';
-import { parseJson, readJsonBody, readJsonBytes } from './json-body.js';
-import { scanNodeNamesBody, scannedArgsValue } from '../protocol/node-names-scan.js';
+import { readJsonBody } from './json-body.js';
 import { lingerAfterReply, type LingerBounds } from './lingering-close.js';
 import { errorBody, failureReply, type ExtenderVerb } from './request-middleware.js';
 
@@ -62,11 +61,23 @@ export function requestPath(url: string): string {
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** One buffer, its length known: the reply is encoded to bytes once. */
-function writeJson(response: ServerResponse, status: number, body: string): void {
-  const bytes = Buffer.from(body, 'utf8');
-  response.writeHead(status, { 'Content-Type': JSON_CONTENT_TYPE, 'Content-Length': bytes.length });
-  response.end(bytes);
+/**
+ * The reply encoded to bytes once, its length known. A long reply comes as pieces (protocol/encode.ts: no string
+ * over ~128 KB); they are written in one go (Node corks the socket until the end), one writev.
+ */
+function writeJson(response: ServerResponse, status: number, body: string | readonly string[]): void {
+  if (typeof body === 'string' || body.length === 1) {
+    const bytes = Buffer.from(typeof body === 'string' ? body : body[0]!, 'utf8');
+    response.writeHead(status, { 'Content-Type': JSON_CONTENT_TYPE, 'Content-Length': bytes.length });
+    response.end(bytes);
+    return;
+  }
+  const pieces = body.map((piece) => Buffer.from(piece, 'utf8'));
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  response.writeHead(status, { 'Content-Type': JSON_CONTENT_TYPE, 'Content-Length': length });
+  for (let i = 0; i < pieces.length - 1; i++) response.write(pieces[i]);
+  response.end(pieces[pieces.length - 1]);
 }
 
 function errorMessage(err: unknown): string {
@@ -94,25 +105,13 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
     return body.value;
   };
 
-  /**
-   * filter and prioritize bodies: a plain NodeNames body is scanned, its names resolved to the ledger's own strings
-   * (no string per candidate is made); any other body is parsed. Both give the decoder the same value.
-   */
-  const readArgsBody = async (request: IncomingMessage, verb: ExtenderVerb): Promise<unknown> => {
-    if (service.namesFromUtf8 === undefined) return readBody(request, verb);
-    const bytes = await readJsonBytes(request, bodyLimitBytes);
-    metrics.httpRequestBodyBytes.observe({ verb }, bytes.length);
-    const scanned = scanNodeNamesBody(bytes);
-    return scanned ? scannedArgsValue(scanned, service.namesFromUtf8(bytes, scanned.ranges)) : parseJson(bytes);
-  };
-
   const handlers: Record<ExtenderVerb, VerbHandler> = {
     filter: async (request, response) => {
-      const args = decodeExtenderArgs(await readArgsBody(request, 'filter'));
-      let encoded: string;
+      const args = decodeExtenderArgs(await readBody(request, 'filter'));
+      let encoded: string | string[];
       let outcome = 'ok';
       try {
-        encoded = encodeFilterResult(service.filter(args));
+        encoded = encodeFilterResultPieces(service.filter(args));
       } catch (err) {
         if (err instanceof InputError) throw err;
         outcome = 'error';
@@ -123,8 +122,8 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
       return outcome;
     },
     prioritize: async (request, response) => {
-      const args = decodeExtenderArgs(await readArgsBody(request, 'prioritize'));
-      writeJson(response, 200, encodeHostPriorityList(service.prioritize(args)));
+      const args = decodeExtenderArgs(await readBody(request, 'prioritize'));
+      writeJson(response, 200, encodeHostPriorityListPieces(service.prioritize(args)));
       return 'ok';
     },
     preempt: async (request, response) => {

@@ -92,13 +92,8 @@ export function parseJson(body: Buffer): unknown {
 }
 
 export async function readJsonBody(request: IncomingMessage, limitBytes: number): Promise<JsonBody> {
-  const body = await readJsonBytes(request, limitBytes);
-  return { value: parseJson(body), bytes: body.length };
-}
-
-/** The body's bytes after the same checks as `readJsonBody`, for a caller that reads some bodies without JSON.parse. */
-export async function readJsonBytes(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   checkJsonContentType(request.headers['content-type']);
   checkDeclaredLength(request.headers['content-length'], limitBytes);
-  return readBoundedBody(request, limitBytes);
+  const body = await readBoundedBody(request, limitBytes);
+  return { value: parseJson(body), bytes: body.length };
 }

@@ -227,49 +227,11 @@ export class ClusterLedger implements ClusterSink {
     return found;
   }
 
-  /**
-   * The names of a candidate list given as byte ranges of a request body (protocol/node-names-scan.ts: ASCII, no
-   * escapes), as the very strings the ledger holds for known nodes, found with the same hints as `slotsNamed` (which
-   * then meets its own strings and compares pointers); a name the hints miss is decoded and looked up. Hints are
-   * read, not updated: `slotsNamed` does that when the call resolves these names.
-   */
-  namesFromUtf8(bytes: Uint8Array, ranges: Int32Array): string[] {
-    const previous = this.lastSlots;
-    const successors = this.successors;
-    const { known, names: slotNames, nameBytes } = this.table;
-    const names: string[] = [];
-    let before = -1;
-    for (let i = 0; 2 * i < ranges.length; i++) {
-      const start = ranges[2 * i]!;
-      const end = ranges[2 * i + 1]!;
-      let slot = i < previous.length ? previous[i]! : -1;
-      if (!(slot >= 0 && known[slot] === 1 && sameBytes(nameBytes[slot]!, bytes, start, end))) {
-        slot = before >= 0 && before < successors.length ? successors[before]! - 1 : -1;
-        if (!(slot >= 0 && known[slot] === 1 && sameBytes(nameBytes[slot]!, bytes, start, end))) slot = -1;
-      }
-      if (slot >= 0) names.push(slotNames[slot]!);
-      else {
-        const name = asciiDecoder.decode(bytes.subarray(start, end));
-        const entry = this.nodes.get(name);
-        slot = entry?.known ? entry.slot : -1;
-        names.push(entry?.known ? entry.name : name);
-      }
-      before = slot;
-    }
-    return names;
-  }
-
   private growSuccessors(slot: number): Int32Array {
     const grown = new Int32Array(Math.max(slot + 1, this.successors.length * 2, 64));
     grown.set(this.successors);
     this.successors = grown;
     return grown;
-  }
-
-  /** `node(name)` for every name of a candidate list, by position (see `slotsNamed`). */
-  nodesNamed(names: readonly string[]): ReadonlyArray<NodeView | undefined> {
-    const { entries } = this.table;
-    return Array.from(this.slotsNamed(names), (slot) => (slot < 0 ? undefined : entries[slot]));
   }
 
   /** The nodes' rows by slot, for the scheduling kernels; read fresh each call (columns grow). */
@@ -316,13 +278,4 @@ export class ClusterLedger implements ClusterSink {
     for (const pod of this.podsByKey.values()) if (pod.nodeName === '' && !['Succeeded', 'Failed'].includes(pod.phase)) pendingPods++;
     return { nodes, pods, boundPods, pendingPods, nominatedPods };
   }
-}
-
-/** Ranges hold ASCII only (the scanner refuses anything else), so any decoder reads them alike. */
-const asciiDecoder = new TextDecoder('utf-8');
-
-function sameBytes(name: Uint8Array, bytes: Uint8Array, start: number, end: number): boolean {
-  if (name.length !== end - start) return false;
-  for (let k = 0; k < name.length; k++) if (name[k] !== bytes[start + k]) return false;
-  return true;
 }

@@ -14,7 +14,6 @@
 import type { NodeEntry, NodeView } from './node-entry.js';
 
 const INITIAL_SLOTS = 64;
-const utf8 = new TextEncoder();
 
 export class NodeTable {
   private slots = 0;
@@ -38,8 +37,6 @@ export class NodeTable {
   readonly names: string[] = [];
   /** Each slot's name as a JSON string literal (replies concatenate it). */
   readonly quotedNames: string[] = [];
-  /** Each slot's name as UTF-8 bytes (a request's names are matched against them before any string is made). */
-  readonly nameBytes: Uint8Array[] = [];
   readonly entries: Array<NodeEntry | undefined> = [];
 
   /** Marks a change of the slot; returns its new version. */
@@ -56,7 +53,6 @@ export class NodeTable {
     this.entries[slot] = entry;
     this.names[slot] = entry.name;
     this.quotedNames[slot] = entry.quotedName;
-    this.nameBytes[slot] = utf8.encode(entry.name);
     this.clearAmounts(slot);
     this.known[slot] = 0;
     this.plain[slot] = 0;
@@ -125,5 +121,5 @@ export function columnValue(columns: ReadonlyArray<Float64Array | undefined>, id
 /** What scheduling reads: the table, not to be written (only the ledger's entry functions write it). */
 export type NodeTableView = Pick<
   NodeTable,
-  'version' | 'known' | 'plain' | 'podCount' | 'maxPods' | 'nonZeroCpu' | 'nonZeroMemory' | 'free' | 'allocatable' | 'requested' | 'names' | 'quotedNames' | 'nameBytes'
+  'version' | 'known' | 'plain' | 'podCount' | 'maxPods' | 'nonZeroCpu' | 'nonZeroMemory' | 'free' | 'allocatable' | 'requested' | 'names' | 'quotedNames'
 > & { readonly entries: ReadonlyArray<NodeView | undefined> };

@@ -64,19 +64,44 @@ function encodeFailedNodes(map: FailedNodesMap | null | undefined): string {
   return JSON.stringify(map);
 }
 
-/** A reply the filter scan built (filter-reply.ts): its fragments joined, in the field order below. */
-function encodeFilterReply(reply: FilterReply): string {
+/**
+ * Fragments per piece of a long reply. A reply is written as pieces of at most this many entries (~25-60 KB each)
+ * rather than one string: V8 puts a string over ~128 KB in large-object space, and at 5000 candidates making and
+ * encoding that one string cost twice as much as the pieces (measured ~600 against ~300 us).
+ */
+const ENTRIES_PER_PIECE = 1024;
+
+/** `open` + the entries joined by commas + `close`, as pieces of at most ENTRIES_PER_PIECE entries, appended to `out`. */
+function joinedPieces(out: string[], open: string, entries: readonly string[], close: string): void {
+  if (entries.length <= ENTRIES_PER_PIECE) {
+    out.push(`${open}${entries.join(',')}${close}`);
+    return;
+  }
+  for (let start = 0; start < entries.length; start += ENTRIES_PER_PIECE) {
+    const piece = entries.slice(start, start + ENTRIES_PER_PIECE).join(',');
+    const end = start + ENTRIES_PER_PIECE >= entries.length;
+    out.push(`${start === 0 ? open : ','}${piece}${end ? close : ''}`);
+  }
+}
+
+/** A reply the filter scan built (filter-reply.ts): its fragments joined, in the field order below, as pieces. */
+function filterReplyPieces(reply: FilterReply): string[] {
   const nodes = reply.namesMode ? 'null' : encodeNodeList(reply.Nodes);
-  const names = reply.namesMode ? `[${reply.passedQuoted.join(',')}]` : 'null';
-  return (
-    `{"Nodes":${nodes},"NodeNames":${names}` +
-    `,"FailedNodes":{${reply.failedEntries.join(',')}}` +
-    `,"FailedAndUnresolvableNodes":{${reply.unresolvableEntries.join(',')}},"Error":""}`
-  );
+  const out: string[] = [];
+  if (reply.namesMode) joinedPieces(out, `{"Nodes":${nodes},"NodeNames":[`, reply.passedQuoted, ']');
+  else out.push(`{"Nodes":${nodes},"NodeNames":null`);
+  joinedPieces(out, ',"FailedNodes":{', reply.failedEntries, '}');
+  joinedPieces(out, ',"FailedAndUnresolvableNodes":{', reply.unresolvableEntries, '},"Error":""}');
+  return out;
+}
+
+/** The encoded result as pieces whose concatenation is `encodeFilterResult` (what the route writes). */
+export function encodeFilterResultPieces(result: ExtenderFilterResult): string[] {
+  return result instanceof FilterReply ? filterReplyPieces(result) : [encodeFilterResult(result)];
 }
 
 export function encodeFilterResult(result: ExtenderFilterResult): string {
-  if (result instanceof FilterReply) return encodeFilterReply(result);
+  if (result instanceof FilterReply) return filterReplyPieces(result).join('');
   return (
     `{"Nodes":${encodeNodeList(result.Nodes)}` +
     `,"NodeNames":${encodeStrings(result.NodeNames)}` +
@@ -89,19 +114,31 @@ export function encodeFilterResult(result: ExtenderFilterResult): string {
 /** Every score the verbs give (0..MaxExtenderPriority), as written. */
 const SMALL_SCORES: readonly string[] = Array.from({ length: 11 }, (_, i) => String(i));
 
-function encodePriorityReply(reply: PriorityReply): string {
+/** The scores as pieces of at most ENTRIES_PER_PIECE hosts (see there). */
+function priorityReplyPieces(reply: PriorityReply): string[] {
   const { quotedHosts, scores } = reply;
+  const pieces: string[] = [];
   let out = '[';
   for (let i = 0; i < quotedHosts.length; i++) {
+    if (i !== 0 && i % ENTRIES_PER_PIECE === 0) {
+      pieces.push(out);
+      out = '';
+    }
     const score = scores[i]!;
     out += `${i === 0 ? '' : ','}{"Host":${quotedHosts[i]!},"Score":${SMALL_SCORES[score] ?? encodeInt64(score, 'score')}}`;
   }
-  return `${out}]`;
+  pieces.push(`${out}]`);
+  return pieces;
+}
+
+/** The encoded list as pieces whose concatenation is `encodeHostPriorityList` (what the route writes). */
+export function encodeHostPriorityListPieces(list: HostPriorityList | PriorityReply | null): string[] {
+  return list instanceof PriorityReply ? priorityReplyPieces(list) : [encodeHostPriorityList(list)];
 }
 
 export function encodeHostPriorityList(list: HostPriorityList | PriorityReply | null): string {
   if (list === null) return 'null';
-  if (list instanceof PriorityReply) return encodePriorityReply(list);
+  if (list instanceof PriorityReply) return priorityReplyPieces(list).join('');
   const parts = list.map((host) => `{"Host":${quote(host.Host)},"Score":${encodeInt64(host.Score, 'score')}}`);
   return `[${parts.join(',')}]`;
 }

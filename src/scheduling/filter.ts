@@ -110,7 +110,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     }
     let verdict: FitVerdict;
     if (slot === nominated.checkedSlot) verdict = nominated.verdict!;
-    else if (rowsAnswer && plain[slot] === 1 && slot !== boundSlot) verdict = fitSlot(table, slot, demand, undefined, draRows === undefined ? undefined : draRows.rowAt(slot));
+    else if (rowsAnswer && slot >= 0 && plain[slot] === 1 && slot !== boundSlot) verdict = fitSlot(table, slot, demand, undefined, draRows === undefined ? undefined : draRows.rowAt(slot));
     else verdict = assessor.assess(slot >= 0 ? entries[slot] : undefined);
     if (verdict.fits) {
       reply.pass(i, quotedName);

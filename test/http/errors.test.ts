@@ -55,8 +55,7 @@ describe('HTTP error replies', () => {
     ['an empty body', () => post(port, '/x/filter', ''), 400, /malformed JSON/],
     ['invalid UTF-8', () => post(port, '/x/filter', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])), 400, /not valid UTF-8/],
     ['a UTF-8 BOM', () => post(port, '/x/filter', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{}')])), 400, /malformed JSON/],
-    // NodeNames bodies are scanned (protocol/node-names-scan.ts); a broken Pod inside one is reported as JSON.parse
-    // reports it for the whole body, position included.
+    // A broken Pod or name list inside an otherwise plain NodeNames body: reported for the whole body, position included.
     ['invalid UTF-8 in the Pod of a NodeNames body', () => post(port, '/x/filter', Buffer.concat([Buffer.from('{"Pod":{"a":"'), Buffer.from([0xff]), Buffer.from('"},"Nodes":null,"NodeNames":["n1"]}')])), 400, /not valid UTF-8/],
     ['a malformed Pod in a NodeNames body', () => post(port, '/x/prioritize', '{"Pod":{"a":1,},"Nodes":null,"NodeNames":["n1"]}'), 400, /malformed JSON at character 14/],
     ['a malformed name list', () => post(port, '/x/filter', '{"Pod":{},"Nodes":null,"NodeNames":["n1",]}'), 400, /malformed JSON/],

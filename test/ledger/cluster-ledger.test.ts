@@ -252,7 +252,7 @@ describe('ClusterLedger', () => {
     });
   });
 
-  describe('nodesNamed (the candidate list resolved by position)', () => {
+  describe('slotsNamed (the candidate list resolved by position and by the order last seen)', () => {
     it('answers as node(name) for every name after every change, whether the list repeats, changes order or names unknown nodes', () => {
       // Repeated lists, reorderings, unknown names, and rotating windows of one order (kube-scheduler's start index).
       const ring = [...NODE_NAMES, 'ghost'];
@@ -264,12 +264,7 @@ describe('ClusterLedger', () => {
           ledger.apply(change);
           for (let k = 0; k < 2; k++) {
             const names = lists[(start + i + k) % lists.length]!;
-            // The same list as byte ranges of a body: the names come back, a known node's as the ledger's own string.
-            const { bytes, ranges } = asByteRanges(names);
-            const fromBytes = ledger.namesFromUtf8(bytes, ranges);
-            assert.deepEqual(fromBytes, names);
-            fromBytes.forEach((name, n) => assert.ok(ledger.node(name) === undefined || ledger.node(name)!.name === name, `${names[n]} is the ledger's string`));
-            assert.deepEqual(ledger.nodesNamed(names), names.map((name) => ledger.node(name)), `after change ${i}`);
+            assert.deepEqual(nodesNamed(ledger, names), names.map((name) => ledger.node(name)), `after change ${i}`);
           }
         }
       }), { numRuns: 200 });
@@ -278,13 +273,13 @@ describe('ClusterLedger', () => {
     it('never answers with another ledger\'s node of the same name, nor with a deleted and re-created node\'s old entry', () => {
       const first = ledgerOf([node('n1', { cpu: '4' })]);
       const second = ledgerOf([node('n1', { cpu: '8' })]);
-      assert.equal(first.nodesNamed(['n1'])[0], first.node('n1'));
-      assert.equal(second.nodesNamed(['n1'])[0], second.node('n1'));
-      const before = first.nodesNamed(['n1'])[0];
+      assert.equal(nodesNamed(first, ['n1'])[0], first.node('n1'));
+      assert.equal(nodesNamed(second, ['n1'])[0], second.node('n1'));
+      const before = nodesNamed(first, ['n1'])[0];
       first.apply(deleteNode('n1'));
-      assert.deepEqual(first.nodesNamed(['n1']), [undefined]);
+      assert.deepEqual(nodesNamed(first, ['n1']), [undefined]);
       first.apply(upsertNode(node('n1', { cpu: '2' }, { rv: '9' })));
-      const after = first.nodesNamed(['n1'])[0];
+      const after = nodesNamed(first, ['n1'])[0];
       assert.notEqual(after, before);
       assert.equal(after, first.node('n1'));
     });
@@ -326,16 +321,10 @@ describe('ClusterLedger', () => {
   });
 });
 
-/** A JSON array of `names` as bytes, with each name's `[start, end)` (what protocol/node-names-scan.ts finds). */
-function asByteRanges(names: readonly string[]): { bytes: Uint8Array; ranges: Int32Array } {
-  const bytes = new TextEncoder().encode(JSON.stringify(names));
-  const ranges: number[] = [];
-  let at = 1;
-  for (const name of names) {
-    ranges.push(at + 1, at + 1 + name.length);
-    at += name.length + 3;
-  }
-  return { bytes, ranges: Int32Array.from(ranges) };
+/** The entries `slotsNamed` resolves the names to, as `node(name)` would answer each. */
+function nodesNamed(ledger: ClusterLedger, names: readonly string[]) {
+  const { entries } = ledger.nodeTable();
+  return Array.from(ledger.slotsNamed(names), (slot) => (slot < 0 ? undefined : entries[slot]));
 }
 
 // ---- the property's event generator -----------------------------------------------------------------------------

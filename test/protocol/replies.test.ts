@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { encodeFilterResult, encodeHostPriorityList } from '../../src/protocol/encode.js';
+import { encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityList, encodeHostPriorityListPieces } from '../../src/protocol/encode.js';
 import { setNodeReason } from './failed-nodes.js';
 import { FilterReply } from '../../src/protocol/filter-reply.js';
 import { PriorityReply } from '../../src/protocol/priority-reply.js';
@@ -85,6 +85,22 @@ describe('FilterReply: the filter reply encoded from fragments', () => {
     );
   });
 
+  it('comes in pieces of at most 1024 entries for a long reply, which join to the one-string encoding (5000 candidates)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('pass', 'fail', 'unresolvable'), { minLength: 1000, maxLength: 5000 }), (kinds) => {
+        const candidates = kinds.map((kind, i) => ({ name: `node-${i}`, outcome: kind === 'pass' ? { kind } : { kind, reason: 'Insufficient cpu' }, preEncoded: i % 2 === 0 }));
+        const reply = replyFor(candidates);
+        const pieces = encodeFilterResultPieces(reply);
+        assert.equal(pieces.join(''), encodeFilterResult(reply));
+        assert.deepEqual(JSON.parse(pieces.join('')), JSON.parse(encodeFilterResult(plainResult(candidates))));
+        const counts = [kinds.filter((k) => k === 'pass').length, kinds.filter((k) => k === 'fail').length, kinds.filter((k) => k === 'unresolvable').length];
+        assert.equal(pieces.length, counts.reduce((n, c) => n + Math.max(1, Math.ceil(c / 1024)), 0));
+        for (const piece of pieces) assert.ok(piece.length < 128 * 1024, `a piece of ${piece.length} characters`);
+      }),
+      { numRuns: 20 },
+    );
+  });
+
   it('makes a node named __proto__ an own key when read as fields', () => {
     const reply = new FilterReply(['__proto__']);
     reply.fail(0, undefined, 'no such node', false);
@@ -106,6 +122,16 @@ describe('PriorityReply: the prioritize reply encoded from fragments', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('comes in pieces of at most 1024 hosts for a long list, which join to the one-string encoding', () => {
+    for (const count of [0, 1, 1023, 1024, 1025, 5000]) {
+      const reply = new PriorityReply();
+      for (let i = 0; i < count; i++) reply.add(`node-${i}`, i % 3 === 0 ? undefined : JSON.stringify(`node-${i}`), i % 11);
+      const pieces = encodeHostPriorityListPieces(reply);
+      assert.equal(pieces.length, Math.max(1, Math.ceil(count / 1024)), `${count} hosts`);
+      assert.equal(pieces.join(''), encodeHostPriorityList(reply.toList()));
+    }
   });
 
   it('refuses a score that is not an integer, as the plain list does', () => {
