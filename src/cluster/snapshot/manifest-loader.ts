@@ -86,11 +86,9 @@ function splitListOrFail(file: string, bytes: Uint8Array): JsonListSplit | undef
   }
 }
 
-/** A JSON List read item by item: each item is parsed, checked and transformed before the next is parsed. */
+/** A JSON List read item by item: each item is parsed, checked and trimmed before the next is parsed. */
 function collectListItems(file: string, list: JsonListSplit, result: LoadedManifests, seen: SeenObjects, options: LoadOptions): void {
-  const envelope = list.envelope as { kind?: unknown };
-  const listKind = typeof envelope?.kind === 'string' ? envelope.kind : undefined;
-  const itemKind = listKind && listKind.endsWith('List') && listKind !== 'List' ? listKind.slice(0, -'List'.length) : undefined;
+  const itemKind = itemKindOf((list.envelope as { kind?: unknown } | null)?.kind);
   for (let i = 0; i < list.count; i++) {
     const where = `document 1, items[${i}]`;
     let item: unknown;
