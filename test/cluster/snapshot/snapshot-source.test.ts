@@ -65,6 +65,27 @@ describe('snapshot source', () => {
     assert.deepEqual(source.readinessNotes(), []);
   });
 
+  it('a large JSON list reloaded with a bad item deep inside a parsed group keeps the last good snapshot and names the item', async () => {
+    const file = join(dir, 'cluster.json');
+    const node = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { pad: 'x'.repeat(100) } },
+      status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } });
+    const list = (items: string[]) => `{"apiVersion":"v1","kind":"List","items":[\n${items.join(',\n')}\n]}`;
+    const good = Array.from({ length: 2000 }, (_, i) => node(`n${i}`));
+    await writeFile(file, list(good));
+    const ledger = new ClusterLedger();
+    source = new SnapshotSource({ path: file, logger: silentLogger, watch: false });
+    await source.start(ledger);
+    assert.equal(ledger.counts().nodes, 2000);
+
+    const broken = Array.from({ length: 1500 }, (_, i) => node(`m${i}`));
+    broken[700] = '{"apiVersion":"v1","kind":"Node","metadata":{"name":"bad"},"status":{"allocatable":{"cpu":"4 cores"}}}';
+    await writeFile(file, list(broken));
+    await source.reload();
+    assert.match(source.readinessNotes().join(), /cluster\.json \(document 1, items\[700\], Node bad\): status\.allocatable\.cpu/);
+    assert.equal(ledger.counts().nodes, 2000, 'last good snapshot still served');
+    assert.ok(ledger.node('n1999') && !ledger.node('m0'), 'nothing of the broken file applied');
+  });
+
   it('fails to start when the path does not exist, naming it', async () => {
     source = new SnapshotSource({ path: join(dir, 'missing.yaml'), logger: silentLogger, watch: false });
     await assert.rejects(source.start(new ClusterLedger()), /missing\.yaml: no such file/);
