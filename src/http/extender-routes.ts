@@ -62,22 +62,17 @@ export function requestPath(url: string): string {
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
- * The reply encoded to bytes once, its length known. A long reply comes as pieces (protocol/encode.ts: no string
- * over ~128 KB); they are written in one go (Node corks the socket until the end), one writev.
+ * The reply as strings, its byte length known. A long reply comes as pieces (protocol/encode.ts: no string over
+ * ~128 KB); they are written in one go (Node corks the socket until the end): one writev, the strings encoded by
+ * Node into one buffer it frees once written, rather than a Buffer per piece left for a collection to find.
  */
 function writeJson(response: ServerResponse, status: number, body: string | readonly string[]): void {
-  if (typeof body === 'string' || body.length === 1) {
-    const bytes = Buffer.from(typeof body === 'string' ? body : body[0]!, 'utf8');
-    response.writeHead(status, { 'Content-Type': JSON_CONTENT_TYPE, 'Content-Length': bytes.length });
-    response.end(bytes);
-    return;
-  }
-  const pieces = body.map((piece) => Buffer.from(piece, 'utf8'));
+  const pieces = typeof body === 'string' ? [body] : body;
   let length = 0;
-  for (const piece of pieces) length += piece.length;
+  for (const piece of pieces) length += Buffer.byteLength(piece, 'utf8');
   response.writeHead(status, { 'Content-Type': JSON_CONTENT_TYPE, 'Content-Length': length });
-  for (let i = 0; i < pieces.length - 1; i++) response.write(pieces[i]);
-  response.end(pieces[pieces.length - 1]);
+  for (let i = 0; i < pieces.length - 1; i++) response.write(pieces[i], 'utf8');
+  response.end(pieces[pieces.length - 1], 'utf8');
 }
 
 function errorMessage(err: unknown): string {
