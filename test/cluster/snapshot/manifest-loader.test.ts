@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadManifests, ManifestError } from '../../../src/cluster/snapshot/manifest-loader.js';
 import type { PodObject } from '../../../src/ledger/objects.js';
+import { useTemporaryDirectory } from '../../support/temp-dir.js';
 
 const NODE_YAML = `apiVersion: v1
 kind: Node
@@ -12,16 +12,10 @@ status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
 `;
 
 describe('manifest loader', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kl-manifests-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dir = useTemporaryDirectory('kl-manifests-');
 
   it('reads multi-document YAML and ignores kinds the ledger does not use, naming them', async () => {
-    const file = join(dir, 'c.yaml');
+    const file = join(dir(), 'c.yaml');
     await writeFile(file, `${NODE_YAML}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec: {nodeName: n1, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}\n`);
     const loaded = await loadManifests(file);
     assert.equal(loaded.objects.Node.length, 1);
@@ -30,7 +24,7 @@ describe('manifest loader', () => {
   });
 
   it('reads PodDisruptionBudgets (policy/v1), which preemption counts', async () => {
-    const file = join(dir, 'pdb.yaml');
+    const file = join(dir(), 'pdb.yaml');
     await writeFile(file, 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: shop}\nspec: {minAvailable: 1, selector: {matchLabels: {app: web}}}\nstatus: {disruptionsAllowed: 0}\n');
     const loaded = await loadManifests(file);
     assert.deepEqual(loaded.objects.PodDisruptionBudget.map((p) => p.metadata.name), ['web']);
@@ -38,14 +32,14 @@ describe('manifest loader', () => {
   });
 
   it('flattens a v1 List as kubectl get -o yaml prints it', async () => {
-    const file = join(dir, 'list.yaml');
+    const file = join(dir(), 'list.yaml');
     await writeFile(file, `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: b}\n`);
     const loaded = await loadManifests(file);
     assert.deepEqual(loaded.objects.Node.map((n) => n.metadata.name), ['a', 'b']);
   });
 
   it('gives items of a typed list (PodList from the API) the kind of the list', async () => {
-    const file = join(dir, 'pods.json');
+    const file = join(dir(), 'pods.json');
     await writeFile(file, JSON.stringify({ kind: 'PodList', apiVersion: 'v1', items: [{ metadata: { name: 'p1', namespace: 'x' } }] }));
     const loaded = await loadManifests(file);
     assert.equal(loaded.objects.Pod.length, 1);
@@ -55,18 +49,18 @@ describe('manifest loader', () => {
   it('reads a JSON list in chunks exactly as a whole: order, kinds, ignored objects, duplicates across files', async () => {
     const items = Array.from({ length: 300 }, (_, i) => ({ apiVersion: 'v1', kind: i % 3 === 0 ? 'Node' : 'ConfigMap',
       metadata: { name: `o${i}`, labels: { text: 'ключ "в" 🚀'.repeat(i % 7) } } }));
-    const file = join(dir, 'a-big.json');
+    const file = join(dir(), 'a-big.json');
     await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }, null, 1));
     const loaded = await loadManifests(file);
     assert.deepEqual(loaded.objects.Node.map((n) => n.metadata.name), items.filter((o) => o.kind === 'Node').map((o) => o.metadata.name));
     assert.deepEqual(loaded.objects.Node[3]?.metadata.labels, items[9]?.metadata.labels);
     assert.equal(loaded.ignored.length, 200);
-    await writeFile(join(dir, 'b-again.json'), JSON.stringify({ kind: 'NodeList', items: [{ metadata: { name: 'o3' } }] }));
-    await assert.rejects(loadManifests(dir), /b-again\.json \(document 1, items\[0\]\): duplicate Node o3 \(also defined at .*a-big\.json \(document 1, items\[3\]\)\)/);
+    await writeFile(join(dir(), 'b-again.json'), JSON.stringify({ kind: 'NodeList', items: [{ metadata: { name: 'o3' } }] }));
+    await assert.rejects(loadManifests(dir()), /b-again\.json \(document 1, items\[0\]\): duplicate Node o3 \(also defined at .*a-big\.json \(document 1, items\[3\]\)\)/);
   });
 
   it('reports a JSON list broken after its first items as invalid JSON, as a whole-file parse does', async () => {
-    const file = join(dir, 'broken.json');
+    const file = join(dir(), 'broken.json');
     await writeFile(file, `{"kind":"List","items":[${JSON.stringify({ kind: 'Node', metadata: { name: 'a' } })} {"kind":"Node"}]}`);
     await assert.rejects(loadManifests(file), (err: unknown) => err instanceof ManifestError && /invalid JSON/.test(err.message));
   });
@@ -79,7 +73,7 @@ describe('manifest loader', () => {
     const listText = (items: string[]) => `{"apiVersion":"v1","kind":"List","items":[\n${items.join(',\n')}\n]}`;
 
     it('loads and trims every item as the whole-file parse would', async () => {
-      const file = join(dir, 'big.json');
+      const file = join(dir(), 'big.json');
       await writeFile(file, listText(pods.map((p) => JSON.stringify(p))));
       const loaded = await loadManifests(file, { trim: true });
       assert.equal(loaded.objects.Pod.length, pods.length);
@@ -90,7 +84,7 @@ describe('manifest loader', () => {
     });
 
     it('names the position of an invalid item, a bad quantity and a duplicate deep inside a group', async () => {
-      const file = join(dir, 'big.json');
+      const file = join(dir(), 'big.json');
       const cases: Array<[number, string, RegExp]> = [
         [4321, '{"apiVersion":"v1","kind":"Pod","metadata":{"name":tru}}', /big\.json \(document 1, items\[4321\]\): invalid JSON/],
         [5000, JSON.stringify({ ...pods[5000], spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1 core' } } }] } }),
@@ -107,11 +101,11 @@ describe('manifest loader', () => {
   });
 
   it('reads every manifest of a directory tree in name order, skipping other files', async () => {
-    await mkdir(join(dir, 'sub'));
-    await writeFile(join(dir, 'b.yaml'), NODE_YAML.replace('n1', 'nb'));
-    await writeFile(join(dir, 'sub', 'a.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'na' } }));
-    await writeFile(join(dir, 'notes.txt'), 'not a manifest');
-    const loaded = await loadManifests(dir);
+    await mkdir(join(dir(), 'sub'));
+    await writeFile(join(dir(), 'b.yaml'), NODE_YAML.replace('n1', 'nb'));
+    await writeFile(join(dir(), 'sub', 'a.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'na' } }));
+    await writeFile(join(dir(), 'notes.txt'), 'not a manifest');
+    const loaded = await loadManifests(dir());
     assert.deepEqual(loaded.objects.Node.map((n) => n.metadata.name).sort(), ['na', 'nb']);
     assert.equal(loaded.files.length, 2);
   });
@@ -129,7 +123,7 @@ describe('manifest loader', () => {
   ];
   for (const [what, text, pattern] of broken) {
     it(`rejects ${what} with a message naming the problem`, async () => {
-      const file = join(dir, what.includes('JSON') ? 'x.json' : 'x.yaml');
+      const file = join(dir(), what.includes('JSON') ? 'x.json' : 'x.yaml');
       await writeFile(file, text);
       await assert.rejects(loadManifests(file), (err: unknown) => {
         assert.ok(err instanceof ManifestError, String(err));

@@ -4,8 +4,7 @@
  * same paths (same amounts, same error naming the same field), which the property below holds it to.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { loadManifests } from '../../../src/cluster/snapshot/manifest-loader.js';
@@ -15,6 +14,7 @@ import type { PodObject } from '../../../src/ledger/objects.js';
 import { podEntryFromObject, rememberPodRequests } from '../../../src/ledger/pod-entry.js';
 import { effectivePodRequests } from '../../../src/ledger/pod-requests.js';
 import { podWithResources } from '../../support/pod-resources-arbitrary.js';
+import { useTemporaryDirectory } from '../../support/temp-dir.js';
 
 /** The pod with one quantity made unreadable, in a field the rule reads (a container request or a status list). */
 function corrupted(pod: PodObject, where: 'container' | 'status'): PodObject {
@@ -44,18 +44,12 @@ describe('snapshot pod requests computed once', () => {
   });
 
   describe('through the loader', () => {
-    let dir: string;
-    beforeEach(async () => {
-      dir = await mkdtemp(join(tmpdir(), 'kl-requests-once-'));
-    });
-    afterEach(async () => {
-      await rm(dir, { recursive: true, force: true });
-    });
+    const dir = useTemporaryDirectory('kl-requests-once-');
 
     it('trimmed pods get entries with the requests a fresh computation gives', async () => {
       const samples = fc.sample(podWithResources, { numRuns: 200, seed: 7 });
       const items = samples.map((pod, i) => ({ apiVersion: 'v1', kind: 'Pod', ...pod, metadata: { name: `p${i}`, namespace: 'ns' } }));
-      const file = join(dir, 'pods.json');
+      const file = join(dir(), 'pods.json');
       await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
       const loaded = await loadManifests(file, { trim: true });
       assert.equal(loaded.objects.Pod.length, items.length);
@@ -63,7 +57,7 @@ describe('snapshot pod requests computed once', () => {
     });
 
     it('a bad quantity is reported with the same message whether the loader trims or not', async () => {
-      const file = join(dir, 'pods.json');
+      const file = join(dir(), 'pods.json');
       const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns' },
         spec: { containers: [{ name: 'a' }, { name: 'b', resources: { requests: { memory: '1 GB' } } }] } };
       await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [pod] }));
