@@ -4,7 +4,6 @@
  * read-only) instead of hashing every name into a Set (a call carries up to 5000 fresh strings); names the ledger
  * does not know fall back to a Set. Calls run synchronously, so one stamp is never shared by two calls.
  */
-import type { NodeView } from '../ledger/node-entry.js';
 
 let lastStamp = 0;
 let stampsBySlot = new Float64Array(1024);
@@ -13,12 +12,7 @@ export class CallDedupe {
   private readonly stamp = ++lastStamp;
   private unknown: Set<string> | undefined;
 
-  /** True when this node (or unknown name) was already answered in this call; marks it answered otherwise. */
-  repeated(name: string, node: NodeView | undefined): boolean {
-    return node !== undefined ? this.repeatedSlot(node.slot) : this.repeatedName(name);
-  }
-
-  /** `repeated` for a known node, by its slot. */
+  /** True when the node in this slot was already answered in this call; marks it answered otherwise. */
   repeatedSlot(slot: number): boolean {
     if (slot >= stampsBySlot.length) {
       const grown = new Float64Array(Math.max(slot + 1, stampsBySlot.length * 2));
@@ -30,7 +24,7 @@ export class CallDedupe {
     return false;
   }
 
-  /** `repeated` for a name the ledger has no known node for. */
+  /** The same for a name the ledger has no known node for. */
   repeatedName(name: string): boolean {
     this.unknown ??= new Set();
     if (this.unknown.has(name)) return true;

@@ -48,11 +48,6 @@ export function draIsEnabled(ledger: ClusterLedger, options: SchedulingOptions):
   return setting === 'auto' ? ledger.draAccounting().hasMappings() : setting;
 }
 
-export function podUsesClaims(pod: PodEntry): boolean {
-  const claims = pod.object.spec?.resourceClaims;
-  return claims !== undefined && claims.length > 0;
-}
-
 /** The node's DRA use as a row by resource id (undefined with DRA off or nothing used there). */
 export function draRowOn(ctx: Pick<FitContext, 'draRows'>, node: NodeView): Readonly<DenseRow> | undefined {
   return ctx.draRows === undefined ? undefined : ctx.draRows.rowOf(node);
@@ -134,6 +129,12 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
   };
 }
 
+/** `fitContext` with DRA accounting on or off as the caller says, whatever the options would settle. */
+export function fitContextWithDra(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, useDra: boolean): FitContext {
+  const ctx = fitContext(ledger, pod, options);
+  return useDra === ctx.useDra ? ctx : { ...ctx, useDra, draRows: draRowsFor(ledger, useDra) };
+}
+
 export function assessFit(
   ledger: ClusterLedger,
   node: NodeView | undefined,
@@ -160,7 +161,7 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
   if (!node) return UNKNOWN_NODE;
   if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo) {
     // The hot path: nothing but the node's rows and its DRA use.
-    return fitKernel(node, ctx.demand, undefined, ctx.draRows === undefined ? undefined : ctx.draRows.rowOf(node), sink);
+    return fitKernel(node, ctx.demand, undefined, draRowOn(ctx, node), sink);
   }
   if (node.allocatableError) {
     sink?.(`node allocatable unreadable: ${node.allocatableError}`);

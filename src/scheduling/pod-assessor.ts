@@ -5,7 +5,7 @@
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
-import { assessIn, draRowOn, fitContext, podUsesClaims, type FitContext, type FitVerdict } from './fit.js';
+import { assessIn, draRowOn, fitContext, type FitContext, type FitVerdict } from './fit.js';
 import type { SchedulingOptions } from './options.js';
 import { demandKey, keyNumber, recall, remember } from './verdict-memo.js';
 

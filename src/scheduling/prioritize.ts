@@ -10,7 +10,7 @@ import { PriorityReply } from '../protocol/priority-reply.js';
 import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type HostPriorityList } from '../protocol/types.js';
 import { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs } from './candidates.js';
-import { assessIn, draRowOn, draRowsFor, fitContext, podUsesClaims, type FitContext } from './fit.js';
+import { assessIn, draRowOn, fitContextWithDra, type FitContext } from './fit.js';
 import { withFootprint } from './fit-kernel.js';
 import { draAssessmentFor } from './dra-verdict.js';
 import { incomingPodFromWire } from './incoming-pod.js';
@@ -38,6 +38,7 @@ export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, optio
   // nominated pods nor the pod's own binding): the scoring rule on the slot, touching no entry.
   const rowsAnswer = !ctx.claims;
   const scoring = rowsAnswer ? scoringScratch(ctx) : undefined;
+  const requests = scoring === undefined ? undefined : podScoreRequests(ctx, scoring);
   const strategy = options.scoring.strategy;
   const draRows = ctx.draRows;
   for (let i = 0; i < names.length; i++) {
@@ -49,8 +50,8 @@ export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, optio
       continue;
     }
     const quotedName = table.quotedNames[slot];
-    if (scoring !== undefined && name !== nominatedNode) {
-      const score = scoreSlot(table, slot, scoring.requests!, strategy, scoring.weights, draRows === undefined ? undefined : draRows.rowAt(slot));
+    if (scoring !== undefined && requests !== undefined && name !== nominatedNode) {
+      const score = scoreSlot(table, slot, requests, strategy, scoring.weights, draRows === undefined ? undefined : draRows.rowAt(slot));
       scores.add(name, quotedName, toExtenderScore(score));
       continue;
     }
@@ -67,11 +68,14 @@ export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, optio
   return scores;
 }
 
-/** The call's weights and, for a pod without a per-node footprint, its scoring requests, settled once. */
+/** The call's compiled weights, settled by the first score of the call. */
 function scoringScratch(ctx: FitContext): ScoringScratch {
-  const scratch = (ctx.scoring ??= { weights: compileWeights(ctx.options.scoring.weights), requests: undefined }) as ScoringScratch;
-  scratch.requests ??= scoreRequests(ctx.demand, scratch.weights);
-  return scratch;
+  return (ctx.scoring ??= { weights: compileWeights(ctx.options.scoring.weights), requests: undefined }) as ScoringScratch;
+}
+
+/** The pod's own scoring requests (no per-node footprint), settled once per call. */
+function podScoreRequests(ctx: FitContext, scratch: ScoringScratch): Float64Array {
+  return (scratch.requests ??= scoreRequests(ctx.demand, scratch.weights));
 }
 
 /** Scores depend on the scoring configuration as well as the node and the pod's demand: it is part of the memo key. */
@@ -94,8 +98,7 @@ export function scoreNode(
   options: SchedulingOptions,
   useDra: boolean,
 ): number {
-  const ctx = fitContext(ledger, pod, options);
-  return scoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra, draRows: draRowsFor(ledger, useDra) }, node);
+  return scoreIn(fitContextWithDra(ledger, pod, options, useDra), node);
 }
 
 /** The 0..10 score of one node within a call's context: the nominated node's maximum, or the kernel's score mapped. */
@@ -110,17 +113,15 @@ export function scoreIn(ctx: FitContext, node: NodeView | undefined): number {
 
 /** The 0..100 NodeResourcesFit score of the node for the pod (nominated pods not counted, as upstream). */
 export function nodeScoreOf(ledger: ClusterLedger, node: NodeView, pod: PodEntry, options: SchedulingOptions, useDra: boolean): number {
-  const ctx = fitContext(ledger, pod, options);
-  return nodeScoreIn(useDra === ctx.useDra ? ctx : { ...ctx, useDra, draRows: draRowsFor(ledger, useDra) }, node);
+  return nodeScoreIn(fitContextWithDra(ledger, pod, options, useDra), node);
 }
 
 function nodeScoreIn(ctx: FitContext, node: NodeView): number {
   const footprint = ctx.claims ? draAssessmentFor(ctx.ledger, ctx.pod, node, ctx.useDra) : undefined;
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
   const strategy = ctx.options.scoring.strategy;
-  // The weights and, without a per-node footprint, the pod's scoring requests are settled once per call.
-  const scratch = (ctx.scoring ??= { weights: compileWeights(ctx.options.scoring.weights), requests: undefined }) as ScoringScratch;
-  const requests = footprint ? scoreRequests(demand, scratch.weights) : (scratch.requests ??= scoreRequests(demand, scratch.weights));
+  const scratch = scoringScratch(ctx);
+  const requests = footprint ? scoreRequests(demand, scratch.weights) : podScoreRequests(ctx, scratch);
   return nodeScore(node, requests, strategy, scratch.weights, draRowOn(ctx, node));
 }
 

@@ -9,6 +9,7 @@
  * see scheduling/pod-assessor.ts). Pods without claims are not remembered: the fit kernel is cheaper than the memo.
  */
 import type { NodeView } from '../ledger/node-entry.js';
+import { ClearingMemo } from '../ledger/clearing-memo.js';
 import type { DenseRow } from '../ledger/numeric-amounts.js';
 import { nonZeroOf, type PodEntry } from '../ledger/pod-entry.js';
 
@@ -46,17 +47,10 @@ export function demandKey(pod: PodEntry): string {
  * (the table restarts when full and hands out new ones), so a number always means one text.
  */
 export function keyNumber(text: string): number {
-  let number = keyNumbers.get(text);
-  if (number === undefined) {
-    if (keyNumbers.size >= MAX_KEY_NUMBERS) keyNumbers.clear();
-    number = nextKeyNumber++;
-    keyNumbers.set(text, number);
-  }
-  return number;
+  return keyNumbers.get(text) ?? keyNumbers.remember(text, nextKeyNumber++);
 }
 
-const MAX_KEY_NUMBERS = 100_000;
-const keyNumbers = new Map<string, number>();
+const keyNumbers = new ClearingMemo<string, number>(100_000);
 let nextKeyNumber = 0;
 
 /** `draUsed` is the node's DRA row as the caller sees it (undefined when DRA is off or unused there). */
