@@ -15,6 +15,7 @@ import type {
   WireNodeList,
 } from './types.js';
 import { InputError } from './errors.js';
+import { encodeInt64 } from './int64-text.js';
 import { FilterReply } from './filter-reply.js';
 import { PriorityReply } from './priority-reply.js';
 
@@ -30,11 +31,6 @@ function encodeMap<T>(map: Record<string, T> | null | undefined, encodeValue: (v
   if (map === null || map === undefined) return 'null';
   const parts = sortedKeys(map).map((key) => `${quote(key)}:${encodeValue(map[key] as T)}`);
   return `{${parts.join(',')}}`;
-}
-
-function encodeInt64(value: number, what: string): string {
-  if (!Number.isInteger(value)) throw new Error(`cannot encode ${what} ${value}: not an integer`);
-  return String(value === 0 ? 0 : value);
 }
 
 /**
@@ -111,24 +107,13 @@ export function encodeFilterResult(result: ExtenderFilterResult): string {
   );
 }
 
-/** Every score the verbs give (0..MaxExtenderPriority), as written. */
-const SMALL_SCORES: readonly string[] = Array.from({ length: 11 }, (_, i) => String(i));
-
-/** The scores as pieces of at most ENTRIES_PER_PIECE hosts (see there). */
+/** The scores as pieces of at most ENTRIES_PER_PIECE hosts (see there): joins of the reply's entries. */
 function priorityReplyPieces(reply: PriorityReply): string[] {
-  const { quotedHosts, scores } = reply;
-  const pieces: string[] = [];
-  let out = '[';
-  for (let i = 0; i < quotedHosts.length; i++) {
-    if (i !== 0 && i % ENTRIES_PER_PIECE === 0) {
-      pieces.push(out);
-      out = '';
-    }
-    const score = scores[i]!;
-    out += `${i === 0 ? '' : ','}{"Host":${quotedHosts[i]!},"Score":${SMALL_SCORES[score] ?? encodeInt64(score, 'score')}}`;
-  }
-  pieces.push(`${out}]`);
-  return pieces;
+  const { entries, length } = reply;
+  if (entries.length !== length) entries.length = length;
+  const out: string[] = [];
+  joinedPieces(out, '[', entries, ']');
+  return out;
 }
 
 /** The encoded list as pieces whose concatenation is `encodeHostPriorityList` (what the route writes). */

@@ -8,29 +8,25 @@
  * It reads as an ExtenderFilterResult for whoever inspects it (shadow mode, logs, tests): the fields are built on
  * first read, from the same fragments the wire gets, so what is read is what is sent.
  */
+import { TextMemo } from './text-memo.js';
 import type { ExtenderFilterResult, FailedNodesMap, WireNodeList, WireObject } from './types.js';
 
 const quote = JSON.stringify as (value: string) => string;
 
 /** Reasons are a few stable strings (scheduling/reasons.ts); each is encoded once. Bounded in case they are not. */
-const MAX_QUOTED_REASONS = 1024;
-const quotedReasons = new Map<string, string>();
+const quotedReasons = new TextMemo<string>(1024);
 
-function quotedReason(reason: string): string {
-  let quoted = quotedReasons.get(reason);
-  if (quoted === undefined) {
-    if (quotedReasons.size >= MAX_QUOTED_REASONS) quotedReasons.clear();
-    quoted = quote(reason);
-    quotedReasons.set(reason, quoted);
-  }
-  return quoted;
+/** A reason as a JSON string, encoded once per distinct reason. */
+export function quotedReason(reason: string): string {
+  return quotedReasons.get(reason) ?? quotedReasons.remember(reason, quote(reason));
 }
 
 export class FilterReply implements ExtenderFilterResult {
-  /** Indexes (into the request's candidates) of the passing nodes, in request order. */
-  readonly passed: number[] = [];
-  /** NodeNames mode: the passing names as JSON strings, parallel to `passed`. */
-  readonly passedQuoted: string[] = [];
+  /** Indexes (into the request's candidates) of the passing nodes, in request order; `passedCount` of them. */
+  private readonly passedIndexes: Int32Array;
+  passedCount = 0;
+  /** NodeNames mode: the passing names as JSON strings, parallel to the indexes (sized once, trimmed when encoded). */
+  private readonly quotedPassed: string[];
   /** `"name":"reason"` per failing node, in request order. */
   readonly failedEntries: string[] = [];
   readonly unresolvableEntries: string[] = [];
@@ -38,38 +34,60 @@ export class FilterReply implements ExtenderFilterResult {
 
   /**
    * `names` are the candidates as the request named them; in Nodes mode `wires[i]` is the request's Node object for
-   * `names[i]` and `nodeList` the request's NodeList (its other fields are echoed).
+   * `names[i]` and `nodeList` the request's NodeList (its other fields are echoed). The passing columns are sized
+   * for every candidate once, rather than grown push by push.
    */
   constructor(
     readonly names: readonly string[],
     readonly wires?: readonly WireObject[],
     readonly nodeList?: WireNodeList | null,
-  ) {}
+  ) {
+    this.passedIndexes = new Int32Array(names.length);
+    this.quotedPassed = wires === undefined ? new Array<string>(names.length) : [];
+  }
 
   get namesMode(): boolean {
     return this.wires === undefined;
   }
 
+  /** The passing names as JSON strings, in request order (NodeNames mode). */
+  get passedQuoted(): readonly string[] {
+    if (this.quotedPassed.length !== this.passedCount) this.quotedPassed.length = this.passedCount;
+    return this.quotedPassed;
+  }
+
   /** `quotedName`: the name as a JSON string when known (a ledger node's), else it is encoded here. */
   pass(index: number, quotedName: string | undefined): void {
-    this.passed.push(index);
-    if (this.wires === undefined) this.passedQuoted.push(quotedName ?? quote(this.names[index]!));
+    const at = this.passedCount++;
+    this.passedIndexes[at] = index;
+    if (this.wires === undefined) this.quotedPassed[at] = quotedName ?? quote(this.names[index]!);
   }
 
   fail(index: number, quotedName: string | undefined, reason: string, unresolvable: boolean): void {
-    const entry = `${quotedName ?? quote(this.names[index]!)}:${quotedReason(reason)}`;
+    this.failQuoted(index, quotedName, quotedReason(reason), unresolvable);
+  }
+
+  /** `fail` with the reason already a JSON string (`quotedReason`): the scan encodes a run of equal reasons once. */
+  failQuoted(index: number, quotedName: string | undefined, quotedReasonText: string, unresolvable: boolean): void {
+    const entry = `${quotedName ?? quote(this.names[index]!)}:${quotedReasonText}`;
     if (unresolvable) this.unresolvableEntries.push(entry);
     else this.failedEntries.push(entry);
   }
 
+  private passedMap<T>(of: (index: number) => T): T[] {
+    const out: T[] = [];
+    for (let at = 0; at < this.passedCount; at++) out.push(of(this.passedIndexes[at]!));
+    return out;
+  }
+
   get Nodes(): WireNodeList | null {
     if (this.wires === undefined) return null;
-    return (this.built.Nodes ??= { ...this.nodeList, items: this.passed.map((i) => this.wires![i]!) });
+    return (this.built.Nodes ??= { ...this.nodeList, items: this.passedMap((i) => this.wires![i]!) });
   }
 
   get NodeNames(): string[] | null {
     if (this.wires !== undefined) return null;
-    return (this.built.NodeNames ??= this.passed.map((i) => this.names[i]!));
+    return (this.built.NodeNames ??= this.passedMap((i) => this.names[i]!));
   }
 
   /** Parsed back from the wire fragments: a node named `__proto__` becomes an own key, as any JSON decoder makes it. */

@@ -5,7 +5,7 @@
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
-import { FilterReply } from '../protocol/filter-reply.js';
+import { FilterReply, quotedReason } from '../protocol/filter-reply.js';
 import type { ExtenderArgs, ExtenderFilterResult } from '../protocol/types.js';
 import { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs } from './candidates.js';
@@ -78,57 +78,62 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   let draUnsafe = 0;
   const dedupe = new CallDedupe();
   const failuresByCode = new Map<ReasonCode, number>();
-  // Failing verdicts are shared objects per cause (fit-kernel.ts), and neighbours mostly fail alike: counted in runs.
-  let run: FitVerdict | undefined;
+  // Failing verdicts are shared objects per cause (fit-kernel.ts), and neighbours mostly fail alike: counted in runs
+  // of one reason message (the same message is the same causes), its wire text looked up once per run.
+  let run: FailingVerdict | undefined;
   let runLength = 0;
+  let runQuoted = '';
   let draRefusals: Map<string, number> | undefined;
   const sampleLimit = sampling?.limit ?? 0;
   const sampled: Array<{ name: string; verdict: FailingVerdict }> = [];
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
-  const notEvaluated = reasonMessage({ code: 'nominated_node_fits' });
   const table = ledger.nodeTable();
   const { plain, quotedNames, entries } = table;
   const slots = ledger.slotsNamed(names);
-  // A node whose rows alone answer (table.plain: no nominated pods, readable allocatable), for a pod without DRA
-  // claims, not the pod's own node: the fit rule on the slot, touching no entry. Every other node: the assessor.
-  const ctx = assessor.context;
-  const rowsAnswer = !ctx.claims;
-  const boundSlot = ctx.boundTo?.slot ?? -1;
-  const { demand, draRows } = ctx;
-  for (let i = 0; i < names.length; i++) {
-    const slot = slots[i]!;
-    if (slot >= 0 ? dedupe.repeatedSlot(slot) : dedupe.repeatedName(names[i]!)) continue;
-    const quotedName = slot >= 0 ? quotedNames[slot] : undefined;
-    if (exclusiveHit !== undefined) {
-      if (names[i] === exclusiveHit) reply.pass(i, quotedName);
-      else {
-        reply.fail(i, quotedName, notEvaluated, false);
-        failed++;
-        countFailures(failuresByCode, 'nominated_node_fits', 1);
+  if (exclusiveHit !== undefined) {
+    failed = answerExclusiveHit(reply, names, slots, quotedNames, exclusiveHit, dedupe);
+    if (failed > 0) failuresByCode.set('nominated_node_fits', failed);
+  } else {
+    // A node whose rows alone answer (table.plain: no nominated pods, readable allocatable), for a pod without DRA
+    // claims, not the pod's own node: the fit rule on the slot, touching no entry. Every other node: the assessor.
+    const ctx = assessor.context;
+    const rowsAnswer = !ctx.claims;
+    const boundSlot = ctx.boundTo?.slot ?? -1;
+    const checkedSlot = nominated.checkedSlot;
+    const { demand, draRows } = ctx;
+    for (let i = 0; i < names.length; i++) {
+      const slot = slots[i]!;
+      let verdict: FitVerdict;
+      let quotedName: string | undefined;
+      if (slot >= 0) {
+        if (dedupe.repeatedSlot(slot)) continue;
+        quotedName = quotedNames[slot];
+        if (slot === checkedSlot) verdict = nominated.verdict!;
+        else if (rowsAnswer && plain[slot] === 1 && slot !== boundSlot) verdict = fitSlot(table, slot, demand, undefined, draRows === undefined ? undefined : draRows.rowAt(slot));
+        else verdict = assessor.assess(entries[slot]);
+      } else {
+        if (dedupe.repeatedName(names[i]!)) continue;
+        verdict = assessor.assess(undefined);
       }
-      continue;
-    }
-    let verdict: FitVerdict;
-    if (slot === nominated.checkedSlot) verdict = nominated.verdict!;
-    else if (rowsAnswer && slot >= 0 && plain[slot] === 1 && slot !== boundSlot) verdict = fitSlot(table, slot, demand, undefined, draRows === undefined ? undefined : draRows.rowAt(slot));
-    else verdict = assessor.assess(slot >= 0 ? entries[slot] : undefined);
-    if (verdict.fits) {
-      reply.pass(i, quotedName);
-      continue;
-    }
-    if (sampled.length < sampleLimit) sampled.push({ name: names[i]!, verdict });
-    if (verdict.metric !== undefined) (draRefusals ??= new Map()).set(verdict.metric, (draRefusals.get(verdict.metric) ?? 0) + 1);
-    if (verdict !== run) {
-      countRun(failuresByCode, run, runLength);
-      run = verdict;
-      runLength = 0;
-    }
-    runLength++;
-    reply.fail(i, quotedName, verdict.reason, verdict.unresolvable);
-    if (verdict.unresolvable) unresolvable++;
-    else {
-      failed++;
-      if (verdict.code === 'dra_accounting_unsafe') draUnsafe++;
+      if (verdict.fits) {
+        reply.pass(i, quotedName);
+        continue;
+      }
+      if (sampled.length < sampleLimit) sampled.push({ name: names[i]!, verdict });
+      if (verdict.metric !== undefined) (draRefusals ??= new Map()).set(verdict.metric, (draRefusals.get(verdict.metric) ?? 0) + 1);
+      if (run === undefined || (verdict !== run && verdict.reason !== run.reason)) {
+        countRun(failuresByCode, run, runLength);
+        run = verdict;
+        runLength = 0;
+        runQuoted = quotedReason(verdict.reason);
+      }
+      runLength++;
+      reply.failQuoted(i, quotedName, runQuoted, verdict.unresolvable);
+      if (verdict.unresolvable) unresolvable++;
+      else {
+        failed++;
+        if (verdict.code === 'dra_accounting_unsafe') draUnsafe++;
+      }
     }
   }
   countRun(failuresByCode, run, runLength);
@@ -138,7 +143,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     : undefined;
   return new ScanDecision(reply, {
     nominated: nominated.outcome,
-    passed: reply.passed.length,
+    passed: reply.passedCount,
     failed,
     unresolvable,
     draUnsafe,
@@ -197,9 +202,30 @@ function countFailures(counts: Map<ReasonCode, number>, code: ReasonCode, n: num
   counts.set(code, (counts.get(code) ?? 0) + n);
 }
 
-function countRun(counts: Map<ReasonCode, number>, verdict: FitVerdict | undefined, length: number): void {
-  if (verdict === undefined || verdict.fits) return;
+function countRun(counts: Map<ReasonCode, number>, verdict: FailingVerdict | undefined, length: number): void {
+  if (verdict === undefined) return;
   for (const reason of verdict.reasons) countFailures(counts, reason.code, length);
+}
+
+/**
+ * Under policy `exclusive` a nominated node that fits ends the scan, as the scheduler's own nominated-node pass does:
+ * it passes and every other candidate fails as not evaluated.
+ */
+function answerExclusiveHit(reply: FilterReply, names: readonly string[], slots: Int32Array, quotedNames: readonly (string | undefined)[],
+  hit: string, dedupe: CallDedupe): number {
+  const quoted = quotedReason(reasonMessage({ code: 'nominated_node_fits' }));
+  let count = 0;
+  for (let i = 0; i < names.length; i++) {
+    const slot = slots[i]!;
+    if (slot >= 0 ? dedupe.repeatedSlot(slot) : dedupe.repeatedName(names[i]!)) continue;
+    const quotedName = slot >= 0 ? quotedNames[slot] : undefined;
+    if (names[i] === hit) reply.pass(i, quotedName);
+    else {
+      reply.failQuoted(i, quotedName, quoted, false);
+      count++;
+    }
+  }
+  return count;
 }
 
 function checkNominatedFirst(

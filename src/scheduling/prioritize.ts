@@ -30,43 +30,46 @@ export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, optio
   const scoreKey = assessor.keyFor(scoringPurpose(options));
   const nominatedNode = options.nominatedNodePolicy === 'off' ? undefined : pod.nominatedNodeName;
   const dedupe = new CallDedupe();
-  const scores = new PriorityReply();
+  const scores = new PriorityReply(names);
   const table = ledger.nodeTable();
+  const { quotedNames, entries } = table;
   const slots = ledger.slotsNamed(names);
   const ctx = assessor.context;
   // A pod without DRA claims scores every node but its nominated one from the rows alone (scores count neither
   // nominated pods nor the pod's own binding): the scoring rule on the slot, touching no entry.
-  const rowsAnswer = !ctx.claims;
-  const scoring = rowsAnswer ? scoringScratch(ctx) : undefined;
+  const scoring = ctx.claims ? undefined : scoringScratch(ctx);
   const requests = scoring === undefined ? undefined : podScoreRequests(ctx, scoring);
   const strategy = options.scoring.strategy;
   const draRows = ctx.draRows;
+  // The nominated node by slot: known names have one slot each, so the scan compares numbers, not names.
+  const nominatedSlot = nominatedNode === undefined ? NO_SLOT : ledger.node(nominatedNode)?.slot ?? NO_SLOT;
   for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
     const slot = slots[i]!;
-    if (slot >= 0 ? dedupe.repeatedSlot(slot) : dedupe.repeatedName(name)) continue;
     if (slot < 0) {
-      scores.add(name, undefined, MIN_EXTENDER_PRIORITY);
+      if (!dedupe.repeatedName(names[i]!)) scores.add(i, undefined, MIN_EXTENDER_PRIORITY);
       continue;
     }
-    const quotedName = table.quotedNames[slot];
-    if (scoring !== undefined && requests !== undefined && name !== nominatedNode) {
-      const score = scoreSlot(table, slot, requests, strategy, scoring.weights, draRows === undefined ? undefined : draRows.rowAt(slot));
-      scores.add(name, quotedName, toExtenderScore(score));
+    if (dedupe.repeatedSlot(slot)) continue;
+    if (requests !== undefined && slot !== nominatedSlot) {
+      const score = scoreSlot(table, slot, requests, strategy, scoring!.weights, draRows === undefined ? undefined : draRows.rowAt(slot));
+      scores.add(i, quotedNames[slot], toExtenderScore(score));
       continue;
     }
-    const node = table.entries[slot];
+    const node = entries[slot];
     // The nominated node's maximum score depends on the pod's nomination, not only its demand: never remembered.
-    const memoised = name !== nominatedNode ? node : undefined;
+    const memoised = slot !== nominatedSlot ? node : undefined;
     let score = memoised === undefined ? undefined : assessor.recallFor<number>(memoised, scoreKey);
     if (score === undefined) {
       score = scoreIn(ctx, node);
       if (memoised !== undefined) assessor.rememberFor(memoised, scoreKey, score);
     }
-    scores.add(name, quotedName, score);
+    scores.add(i, quotedNames[slot], score);
   }
   return scores;
 }
+
+/** No slot: slots are never negative, and `slotsNamed` answers -1 for unknown names, so this matches nothing. */
+const NO_SLOT = -2;
 
 /** The call's compiled weights, settled by the first score of the call. */
 function scoringScratch(ctx: FitContext): ScoringScratch {

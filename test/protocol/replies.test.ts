@@ -114,8 +114,8 @@ describe('PriorityReply: the prioritize reply encoded from fragments', () => {
   it('encodes byte for byte as the plain HostPriorityList does, for any names', () => {
     fc.assert(
       fc.property(fc.array(fc.record({ name: nameArb, score: fc.integer({ min: 0, max: 10 }), preEncoded: fc.boolean() }), { maxLength: 30 }), (hosts) => {
-        const reply = new PriorityReply();
-        for (const h of hosts) reply.add(h.name, h.preEncoded ? JSON.stringify(h.name) : undefined, h.score);
+        const reply = new PriorityReply(hosts.map((h) => h.name));
+        hosts.forEach((h, i) => reply.add(i, h.preEncoded ? JSON.stringify(h.name) : undefined, h.score));
         const plain: HostPriorityList = hosts.map((h) => ({ Host: h.name, Score: h.score }));
         assert.equal(encodeHostPriorityList(reply), encodeHostPriorityList(plain));
         assert.deepEqual(reply.toList(), plain);
@@ -126,18 +126,21 @@ describe('PriorityReply: the prioritize reply encoded from fragments', () => {
 
   it('comes in pieces of at most 1024 hosts for a long list, which join to the one-string encoding', () => {
     for (const count of [0, 1, 1023, 1024, 1025, 5000]) {
-      const reply = new PriorityReply();
-      for (let i = 0; i < count; i++) reply.add(`node-${i}`, i % 3 === 0 ? undefined : JSON.stringify(`node-${i}`), i % 11);
+      const names = Array.from({ length: count }, (_, i) => `node-${i}`);
+      const reply = new PriorityReply(names);
+      for (let i = 0; i < count; i++) reply.add(i, i % 3 === 0 ? undefined : JSON.stringify(names[i]), i % 11);
       const pieces = encodeHostPriorityListPieces(reply);
       assert.equal(pieces.length, Math.max(1, Math.ceil(count / 1024)), `${count} hosts`);
       assert.equal(pieces.join(''), encodeHostPriorityList(reply.toList()));
     }
   });
 
-  it('refuses a score that is not an integer, as the plain list does', () => {
-    const reply = new PriorityReply();
-    reply.add('n1', undefined, 2.5);
-    assert.throws(() => encodeHostPriorityList(reply), /not an integer/);
+  it('refuses a score that is not an integer, as the plain list does (when the entry is made)', () => {
+    for (const quoted of [undefined, '"n1"']) {
+      const reply = new PriorityReply(['n1']);
+      assert.throws(() => reply.add(0, quoted, 2.5), /not an integer/);
+      assert.throws(() => reply.add(0, quoted, Number.NaN), /not an integer/);
+    }
     assert.throws(() => encodeHostPriorityList([{ Host: 'n1', Score: 2.5 }]), /not an integer/);
   });
 });
