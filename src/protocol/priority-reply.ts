@@ -36,8 +36,8 @@ function keptEntry(name: string, quotedName: string, score: number): string {
 export class PriorityReply {
   /** `{"Host":…,"Score":…}` per host, in request order; `length` of them are this reply's. */
   readonly entries: string[];
-  /** Scores, parallel to `entries`. */
-  readonly scores: Float64Array;
+  /** Scores, parallel to `entries` (sized for every candidate; `scores` is the reply's part). */
+  private readonly scoreColumn: Float64Array;
   /** The hosts' indexes among `names`. */
   private readonly indexes: Int32Array;
   length = 0;
@@ -45,7 +45,7 @@ export class PriorityReply {
   /** `names`: the candidates as the request named them (hosts are added by index into it). */
   constructor(readonly names: readonly string[]) {
     this.entries = new Array<string>(names.length);
-    this.scores = new Float64Array(names.length);
+    this.scoreColumn = new Float64Array(names.length);
     this.indexes = new Int32Array(names.length);
   }
 
@@ -54,13 +54,18 @@ export class PriorityReply {
     const name = this.names[index]!;
     const at = this.length++;
     this.entries[at] = quotedName === undefined ? entryOf(name, score) : keptEntry(name, quotedName, score);
-    this.scores[at] = score;
+    this.scoreColumn[at] = score;
     this.indexes[at] = index;
+  }
+
+  /** The reply's scores, in request order. */
+  get scores(): Float64Array {
+    return this.scoreColumn.subarray(0, this.length);
   }
 
   toList(): HostPriorityList {
     const list: HostPriorityList = [];
-    for (let at = 0; at < this.length; at++) list.push({ Host: this.names[this.indexes[at]!]!, Score: this.scores[at]! });
+    for (let at = 0; at < this.length; at++) list.push({ Host: this.names[this.indexes[at]!]!, Score: this.scoreColumn[at]! });
     return list;
   }
 }
