@@ -60,17 +60,17 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
           sample: decision.failingSample,
         });
       }
-      metrics.filterNodeVerdicts.inc({ verdict: 'passed' }, decision.passed);
-      if (decision.failed) metrics.filterNodeVerdicts.inc({ verdict: 'failed' }, decision.failed);
-      if (decision.unresolvable) metrics.filterNodeVerdicts.inc({ verdict: 'unresolvable' }, decision.unresolvable);
+      metrics.filterNodeVerdictCounts.add('passed', '', decision.passed);
+      if (decision.failed) metrics.filterNodeVerdictCounts.add('failed', '', decision.failed);
+      if (decision.unresolvable) metrics.filterNodeVerdictCounts.add('unresolvable', '', decision.unresolvable);
       if (decision.draUnsafe) metrics.draUnsafeRejections.inc(decision.draUnsafe);
-      for (const [code, count] of decision.failuresByCode) metrics.filterFailureReasons.inc({ code }, count);
+      for (const [code, count] of decision.failuresByCode) metrics.filterFailureReasonCounts.add(code, '', count);
       if (decision.draRefusals) countDraRefusals(metrics, decision.draRefusals);
-      if (decision.remembered) metrics.filterRememberedVerdicts.inc(decision.remembered);
+      if (decision.remembered) metrics.filterRememberedVerdictCounts.add('', '', decision.remembered);
       const n = decision.nominated;
-      if (n.result === 'hit') metrics.nominatedNodeChecks.inc({ result: 'hit', reason: '' });
+      if (n.result === 'hit') metrics.nominatedNodeCheckCounts.add('hit', '');
       else if (n.result === 'fallback') {
-        metrics.nominatedNodeChecks.inc({ result: 'fallback', reason: n.reason });
+        metrics.nominatedNodeCheckCounts.add('fallback', n.reason);
         logger.debug('nominated node missed; full scan', { pod: podName(args.Pod), node: n.node, reason: n.reason, detail: n.detail });
       }
       if (options.mode === 'shadow') {

@@ -160,8 +160,8 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
   };
 
   const serve = async (verb: ExtenderVerb, request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const stopTimer = metrics.httpRequestDuration.startTimer();
-    metrics.httpInFlight.inc({ verb });
+    const started = performance.now();
+    metrics.httpInFlightCounts.add(verb, 1);
     let outcome = 'error';
     try {
       outcome = await answer(verb, request, response);
@@ -181,9 +181,9 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
         } else writeJson(response, reply.status, reply.body);
       }
     } finally {
-      metrics.httpInFlight.dec({ verb });
-      metrics.httpRequests.inc({ verb, outcome });
-      stopTimer({ verb, outcome });
+      metrics.httpInFlightCounts.add(verb, -1);
+      metrics.httpRequestCounts.add(verb, outcome);
+      metrics.httpRequestDuration.observe({ verb, outcome }, (performance.now() - started) / 1000);
     }
   };
 

@@ -109,8 +109,8 @@ export function requestMiddleware(deps: { metrics: Metrics; logger: Logger; verb
   const { metrics, logger, verbOf, linger } = deps;
   return async function handleRequest(ctx: Context, next: Next): Promise<void> {
     const verb = verbOf(ctx.path);
-    const stopTimer = metrics.httpRequestDuration.startTimer();
-    metrics.httpInFlight.inc({ verb });
+    const started = performance.now();
+    metrics.httpInFlightCounts.add(verb, 1);
     try {
       await next();
       fillEmptyErrorReply(ctx);
@@ -118,9 +118,9 @@ export function requestMiddleware(deps: { metrics: Metrics; logger: Logger; verb
       replyToFailure(ctx, err, verb, logger, linger);
     } finally {
       const outcome = outcomeOf(ctx);
-      metrics.httpInFlight.dec({ verb });
-      metrics.httpRequests.inc({ verb, outcome });
-      stopTimer({ verb, outcome });
+      metrics.httpInFlightCounts.add(verb, -1);
+      metrics.httpRequestCounts.add(verb, outcome);
+      metrics.httpRequestDuration.observe({ verb, outcome }, (performance.now() - started) / 1000);
     }
   };
 }

@@ -3,6 +3,7 @@
  * `Metrics` (tests build their own, so registries never leak between cases). Add new metrics here, never ad hoc.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { CounterTally, GaugeTally } from './counter-tally.js';
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BYTES_BUCKETS = [256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
@@ -17,15 +18,31 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     for (const kind of ['handles', 'requests', 'resources']) registry.removeSingleMetric(`${PREFIX}nodejs_active_${kind}_total`);
   }
   const r = [registry];
+  // The request path's counts, handed to their metrics when read (counter-tally.ts).
+  const httpRequestCounts = new CounterTally(['verb', 'outcome']);
+  const httpInFlightCounts = new GaugeTally('verb');
+  const filterNodeVerdictCounts = new CounterTally(['verdict']);
+  const filterFailureReasonCounts = new CounterTally(['code']);
+  const nominatedNodeCheckCounts = new CounterTally(['result', 'reason']);
+  const filterRememberedVerdictCounts = new CounterTally([]);
 
   return {
     registry,
+    httpRequestCounts,
+    httpInFlightCounts,
+    filterNodeVerdictCounts,
+    filterFailureReasonCounts,
+    nominatedNodeCheckCounts,
+    filterRememberedVerdictCounts,
 
     // --- http ---
     httpRequests: new Counter({
       name: PREFIX + 'http_requests_total',
       help: 'Extender HTTP requests by verb (filter, prioritize, preempt, other) and outcome (ok, bad_request, error, ...).',
       labelNames: ['verb', 'outcome'] as const,
+      collect() {
+        httpRequestCounts.flushInto(this);
+      },
       registers: r,
     }),
     httpRequestDuration: new Histogram({
@@ -39,6 +56,9 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       name: PREFIX + 'http_requests_in_flight',
       help: 'Extender HTTP requests currently being served.',
       labelNames: ['verb'] as const,
+      collect() {
+        httpInFlightCounts.setInto(this);
+      },
       registers: r,
     }),
     httpRequestBodyBytes: new Histogram({
@@ -54,17 +74,26 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       name: PREFIX + 'filter_node_verdicts_total',
       help: 'Per-node filter verdicts: passed, failed (resolvable), unresolvable.',
       labelNames: ['verdict'] as const,
+      collect() {
+        filterNodeVerdictCounts.flushInto(this);
+      },
       registers: r,
     }),
     filterRememberedVerdicts: new Counter({
       name: PREFIX + 'filter_remembered_verdicts_total',
       help: 'Per-node filter verdicts answered from the per-node verdict memo instead of recomputed (a share of filter_node_verdicts_total); only pods with DRA claims are remembered.',
+      collect() {
+        filterRememberedVerdictCounts.flushInto(this);
+      },
       registers: r,
     }),
     nominatedNodeChecks: new Counter({
       name: PREFIX + 'nominated_node_checks_total',
       help: 'Nominated-node-first checks: result hit, or fallback with the reason (not_candidate, unknown_node, does_not_fit).',
       labelNames: ['result', 'reason'] as const,
+      collect() {
+        nominatedNodeCheckCounts.flushInto(this);
+      },
       registers: r,
     }),
     preemptCandidates: new Counter({
@@ -283,6 +312,9 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       name: PREFIX + 'filter_failure_reasons_total',
       help: 'Causes of failing filter verdicts by reason code (insufficient_resource, too_many_pods, dra_accounting_unsafe, ...); a node failing for several causes counts once per cause.',
       labelNames: ['code'] as const,
+      collect() {
+        filterFailureReasonCounts.flushInto(this);
+      },
       registers: r,
     }),
 
