@@ -15,9 +15,12 @@ export interface JsonBody {
 const JSON_MEDIA_TYPE = /^application\/(?:json|[a-z0-9!#$&^_.-]+\+json)$/;
 const UTF8_CHARSET = /^"?utf-?8"?$/i;
 
+/** The last Content-Type accepted: a scheduler sends the same one on every call, so it is parsed once. */
+let lastAccepted: string | undefined;
+
 /** application/json or application/*+json, optionally with charset=utf-8; no Content-Type at all is read as JSON. */
 export function checkJsonContentType(header: string | undefined): void {
-  if (header === undefined || header.trim() === '') return;
+  if (header === undefined || header === lastAccepted || header.trim() === '') return;
   const [mediaType = '', ...parameters] = header.split(';');
   if (!JSON_MEDIA_TYPE.test(mediaType.trim().toLowerCase())) {
     throw new HttpProblem(415, 'unsupported_media_type', `unsupported Content-Type ${JSON.stringify(header)}: expected application/json`);
@@ -28,6 +31,7 @@ export function checkJsonContentType(header: string | undefined): void {
       throw new HttpProblem(415, 'unsupported_media_type', `unsupported charset ${JSON.stringify(value.trim())}: expected utf-8`);
     }
   }
+  lastAccepted = header;
 }
 
 function tooLarge(limitBytes: number): HttpProblem {

@@ -1,24 +1,30 @@
 /**
  * A prioritize answer as the scan builds it: per host its `{"Host":…,"Score":…}` entry and its score. Encoding is a
  * join of the entries. A ledger node's name arrives already encoded as a JSON string (the ledger encodes it once,
- * when it first sees the node), and serves as the key under which the node's entry for each score the verbs give
- * (0..10) is kept as one flat string. Why: quoting every host name on each call cost more than scoring the nodes,
- * and entries built anew made the reply a rope of ~2000 pieces per 500 hosts, about twice as slow to build and
- * write as a join of kept flat entries. `toList()` gives the plain HostPriorityList (shadow mode, tests).
+ * when it first sees the node) with its slot in the ledger's node table, under which the node's entry for each
+ * score the verbs give (0..10) is kept as one flat string, valid while the slot carries that name. Why: quoting
+ * every host name on each call cost more than scoring the nodes, and entries built anew made the reply a rope of
+ * ~2000 pieces per 500 hosts, about twice as slow to build and write as a join of kept flat entries. `toList()` gives the plain HostPriorityList (shadow mode, tests).
  *
  * The scan knows how many hosts it may add (the candidates): the columns are sized once instead of growing push by
  * push, and a host is kept as its index among the candidates, its name read only by `toList` and for new entries.
  */
 import { encodeInt64 } from './int64-text.js';
-import { TextMemo } from './text-memo.js';
 import type { HostPriorityList } from './types.js';
 
 const quote = JSON.stringify as (value: string) => string;
 
 /** Scores 0..MaxExtenderPriority have their entries kept per host. */
 const KEPT_SCORES = 11;
-/** Far more hosts than a cluster has nodes; past it the memo restarts. */
-const keptEntries = new TextMemo<Array<string | undefined>>(65_536);
+
+interface KeptEntries {
+  /** The host's name as a JSON string: the entries are this host's while the key still carries this string. */
+  quoted: string;
+  byScore: Array<string | undefined>;
+}
+
+/** By the caller's key for a host (a node's slot in the ledger's table): a slot reused by another node fails the check. */
+const keptByKey: Array<KeptEntries | undefined> = [];
 
 /** The wire entry of a host and score. JSON.stringify makes it a flat string, which a join copies at full speed. */
 function entryOf(name: string, score: number): string {
@@ -26,11 +32,15 @@ function entryOf(name: string, score: number): string {
   return JSON.stringify({ Host: name, Score: score === 0 ? 0 : score });
 }
 
-/** The entry of a known host (`quotedName`: its name as a JSON string, the key), kept for the small scores. */
-function keptEntry(name: string, quotedName: string, score: number): string {
+/** The entry of a known host (`key`: its slot, `quotedName`: its name as a JSON string), kept for the small scores. */
+function keptEntry(key: number, name: string, quotedName: string, score: number): string {
   if (!(score >= 0 && score < KEPT_SCORES && Number.isInteger(score))) return entryOf(name, score);
-  const entries = keptEntries.get(quotedName) ?? keptEntries.remember(quotedName, new Array<string | undefined>(KEPT_SCORES).fill(undefined));
-  return (entries[score] ??= entryOf(name, score));
+  let kept = keptByKey[key];
+  if (kept === undefined || kept.quoted !== quotedName) {
+    kept = { quoted: quotedName, byScore: new Array<string | undefined>(KEPT_SCORES).fill(undefined) };
+    keptByKey[key] = kept;
+  }
+  return (kept.byScore[score] ??= entryOf(name, score));
 }
 
 export class PriorityReply {
@@ -49,11 +59,14 @@ export class PriorityReply {
     this.indexes = new Int32Array(names.length);
   }
 
-  /** `quotedName`: the name of candidate `index` as a JSON string when known (a ledger node's): its entries are kept. */
-  add(index: number, quotedName: string | undefined, score: number): void {
+  /**
+   * `quotedName`: the name of candidate `index` as a JSON string when known (a ledger node's), with `key` its slot in
+   * the ledger's node table: its entries are then kept per score.
+   */
+  add(index: number, quotedName: string | undefined, score: number, key = -1): void {
     const name = this.names[index]!;
     const at = this.length++;
-    this.entries[at] = quotedName === undefined ? entryOf(name, score) : keptEntry(name, quotedName, score);
+    this.entries[at] = quotedName === undefined || key < 0 ? entryOf(name, score) : keptEntry(key, name, quotedName, score);
     this.scoreColumn[at] = score;
     this.indexes[at] = index;
   }

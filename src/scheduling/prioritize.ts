@@ -52,7 +52,7 @@ export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, optio
     if (dedupe.repeatedSlot(slot)) continue;
     if (requests !== undefined && slot !== nominatedSlot) {
       const score = scoreSlot(table, slot, requests, strategy, scoring!.weights, draRows === undefined ? undefined : draRows.rowAt(slot));
-      scores.add(i, quotedNames[slot], toExtenderScore(score));
+      scores.add(i, quotedNames[slot], toExtenderScore(score), slot);
       continue;
     }
     const node = entries[slot];
@@ -63,7 +63,7 @@ export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, optio
       score = scoreIn(ctx, node);
       if (memoised !== undefined) assessor.rememberFor(memoised, scoreKey, score);
     }
-    scores.add(i, quotedNames[slot], score);
+    scores.add(i, quotedNames[slot], score, slot);
   }
   return scores;
 }

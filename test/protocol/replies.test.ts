@@ -144,3 +144,17 @@ describe('PriorityReply: the prioritize reply encoded from fragments', () => {
     assert.throws(() => encodeHostPriorityList([{ Host: 'n1', Score: 2.5 }]), /not an integer/);
   });
 });
+
+describe('PriorityReply: entries kept by node slot', () => {
+  it('never answers a slot reused by another node with the old node\'s entry', () => {
+    const first = new PriorityReply(['node-a', 'node-b']);
+    first.add(0, JSON.stringify('node-a'), 7, 3);
+    first.add(1, JSON.stringify('node-b'), 7, 4);
+    assert.equal(encodeHostPriorityList(first), '[{"Host":"node-a","Score":7},{"Host":"node-b","Score":7}]');
+    // Slot 3 now holds node-c (node-a deleted, its slot reused): its entry is node-c's.
+    const second = new PriorityReply(['node-c', 'node-b']);
+    second.add(0, JSON.stringify('node-c'), 7, 3);
+    second.add(1, JSON.stringify('node-b'), 2, 4);
+    assert.equal(encodeHostPriorityList(second), '[{"Host":"node-c","Score":7},{"Host":"node-b","Score":2}]');
+  });
+});
