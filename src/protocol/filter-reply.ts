@@ -1,24 +1,23 @@
 /**
  * A filter answer as the scan builds it, kept as the JSON fragments the reply is made of: a node's name arrives
  * already encoded as a JSON string (the ledger encodes a known node's name once, when it first sees the node), a
- * reason is encoded once per distinct string, and each failing node is one `"name":"reason"` fragment. Encoding the
+ * reason is encoded once per run of nodes failing alike, and each failing node is one `"name":"reason"` fragment. Encoding the
  * reply is then joining fragments. Why: the map-shaped FailedNodes (a dictionary object keyed by a few hundred
  * fresh names, then JSON.stringify of it) cost more than the whole fit scan.
  *
  * It reads as an ExtenderFilterResult for whoever inspects it (shadow mode, logs, tests): the fields are built on
  * first read, from the same fragments the wire gets, so what is read is what is sent.
  */
-import { TextMemo } from './text-memo.js';
 import type { ExtenderFilterResult, FailedNodesMap, WireNodeList, WireObject } from './types.js';
 
 const quote = JSON.stringify as (value: string) => string;
 
-/** Reasons are a few stable strings (scheduling/reasons.ts); each is encoded once. Bounded in case they are not. */
-const quotedReasons = new TextMemo<string>(1024);
-
-/** A reason as a JSON string, encoded once per distinct reason. */
+/**
+ * A reason as a JSON string. The scan quotes each run of equal reasons once (scheduling/filter.ts), so a call quotes
+ * a handful of strings and nothing needs remembering across calls.
+ */
 export function quotedReason(reason: string): string {
-  return quotedReasons.get(reason) ?? quotedReasons.remember(reason, quote(reason));
+  return quote(reason);
 }
 
 export class FilterReply implements ExtenderFilterResult {
