@@ -198,43 +198,6 @@ export function fitSlot(
   draUsed: Readonly<DenseRow> | undefined,
   sink?: DetailSink,
 ): FitVerdict {
-  if (adjust !== undefined || sink !== undefined || demand.ids.length > MAX_MASKED) return fitSlotAdjusted(table, slot, demand, adjust, draUsed, sink);
-  // The scan's case (no adjustments, no detail), kept small so the scan loops inline it: freeAt without adjustments.
-  let mask = table.podCount[slot]! + 1 > table.maxPods[slot]! ? 1 : 0;
-  const { ids, values } = demand;
-  const free = table.free;
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]!;
-    const column = free[id];
-    let room = column === undefined ? 0 : column[slot]!;
-    if (draUsed !== undefined && id < draUsed.length) room -= draUsed[id]!;
-    const need = values[i]!;
-    if (need <= room) continue;
-    mask |= 1 << (i + 2);
-    if (need > columnValue(table.allocatable, id, slot)) mask |= 2;
-  }
-  return mask === 0 ? FITS : maskedVerdict(demand, mask);
-}
-
-/** The failing verdict of a demand for a failure mask, built once per (demand, mask). */
-function maskedVerdict(demand: CompiledDemand, mask: number): FitVerdict {
-  let verdict = demand.verdicts.get(mask);
-  if (verdict === undefined) {
-    verdict = verdictFor(demand, mask, undefined);
-    demand.verdicts.set(mask, verdict);
-  }
-  return verdict;
-}
-
-/** `fitSlot` with adjustments (reservations, removals, releases), a detail sink, or a demand longer than the mask. */
-function fitSlotAdjusted(
-  table: NodeTableView,
-  slot: number,
-  demand: CompiledDemand,
-  adjust: NodeAdjustments | undefined,
-  draUsed: Readonly<DenseRow> | undefined,
-  sink: DetailSink | undefined,
-): FitVerdict {
   const dra = adjust !== undefined ? adjust.draUsed : draUsed;
   let mask = 0;
   let beyondMask: number[] | undefined;
@@ -261,7 +224,12 @@ function fitSlotAdjusted(
   if (mask === 0 && beyondMask === undefined) return FITS;
   // A demand of more resources than the mask holds (rare): its verdict is built each time rather than kept.
   if (beyondMask !== undefined) return verdictFor(demand, mask, beyondMask);
-  return maskedVerdict(demand, mask);
+  let verdict = demand.verdicts.get(mask);
+  if (verdict === undefined) {
+    verdict = verdictFor(demand, mask, undefined);
+    demand.verdicts.set(mask, verdict);
+  }
+  return verdict;
 }
 
 function verdictFor(demand: CompiledDemand, mask: number, beyondMask: readonly number[] | undefined): FitVerdict {
