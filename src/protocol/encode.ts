@@ -109,10 +109,8 @@ export function encodeFilterResult(result: ExtenderFilterResult): string {
 
 /** The scores as pieces of at most ENTRIES_PER_PIECE hosts (see there): joins of the reply's entries. */
 function priorityReplyPieces(reply: PriorityReply): string[] {
-  const { entries, length } = reply;
-  if (entries.length !== length) entries.length = length;
   const out: string[] = [];
-  joinedPieces(out, '[', entries, ']');
+  joinedPieces(out, '[', reply.entries, ']');
   return out;
 }
 

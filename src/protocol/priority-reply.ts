@@ -4,15 +4,14 @@
  * when it first sees the node) with its slot in the ledger's node table, under which the node's entry for each
  * score the verbs give (0..10) is kept as one flat string, valid while the slot carries that name. Why: quoting
  * every host name on each call cost more than scoring the nodes, and entries built anew made the reply a rope of
- * ~2000 pieces per 500 hosts, about twice as slow to build and write as a join of kept flat entries. `toList()` gives the plain HostPriorityList (shadow mode, tests).
+ * ~2000 pieces per 500 hosts, about twice as slow to build and write as a join of kept flat entries. `toList()`
+ * gives the plain HostPriorityList (shadow mode, tests).
  *
  * The scan knows how many hosts it may add (the candidates): the columns are sized once instead of growing push by
  * push, and a host is kept as its index among the candidates, its name read only by `toList` and for new entries.
  */
 import { encodeInt64 } from './int64-text.js';
 import type { HostPriorityList } from './types.js';
-
-const quote = JSON.stringify as (value: string) => string;
 
 /** Scores 0..MaxExtenderPriority have their entries kept per host. */
 const KEPT_SCORES = 11;
@@ -26,10 +25,13 @@ interface KeptEntries {
 /** By the caller's key for a host (a node's slot in the ledger's table): a slot reused by another node fails the check. */
 const keptByKey: Array<KeptEntries | undefined> = [];
 
-/** The wire entry of a host and score. JSON.stringify makes it a flat string, which a join copies at full speed. */
+/**
+ * The wire entry of a host and score (a non-integer score refused, as the plain encoder refuses it).
+ * JSON.stringify makes it a flat string, which a join copies at full speed, and writes -0 as 0, as Go does.
+ */
 function entryOf(name: string, score: number): string {
   encodeInt64(score, 'score');
-  return JSON.stringify({ Host: name, Score: score === 0 ? 0 : score });
+  return JSON.stringify({ Host: name, Score: score });
 }
 
 /** The entry of a known host (`key`: its slot, `quotedName`: its name as a JSON string), kept for the small scores. */
@@ -44,8 +46,8 @@ function keptEntry(key: number, name: string, quotedName: string, score: number)
 }
 
 export class PriorityReply {
-  /** `{"Host":…,"Score":…}` per host, in request order; `length` of them are this reply's. */
-  readonly entries: string[];
+  /** `{"Host":…,"Score":…}` per host, in request order (sized for every candidate; `entries` is the reply's part). */
+  private readonly entryColumn: string[];
   /** Scores, parallel to `entries` (sized for every candidate; `scores` is the reply's part). */
   private readonly scoreColumn: Float64Array;
   /** The hosts' indexes among `names`. */
@@ -54,7 +56,7 @@ export class PriorityReply {
 
   /** `names`: the candidates as the request named them (hosts are added by index into it). */
   constructor(readonly names: readonly string[]) {
-    this.entries = new Array<string>(names.length);
+    this.entryColumn = new Array<string>(names.length);
     this.scoreColumn = new Float64Array(names.length);
     this.indexes = new Int32Array(names.length);
   }
@@ -66,9 +68,15 @@ export class PriorityReply {
   add(index: number, quotedName: string | undefined, score: number, key = -1): void {
     const name = this.names[index]!;
     const at = this.length++;
-    this.entries[at] = quotedName === undefined || key < 0 ? entryOf(name, score) : keptEntry(key, name, quotedName, score);
+    this.entryColumn[at] = quotedName === undefined || key < 0 ? entryOf(name, score) : keptEntry(key, name, quotedName, score);
     this.scoreColumn[at] = score;
     this.indexes[at] = index;
+  }
+
+  /** The reply's entries, in request order. */
+  get entries(): readonly string[] {
+    if (this.entryColumn.length !== this.length) this.entryColumn.length = this.length;
+    return this.entryColumn;
   }
 
   /** The reply's scores, in request order. */
