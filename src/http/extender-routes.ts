@@ -20,7 +20,7 @@ import { encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityListPie
 import { InputError } from '../protocol/errors.js';
 import type { ExtenderFilterResult } from '../protocol/types.js';
 import type { Logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
+import { requestEnded, requestStarted, type Metrics } from '../observability/metrics.js';
 import { certificateRefusal } from './client-certificate-gate.js';
 import type { ExtenderService } from './extender-port.js';
 import type { InFlightLimit } from './in-flight-limit.js';
@@ -160,8 +160,7 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
   };
 
   const serve = async (verb: ExtenderVerb, request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const started = performance.now();
-    metrics.httpInFlightCounts.add(verb, 1);
+    const started = requestStarted(metrics, verb);
     let outcome = 'error';
     try {
       outcome = await answer(verb, request, response);
@@ -181,9 +180,7 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
         } else writeJson(response, reply.status, reply.body);
       }
     } finally {
-      metrics.httpInFlightCounts.add(verb, -1);
-      metrics.httpRequestCounts.add(verb, outcome);
-      metrics.httpRequestDuration.observe({ verb, outcome }, (performance.now() - started) / 1000);
+      requestEnded(metrics, verb, outcome, started);
     }
   };
 

@@ -6,7 +6,7 @@
 import type { Context, Next } from 'koa';
 import { InputError } from '../protocol/errors.js';
 import type { Logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
+import { requestEnded, requestStarted, type Metrics } from '../observability/metrics.js';
 import { ClientAbortedError, HttpProblem } from './http-problem.js';
 import { lingerAfterReply, type LingerBounds } from './lingering-close.js';
 
@@ -109,8 +109,7 @@ export function requestMiddleware(deps: { metrics: Metrics; logger: Logger; verb
   const { metrics, logger, verbOf, linger } = deps;
   return async function handleRequest(ctx: Context, next: Next): Promise<void> {
     const verb = verbOf(ctx.path);
-    const started = performance.now();
-    metrics.httpInFlightCounts.add(verb, 1);
+    const started = requestStarted(metrics, verb);
     try {
       await next();
       fillEmptyErrorReply(ctx);
@@ -118,9 +117,7 @@ export function requestMiddleware(deps: { metrics: Metrics; logger: Logger; verb
       replyToFailure(ctx, err, verb, logger, linger);
     } finally {
       const outcome = outcomeOf(ctx);
-      metrics.httpInFlightCounts.add(verb, -1);
-      metrics.httpRequestCounts.add(verb, outcome);
-      metrics.httpRequestDuration.observe({ verb, outcome }, (performance.now() - started) / 1000);
+      requestEnded(metrics, verb, outcome, started);
     }
   };
 }

@@ -473,3 +473,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** One HTTP request starts (extender verbs and Koa routes alike): counted in flight; the start time to pass to `requestEnded`. */
+export function requestStarted(metrics: Metrics, verb: string): number {
+  metrics.httpInFlightCounts.add(verb, 1);
+  return performance.now();
+}
+
+/** The request has been answered: out of flight, counted by outcome, its duration observed. */
+export function requestEnded(metrics: Metrics, verb: string, outcome: string, startedAt: number): void {
+  metrics.httpInFlightCounts.add(verb, -1);
+  metrics.httpRequestCounts.add(verb, outcome);
+  metrics.httpRequestDuration.observe({ verb, outcome }, (performance.now() - startedAt) / 1000);
+}

@@ -12,6 +12,12 @@ export interface Candidates {
   wires?: readonly WireObject[];
 }
 
+/**
+ * A slot number no candidate resolves to: slots are never negative, and `ClusterLedger.slotsNamed` answers -1 for a
+ * name without a known node, so comparing a candidate's slot with it never matches (a node to single out, absent).
+ */
+export const NO_SLOT = -2;
+
 export function candidatesFromArgs(args: ExtenderArgs): Candidates {
   if (args.NodeNames !== null) return { mode: 'names', names: args.NodeNames };
   if (args.Nodes !== null) {

@@ -8,7 +8,7 @@ import type { PodEntry } from '../ledger/pod-entry.js';
 import { FilterReply, quotedReason } from '../protocol/filter-reply.js';
 import type { ExtenderArgs, ExtenderFilterResult } from '../protocol/types.js';
 import { CallDedupe } from './call-dedupe.js';
-import { candidatesFromArgs } from './candidates.js';
+import { candidatesFromArgs, NO_SLOT } from './candidates.js';
 import { assessWithDetail, type FitVerdict } from './fit.js';
 import { fitSlot } from './fit-kernel.js';
 import { incomingPodFromWire } from './incoming-pod.js';
@@ -248,6 +248,3 @@ function checkNominatedFirst(
   if (verdict.fits) return { outcome: { result: 'hit', node: name }, checkedSlot: node.slot, verdict };
   return { outcome: { result: 'fallback', node: name, reason: 'does_not_fit', detail: detail ?? verdict.reason }, checkedSlot: node.slot, verdict };
 }
-
-/** No slot: slots are never negative, and `slotsNamed` answers -1 for unknown names, so this matches nothing. */
-const NO_SLOT = -2;

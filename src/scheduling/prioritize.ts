@@ -9,7 +9,7 @@ import type { PodEntry } from '../ledger/pod-entry.js';
 import { PriorityReply } from '../protocol/priority-reply.js';
 import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type HostPriorityList } from '../protocol/types.js';
 import { CallDedupe } from './call-dedupe.js';
-import { candidatesFromArgs } from './candidates.js';
+import { candidatesFromArgs, NO_SLOT } from './candidates.js';
 import { assessIn, draRowOn, fitContextWithDra, type FitContext } from './fit.js';
 import { withFootprint } from './fit-kernel.js';
 import { draAssessmentFor } from './dra-verdict.js';
@@ -67,9 +67,6 @@ export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, optio
   }
   return scores;
 }
-
-/** No slot: slots are never negative, and `slotsNamed` answers -1 for unknown names, so this matches nothing. */
-const NO_SLOT = -2;
 
 /** The call's compiled weights, settled by the first score of the call. */
 function scoringScratch(ctx: FitContext): ScoringScratch {
