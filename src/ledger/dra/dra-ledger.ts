@@ -255,7 +255,10 @@ export class DraLedger implements DraAccounting {
       selectors: this.selectors,
       ...(delegated ? { delegated } : {}),
     });
-    if (cacheKey) this.assessCache.set(cacheKey, assessment);
+    // A node that cannot serve the claims at all is not kept: the filter's verdict memo already remembers that refusal,
+    // and at 5000 candidates a first-seen claim pod's ~4500 refusals pushed every useful entry out of the cache and were
+    // promoted to old space on their way out (the cache holds what prioritize and explain reuse: the nodes that can).
+    if (cacheKey && assessment.unavailable === undefined && assessment.unresolvable === undefined) this.assessCache.set(cacheKey, assessment);
     return assessment;
   }
 

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { pod } from '../../support/builders.js';
+import { claim, deviceClass, gpuDevice, slice } from '../../support/dra-builders.js';
 import { newLedger } from './builders.js';
 
 /** A pending pod with the UID and resourceVersion the cache key is made of. */
@@ -34,6 +35,22 @@ describe('DRA assessment cache', () => {
     assert.equal(ledger.assessPod(pending('hot', 'uid-hot'), 'n1'), hot, 'recently used: kept');
     assert.equal(ledger.assessPod(pending('p19997', 'uid-19997'), 'n1'), ledger.assessPod(pending('p19997', 'uid-19997'), 'n1'));
     assert.notEqual(ledger.assessPod(pending('old', 'uid-old'), 'n1'), oldest, 'least recently used: evicted');
+  });
+
+  it('keeps what a node can serve, not a refusal (the filter remembers refusals itself; kept, they flooded the cache)', () => {
+    const ledger = newLedger();
+    ledger.upsertDeviceClass(deviceClass('gpu.example.com', 'gpu.example.com'));
+    ledger.upsertSlice(slice('gpu-n1', 'n1', 'gpu.example.com', [gpuDevice('g0')]));
+    ledger.upsertClaim(claim('ns', 'c', 'uid-c', { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com', count: 1 } }] }));
+    const claimPod = pod('ns', 'p', { uid: 'uid-p', rv: '1', claims: [{ name: 'x', claimName: 'c' }] });
+    const servable = ledger.assessPod(claimPod, 'n1');
+    assert.equal(servable.unavailable, undefined);
+    assert.equal(ledger.assessPod(claimPod, 'n1'), servable, 'a node that can serve the claim: cached');
+    const refused = ledger.assessPod(claimPod, 'n2');
+    assert.match(refused.unavailable ?? '', /0 device\(s\) of driver gpu\.example\.com on this node, 1 needed/);
+    const again = ledger.assessPod(claimPod, 'n2');
+    assert.notEqual(again, refused, 'a refusal: assessed afresh');
+    assert.deepEqual(again, refused, 'to the same answer');
   });
 
   it('forgets every assessment when invalidated', () => {
