@@ -25,6 +25,22 @@ function scenarioRow(s: ScenarioResult): string {
     + `${agreementCell(s.agreement, s.referenceServes)} | ${s.sanity} |`;
 }
 
+/** The untimed first pass each scenario makes over its bodies before the warm-up: what cold caches cost. */
+function firstPassLines(scenarios: readonly ScenarioResult[]): string[] {
+  const measured = scenarios.filter((s) => s.firstPassMs !== undefined);
+  if (measured.length === 0) return [];
+  const cell = (ms: number | undefined, bodies: number) => (ms === undefined ? 'n/a' : `${fmt(ms, 0)} ms (${fmt(ms / bodies, 2)} ms a body)`);
+  return [
+    'Before its warm-up and rounds, each scenario sends every body once, one at a time (a scheduler retries a pending '
+      + 'pod, so the rounds measure the steady state; this pass is what pods seen for the first time cost):',
+    '',
+    '| scenario | kube-ledger first pass | Go first pass |',
+    '|---|---:|---:|',
+    ...measured.map((s) => `| ${s.description} | ${cell(s.firstPassMs, s.bodies)} | ${cell(s.referenceFirstPassMs, s.bodies)} |`),
+    '',
+  ];
+}
+
 function loopLines(loop: LoopResult): string[] {
   const share = (ms: number) => ms / (ms + loop.upstreamCycleMillis);
   const row = (who: string, f: LoopResult['ledger'], extender = true) => `| ${who} | **${fmt(f.podsPerSecondThroughExtender, 0)}** | `
@@ -76,6 +92,7 @@ export function renderMarkdown(report: BenchReport): string {
       + `Agreement: reasons compared ${REASON_COMPARISON === 'exact' ? 'exactly' : 'by cause (stable prefix)'}, scores `
       + `${SCORE_COMPARISON === 'exact' ? 'exactly' : 'reported, not required equal'}.`,
     '',
+    ...firstPassLines(report.scenarios),
     ...(report.loop ? loopLines(report.loop) : []),
     `**${large.nodes} nodes / ${large.pods} pods** (cluster file ${mib(large.clusterFileBytes)}): `
       + `start to ready ${fmt(large.readyAfterMs / 1000, 2)} s; ledger rebuild gauge `

@@ -58,6 +58,9 @@ export interface ScenarioResult {
   referenceRatio: number;
   /** What one kube-ledger reply said (e.g. nodes passed), or the problem with it. */
   sanity: string;
+  /** Wall ms of one untimed pass over every body, one at a time, before the warm-up (cold caches); Go's alike. */
+  firstPassMs?: number;
+  referenceFirstPassMs?: number;
 }
 
 export interface LargeClusterFigures {
