@@ -97,27 +97,18 @@ export interface CompiledDemand {
   verdicts: Map<number, FitVerdict>;
 }
 
-/** What is kept per pod of its compiled demand: everything but the pod itself. */
-type DemandRows = Pick<CompiledDemand, 'ids' | 'values' | 'verdicts'>;
-
-/**
- * The cached part must not reference its key. V8's scavenger keeps a WeakMap entry whose value reaches its key alive
- * (only a full collection sees through the cycle), so with the pod in the value every call's pod, its wire object and
- * all they reach survived each scavenge and were promoted: ~450 KB of old-space garbage a scavenge at 500 candidates,
- * and scavenge pauses of 2-4 ms instead of under 1.
- */
-const compiled = new WeakMap<PodEntry, DemandRows>();
 const MAX_MASKED = 29;
 
+/**
+ * Compiled per call, not cached per pod. A request's pod is new every call, so a cache keyed by it never hits across
+ * calls, and what it kept outlived the call: V8's scavenger kept a WeakMap entry whose value reached its key (the pod)
+ * alive, and on Node.js 24 even a plain entry's value survives every scavenge, so each call's demand (and with the pod
+ * in it, the pod and its wire object) was promoted to old space: ~450 KB of garbage a scavenge at 500 candidates.
+ */
 export function compileDemand(pod: PodEntry): CompiledDemand {
-  let rows = compiled.get(pod);
-  if (rows === undefined) {
-    const numeric = numericRequestsOf(pod);
-    const order = numeric.ids.map((id, i) => ({ id, value: numeric.values[i]! })).sort((a, b) => compareResources(resourceName(a.id), resourceName(b.id)));
-    rows = { ids: order.map((o) => o.id), values: order.map((o) => o.value), verdicts: new Map() };
-    compiled.set(pod, rows);
-  }
-  return { pod, ids: rows.ids, values: rows.values, estimated: false, verdicts: rows.verdicts };
+  const numeric = numericRequestsOf(pod);
+  const order = numeric.ids.map((id, i) => ({ id, value: numeric.values[i]! })).sort((a, b) => compareResources(resourceName(a.id), resourceName(b.id)));
+  return { pod, ids: order.map((o) => o.id), values: order.map((o) => o.value), estimated: false, verdicts: new Map() };
 }
 
 const podLevelMemo = new WeakMap<PodEntry, ReadonlySet<string>>();
