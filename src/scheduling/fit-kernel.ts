@@ -102,8 +102,8 @@ const MAX_MASKED = 29;
 /**
  * Compiled per call, not cached per pod. A request's pod is new every call, so a cache keyed by it never hits across
  * calls, and what it kept outlived the call: V8's scavenger kept a WeakMap entry whose value reached its key (the pod)
- * alive, and on Node.js 24 even a plain entry's value survives every scavenge, so each call's demand (and with the pod
- * in it, the pod and its wire object) was promoted to old space: ~450 KB of garbage a scavenge at 500 candidates.
+ * alive, so each call's pod and its wire object were promoted to old space (~450 KB of garbage a scavenge at 500
+ * candidates), and without the pod in the value Node.js 24 still pretenured and promoted the cached rows.
  */
 export function compileDemand(pod: PodEntry): CompiledDemand {
   const numeric = numericRequestsOf(pod);
