@@ -62,11 +62,7 @@ export class FilterReply implements ExtenderFilterResult {
     if (this.wires === undefined) this.quotedPassed[at] = quotedName ?? quote(this.names[index]!);
   }
 
-  fail(index: number, quotedName: string | undefined, reason: string, unresolvable: boolean): void {
-    this.failQuoted(index, quotedName, quotedReason(reason), unresolvable);
-  }
-
-  /** `fail` with the reason already a JSON string (`quotedReason`): the scan encodes a run of equal reasons once. */
+  /** A failing node, its reason already a JSON string (`quotedReason`): the scan encodes a run of equal reasons once. */
   failQuoted(index: number, quotedName: string | undefined, quotedReasonText: string, unresolvable: boolean): void {
     const entry = `${quotedName ?? quote(this.names[index]!)}:${quotedReasonText}`;
     if (unresolvable) this.unresolvableEntries.push(entry);

@@ -79,10 +79,10 @@ const detailedFailures = new ClearingMemo<string, FitVerdict>(4096);
 
 /** A failing verdict; `detail` and `metric` as FitVerdict describes them (DRA refusals). */
 export function failure(reasons: readonly Reason[], unresolvable = false, detail?: string, metric?: string): FitVerdict {
-  if (detail === undefined) return new Verdict(false, unresolvable, reasons[0]!.code, reasons, reasonsMessage(reasons), undefined, metric, NO_NOTES) as FitVerdict;
+  const make = (): FitVerdict => new Verdict(false, unresolvable, reasons[0]!.code, reasons, reasonsMessage(reasons), detail, metric, NO_NOTES) as FitVerdict;
+  if (detail === undefined) return make();
   const key = `${unresolvable ? 'u' : 'r'}|${metric ?? ''}|${JSON.stringify(reasons)}|${detail}`;
-  return detailedFailures.get(key) ?? detailedFailures.remember(key,
-    new Verdict(false, unresolvable, reasons[0]!.code, reasons, reasonsMessage(reasons), detail, metric, NO_NOTES) as FitVerdict);
+  return detailedFailures.get(key) ?? detailedFailures.remember(key, make());
 }
 
 /** The pod's demand, compiled once per call (or per node for a pod whose DRA claims bring a per-node footprint). */

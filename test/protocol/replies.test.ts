@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityList, encodeHostPriorityListPieces } from '../../src/protocol/encode.js';
 import { setNodeReason } from './failed-nodes.js';
-import { FilterReply } from '../../src/protocol/filter-reply.js';
+import { FilterReply, quotedReason } from '../../src/protocol/filter-reply.js';
 import { PriorityReply } from '../../src/protocol/priority-reply.js';
 import type { ExtenderFilterResult, FailedNodesMap, HostPriorityList, WireObject } from '../../src/protocol/types.js';
 
@@ -38,7 +38,7 @@ function replyFor(candidates: Array<{ name: string; outcome: { kind: string; rea
   candidates.forEach((c, i) => {
     const quoted = c.preEncoded ? JSON.stringify(c.name) : undefined;
     if (c.outcome.kind === 'pass') reply.pass(i, quoted);
-    else reply.fail(i, quoted, c.outcome.reason!, c.outcome.kind === 'unresolvable');
+    else reply.failQuoted(i, quoted, quotedReason(c.outcome.reason!), c.outcome.kind === 'unresolvable');
   });
   return reply;
 }
@@ -74,10 +74,10 @@ describe('FilterReply: the filter reply encoded from fragments', () => {
 
   it('keeps the request order of failing nodes on the wire, integer-like names included', () => {
     const reply = new FilterReply(['node-z', '10', '9', 'node-a']);
-    reply.fail(0, '"node-z"', 'Insufficient cpu', false);
-    reply.fail(1, undefined, 'Too many pods', false);
+    reply.failQuoted(0, '"node-z"', quotedReason('Insufficient cpu'), false);
+    reply.failQuoted(1, undefined, quotedReason('Too many pods'), false);
     reply.pass(2, undefined);
-    reply.fail(3, undefined, 'Insufficient memory', true);
+    reply.failQuoted(3, undefined, quotedReason('Insufficient memory'), true);
     assert.equal(
       encodeFilterResult(reply),
       '{"Nodes":null,"NodeNames":["9"],"FailedNodes":{"node-z":"Insufficient cpu","10":"Too many pods"},' +
@@ -103,7 +103,7 @@ describe('FilterReply: the filter reply encoded from fragments', () => {
 
   it('makes a node named __proto__ an own key when read as fields', () => {
     const reply = new FilterReply(['__proto__']);
-    reply.fail(0, undefined, 'no such node', false);
+    reply.failQuoted(0, undefined, quotedReason('no such node'), false);
     const failed = reply.FailedNodes;
     assert.deepEqual(Object.keys(failed), ['__proto__']);
     assert.equal(Object.getPrototypeOf(failed), Object.prototype);
