@@ -36,32 +36,40 @@ export function isTerminalPhase(phase: string): boolean {
 }
 
 /**
- * Requests already computed for exactly this pod object: the snapshot loader validates a pod by computing them on
- * the trimmed object it then hands to the ledger, and the pod's entry takes them (once) instead of computing them
- * again (~0.5 s of CPU at 150k pods). Weak, so objects of a load that fails later leave nothing behind.
+ * Entries the snapshot loader built as each pod was trimmed, by the object it put in the batch (`prebuildPodEntry`).
+ * Built then, a bound pod's trimmed containers and requests text die young with its item: kept until the batch was
+ * applied, 150k trimmed pods were promoted to old space and became garbage there (~0.5 s of scavenges and a larger
+ * compacting collection at the end of the load). Weak, so objects of a load that fails later leave nothing behind.
  */
-const knownRequests = new WeakMap<PodObject, ResourceAmounts>();
+const prebuiltEntries = new WeakMap<PodObject, PodEntry>();
 
-/** Records `effectivePodRequests(pod)` for `pod`'s entry; the caller computed it on this very object. */
-export function rememberPodRequests(pod: PodObject, requests: ResourceAmounts): void {
-  knownRequests.set(pod, requests);
+/**
+ * Builds the ledger entry of a trimmed pod whose effective requests the caller has just computed on this very object,
+ * and returns the object to hand on in its place: the bound pod's slim object, which is all the ledger keeps of it,
+ * or the trimmed pod itself when something else still reads its containers (a pending pod; pod-level resources, whose
+ * names the DRA ledger derives with the containers' requests). `podEntryFromObject` of that object returns the entry.
+ */
+export function prebuildPodEntry(pod: PodObject, requests: ResourceAmounts): PodObject {
+  const entry = entryOf(pod, requests, undefined);
+  const handedOn = pod.spec?.resources === undefined ? entry.object : pod;
+  prebuiltEntries.set(handedOn, entry);
+  return handedOn;
 }
 
 export function podEntryFromObject(pod: PodObject): PodEntry {
-  let requests: ResourceAmounts;
-  let requestsError: string | undefined;
-  const known = knownRequests.get(pod);
-  if (known !== undefined) {
-    knownRequests.delete(pod);
-    requests = known;
-  } else {
-    try {
-      requests = effectivePodRequests(pod);
-    } catch (err) {
-      requests = new Map();
-      requestsError = err instanceof Error ? err.message : String(err);
-    }
+  const prebuilt = prebuiltEntries.get(pod);
+  if (prebuilt !== undefined) {
+    prebuiltEntries.delete(pod);
+    return prebuilt;
   }
+  try {
+    return entryOf(pod, effectivePodRequests(pod), undefined);
+  } catch (err) {
+    return entryOf(pod, new Map(), err instanceof Error ? err.message : String(err));
+  }
+}
+
+function entryOf(pod: PodObject, requests: ResourceAmounts, requestsError: string | undefined): PodEntry {
   const entry = podEntryWithRequests(pod, requests, pod.spec?.nodeName ? slimBoundPod(pod) : pod);
   entry.requestsError = requestsError;
   // Computed before the containers are dropped: a bound pod's node totals need it.

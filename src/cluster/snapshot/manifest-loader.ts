@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { perKind } from '../../ledger/kinds.js';
 import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
 import { ListItemError, splitJsonList, streamJsonList, type JsonListSplit } from './json-list-items.js';
-import { admitObject, flatten, itemKindOf, ManifestError, objectId } from './manifest-items.js';
+import { admitObject, forEachObject, itemKindOf, ManifestError, objectId, positionText, type Position } from './manifest-items.js';
 
 export { ManifestError } from './manifest-items.js';
 
@@ -38,7 +38,10 @@ export async function listManifestFiles(path: string): Promise<string[]> {
 }
 
 export interface LoadOptions {
-  /** Trim each object as it is collected (cluster/kinds.ts), so full objects never pile up. */
+  /**
+   * Trim each object as it is collected (cluster/kinds.ts), so full objects never pile up, and build each pod's ledger
+   * entry then: a bound pod comes out as what the ledger keeps of it (ledger/pod-entry.ts, `prebuildPodEntry`).
+   */
   trim?: boolean;
 }
 
@@ -49,7 +52,7 @@ export async function loadManifests(path: string, options: LoadOptions = {}): Pr
     ignored: [],
     files,
   };
-  const seen = new SeenObjects();
+  const seen = new SeenObjects(files);
   for (const file of files) {
     try {
       if (extname(file).toLowerCase() === '.json' && streamListFile(file, result, seen, options)) continue;
@@ -59,7 +62,7 @@ export async function loadManifests(path: string, options: LoadOptions = {}): Pr
       if (list) collectListItems(file, list, result, seen, options);
       else {
         parseDocuments(file, bytes.toString('utf8')).forEach((doc, docIndex) => {
-          for (const [object, where] of flatten(doc, `document ${docIndex + 1}`)) collect(file, where, object, result, seen, options);
+          forEachObject(doc, `document ${docIndex + 1}`, undefined, (object, where) => collect(file, where, object, result, seen, options));
         });
       }
     } catch (err) {
@@ -89,38 +92,62 @@ function splitListOrFail(file: string, bytes: Uint8Array): JsonListSplit | undef
 /** A JSON List read item by item: each item is parsed, checked and trimmed before the next is parsed. */
 function collectListItems(file: string, list: JsonListSplit, result: LoadedManifests, seen: SeenObjects, options: LoadOptions): void {
   const itemKind = itemKindOf((list.envelope as { kind?: unknown } | null)?.kind);
+  const visit = (object: Record<string, unknown>, at: Position) => collect(file, at, object, result, seen, options);
   for (let i = 0; i < list.count; i++) {
-    const where = `document 1, items[${i}]`;
     let item: unknown;
     try {
       item = JSON.parse(list.itemText(i));
     } catch (err) {
-      throw new ManifestError(file, where, `invalid JSON: ${(err as Error).message}`);
+      throw new ManifestError(file, positionText(i), `invalid JSON: ${(err as Error).message}`);
     }
-    for (const [object, at] of flatten(item, where, itemKind)) collect(file, at, object, result, seen, options);
+    forEachObject(item, i, itemKind, visit);
   }
 }
+
+/** Where an object was first defined, as the duplicate check keeps it: a number for a list item (see `SeenObjects`). */
+type Definition = string | number;
 
 /** What the duplicate check reads and writes. */
 interface SeenLookup {
-  get(id: string): string | undefined;
-  set(id: string, at: string): void;
+  get(id: string): Definition | undefined;
+  set(id: string, file: string, where: Position): void;
+  describe(definition: Definition): string;
 }
 
-/** Where each object was first defined (`Pod ns/p` -> `file (document 1, items[3])`), for the duplicate check. */
+/**
+ * Where each object was first defined (`Pod ns/p` -> `file (document 1, items[3])`), for the duplicate check. A list
+ * item is kept as one number naming the file and the item (`item * files + file`): its text, made for each of 150k
+ * objects and kept until the load ends, was ~25 MiB that outlived the load's young generation.
+ */
 class SeenObjects implements SeenLookup {
-  private ids = new Map<string, string>();
+  private ids = new Map<string, Definition>();
+  private readonly fileIndex: Map<string, number>;
 
-  get(id: string): string | undefined {
+  constructor(private readonly files: readonly string[]) {
+    this.fileIndex = new Map(files.map((file, i) => [file, i]));
+  }
+
+  get(id: string): Definition | undefined {
     return this.ids.get(id);
   }
 
-  set(id: string, at: string): void {
-    this.ids.set(id, at);
+  set(id: string, file: string, where: Position): void {
+    this.ids.set(id, this.definition(file, where));
+  }
+
+  definition(file: string, where: Position): Definition {
+    const index = this.fileIndex.get(file);
+    return typeof where === 'number' && index !== undefined ? where * this.files.length + index : `${file} (${positionText(where)})`;
+  }
+
+  describe(definition: Definition): string {
+    if (typeof definition === 'string') return definition;
+    const file = this.files[definition % this.files.length] ?? '';
+    return `${file} (${positionText(Math.floor(definition / this.files.length))})`;
   }
 
   /** Adds another file's ids; the larger map is kept and the smaller copied into it (one 150k-object file: no copy). */
-  absorb(other: Map<string, string>): void {
+  absorb(other: Map<string, Definition>): void {
     let [into, from] = [this.ids, other];
     if (from.size > into.size) [into, from] = [from, into];
     for (const [id, at] of from) into.set(id, at);
@@ -135,13 +162,14 @@ class SeenObjects implements SeenLookup {
  */
 class StagedFile {
   readonly staged: LoadedManifests = { objects: perKind(() => []), ignored: [], files: [] };
-  private readonly stagedSeen = new Map<string, string>();
+  private readonly stagedSeen = new Map<string, Definition>();
   readonly seen: SeenLookup;
 
   constructor(private readonly earlier: SeenObjects) {
     this.seen = {
       get: (id: string) => this.stagedSeen.get(id) ?? earlier.get(id),
-      set: (id: string, at: string) => void this.stagedSeen.set(id, at),
+      set: (id: string, file: string, where: Position) => void this.stagedSeen.set(id, earlier.definition(file, where)),
+      describe: (definition: Definition) => earlier.describe(definition),
     };
   }
 
@@ -168,9 +196,9 @@ function streamListFile(file: string, result: LoadedManifests, seen: SeenObjects
   const fd = openSync(file, 'r');
   let streamed: { envelope: unknown } | undefined;
   try {
+    const visit = (object: Record<string, unknown>, at: Position) => collect(file, at, object, staging.staged, staging.seen, options);
     streamed = streamJsonList((into, offset, length) => readSync(fd, into, offset, length, null), (item, i) => {
-      const where = `document 1, items[${i}]`;
-      for (const [object, at] of flatten(item, where, itemKindOf(headKind))) collect(file, at, object, staging.staged, staging.seen, options);
+      forEachObject(item, i, itemKindOf(headKind), visit);
     }, { onHead: (head) => {
       headKind = head['kind'];
       return Object.hasOwn(head, 'kind');
@@ -210,7 +238,7 @@ function parseDocuments(file: string, text: string): unknown[] {
 
 function collect(
   file: string,
-  where: string,
+  where: Position,
   object: Record<string, unknown>,
   result: LoadedManifests,
   seen: SeenLookup,
@@ -222,11 +250,11 @@ function collect(
 }
 
 /** The duplicate check (across every file read so far), then the object is kept. */
-function keep(file: string, where: string, kind: ClusterObjectKind, object: ClusterObject, result: LoadedManifests,
+function keep(file: string, where: Position, kind: ClusterObjectKind, object: ClusterObject, result: LoadedManifests,
   seen: SeenLookup): void {
   const id = objectId(kind, object);
   const previous = seen.get(id);
-  if (previous) throw new ManifestError(file, where, `duplicate ${id} (also defined at ${previous})`);
-  seen.set(id, `${file} (${where})`);
+  if (previous !== undefined) throw new ManifestError(file, positionText(where), `duplicate ${id} (also defined at ${seen.describe(previous)})`);
+  seen.set(id, file, where);
   result.objects[kind].push(object);
 }

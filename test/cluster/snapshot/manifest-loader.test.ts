@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadManifests, ManifestError } from '../../../src/cluster/snapshot/manifest-loader.js';
 import type { PodObject } from '../../../src/ledger/objects.js';
+import { podEntryFromObject } from '../../../src/ledger/pod-entry.js';
 import { useTemporaryDirectory } from '../../support/temp-dir.js';
 
 const NODE_YAML = `apiVersion: v1
@@ -80,7 +81,8 @@ describe('manifest loader', () => {
       assert.deepEqual(loaded.objects.Pod.map((p) => p.metadata.name), pods.map((p) => p.metadata.name));
       const pod = loaded.objects.Pod[4321] as PodObject;
       assert.deepEqual(Object.keys(pod.metadata).sort(), ['labels', 'name', 'namespace', 'uid'], 'trimmed');
-      assert.deepEqual(pod.spec?.containers?.[0]?.resources?.requests, { cpu: '100m', memory: '128Mi' });
+      assert.equal(pod.spec?.containers, undefined, 'a bound pod comes out as the ledger keeps it');
+      assert.deepEqual(podEntryFromObject(pod).requests, new Map([['cpu', 100n], ['memory', 128n * 1024n * 1024n]]));
     });
 
     it('names the position of an invalid item, a bad quantity and a duplicate deep inside a group', async () => {

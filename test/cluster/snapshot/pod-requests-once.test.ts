@@ -1,7 +1,8 @@
 /**
- * A snapshot pod's requests are computed once: the loader checks them on the trimmed pod it hands to the ledger and
- * the pod's entry takes that result. That is exact only if the trim keeps every field the requests rule reads, at the
- * same paths (same amounts, same error naming the same field), which the property below holds it to.
+ * A snapshot pod's requests are computed once: the loader checks them on the trimmed pod and builds the pod's ledger
+ * entry from that result at once, handing on what the ledger keeps of the pod. That is exact only if the trim keeps
+ * every field the requests rule reads, at the same paths (same amounts, same error naming the same field), which the
+ * property below holds it to, and if the prebuilt entry is the one the ledger would build from the trimmed pod.
  */
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import { loadManifests } from '../../../src/cluster/snapshot/manifest-loader.js'
 import { checkedPodRequests } from '../../../src/cluster/snapshot/manifest-validation.js';
 import { trimPod } from '../../../src/cluster/trim.js';
 import type { PodObject } from '../../../src/ledger/objects.js';
-import { podEntryFromObject, rememberPodRequests } from '../../../src/ledger/pod-entry.js';
+import { podEntryFromObject, prebuildPodEntry } from '../../../src/ledger/pod-entry.js';
 import { effectivePodRequests } from '../../../src/ledger/pod-requests.js';
 import { podWithResources } from '../../support/pod-resources-arbitrary.js';
 import { useTemporaryDirectory } from '../../support/temp-dir.js';
@@ -33,27 +34,43 @@ describe('snapshot pod requests computed once', () => {
     }), { numRuns: 500 });
   });
 
-  it('a pod entry takes the requests remembered for its object once; the next entry computes them', () => {
-    const pod: PodObject = { metadata: { name: 'p', namespace: 'ns' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } };
-    const remembered = new Map([['cpu', 1000n]]);
-    rememberPodRequests(pod, remembered);
-    assert.equal(podEntryFromObject(pod).requests, remembered);
-    const again = podEntryFromObject(pod).requests;
-    assert.notEqual(again, remembered);
-    assert.deepEqual(again, remembered);
+  it('the ledger takes a prebuilt entry once, equal to the one it builds from the trimmed pod; the next is built afresh', () => {
+    const bound: PodObject = { metadata: { name: 'p', namespace: 'ns', uid: 'u', resourceVersion: '7' },
+      spec: { nodeName: 'n1', containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] }, status: { phase: 'Running' } };
+    const trimmed = trimPod(bound);
+    const handedOn = prebuildPodEntry(trimmed, effectivePodRequests(trimmed));
+    assert.equal(handedOn.spec?.containers, undefined, 'a bound pod is handed on as the ledger keeps it');
+    const prebuilt = podEntryFromObject(handedOn);
+    assert.deepEqual(prebuilt, podEntryFromObject(trimPod(bound)));
+    assert.equal(prebuilt.object, handedOn);
+    assert.notEqual(podEntryFromObject(handedOn), prebuilt);
+  });
+
+  it('a pending pod, and a pod with pod-level resources, are handed on whole (their containers are still read)', () => {
+    const pending: PodObject = { metadata: { name: 'q', namespace: 'ns' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } };
+    const podLevel: PodObject = { metadata: { name: 'r', namespace: 'ns' },
+      spec: { nodeName: 'n1', resources: { requests: { cpu: '2' } }, containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } };
+    for (const pod of [pending, podLevel]) {
+      const trimmed = trimPod(pod);
+      assert.equal(prebuildPodEntry(trimmed, effectivePodRequests(trimmed)), trimmed, pod.metadata.name);
+      assert.deepEqual(podEntryFromObject(trimmed), podEntryFromObject(trimPod(pod)), pod.metadata.name);
+    }
   });
 
   describe('through the loader', () => {
     const dir = useTemporaryDirectory('kl-requests-once-');
 
-    it('trimmed pods get entries with the requests a fresh computation gives', async () => {
+    it('loaded pods get the entries the ledger builds from each trimmed pod, bound or pending', async () => {
       const samples = fc.sample(podWithResources, { numRuns: 200, seed: 7 });
-      const items = samples.map((pod, i) => ({ apiVersion: 'v1', kind: 'Pod', ...pod, metadata: { name: `p${i}`, namespace: 'ns' } }));
+      const items = samples.map((pod, i) => ({ apiVersion: 'v1', kind: 'Pod', ...pod, metadata: { name: `p${i}`, namespace: 'ns' },
+        spec: { ...pod.spec, ...(i % 2 === 0 ? { nodeName: 'n1' } : {}) } }));
       const file = join(dir(), 'pods.json');
       await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
       const loaded = await loadManifests(file, { trim: true });
       assert.equal(loaded.objects.Pod.length, items.length);
-      for (const pod of loaded.objects.Pod as PodObject[]) assert.deepEqual(podEntryFromObject(pod).requests, effectivePodRequests(pod), pod.metadata.name);
+      (loaded.objects.Pod as PodObject[]).forEach((pod, i) => {
+        assert.deepEqual(podEntryFromObject(pod), podEntryFromObject(trimPod(items[i] as PodObject)), pod.metadata.name);
+      });
     });
 
     it('a bad quantity is reported with the same message whether the loader trims or not', async () => {
