@@ -73,7 +73,7 @@ function entryOf(pod: PodObject, requests: ResourceAmounts, requestsError: strin
   const entry = podEntryWithRequests(pod, requests, pod.spec?.nodeName ? slimBoundPod(pod) : pod);
   entry.requestsError = requestsError;
   // Computed before the containers are dropped: a bound pod's node totals need it.
-  entry.nonZero = requestsError ? { cpu: 0, memory: 0 } : nonZeroFromObject(pod, requests);
+  entry.nonZero = requestsError ? new NonZeroRequests(0, 0) : nonZeroFromObject(pod, requests);
   return entry;
 }
 
@@ -150,7 +150,15 @@ export function numericRequestsOf(pod: PodEntry): NumericDemand {
  * NonMissingContainerRequests {cpu: 100m, memory: 200Mi}. Equal to the requests when every container asks for both.
  */
 export function nonZeroOf(pod: PodEntry): { cpu: number; memory: number } {
-  return (pod.nonZero ??= pod.requestsError ? { cpu: 0, memory: 0 } : nonZeroFromObject(pod.object, pod.requests));
+  return (pod.nonZero ??= pod.requestsError ? new NonZeroRequests(0, 0) : nonZeroFromObject(pod.object, pod.requests));
+}
+
+/**
+ * A class, not a literal, for the reason PodRecord is one: every bound pod of a load keeps one, and each prioritized
+ * pod makes one; a shared literal site is pretenured after the load.
+ */
+class NonZeroRequests {
+  constructor(readonly cpu: number, readonly memory: number) {}
 }
 
 function nonZeroFromObject(pod: PodObject, requests: ReadonlyMap<string, bigint>): { cpu: number; memory: number } {
@@ -160,7 +168,7 @@ function nonZeroFromObject(pod: PodObject, requests: ReadonlyMap<string, bigint>
   } catch {
     // The same quantities already parsed for `requests`; unreachable in practice, and the requests are a safe floor.
   }
-  return { cpu: Number(amounts.get('cpu') ?? 0n), memory: Number(amounts.get('memory') ?? 0n) };
+  return new NonZeroRequests(Number(amounts.get('cpu') ?? 0n), Number(amounts.get('memory') ?? 0n));
 }
 
 /**
