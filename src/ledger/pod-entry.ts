@@ -35,13 +35,28 @@ export function isTerminalPhase(phase: string): boolean {
   return phase === 'Succeeded' || phase === 'Failed';
 }
 
+const PREBUILT_ENTRIES = Symbol.for('kube-ledger.prebuilt-pod-entries');
+
 /**
- * Entries the snapshot loader built as each pod was trimmed, by the object it put in the batch (`prebuildPodEntry`).
- * Built then, a bound pod's trimmed containers and requests text die young with its item: kept until the batch was
- * applied, 150k trimmed pods were promoted to old space and became garbage there (~0.5 s of scavenges and a larger
- * compacting collection at the end of the load). Weak, so objects of a load that fails later leave nothing behind.
+ * Entries a source built as each pod was trimmed, by the object it hands to the ledger (`prebuildPodEntry`,
+ * `withPrebuiltEntry`). Built then, a bound pod's trimmed containers and requests text die young with the list item:
+ * kept until the list was applied, 150k trimmed pods were promoted to old space and became garbage there (~0.5 s of
+ * scavenges and a larger compacting collection at the end of the load). Weak, so objects of a load or list that
+ * fails later leave nothing behind.
  */
-const prebuiltEntries = new WeakMap<PodObject, PodEntry>();
+const prebuiltEntries = sharedRegistry();
+
+/**
+ * One registry per process, not per module instance. A source and the ledger may hold different instances of this
+ * module: the test runner loads test files and what they import as CommonJS, while the kube runtime behind
+ * `import()` in app/start.ts is loaded as ESM, so the reflector and the ledger each import a copy of this file (a
+ * module-level WeakMap then hands nothing over: the ledger computed a slim pod's requests as zero). Production loads
+ * everything as ESM, once; the registry is shared either way.
+ */
+function sharedRegistry(): WeakMap<PodObject, PodEntry> {
+  const holder = globalThis as { [PREBUILT_ENTRIES]?: WeakMap<PodObject, PodEntry> };
+  return (holder[PREBUILT_ENTRIES] ??= new WeakMap());
+}
 
 /**
  * Builds the ledger entry of a trimmed pod whose effective requests the caller has just computed on this very object,
@@ -50,7 +65,18 @@ const prebuiltEntries = new WeakMap<PodObject, PodEntry>();
  * names the DRA ledger derives with the containers' requests). `podEntryFromObject` of that object returns the entry.
  */
 export function prebuildPodEntry(pod: PodObject, requests: ResourceAmounts): PodObject {
-  const entry = entryOf(pod, requests, undefined);
+  return handOn(pod, entryOf(pod, requests, undefined));
+}
+
+/**
+ * `prebuildPodEntry` for a source that has not computed the requests (the kube source's lists and watch events): a
+ * pod whose requests cannot be computed gets the entry the ledger would give it (counted as zero, with the error).
+ */
+export function withPrebuiltEntry(pod: PodObject): PodObject {
+  return handOn(pod, computedEntry(pod));
+}
+
+function handOn(pod: PodObject, entry: PodEntry): PodObject {
   const handedOn = pod.spec?.resources === undefined ? entry.object : pod;
   prebuiltEntries.set(handedOn, entry);
   return handedOn;
@@ -62,6 +88,10 @@ export function podEntryFromObject(pod: PodObject): PodEntry {
     prebuiltEntries.delete(pod);
     return prebuilt;
   }
+  return computedEntry(pod);
+}
+
+function computedEntry(pod: PodObject): PodEntry {
   try {
     return entryOf(pod, effectivePodRequests(pod), undefined);
   } catch (err) {

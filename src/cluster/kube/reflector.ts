@@ -188,7 +188,7 @@ export class Reflector {
         page = (await this.deps.client.getJson(resource.collectionPath, signal, this.tuning.listTimeoutMs)) as ListPage;
         objects.length = 0;
       }
-      for (const item of page.items ?? []) objects.push(resource.trim(item));
+      for (const item of page.items ?? []) objects.push(resource.handOn(item));
       listRv = page.metadata?.resourceVersion;
       token = page.metadata?.continue || undefined;
     } while (token);
@@ -292,7 +292,7 @@ export class Reflector {
           this.deps.sink.apply({ type: 'delete', kind, key });
         } else {
           this.keys.add(key);
-          this.deps.sink.apply({ type: 'upsert', kind, object: this.deps.resource.trim(event.object as ClusterObject) });
+          this.deps.sink.apply({ type: 'upsert', kind, object: this.deps.resource.handOn(event.object as ClusterObject) });
         }
         this.advance(meta.resourceVersion);
         this.deps.tracker.recordObjectEvent(kind, meta.resourceVersion);

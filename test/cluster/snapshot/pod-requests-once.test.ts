@@ -46,6 +46,14 @@ describe('snapshot pod requests computed once', () => {
     assert.notEqual(podEntryFromObject(handedOn), prebuilt);
   });
 
+  it('a second instance of the module takes the entry the first built (the kube runtime is imported apart from the ledger)', async () => {
+    const second = (await import(`../../../src/ledger/pod-entry.ts?instance=${Date.now()}`)) as typeof import('../../../src/ledger/pod-entry.js');
+    assert.notEqual(second.podEntryFromObject, podEntryFromObject, 'two instances');
+    const bound: PodObject = { metadata: { name: 'p', namespace: 'ns', uid: 'u' }, spec: { nodeName: 'n1', containers: [{ name: 'c', resources: { requests: { cpu: '2' } } }] } };
+    const handedOn = second.withPrebuiltEntry(trimPod(bound));
+    assert.deepEqual(podEntryFromObject(handedOn).requests, new Map([['cpu', 2000n]]));
+  });
+
   it('a pending pod, and a pod with pod-level resources, are handed on whole (their containers are still read)', () => {
     const pending: PodObject = { metadata: { name: 'q', namespace: 'ns' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } };
     const podLevel: PodObject = { metadata: { name: 'r', namespace: 'ns' },

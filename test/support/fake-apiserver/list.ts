@@ -98,20 +98,39 @@ function withoutTypeMeta(object: KubeObject): KubeObject {
   return rest;
 }
 
+/** Index of the first object whose key is at or after `start` in objects sorted by key. */
+function firstAtOrAfter(objects: readonly KubeObject[], start: string): number {
+  let low = 0;
+  let high = objects.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (keyOf(objects[middle]!) < start) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 export async function listObjects(ctx: ListContext, type: ResourceType, namespace: string | undefined, query: URLSearchParams): Promise<ListBody> {
   const limit = parseLimit(query.get('limit'));
   const matches = bothPredicates(parseLabelSelector(query.get('labelSelector')), parseFieldSelector(query.get('fieldSelector'), type));
   const snapshot = query.get('continue')
     ? snapshotFromContinue(ctx, type, query)
     : await snapshotFromResourceVersion(ctx, type, query, limit);
-  const selected = snapshot.objects.filter((o) =>
-    (namespace === undefined || o.metadata?.namespace === namespace) && keyOf(o) >= snapshot.start && matches(o));
-  const page = limit > 0 ? selected.slice(0, limit) : selected;
+  // The snapshot is sorted by key: the page starts where the continue key falls (binary search), not after a scan.
+  const selected: KubeObject[] = [];
+  let unselected = 0;
+  for (let i = firstAtOrAfter(snapshot.objects, snapshot.start); i < snapshot.objects.length; i++) {
+    const o = snapshot.objects[i]!;
+    if ((namespace !== undefined && o.metadata?.namespace !== namespace) || !matches(o)) continue;
+    if (limit > 0 && selected.length >= limit) unselected++;
+    else selected.push(o);
+  }
+  const page = selected;
   const metadata: ListBody['metadata'] = { resourceVersion: snapshot.resourceVersion.toString() };
   const last = page[page.length - 1];
-  if (page.length < selected.length && last !== undefined) {
+  if (unselected > 0 && last !== undefined) {
     metadata.continue = encodeContinue({ rv: snapshot.resourceVersion.toString(), start: `${keyOf(last)}\u0000` });
-    if (!query.get('labelSelector') && !query.get('fieldSelector')) metadata.remainingItemCount = selected.length - page.length;
+    if (!query.get('labelSelector') && !query.get('fieldSelector')) metadata.remainingItemCount = unselected;
   }
   const items = page.map((o) => (ctx.includeItemTypeMeta ? structuredClone(o) : withoutTypeMeta(structuredClone(o))));
   return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, items };
