@@ -39,8 +39,9 @@ COPY bin ./bin
 RUN ln -s /app/bin/kube-ledger.js /usr/local/bin/kube-ledger
 # 65532 is the conventional "nonroot" UID/GID; the Deployment's securityContext names the same numbers.
 USER 65532:65532
-# The Deployment sets the same value: a heap cap under its 1 GiB memory limit, and --expose-gc for one full collection
-# after the first sync (src/app/release-load-garbage.ts).
-ENV NODE_OPTIONS="--max-old-space-size=768 --expose-gc"
+# The Deployment sets the same value: a heap cap under its 1 GiB memory limit, the young generation at Node.js 20's
+# size (Node.js 24 grows it to 2 x 64 MiB: +75-100 MiB RSS at 150k pods, longer scavenge pauses), and --expose-gc for
+# one full collection after the first sync (src/app/release-load-garbage.ts).
+ENV NODE_OPTIONS="--max-old-space-size=768 --max-semi-space-size=16 --expose-gc"
 EXPOSE 8888 8889
 ENTRYPOINT ["node", "/app/dist/main.js"]

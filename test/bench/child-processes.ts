@@ -104,7 +104,7 @@ export interface LedgerProcess extends ServerProcess {
 }
 
 /** deploy/base/deployment.yaml's NODE_OPTIONS (a test keeps them equal): kube-ledger is measured as it is shipped. */
-export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768', '--expose-gc'];
+export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768', '--max-semi-space-size=16', '--expose-gc'];
 
 export async function startLedger(options: LedgerOptions): Promise<LedgerProcess> {
   const port = await freePort();
