@@ -27,8 +27,6 @@ export interface EstimateInputs {
   selectors: DeviceSelectors;
 }
 
-const SELECTOR_NOT_CEL = 'a request selector is not a CEL expression';
-
 /**
  * The devices an alternative of a request may get: its class's and its own CEL selectors hold. A device on which a
  * selector cannot be evaluated stays a candidate (conservative) and `unevaluated` says why.
@@ -40,10 +38,9 @@ export function matchingDevices(
   selectors: DeviceSelectors,
 ): { devices: DeviceRecord[]; unevaluated?: string } {
   const own = alternative.selectors ?? [];
-  // Most candidate nodes of a claim pod have no device of its driver: nothing to select among.
-  if (devices.length === 0) return own.some((s) => !s.cel) ? { devices: [], unevaluated: SELECTOR_NOT_CEL } : { devices: [] };
-  const expressions = [...selection.expressions, ...own.flatMap((s) => (s.cel ? [s.cel.expression] : []))];
-  let unevaluated = own.some((s) => !s.cel) ? SELECTOR_NOT_CEL : undefined;
+  // Most candidate nodes of a claim pod have no device of its driver: nothing to select among, no expressions to gather.
+  const expressions = devices.length === 0 ? [] : [...selection.expressions, ...own.flatMap((s) => (s.cel ? [s.cel.expression] : []))];
+  let unevaluated = own.some((s) => !s.cel) ? 'a request selector is not a CEL expression' : undefined;
   const out: DeviceRecord[] = [];
   for (const device of devices) {
     if (selection.driver !== undefined && device.driver !== selection.driver) continue;
