@@ -95,6 +95,8 @@ export interface CompiledDemand {
   estimated: boolean;
   /** Verdicts by failure mask (bit 0: pods, bit 1: unresolvable, bit i+2: ids[i]); filled as met. */
   verdicts: Map<number, FitVerdict>;
+  /** The resources the pod requests at pod level, settled by the call's first DRA footprint (`withFootprint`). */
+  podLevel: ReadonlySet<string> | undefined;
 }
 
 const MAX_MASKED = 29;
@@ -108,10 +110,8 @@ const MAX_MASKED = 29;
 export function compileDemand(pod: PodEntry): CompiledDemand {
   const numeric = numericRequestsOf(pod);
   const order = numeric.ids.map((id, i) => ({ id, value: numeric.values[i]! })).sort((a, b) => compareResources(resourceName(a.id), resourceName(b.id)));
-  return { pod, ids: order.map((o) => o.id), values: order.map((o) => o.value), estimated: false, verdicts: new Map() };
+  return { pod, ids: order.map((o) => o.id), values: order.map((o) => o.value), estimated: false, verdicts: new Map(), podLevel: undefined };
 }
-
-const podLevelMemo = new WeakMap<PodEntry, ReadonlySet<string>>();
 
 /**
  * The demand on one node with a DRA footprint added. Resources the pod sets at pod level (cpu, memory, hugepages-*)
@@ -125,8 +125,7 @@ export function withFootprint(
   delegated: readonly string[] = [],
 ): CompiledDemand {
   if (footprint.size === 0 && delegated.length === 0) return base;
-  let podLevel = podLevelMemo.get(base.pod);
-  if (podLevel === undefined) podLevelMemo.set(base.pod, (podLevel = podLevelRequestedResources(base.pod.object)));
+  const podLevel = (base.podLevel ??= podLevelRequestedResources(base.pod.object));
   const amounts = new Map<number, number>();
   base.ids.forEach((id, i) => amounts.set(id, base.values[i]!));
   // Extended resources DRA serves here are left to DRA, as upstream Fit leaves them to DynamicResources.
@@ -138,7 +137,7 @@ export function withFootprint(
     amounts.set(id, (amounts.get(id) ?? 0) + Number(amount));
   }
   const order = [...amounts].sort((a, b) => compareResources(resourceName(a[0]), resourceName(b[0])));
-  return { pod: base.pod, ids: order.map((o) => o[0]), values: order.map((o) => o[1]), estimated, verdicts: new Map() };
+  return { pod: base.pod, ids: order.map((o) => o[0]), values: order.map((o) => o[1]), estimated, verdicts: new Map(), podLevel: undefined };
 }
 
 /** What the node holds beyond its bound pods' totals, from this pod's point of view. */

@@ -7,7 +7,6 @@
  * removals goes straight to the kernel with the node's DRA use and no allocation.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
-import type { DraPodFootprint } from '../ledger/dra-port.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import {
@@ -86,12 +85,6 @@ export function adjustmentsFor(ctx: FitContext, node: NodeView, removal: Removal
     draUsed: draRows?.rowOf(node),
     draReleased: draRows && removedUids ? ledger.draAccounting().releasedBy(removedUids, node.name) : undefined,
   };
-}
-
-/** The pod's demand on this node: its compiled requests plus what its DRA claims would consume here. */
-export function demandOn(pod: PodEntry, footprint: DraPodFootprint | undefined): CompiledDemand {
-  const base = compileDemand(pod);
-  return footprint ? withFootprint(base, footprint.footprint, footprint.estimated) : base;
 }
 
 /**
