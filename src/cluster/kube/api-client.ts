@@ -13,6 +13,7 @@ import { CONFIG_DEFAULTS } from '../../config/defaults.js';
 import { apiStatusOf, KubeApiError } from './api-error.js';
 import { withDeadline } from './deadline.js';
 import { readJsonLines } from './json-lines.js';
+import { continueTokenOfListHead, LIST_HEAD_MAX_BYTES } from './list-head.js';
 
 export interface ApiClientTimeouts {
   /** Whole GET (list page, object, quorum read): headers and body. */
@@ -26,6 +27,13 @@ export const DEFAULT_API_CLIENT_TIMEOUTS: ApiClientTimeouts = {
   getTimeoutMs: CONFIG_DEFAULTS.freshness.requestTimeouts.listMs,
   watchOpenTimeoutMs: CONFIG_DEFAULTS.freshness.requestTimeouts.watchOpenMs,
 };
+
+/** A list page in flight (`getListPage`). */
+export interface ListPageRequest {
+  /** The page's continue token ('' for none) read from the head of its body; undefined when only `page` can tell. */
+  readonly early: Promise<string | undefined>;
+  readonly page: Promise<unknown>;
+}
 
 export class KubeApiClient {
   readonly server: string;
@@ -43,14 +51,21 @@ export class KubeApiClient {
    * the whole exchange takes longer than `timeoutMs` (default: the client's `getTimeoutMs`).
    */
   getJson(path: string, signal?: AbortSignal, timeoutMs = this.timeouts.getTimeoutMs): Promise<unknown> {
-    return withDeadline(timeoutMs, `GET ${path}`, async (bounded) => {
-      const response = await this.open(path, bounded);
-      const text = await readText(response);
-      const body = parseOrUndefined(text);
-      if (!isSuccess(response.statusCode)) throw new KubeApiError(response.statusCode ?? 0, path, apiStatusOf(body));
-      if (body === undefined) throw new Error(`${path}: response is not JSON`);
-      return body;
-    }, signal);
+    return this.get(path, signal, timeoutMs);
+  }
+
+  /**
+   * GET one list page, as `getJson`, and tell its continue token as soon as the head of the body has arrived
+   * (list-head.ts): `early` resolves with the token ('' on the last page) or, when the head cannot tell, with
+   * undefined once the page has settled. `page` is handled from the start, so a page the caller cancels or never
+   * awaits is no unhandled rejection; awaiting it still throws.
+   */
+  getListPage(path: string, signal?: AbortSignal, timeoutMs = this.timeouts.getTimeoutMs): ListPageRequest {
+    let announce: (token: string | undefined) => void = () => {};
+    const early = new Promise<string | undefined>((resolve) => { announce = resolve; });
+    const page = this.get(path, signal, timeoutMs, announce);
+    page.then(() => announce(undefined), () => announce(undefined));
+    return { early, page };
   }
 
   /**
@@ -68,6 +83,17 @@ export class KubeApiClient {
       throw new KubeApiError(response.statusCode ?? 0, path, apiStatusOf(text));
     }
     return readJsonLines(response);
+  }
+
+  private get(path: string, signal: AbortSignal | undefined, timeoutMs: number, onListHead?: (token: string) => void): Promise<unknown> {
+    return withDeadline(timeoutMs, `GET ${path}`, async (bounded) => {
+      const response = await this.open(path, bounded);
+      const text = await readText(response, isSuccess(response.statusCode) ? onListHead : undefined);
+      const body = parseOrUndefined(text);
+      if (!isSuccess(response.statusCode)) throw new KubeApiError(response.statusCode ?? 0, path, apiStatusOf(body));
+      if (body === undefined) throw new Error(`${path}: response is not JSON`);
+      return body;
+    }, signal);
   }
 
   private async open(path: string, signal?: AbortSignal): Promise<IncomingMessage> {
@@ -91,9 +117,21 @@ function isSuccess(code: number | undefined): boolean {
   return code !== undefined && code >= 200 && code < 300;
 }
 
-async function readText(response: IncomingMessage): Promise<string> {
+/** The body as text; `onListHead`, when given, hears the list's continue token as soon as the head holds it. */
+async function readText(response: IncomingMessage, onListHead?: (token: string) => void): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
+  let headBytes = onListHead === undefined ? LIST_HEAD_MAX_BYTES : 0;
+  for await (const chunk of response) {
+    chunks.push(chunk as Buffer);
+    if (headBytes >= LIST_HEAD_MAX_BYTES) continue;
+    headBytes += (chunk as Buffer).length;
+    const head = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const token = continueTokenOfListHead(head.toString('utf8', 0, Math.min(head.length, LIST_HEAD_MAX_BYTES)));
+    if (token !== undefined) {
+      headBytes = LIST_HEAD_MAX_BYTES;
+      onListHead!(token);
+    }
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 

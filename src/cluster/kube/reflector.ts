@@ -21,7 +21,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { FreshnessTracker } from '../freshness/freshness-tracker.js';
 import type { TimerScheduler } from '../freshness/timer-scheduler.js';
-import type { KubeApiClient } from './api-client.js';
+import type { KubeApiClient, ListPageRequest } from './api-client.js';
 import { isApiError, type KubeApiError } from './api-error.js';
 import { Backoff, sleep, startTimer, type BackoffOptions } from './backoff.js';
 import { JsonLineError } from './json-lines.js';
@@ -61,7 +61,7 @@ export const DEFAULT_REFLECTOR_TUNING: ReflectorTuning = {
 
 export interface ReflectorDeps {
   resource: KubeResource;
-  client: Pick<KubeApiClient, 'getJson' | 'openStream'>;
+  client: Pick<KubeApiClient, 'getJson' | 'getListPage' | 'openStream'>;
   sink: ClusterSink;
   tracker: Pick<FreshnessTracker, 'recordReplace' | 'recordObjectEvent' | 'recordBookmark'> & Partial<Pick<FreshnessTracker, 'recordWatchState'>>;
   logger: Logger;
@@ -83,6 +83,12 @@ type WatchOutcome =
 interface WatchEvent {
   type?: string;
   object?: { metadata?: ObjectMeta; code?: number; reason?: string; message?: string };
+}
+
+/** A requested list page: `getListPage`'s answer, with the token it continues from. */
+interface PageInFlight extends ListPageRequest {
+  token: string | undefined;
+  cancel(): void;
 }
 
 interface ListPage {
@@ -163,24 +169,29 @@ export class Reflector {
     return false;
   }
 
-  /** One full list and atomic replace; false when the optional API is missing (synced as empty instead). */
+  /**
+   * One full list and atomic replace; false when the optional API is missing (synced as empty instead). Pages are
+   * pipelined: the next page is asked for as soon as the current page's head names its continue token (list-head.ts),
+   * so the API server prepares it while this one is read and parsed; at most two pages are in flight.
+   */
   private async listAndReplace(signal: AbortSignal): Promise<boolean> {
     const { resource } = this.deps;
     const objects: ClusterObject[] = [];
-    let token: string | undefined;
     let listRv: string | undefined;
-    do {
-      const query = new URLSearchParams({ limit: String(this.tuning.pageSize) });
-      if (token) query.set('continue', token);
+    let current = this.requestPage(undefined, signal);
+    for (;;) {
+      const early = await current.early;
+      let next = early ? this.requestPage(early, signal) : undefined;
       let page: ListPage;
       try {
-        page = (await this.deps.client.getJson(`${resource.collectionPath}?${query}`, signal, this.tuning.listTimeoutMs)) as ListPage;
+        page = (await current.page) as ListPage;
       } catch (err) {
-        if (resource.optional && token === undefined && isApiError(err, 404)) {
+        next?.cancel();
+        if (resource.optional && current.token === undefined && isApiError(err, 404)) {
           this.syncMissingApi(err);
           return false;
         }
-        if (token === undefined || !isApiError(err, 410)) throw err;
+        if (current.token === undefined || !isApiError(err, 410)) throw err;
         // The continue token expired mid-pagination (history compacted). Starting over in pages would expire again
         // for as long as compaction outpaces a large list; like client-go's pager (FullListIfExpired), take one
         // unpaginated list instead: a consistent snapshot in one answer.
@@ -190,10 +201,27 @@ export class Reflector {
       }
       for (const item of page.items ?? []) objects.push(resource.handOn(item));
       listRv = page.metadata?.resourceVersion;
-      token = page.metadata?.continue || undefined;
-    } while (token);
+      const token = page.metadata?.continue || undefined;
+      // The head's token is the page's own; should they ever differ, the page is believed.
+      if (next !== undefined && next.token !== token) {
+        next.cancel();
+        next = undefined;
+      }
+      if (token === undefined) break;
+      current = next ?? this.requestPage(token, signal);
+    }
     this.replace(objects, listRv);
     return true;
+  }
+
+  /** A page of the list (the first when `token` is undefined), cancellable on its own. */
+  private requestPage(token: string | undefined, signal: AbortSignal): PageInFlight {
+    const query = new URLSearchParams({ limit: String(this.tuning.pageSize) });
+    if (token) query.set('continue', token);
+    const own = new AbortController();
+    const { early, page } = this.deps.client.getListPage(`${this.deps.resource.collectionPath}?${query}`,
+      AbortSignal.any([signal, own.signal]), this.tuning.listTimeoutMs);
+    return { token, early, page, cancel: () => own.abort() };
   }
 
   private replace(objects: ClusterObject[], listRv: string | undefined): void {

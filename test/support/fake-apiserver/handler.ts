@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { coreVersions, groupList, resourceList, VERSION_INFO } from './discovery.js';
 import type { FaultState } from './faults.js';
 import { ApiError, badRequest, conflict, injectedFailure, methodNotAllowed, notFound, successStatus, unsupportedMediaType, type KubeStatus } from './kube-status.js';
-import { listObjects, type ListContext } from './list.js';
+import { listBodyJson, listObjects, type ListContext } from './list.js';
 import { PATCH_CONTENT_TYPES, type PatchContentType } from './patch.js';
 import { resolveRequestInfo, type RequestInfo } from './request-info.js';
 import type { RecordedRequest, RequestLog } from './request-log.js';
@@ -161,7 +161,9 @@ async function routeResource(ctx: HandlerContext, request: ResourceRequest, quer
   switch (request.verb) {
     case 'list': {
       const listContext: ListContext = { store: ctx.store, clock: ctx.clock, expiring: ctx.faults.isExpiring(type), tooLargeWaitMs: ctx.tooLargeWaitMs, includeItemTypeMeta: ctx.includeItemTypeMeta };
-      sendJson(res, 200, await listObjects(listContext, type, namespace, query));
+      const body = listBodyJson(await listObjects(listContext, type, namespace, query), ctx.includeItemTypeMeta);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(body);
       return;
     }
     case 'watch': {

@@ -117,13 +117,22 @@ export async function listObjects(ctx: ListContext, type: ResourceType, namespac
     ? snapshotFromContinue(ctx, type, query)
     : await snapshotFromResourceVersion(ctx, type, query, limit);
   // The snapshot is sorted by key: the page starts where the continue key falls (binary search), not after a scan.
-  const selected: KubeObject[] = [];
+  // Without a namespace or selectors every object from there on is selected: the page is a slice and the remaining
+  // count a subtraction (scanning the rest of 150k pods for every page made a paginated list quadratic).
+  const first = firstAtOrAfter(snapshot.objects, snapshot.start);
+  const everyObject = namespace === undefined && !query.get('labelSelector') && !query.get('fieldSelector');
+  let selected: KubeObject[] = [];
   let unselected = 0;
-  for (let i = firstAtOrAfter(snapshot.objects, snapshot.start); i < snapshot.objects.length; i++) {
-    const o = snapshot.objects[i]!;
-    if ((namespace !== undefined && o.metadata?.namespace !== namespace) || !matches(o)) continue;
-    if (limit > 0 && selected.length >= limit) unselected++;
-    else selected.push(o);
+  if (everyObject) {
+    selected = limit > 0 ? snapshot.objects.slice(first, first + limit) : snapshot.objects.slice(first);
+    unselected = snapshot.objects.length - first - selected.length;
+  } else {
+    for (let i = first; i < snapshot.objects.length; i++) {
+      const o = snapshot.objects[i]!;
+      if ((namespace !== undefined && o.metadata?.namespace !== namespace) || !matches(o)) continue;
+      if (limit > 0 && selected.length >= limit) unselected++;
+      else selected.push(o);
+    }
   }
   const page = selected;
   const metadata: ListBody['metadata'] = { resourceVersion: snapshot.resourceVersion.toString() };
@@ -132,6 +141,30 @@ export async function listObjects(ctx: ListContext, type: ResourceType, namespac
     metadata.continue = encodeContinue({ rv: snapshot.resourceVersion.toString(), start: `${keyOf(last)}\u0000` });
     if (!query.get('labelSelector') && !query.get('fieldSelector')) metadata.remainingItemCount = unselected;
   }
-  const items = page.map((o) => (ctx.includeItemTypeMeta ? structuredClone(o) : withoutTypeMeta(structuredClone(o))));
-  return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, items };
+  return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, items: page };
+}
+
+/**
+ * Each stored object's list encoding, made once: like the real watch cache (cachingObject keeps an object's
+ * serialization per encoder), a page is written from kept encodings instead of encoding 500 pods anew for each page.
+ * The store replaces an object on every write (it keeps a fresh copy), so an encoding kept under an object never
+ * goes stale.
+ */
+const itemEncodings = new WeakMap<KubeObject, string>();
+const itemEncodingsWithTypeMeta = new WeakMap<KubeObject, string>();
+
+function itemJson(object: KubeObject, withTypeMeta: boolean): string {
+  const kept = withTypeMeta ? itemEncodingsWithTypeMeta : itemEncodings;
+  let json = kept.get(object);
+  if (json === undefined) {
+    json = JSON.stringify(withTypeMeta ? object : withoutTypeMeta(object));
+    kept.set(object, json);
+  }
+  return json;
+}
+
+/** The list body as the API server writes it: ListMeta before the items. */
+export function listBodyJson(body: ListBody, withTypeMeta: boolean): string {
+  const items = body.items.map((o) => itemJson(o, withTypeMeta)).join(',');
+  return `{"kind":${JSON.stringify(body.kind)},"apiVersion":${JSON.stringify(body.apiVersion)},"metadata":${JSON.stringify(body.metadata)},"items":[${items}]}`;
 }
