@@ -75,6 +75,9 @@ export class ObjectStore {
     const table = this.table(type);
     if (resourceVersion < table.compactedThrough) return undefined;
     if (table.sorted?.at === resourceVersion) return table.sorted.objects;
+    // Nothing written since: the current state, already sorted for the list that handed out this resourceVersion.
+    const newest = table.history[table.history.length - 1];
+    if (newest === undefined || newest.resourceVersion <= resourceVersion) return this.currentObjects(type);
     const state = new Map(table.objects);
     for (let i = table.history.length - 1; i >= 0; i -= 1) {
       const event = table.history[i];
