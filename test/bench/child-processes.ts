@@ -55,7 +55,9 @@ async function waitReady(baseUrl: string, child: ChildProcess, timeoutMs: number
 }
 
 export interface LedgerOptions {
-  clusterFile: string;
+  /** The snapshot the ledger serves (`--cluster`); or, with `kubeconfig` instead, the API server it lists and watches. */
+  clusterFile?: string;
+  kubeconfig?: string;
   logPath: string;
   readyTimeoutMs?: number;
   /** The compiled ledger-child (`compileLedger`); without it (and without `useCompiledLedger`), the TypeScript through tsx. */
@@ -109,6 +111,10 @@ export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768
 export async function startLedger(options: LedgerOptions): Promise<LedgerProcess> {
   const port = await freePort();
   const opsPort = await freePort();
+  if ((options.clusterFile === undefined) === (options.kubeconfig === undefined)) {
+    throw new Error('startLedger: give exactly one of clusterFile and kubeconfig');
+  }
+  const source = options.clusterFile !== undefined ? ['--cluster', options.clusterFile] : ['--kubeconfig', options.kubeconfig!];
   const logFd = openSync(options.logPath, 'w');
   const started = performance.now();
   const compiled = options.compiledEntry ?? compiledByDefault;
@@ -117,7 +123,7 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
     ? [compiled, '--config', join(REPO_ROOT, 'config', 'extender.yaml')]
     : ['--import', 'tsx', 'test/bench/ledger-child.ts'];
   const child = spawn(process.execPath,
-    [...DEPLOYED_NODE_FLAGS, ...(options.extraNodeFlags ?? []), ...entry, '--cluster', options.clusterFile,
+    [...DEPLOYED_NODE_FLAGS, ...(options.extraNodeFlags ?? []), ...entry, ...source,
       '--port', String(port), '--ops-port', String(opsPort), '--host', HOST],
     { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd, 'ipc'], env: process.env });
   closeSync(logFd);

@@ -101,7 +101,10 @@ export function renderMarkdown(report: BenchReport): string {
       + `RSS after load ${mib(large.rssAfterLoadBytes)}, after the 5000-node run ${mib(large.rssAfterBenchBytes)}, `
       + `peak ${mib(large.peakRssBytes)}; heap used after load ${mib(large.heapUsedAfterLoadBytes)} (${large.memorySource}).`
       + (large.reference ? ` Go extender on the same file: loaded in ${fmt(large.reference.loadSeconds, 2)} s, `
-        + `RSS ${mib(large.reference.rssBytes)}.` : ''),
+        + `RSS ${mib(large.reference.rssBytes)}.` : '')
+      + (large.throughApiServer ? ` Through the fake API server instead of the file (${large.throughApiServer.objects} objects `
+        + `listed in pages of 500, then watched; the fake serves from the bench's process on the same cores): start to ready `
+        + `${fmt(large.throughApiServer.readyAfterMs / 1000, 2)} s, kube-ledger CPU ${fmt(large.throughApiServer.cpuToReadySeconds, 2)} s.` : ''),
     '',
     ...(report.profile ? [renderProfile(report.profile, 'CPU profile of kube-ledger, filter x500 c=1 distinct pods')] : []),
     '| target | goal | measured | |',

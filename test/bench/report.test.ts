@@ -112,5 +112,8 @@ describe('benchmark report', () => {
     assert.match(markdown, /\| 1667 \/ 2667 \/ 1000 \| agree 200\/200, 20 DRA pods not compared \|/);
     assert.match(markdown, /\| kube-ledger \| \*\*2000\*\* \| 0\.50 \| 0\.50 \| 2\.00 \| 1000 \|/);
     assert.match(markdown, /\| node:http floor [^|]* \| \*\*4000\*\* \| 0\.25 \| 0\.25 \| 2\.00 \| n\/a \| n\/a \| n\/a \| n\/a \| n\/a \|/);
+    assert.doesNotMatch(markdown, /Through the fake API server/, 'a quick run has no start through the API server');
+    const throughApi = renderMarkdown({ ...report, large: { ...LARGE, throughApiServer: { objects: 158311, readyAfterMs: 8120, cpuToReadySeconds: 9.61 } } });
+    assert.match(throughApi, /Through the fake API server instead of the file \(158311 objects [^)]*\): start to ready 8\.12 s, kube-ledger CPU 9\.61 s\./);
   });
 });

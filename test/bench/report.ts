@@ -78,6 +78,8 @@ export interface LargeClusterFigures {
   memorySource: string;
   /** The Go extender on the same file: its own load time and resident memory after load. */
   reference?: { loadSeconds: number; readyAfterMs: number; rssBytes: number | null };
+  /** The same cluster listed and watched through the fake API server (api-server-startup.ts); full runs only. */
+  throughApiServer?: { objects: number; readyAfterMs: number; cpuToReadySeconds: number };
 }
 
 export interface LoopResult {

@@ -9,6 +9,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { findSample, readProcessMemory, scrapeMetrics, startLedger } from './child-processes.js';
 import { median } from './report.js';
+import type { ApiServerStartup } from './api-server-startup.js';
 
 export interface StartupSample {
   readyAfterMs: number;
@@ -92,4 +93,24 @@ export async function startupReport(clusterFile: string, fileBytes: number, runs
     }),
     '',
   ].join('\n');
+}
+
+/** The start-ups through the fake API server, as markdown lines (every counted run and the median). */
+export function apiServerStartupLines(result: ApiServerStartup): string[] {
+  const row = (label: string, ready: number, cpu: number, peak: number | null) =>
+    `| ${label} | ${(ready / 1000).toFixed(2)} | ${cpu.toFixed(2)} | ${mib(peak)} |`;
+  return [
+    `**Start-up through the fake API server** (${result.objects} objects, listed in pages of 500 and watched; the fake `
+      + 'runs in the bench process on the same cores; a first, priming start is not counted):',
+    '',
+    '| run | start to ready s | CPU to ready s | peak RSS |',
+    '|---|---:|---:|---:|',
+    ...result.readyAfterMs.map((ready, i) => row(String(i + 1), ready, result.cpuToReadySeconds[i]!, result.peakRssBytes[i] ?? null)),
+    row('median', median(result.readyAfterMs), median(result.cpuToReadySeconds),
+      medianOrNull(result.peakRssBytes.filter((v): v is number => v !== null))),
+  ];
+}
+
+function medianOrNull(values: number[]): number | null {
+  return values.length > 0 ? median(values) : null;
 }
