@@ -17,7 +17,6 @@ type DraUsed = Readonly<DenseRow> | undefined;
 
 /** Filter verdicts and scores of a few dozen distinct workloads per node; the memo restarts when it is full. */
 const MAX_DEMANDS_PER_NODE = 64;
-const demandKeys = new WeakMap<PodEntry, string>();
 
 interface NodeMemo {
   node: NodeView;
@@ -28,17 +27,16 @@ interface NodeMemo {
 
 const memosBySlot: Array<NodeMemo | undefined> = [];
 
-/** Priority, every requested amount and the scoring amounts, e.g. `100|cpu=500|memory=1073741824|nz=500,1073741824`. */
+/**
+ * Priority, every requested amount and the scoring amounts, e.g. `100|cpu=500|memory=1073741824|nz=500,1073741824`.
+ * Built once per call by the call's assessor (pod-assessor.ts): the request's pod entry lives for one call, so
+ * nothing is kept by it.
+ */
 export function demandKey(pod: PodEntry): string {
-  let key = demandKeys.get(pod);
-  if (key === undefined) {
-    key = String(pod.priority);
-    for (const [resource, amount] of pod.requests) if (amount !== 0n) key += `|${resource}=${amount}`;
-    const nonZero = nonZeroOf(pod);
-    key += `|nz=${nonZero.cpu},${nonZero.memory}`;
-    demandKeys.set(pod, key);
-  }
-  return key;
+  let key = String(pod.priority);
+  for (const [resource, amount] of pod.requests) if (amount !== 0n) key += `|${resource}=${amount}`;
+  const nonZero = nonZeroOf(pod);
+  return `${key}|nz=${nonZero.cpu},${nonZero.memory}`;
 }
 
 /**
