@@ -14,6 +14,7 @@ import { apiStatusOf, KubeApiError } from './api-error.js';
 import { withDeadline } from './deadline.js';
 import { readJsonLines } from './json-lines.js';
 import { continueTokenOfListHead, LIST_HEAD_MAX_BYTES } from './list-head.js';
+import { streamJsonList, type ByteReader } from '../json-list-items.js';
 
 export interface ApiClientTimeouts {
   /** Whole GET (list page, object, quorum read): headers and body. */
@@ -69,6 +70,42 @@ export class KubeApiClient {
   }
 
   /**
+   * GET a whole list, unpaginated, item by item: the body is kept as bytes (outside the JS heap) and its items are
+   * parsed a group at a time and handed to `onItem` (json-list-items.ts), never held as one string or one parsed
+   * document. Why: the one unpaginated list the reflector takes when a continue token expired is the whole resource,
+   * 150k pods being ~330 MB of JSON; as one string and one JSON.parse it needs more heap than the process has.
+   * Resolves with the list's own fields (its `items` emptied); throws as `getJson` does.
+   */
+  getListItems(path: string, onItem: (item: unknown) => void, signal?: AbortSignal,
+    timeoutMs = this.timeouts.getTimeoutMs): Promise<unknown> {
+    return withDeadline(timeoutMs, `GET ${path}`, async (bounded) => {
+      const response = await this.open(path, bounded);
+      if (!isSuccess(response.statusCode)) {
+        throw new KubeApiError(response.statusCode ?? 0, path, apiStatusOf(parseOrUndefined(await readText(response))));
+      }
+      const chunks: Array<Buffer | undefined> = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      const reader = chunkReader(chunks);
+      let streamed: { envelope: unknown } | undefined;
+      try {
+        streamed = streamJsonList(reader, (item) => onItem(item), { onHead: () => {
+          reader.release();
+          return true;
+        } });
+      } catch (err) {
+        throw new Error(`${path}: response is not a valid JSON list: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (streamed !== undefined) return streamed.envelope;
+      // Not an object with an items array (nothing was handed on, no chunk let go): whatever it is, parsed whole.
+      const body = parseOrUndefined(Buffer.concat(chunks as Buffer[]).toString('utf8'));
+      if (body === undefined) throw new Error(`${path}: response is not JSON`);
+      const items = (body as { items?: unknown }).items;
+      if (Array.isArray(items)) for (const item of items) onItem(item);
+      return body;
+    }, signal);
+  }
+
+  /**
    * Opens a watch at `path` and yields decoded events as they arrive. A non-2xx answer throws `KubeApiError` before
    * the first event. Aborting `signal` ends the iteration with an AbortError.
    */
@@ -115,6 +152,35 @@ export class KubeApiClient {
 
 function isSuccess(code: number | undefined): boolean {
   return code !== undefined && code >= 200 && code < 300;
+}
+
+/**
+ * Reads the chunks of a body in order, as `streamJsonList` reads a file. Once `release()` was called (the body is a
+ * list), each chunk is let go once copied out (the splitter keeps its own window), so a 330 MB body is not held twice;
+ * until then the chunks stay whole, for a body that turns out not to be a list.
+ */
+function chunkReader(chunks: Array<Buffer | undefined>): ByteReader & { release(): void } {
+  let index = 0;
+  let offset = 0;
+  let releasing = false;
+  let freed = 0;
+  const read = (into: Uint8Array, at: number, length: number): number => {
+    if (releasing) while (freed < index) chunks[freed++] = undefined;
+    let written = 0;
+    while (written < length && index < chunks.length) {
+      const chunk = chunks[index]!;
+      const count = Math.min(length - written, chunk.length - offset);
+      into.set(chunk.subarray(offset, offset + count), at + written);
+      written += count;
+      offset += count;
+      if (offset === chunk.length) {
+        index++;
+        offset = 0;
+      }
+    }
+    return written;
+  };
+  return Object.assign(read, { release: () => { releasing = true; } });
 }
 
 /** The body as text; `onListHead`, when given, hears the list's continue token as soon as the head holds it. */

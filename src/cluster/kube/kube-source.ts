@@ -14,7 +14,7 @@ import { Reflector, type ReflectorMetrics, type ReflectorTuning } from './reflec
 import { KUBE_RESOURCES, type KubeResource } from './resources.js';
 
 export interface KubeSourceOptions {
-  client: Pick<KubeApiClient, 'getJson' | 'getListPage' | 'openStream'>;
+  client: Pick<KubeApiClient, 'getJson' | 'getListPage' | 'getListItems' | 'openStream'>;
   tracker: FreshnessTracker;
   logger: Logger;
   metrics?: ReflectorMetrics;

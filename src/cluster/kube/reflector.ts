@@ -61,7 +61,7 @@ export const DEFAULT_REFLECTOR_TUNING: ReflectorTuning = {
 
 export interface ReflectorDeps {
   resource: KubeResource;
-  client: Pick<KubeApiClient, 'getJson' | 'getListPage' | 'openStream'>;
+  client: Pick<KubeApiClient, 'getJson' | 'getListPage' | 'getListItems' | 'openStream'>;
   sink: ClusterSink;
   tracker: Pick<FreshnessTracker, 'recordReplace' | 'recordObjectEvent' | 'recordBookmark'> & Partial<Pick<FreshnessTracker, 'recordWatchState'>>;
   logger: Logger;
@@ -196,8 +196,11 @@ export class Reflector {
         // for as long as compaction outpaces a large list; like client-go's pager (FullListIfExpired), take one
         // unpaginated list instead: a consistent snapshot in one answer.
         this.countError('list_page_expired', err);
-        page = (await this.deps.client.getJson(resource.collectionPath, signal, this.tuning.listTimeoutMs)) as ListPage;
         objects.length = 0;
+        // Item by item: the whole resource in one answer would not fit the heap as one string (getListItems).
+        const whole = (await this.deps.client.getListItems(resource.collectionPath,
+          (item) => objects.push(resource.handOn(item as ClusterObject)), signal, this.tuning.listTimeoutMs)) as ListPage;
+        page = { ...(whole.metadata ? { metadata: whole.metadata } : {}) };
       }
       for (const item of page.items ?? []) objects.push(resource.handOn(item));
       listRv = page.metadata?.resourceVersion;

@@ -9,7 +9,7 @@ import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { perKind } from '../../ledger/kinds.js';
 import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
-import { ListItemError, splitJsonList, streamJsonList, type JsonListSplit } from './json-list-items.js';
+import { ListItemError, splitJsonList, streamJsonList, type JsonListSplit } from '../json-list-items.js';
 import { admitObject, forEachObject, itemKindOf, ManifestError, objectId, positionText, type Position } from './manifest-items.js';
 
 export { ManifestError } from './manifest-items.js';

@@ -6,81 +6,14 @@
  * fails after its successor was asked for.
  */
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
-import { KubeApiClient } from '../../../src/cluster/kube/api-client.js';
 import { continueTokenOfListHead } from '../../../src/cluster/kube/list-head.js';
-import { Reflector } from '../../../src/cluster/kube/reflector.js';
-import { kubeResource } from '../../../src/cluster/kube/resources.js';
-import type { ClusterChange, ClusterSink } from '../../../src/ledger/changes.js';
-import { silentLogger } from '../../../src/observability/logger.js';
 import { eventually } from '../../support/eventually.js';
-
-type Handler = (request: IncomingMessage, response: ServerResponse, url: URL) => void;
-
-async function listServer(handler: Handler): Promise<{ server: Server; url: string }> {
-  const server = createServer((request, response) => handler(request, response, new URL(request.url ?? '/', 'http://x')));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-function kubeConfigFor(server: string): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kubeConfig;
-}
-
-function podJson(name: string): string {
-  return JSON.stringify({ metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion: '5' },
-    spec: { nodeName: 'n1', containers: [{ name: 'c', resources: { requests: { cpu: '100m' } } }] }, status: { phase: 'Running' } });
-}
-
-function head(continueToken: string | undefined): string {
-  const metadata = continueToken === undefined ? { resourceVersion: '10' } : { resourceVersion: '10', continue: continueToken };
-  return `{"kind":"PodList","apiVersion":"v1","metadata":${JSON.stringify(metadata)},"items":[`;
-}
-
-/** A Pod reflector on `url`, recording the changes it delivers; `watch` never opens (the list is what is tested). */
-function podReflector(url: string): { reflector: Reflector; changes: ClusterChange[] } {
-  const changes: ClusterChange[] = [];
-  const sink: ClusterSink = { apply: (c) => changes.push(c), applyBatch: (cs) => changes.push(...cs) };
-  const tracker = { recordReplace: () => {}, recordObjectEvent: () => {}, recordBookmark: () => {} };
-  const reflector = new Reflector({
-    resource: kubeResource('Pod'), client: new KubeApiClient(kubeConfigFor(url)), sink, tracker, logger: silentLogger,
-    tuning: { pageSize: 2, listTimeoutMs: 5000, watchBackoff: { initialMs: 20, maxMs: 50, jitter: 0 },
-      relistBackoff: { initialMs: 20, maxMs: 50, jitter: 0 } },
-  });
-  return { reflector, changes };
-}
-
-function listedNames(changes: readonly ClusterChange[]): string[] {
-  const replaced = changes.find((c) => c.type === 'replaced');
-  assert.ok(replaced && replaced.type === 'replaced', 'one replaced change');
-  return replaced.objects.map((o) => o.metadata.name ?? '');
-}
-
-/** Answers watches with a stream that stays open and silent. */
-function holdWatch(response: ServerResponse): void {
-  response.writeHead(200, { 'Content-Type': 'application/json' });
-  response.write('');
-}
+import { head, holdWatch, listedNames, listServer, podJson, podReflector, Started } from './list-server.js';
 
 describe('paginated list: the next page is asked for once the head of the current one arrived', () => {
-  const servers: Server[] = [];
-  const reflectors: Reflector[] = [];
-  afterEach(async () => {
-    await Promise.all(reflectors.splice(0).map((r) => r.stop()));
-    for (const server of servers.splice(0)) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
+  const started = new Started();
+  const { servers, reflectors } = started;
+  afterEach(() => started.stopAll());
 
   it('page 2 is requested while page 1 is still arriving; objects keep the pages\' order', async () => {
     let askedForPage2: () => void = () => {};
