@@ -202,7 +202,12 @@ export class Reflector {
           (item) => objects.push(resource.handOn(item as ClusterObject)), signal, this.tuning.listTimeoutMs)) as ListPage;
         page = { ...(whole.metadata ? { metadata: whole.metadata } : {}) };
       }
-      for (const item of page.items ?? []) objects.push(resource.handOn(item));
+      try {
+        for (const item of page.items ?? []) objects.push(resource.handOn(item));
+      } catch (err) {
+        next?.cancel();
+        throw err;
+      }
       listRv = page.metadata?.resourceVersion;
       const token = page.metadata?.continue || undefined;
       // The head's token is the page's own; should they ever differ, the page is believed.
