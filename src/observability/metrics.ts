@@ -214,6 +214,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['resource'] as const,
       registers: r,
     }),
+    informerListSeconds: new Gauge({
+      name: PREFIX + 'informer_last_list_duration_seconds',
+      help: 'How long the last complete list of a resource took, from its first page asked for to its objects replaced in the ledger (the start waits for every resource\'s first list).',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
 
     // --- cluster freshness (cluster/freshness/) ---
     informerLastEventAgeSeconds: new Gauge({

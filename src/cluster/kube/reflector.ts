@@ -27,7 +27,7 @@ import { Backoff, sleep, startTimer, type BackoffOptions } from './backoff.js';
 import { JsonLineError } from './json-lines.js';
 import type { KubeResource } from './resources.js';
 
-export type ReflectorMetrics = Pick<Metrics, 'informerRelists' | 'informerRestarts' | 'informerErrors' | 'informerObjects'>;
+export type ReflectorMetrics = Pick<Metrics, 'informerRelists' | 'informerRestarts' | 'informerErrors' | 'informerObjects' | 'informerListSeconds'>;
 
 export interface ReflectorTuning {
   pageSize: number;
@@ -178,6 +178,7 @@ export class Reflector {
     const { resource } = this.deps;
     const objects: ClusterObject[] = [];
     let listRv: string | undefined;
+    const started = performance.now();
     let current = this.requestPage(undefined, signal);
     for (;;) {
       const early = await current.early;
@@ -219,6 +220,7 @@ export class Reflector {
       current = next ?? this.requestPage(token, signal);
     }
     this.replace(objects, listRv);
+    this.deps.metrics?.informerListSeconds.set(this.label, (performance.now() - started) / 1000);
     return true;
   }
 

@@ -38,6 +38,11 @@ describe('kube source: initial sync and events (fake API server)', () => {
     assert.ok(podLists.slice(1).every((r) => (r.query['continue'] ?? '') !== ''));
     assert.equal(await metricValue(h.metrics, 'kube_ledger_informer_objects', { resource: 'Pod' }), 7);
     assert.equal(await metricValue(h.metrics, 'kube_ledger_informer_synced', { resource: 'Pod' }), 1);
+    // The delayed list shows in its duration; each resource's list has one.
+    const claimsListed = await metricValue(h.metrics, 'kube_ledger_informer_last_list_duration_seconds', { resource: 'ResourceClaim' });
+    const podsListed = await metricValue(h.metrics, 'kube_ledger_informer_last_list_duration_seconds', { resource: 'Pod' });
+    assert.ok(claimsListed !== undefined && claimsListed >= 0.3, `the 300 ms delayed ResourceClaim list took ${claimsListed} s`);
+    assert.ok(podsListed !== undefined && podsListed > 0 && podsListed < claimsListed, `the Pod list took ${podsListed} s`);
   });
 
   it('delivers one replaced change per resource list, then watch events as upserts and deletes', async () => {
