@@ -80,11 +80,8 @@ export class KubeApiClient {
     timeoutMs = this.timeouts.getTimeoutMs): Promise<unknown> {
     return withDeadline(timeoutMs, `GET ${path}`, async (bounded) => {
       const response = await this.open(path, bounded);
-      if (!isSuccess(response.statusCode)) {
-        throw new KubeApiError(response.statusCode ?? 0, path, apiStatusOf(parseOrUndefined(await readText(response))));
-      }
-      const chunks: Array<Buffer | undefined> = [];
-      for await (const chunk of response) chunks.push(chunk as Buffer);
+      if (!isSuccess(response.statusCode)) throw await statusError(response, path);
+      const chunks: Array<Buffer | undefined> = await readChunks(response);
       const reader = chunkReader(chunks);
       let streamed: { envelope: unknown } | undefined;
       try {
@@ -97,8 +94,7 @@ export class KubeApiClient {
       }
       if (streamed !== undefined) return streamed.envelope;
       // Not an object with an items array (nothing was handed on, no chunk let go): whatever it is, parsed whole.
-      const body = parseOrUndefined(Buffer.concat(chunks as Buffer[]).toString('utf8'));
-      if (body === undefined) throw new Error(`${path}: response is not JSON`);
+      const body = jsonBody(path, Buffer.concat(chunks as Buffer[]).toString('utf8'));
       const items = (body as { items?: unknown }).items;
       if (Array.isArray(items)) for (const item of items) onItem(item);
       return body;
@@ -115,21 +111,15 @@ export class KubeApiClient {
       const both = AbortSignal.any([signal, opening]);
       return this.open(path, both);
     }, signal);
-    if (!isSuccess(response.statusCode)) {
-      const text = await readText(response);
-      throw new KubeApiError(response.statusCode ?? 0, path, apiStatusOf(text));
-    }
+    if (!isSuccess(response.statusCode)) throw await statusError(response, path);
     return readJsonLines(response);
   }
 
   private get(path: string, signal: AbortSignal | undefined, timeoutMs: number, onListHead?: (token: string) => void): Promise<unknown> {
     return withDeadline(timeoutMs, `GET ${path}`, async (bounded) => {
       const response = await this.open(path, bounded);
-      const text = await readText(response, isSuccess(response.statusCode) ? onListHead : undefined);
-      const body = parseOrUndefined(text);
-      if (!isSuccess(response.statusCode)) throw new KubeApiError(response.statusCode ?? 0, path, apiStatusOf(body));
-      if (body === undefined) throw new Error(`${path}: response is not JSON`);
-      return body;
+      if (!isSuccess(response.statusCode)) throw await statusError(response, path);
+      return jsonBody(path, await readText(response, onListHead));
     }, signal);
   }
 
@@ -183,8 +173,18 @@ function chunkReader(chunks: Array<Buffer | undefined>): ByteReader & { release(
   return Object.assign(read, { release: () => { releasing = true; } });
 }
 
-/** The body as text; `onListHead`, when given, hears the list's continue token as soon as the head holds it. */
+/** A non-2xx answer as `KubeApiError`, with the Status its body carries when it is one. */
+async function statusError(response: IncomingMessage, path: string): Promise<KubeApiError> {
+  return new KubeApiError(response.statusCode ?? 0, path, apiStatusOf(await readText(response)));
+}
+
+/** The body as text; `onListHead` as in `readChunks`. */
 async function readText(response: IncomingMessage, onListHead?: (token: string) => void): Promise<string> {
+  return Buffer.concat(await readChunks(response, onListHead)).toString('utf8');
+}
+
+/** The body's chunks; `onListHead`, when given, hears the list's continue token as soon as the head holds it. */
+async function readChunks(response: IncomingMessage, onListHead?: (token: string) => void): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
   let headBytes = onListHead === undefined ? LIST_HEAD_MAX_BYTES : 0;
   for await (const chunk of response) {
@@ -198,7 +198,14 @@ async function readText(response: IncomingMessage, onListHead?: (token: string) 
       onListHead!(token);
     }
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return chunks;
+}
+
+/** A 2xx body decoded, or an error naming the request when it is not JSON. */
+function jsonBody(path: string, text: string): unknown {
+  const body = parseOrUndefined(text);
+  if (body === undefined) throw new Error(`${path}: response is not JSON`);
+  return body;
 }
 
 function parseOrUndefined(text: string): unknown {
