@@ -103,7 +103,7 @@ function entryOf(pod: PodObject, requests: ResourceAmounts, requestsError: strin
   const entry = podEntryWithRequests(pod, requests, pod.spec?.nodeName ? slimBoundPod(pod) : pod);
   entry.requestsError = requestsError;
   // Computed before the containers are dropped: a bound pod's node totals need it.
-  entry.nonZero = requestsError ? new NonZeroRequests(0, 0) : nonZeroFromObject(pod, requests);
+  entry.nonZero = nonZeroRequestsOf(pod, requests, requestsError);
   return entry;
 }
 
@@ -180,7 +180,12 @@ export function numericRequestsOf(pod: PodEntry): NumericDemand {
  * NonMissingContainerRequests {cpu: 100m, memory: 200Mi}. Equal to the requests when every container asks for both.
  */
 export function nonZeroOf(pod: PodEntry): { cpu: number; memory: number } {
-  return (pod.nonZero ??= pod.requestsError ? new NonZeroRequests(0, 0) : nonZeroFromObject(pod.object, pod.requests));
+  return (pod.nonZero ??= nonZeroRequestsOf(pod.object, pod.requests, pod.requestsError));
+}
+
+/** A pod whose requests could not be computed counts as zero, as its requests do. */
+function nonZeroRequestsOf(pod: PodObject, requests: ResourceAmounts, requestsError: string | undefined): { cpu: number; memory: number } {
+  return requestsError ? new NonZeroRequests(0, 0) : nonZeroFromObject(pod, requests);
 }
 
 /**

@@ -4,10 +4,10 @@
  * heap after load and the peak RSS; the medians are printed. Start-up work is what this measures, so it skips the
  * request scenarios (minutes) that the full bench runs; a shared machine needs several runs and the load average.
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { findSample, readProcessMemory, scrapeMetrics, startLedger } from './child-processes.js';
+import { processCpuSeconds } from './load-run.js';
 import { median } from './report.js';
 import type { ApiServerStartup } from './api-server-startup.js';
 
@@ -26,7 +26,8 @@ export interface StartupSample {
 export async function measureStartupOnce(clusterFile: string, logPath: string): Promise<StartupSample> {
   const loadAverage = loadavg()[0] ?? 0;
   const ledger = await startLedger({ clusterFile, logPath });
-  const cpuToReadySeconds = processCpuSeconds(ledger.pid);
+  const cpu = processCpuSeconds(ledger.pid);
+  const cpuToReadySeconds = Number.isFinite(cpu) ? cpu : null;
   try {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const samples = await scrapeMetrics(ledger.opsBaseUrl);
@@ -42,17 +43,6 @@ export async function measureStartupOnce(clusterFile: string, logPath: string): 
     };
   } finally {
     await ledger.stop();
-  }
-}
-
-/** utime + stime of a process from /proc/PID/stat (clock ticks of 1/100 s on Linux); null elsewhere. */
-function processCpuSeconds(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
   }
 }
 
