@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { KubeApiClient } from '../../../src/cluster/kube/api-client.js';
 import { KubeApiError } from '../../../src/cluster/kube/api-error.js';
-import { eventually } from '../../support/eventually.js';
-import { head, holdWatch, kubeConfigFor, listedNames, listServer, podJson, podReflector, Started } from './list-server.js';
+import { head, holdWatch, kubeConfigFor, podJson, Started } from './list-server.js';
 
 /** Writes `text` in pieces of `size` bytes, each its own chunk on the wire. */
 async function writeInPieces(response: ServerResponse, text: string, size: number): Promise<void> {
@@ -31,11 +30,10 @@ describe('whole list, item by item (getListItems)', () => {
 
   it('hands on every item in order from a body cut into 7-byte pieces, and answers the list\'s own fields', async () => {
     const names = Array.from({ length: 40 }, (_, i) => `pod-${i}-é`);
-    const { server, url } = await listServer((_request, response) => {
+    const url = await started.server((_request, response) => {
       response.writeHead(200, { 'Content-Type': 'application/json' });
       void writeInPieces(response, wholeList(names), 7);
     });
-    started.servers.push(server);
     const items: Array<{ metadata: { name: string } }> = [];
     const fields = await new KubeApiClient(kubeConfigFor(url)).getListItems('/api/v1/pods', (item) => items.push(item as never));
     assert.deepEqual(items.map((i) => i.metadata.name), names, 'whole items, in order, multi-byte names intact');
@@ -48,12 +46,11 @@ describe('whole list, item by item (getListItems)', () => {
       '/broken': [200, `${head(undefined)}${podJson('a')},{"metadata":]}`],
       '/gone': [410, '{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old"}'],
     };
-    const { server, url } = await listServer((request, response) => {
+    const url = await started.server((request, response) => {
       const [status, body] = bodies[request.url ?? ''] ?? [404, '{}'];
       response.writeHead(status, { 'Content-Type': 'application/json' });
       response.end(body);
     });
-    started.servers.push(server);
     const client = new KubeApiClient(kubeConfigFor(url));
     const items: unknown[] = [];
     assert.deepEqual(await client.getListItems('/not-a-list', (i) => items.push(i)), { kind: 'Status', items: 'none' });
@@ -65,7 +62,7 @@ describe('whole list, item by item (getListItems)', () => {
 
   it('a continue token that expired mid-list: one unpaginated list, taken item by item, replaces the partial pages', async () => {
     const seen: string[] = [];
-    const { server, url } = await listServer((_request, response, u) => {
+    const url = await started.server((_request, response, u) => {
       if (u.searchParams.get('watch')) return holdWatch(response);
       seen.push(u.search);
       if (u.searchParams.get('continue') === 'page-2') {
@@ -80,12 +77,8 @@ describe('whole list, item by item (getListItems)', () => {
       }
       void writeInPieces(response, wholeList(['a', 'b', 'c', 'd', 'e']), 64);
     });
-    started.servers.push(server);
-    const { reflector, changes } = podReflector(url);
-    started.reflectors.push(reflector);
-    reflector.start();
-    await eventually(() => reflector.hasSynced(), 'the list to complete through the unpaginated fallback', 3000);
-    assert.deepEqual(listedNames(changes), ['a', 'b', 'c', 'd', 'e'], 'the whole list once, not page 1 plus the whole list');
+    const listed = await started.listed(url, 'the list to complete through the unpaginated fallback', 3000);
+    assert.deepEqual(listed, ['a', 'b', 'c', 'd', 'e'], 'the whole list once, not page 1 plus the whole list');
     assert.deepEqual(seen.slice(0, 3), ['?limit=2', '?limit=2&continue=page-2', ''], 'page 1, its expired successor, one list without limit');
   });
 });

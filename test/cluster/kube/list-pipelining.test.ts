@@ -8,17 +8,16 @@
 import assert from 'node:assert/strict';
 import { continueTokenOfListHead } from '../../../src/cluster/kube/list-head.js';
 import { eventually } from '../../support/eventually.js';
-import { head, holdWatch, listedNames, listServer, podJson, podReflector, Started } from './list-server.js';
+import { head, holdWatch, podJson, Started } from './list-server.js';
 
 describe('paginated list: the next page is asked for once the head of the current one arrived', () => {
   const started = new Started();
-  const { servers, reflectors } = started;
   afterEach(() => started.stopAll());
 
   it('page 2 is requested while page 1 is still arriving; objects keep the pages\' order', async () => {
     let askedForPage2: () => void = () => {};
     const page2Asked = new Promise<void>((resolve) => { askedForPage2 = resolve; });
-    const { server, url } = await listServer((request, response, u) => {
+    const url = await started.server((request, response, u) => {
       if (u.searchParams.get('watch')) return holdWatch(response);
       response.writeHead(200, { 'Content-Type': 'application/json' });
       const token = u.searchParams.get('continue');
@@ -36,17 +35,12 @@ describe('paginated list: the next page is asked for once the head of the curren
         response.end(`${head(undefined)}${podJson('c')}]}`);
       }
     });
-    servers.push(server);
-    const { reflector, changes } = podReflector(url);
-    reflectors.push(reflector);
-    reflector.start();
-    await eventually(() => reflector.hasSynced(), 'the list to complete', 2500);
-    assert.deepEqual(listedNames(changes), ['a', 'b', 'c']);
+    assert.deepEqual(await started.listed(url, 'the list to complete', 2500), ['a', 'b', 'c']);
   });
 
   it('a head that cannot tell (items before metadata) is read whole first, and the list still completes', async () => {
     const continues: Array<string | null> = [];
-    const { server, url } = await listServer((request, response, u) => {
+    const url = await started.server((request, response, u) => {
       if (u.searchParams.get('watch')) return holdWatch(response);
       const token = u.searchParams.get('continue');
       continues.push(token);
@@ -56,12 +50,7 @@ describe('paginated list: the next page is asked for once the head of the curren
       response.writeHead(200, { 'Content-Type': 'application/json' });
       response.end(`{"kind":"PodList","apiVersion":"v1","items":[${items.map(podJson).join(',')}],"metadata":${JSON.stringify(metadata)}}`);
     });
-    servers.push(server);
-    const { reflector, changes } = podReflector(url);
-    reflectors.push(reflector);
-    reflector.start();
-    await eventually(() => reflector.hasSynced(), 'the list to complete', 2500);
-    assert.deepEqual(listedNames(changes), ['a', 'b', 'c', 'd', 'e']);
+    assert.deepEqual(await started.listed(url, 'the list to complete', 2500), ['a', 'b', 'c', 'd', 'e']);
     assert.deepEqual(continues, [null, 'p2', 'p3'], 'each page asked for once, in order');
   });
 
@@ -69,7 +58,7 @@ describe('paginated list: the next page is asked for once the head of the curren
     let firstAttempt = true;
     const continuesSeen: Array<string | null> = [];
     let page2Aborted = false;
-    const { server, url } = await listServer((request, response, u) => {
+    const url = await started.server((request, response, u) => {
       if (u.searchParams.get('watch')) return holdWatch(response);
       const token = u.searchParams.get('continue');
       continuesSeen.push(token);
@@ -93,12 +82,7 @@ describe('paginated list: the next page is asked for once the head of the curren
       }
       response.end(`${head(undefined)}${podJson('c')}]}`);
     });
-    servers.push(server);
-    const { reflector, changes } = podReflector(url);
-    reflectors.push(reflector);
-    reflector.start();
-    await eventually(() => reflector.hasSynced(), 'the list to complete on its second attempt', 4000);
-    assert.deepEqual(listedNames(changes), ['a', 'b', 'c']);
+    assert.deepEqual(await started.listed(url, 'the list to complete on its second attempt', 4000), ['a', 'b', 'c']);
     await eventually(() => page2Aborted, 'the abandoned page-2 request to be closed by the client', 2000);
     assert.deepEqual(continuesSeen, [null, 'page-2', null, 'page-2']);
   });

@@ -11,6 +11,7 @@ import { Reflector } from '../../../src/cluster/kube/reflector.js';
 import { kubeResource } from '../../../src/cluster/kube/resources.js';
 import type { ClusterChange, ClusterSink } from '../../../src/ledger/changes.js';
 import { silentLogger } from '../../../src/observability/logger.js';
+import { eventually } from '../../support/eventually.js';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse, url: URL) => void;
 
@@ -70,6 +71,22 @@ export function holdWatch(response: ServerResponse): void {
 export class Started {
   readonly servers: Server[] = [];
   readonly reflectors: Reflector[] = [];
+
+  /** A list server for this test, stopped after it; its URL. */
+  async server(handler: Handler): Promise<string> {
+    const { server, url } = await listServer(handler);
+    this.servers.push(server);
+    return url;
+  }
+
+  /** A Pod reflector on `url`, started: the names of its first list once it has synced (within `timeoutMs`). */
+  async listed(url: string, what: string, timeoutMs: number): Promise<string[]> {
+    const { reflector, changes } = podReflector(url);
+    this.reflectors.push(reflector);
+    reflector.start();
+    await eventually(() => reflector.hasSynced(), what, timeoutMs);
+    return listedNames(changes);
+  }
 
   async stopAll(): Promise<void> {
     await Promise.all(this.reflectors.splice(0).map((r) => r.stop()));

@@ -120,10 +120,10 @@ export async function listObjects(ctx: ListContext, type: ResourceType, namespac
   // Without a namespace or selectors every object from there on is selected: the page is a slice and the remaining
   // count a subtraction (scanning the rest of 150k pods for every page made a paginated list quadratic).
   const first = firstAtOrAfter(snapshot.objects, snapshot.start);
-  const everyObject = namespace === undefined && !query.get('labelSelector') && !query.get('fieldSelector');
+  const noSelectors = !query.get('labelSelector') && !query.get('fieldSelector');
   let selected: KubeObject[] = [];
   let unselected = 0;
-  if (everyObject) {
+  if (namespace === undefined && noSelectors) {
     selected = limit > 0 ? snapshot.objects.slice(first, first + limit) : snapshot.objects.slice(first);
     unselected = snapshot.objects.length - first - selected.length;
   } else {
@@ -134,14 +134,13 @@ export async function listObjects(ctx: ListContext, type: ResourceType, namespac
       else selected.push(o);
     }
   }
-  const page = selected;
   const metadata: ListBody['metadata'] = { resourceVersion: snapshot.resourceVersion.toString() };
-  const last = page[page.length - 1];
+  const last = selected[selected.length - 1];
   if (unselected > 0 && last !== undefined) {
     metadata.continue = encodeContinue({ rv: snapshot.resourceVersion.toString(), start: `${keyOf(last)}\u0000` });
-    if (!query.get('labelSelector') && !query.get('fieldSelector')) metadata.remainingItemCount = unselected;
+    if (noSelectors) metadata.remainingItemCount = unselected;
   }
-  return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, items: page };
+  return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, items: selected };
 }
 
 /**
