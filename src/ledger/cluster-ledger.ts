@@ -194,23 +194,26 @@ export class ClusterLedger implements ClusterSink {
   /**
    * The slot of every name of a candidate list (-1 for a name with no known node). kube-scheduler walks its node list
    * in one stable order: it sends the same candidate list pod after pod, or (percentageOfNodesToScore below 100) a
-   * window of that order whose start rotates every cycle. So each name is checked first against the slot the
-   * previous call found at its position, then against the node that followed the previous name the last time that
-   * one was seen; a known slot whose name matches holds the ledger's current entry for that name (an entry leaves
-   * only once unknown, and its slot is released then), so a hit costs one string comparison instead of hashing a
-   * fresh string and probing the map (measured: the map lookups were the largest part of a 5000-name filter).
+   * window of that order whose start rotates every cycle, less the nodes its own filters refused. So each name is
+   * checked first against the node that followed the previous name the last time that one was seen (which also
+   * covers a list sent again), then against the slot the previous call found at its position; a known slot whose
+   * name matches holds the ledger's current entry for that name (an entry leaves only once unknown, and its slot is
+   * released then), so a hit costs one string comparison instead of hashing a fresh string and probing the map
+   * (measured: the map lookups were the largest part of a 5000-name filter). The names compared with are packed
+   * (NodeTable.keepNamesPacked): that comparison reads them, and scattered they cost more than the rest of the call.
    */
   slotsNamed(names: readonly string[]): Int32Array {
     const previous = this.lastSlots;
+    this.table.keepNamesPacked(names.length);
     const { known, names: slotNames } = this.table;
     let successors = this.successors;
     const found = new Int32Array(names.length);
     let before = -1;
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
-      let slot = i < previous.length ? previous[i]! : -1;
+      let slot = before >= 0 && before < successors.length ? successors[before]! - 1 : -1;
       if (!(slot >= 0 && known[slot] === 1 && slotNames[slot] === name)) {
-        slot = before >= 0 && before < successors.length ? successors[before]! - 1 : -1;
+        slot = i < previous.length ? previous[i]! : -1;
         if (!(slot >= 0 && known[slot] === 1 && slotNames[slot] === name)) {
           const entry = this.nodes.get(name);
           slot = entry?.known ? entry.slot : -1;

@@ -38,6 +38,11 @@ export class NodeTable {
   /** Each slot's name as a JSON string literal (replies concatenate it). */
   readonly quotedNames: string[] = [];
   readonly entries: Array<NodeEntry | undefined> = [];
+  /** Names given to slots since `packNames`, and names looked up since: when to pack again (`keepNamesPacked`). */
+  private namesAssignedSincePack = 0;
+  private namesReadSincePack = 0;
+  /** How many times the names were packed (tests check the policy with it). */
+  namePacks = 0;
 
   /** Marks a change of the slot; returns its new version. */
   touch(slot: number): number {
@@ -53,6 +58,7 @@ export class NodeTable {
     this.entries[slot] = entry;
     this.names[slot] = entry.name;
     this.quotedNames[slot] = entry.quotedName;
+    this.namesAssignedSincePack++;
     this.clearAmounts(slot);
     this.known[slot] = 0;
     this.plain[slot] = 0;
@@ -66,6 +72,38 @@ export class NodeTable {
     this.known[slot] = 0;
     this.plain[slot] = 0;
     this.touch(slot);
+  }
+
+  /**
+   * Packs the slots' name strings when enough of them are new, before a reader compares `count` candidate names with
+   * them. Why: a name comes from the Node object's JSON and sits in the heap among that object's other values (then
+   * dropped), so the 5000 names a call compares are 5000 scattered cache misses. Measured on 500 fresh candidate
+   * names against a 5000-node ledger: ~90 µs to resolve them with the names as parsed, ~20 µs once they are copies
+   * made one after another (allocated side by side, promoted side by side). A pack copies every name (~2.5 ms at
+   * 5000 nodes), so it runs at once after a large batch of new names (the first sync, a scale-up) and otherwise only
+   * after 64 lookups per slot, which bounds its cost under node churn to a few µs a call.
+   */
+  keepNamesPacked(count: number): void {
+    if (this.namesAssignedSincePack === 0) return;
+    this.namesReadSincePack += count;
+    const slots = this.names.length;
+    if (this.namesAssignedSincePack * 8 < slots && this.namesReadSincePack < 64 * slots) return;
+    this.packNames();
+  }
+
+  /** Replaces every live slot's name and quoted name with fresh copies made in one pass (see `keepNamesPacked`). */
+  packNames(): void {
+    const { names, quotedNames, entries } = this;
+    for (let slot = 0; slot < names.length; slot++) {
+      if (entries[slot] === undefined) continue;
+      // A JSON round trip gives an equal, newly allocated flat string, whatever the name holds.
+      const name = JSON.parse(quotedNames[slot]!) as string;
+      names[slot] = name;
+      quotedNames[slot] = JSON.stringify(name);
+    }
+    this.namesAssignedSincePack = 0;
+    this.namesReadSincePack = 0;
+    this.namePacks++;
   }
 
   clearAmounts(slot: number): void {
@@ -121,5 +159,5 @@ export function columnValue(columns: ReadonlyArray<Float64Array | undefined>, id
 /** What scheduling reads: the table, not to be written (only the ledger's entry functions write it). */
 export type NodeTableView = Pick<
   NodeTable,
-  'version' | 'known' | 'plain' | 'podCount' | 'maxPods' | 'nonZeroCpu' | 'nonZeroMemory' | 'free' | 'allocatable' | 'requested' | 'names' | 'quotedNames'
+  'version' | 'known' | 'plain' | 'podCount' | 'maxPods' | 'nonZeroCpu' | 'nonZeroMemory' | 'free' | 'allocatable' | 'requested' | 'names' | 'quotedNames' | 'namePacks'
 > & { readonly entries: ReadonlyArray<NodeView | undefined> };

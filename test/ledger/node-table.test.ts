@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
+import type { NodeTable } from '../../src/ledger/node-table.js';
+import { deleteNode, ledgerOf, node, upsertNode } from '../support/builders.js';
+
+/** The node each name resolves to through the candidate-list path, by name (undefined: none). */
+function resolved(ledger: ClusterLedger, names: readonly string[]): Array<string | undefined> {
+  const { entries } = ledger.nodeTable();
+  return Array.from(ledger.slotsNamed(names), (slot) => (slot < 0 ? undefined : entries[slot]?.name));
+}
+
+const nodeNames = (count: number, prefix = 'node'): string[] => Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+
+describe('NodeTable name packing (the names candidate lists are compared with)', () => {
+  it('keeps every live slot\'s name and quoted name equal to its node\'s, whatever characters the name holds', () => {
+    const odd = ['ü-node', 'a"b', 'back\\slash', 'lone-\ud800-surrogate', '𝕟𝕠𝕕𝕖', 'x'];
+    const ledger = ledgerOf(odd.map((name) => node(name, { cpu: '1' })));
+    ledger.apply(deleteNode('x'));
+    const table = ledger.nodeTable() as unknown as NodeTable;
+    table.packNames();
+    for (const entry of table.entries) {
+      if (!entry) continue;
+      assert.equal(table.names[entry.slot], entry.name);
+      assert.equal(table.quotedNames[entry.slot], JSON.stringify(entry.name));
+    }
+    assert.deepEqual(resolved(ledger, [...odd, 'ghost']), [...odd.slice(0, 5), undefined, undefined]);
+  });
+
+  it('packs at the first lookup after a large batch of new nodes (the first sync), not again until names change', () => {
+    const ledger = ledgerOf(nodeNames(100).map((name) => node(name, { cpu: '1' })));
+    const table = ledger.nodeTable();
+    assert.equal(table.namePacks, 0, 'applying nodes packs nothing');
+    assert.deepEqual(resolved(ledger, nodeNames(100)), nodeNames(100));
+    assert.equal(table.namePacks, 1);
+    for (let i = 0; i < 200; i++) resolved(ledger, nodeNames(100));
+    assert.equal(table.namePacks, 1, 'no new name, no pack');
+  });
+
+  it('after a few new nodes, packs only once 64 lookups per slot have passed, and answers right before and after', () => {
+    const ledger = ledgerOf(nodeNames(100).map((name) => node(name, { cpu: '1' })));
+    const table = ledger.nodeTable();
+    resolved(ledger, nodeNames(100));
+    ledger.apply(upsertNode(node('late-1', { cpu: '1' })));
+    ledger.apply(upsertNode(node('late-2', { cpu: '1' })));
+    const list = [...nodeNames(100), 'late-1', 'late-2'];
+    assert.deepEqual(resolved(ledger, list), list);
+    assert.equal(table.namePacks, 1, 'two new names in 102 slots: not packed at once');
+    // 64 lookups per slot: 102 slots × 64 = 6528 names, 102 a call.
+    for (let i = 0; i < 62; i++) resolved(ledger, list);
+    assert.equal(table.namePacks, 1);
+    for (let i = 0; i < 2; i++) resolved(ledger, list);
+    assert.equal(table.namePacks, 2);
+    assert.deepEqual(resolved(ledger, list), list);
+  });
+
+  it('a batch of new nodes worth an eighth of the slots packs at the next lookup', () => {
+    const ledger = ledgerOf(nodeNames(80).map((name) => node(name, { cpu: '1' })));
+    const table = ledger.nodeTable();
+    resolved(ledger, nodeNames(80));
+    for (const name of nodeNames(12, 'scale-up')) ledger.apply(upsertNode(node(name, { cpu: '1' })));
+    const list = [...nodeNames(80), ...nodeNames(12, 'scale-up')];
+    assert.deepEqual(resolved(ledger, list), list);
+    assert.equal(table.namePacks, 2, '12 new names × 8 ≥ 92 slots');
+  });
+});
