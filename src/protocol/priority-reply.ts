@@ -22,7 +22,10 @@ interface KeptEntries {
   byScore: Array<string | undefined>;
 }
 
-/** By the caller's key for a host (a node's slot in the ledger's table): a slot reused by another node fails the check. */
+/**
+ * By the caller's key for a host (a node's slot in the ledger's table): a slot reused by another node fails the check.
+ * Grown densely: an array first written at a high index is a dictionary in V8 (a hash lookup per host).
+ */
 const keptByKey: Array<KeptEntries | undefined> = [];
 
 /**
@@ -37,6 +40,7 @@ function entryOf(name: string, score: number): string {
 /** The entry of a known host (`key`: its slot, `quotedName`: its name as a JSON string), kept for the small scores. */
 function keptEntry(key: number, name: string, quotedName: string, score: number): string {
   if (!(score >= 0 && score < KEPT_SCORES && Number.isInteger(score))) return entryOf(name, score);
+  while (keptByKey.length <= key) keptByKey.push(undefined);
   let kept = keptByKey[key];
   if (kept === undefined || kept.quoted !== quotedName) {
     kept = { quoted: quotedName, byScore: new Array<string | undefined>(KEPT_SCORES).fill(undefined) };

@@ -16,8 +16,13 @@ const NO_USE: DenseRow = new Float64Array(0);
 
 export class DraUsedRows {
   private epoch = -1;
+  /**
+   * By slot, grown densely up to the highest slot asked for. An array filled from an arbitrary slot (a candidate
+   * window starts anywhere) would be a dictionary in V8: a hash lookup per candidate instead of an index.
+   */
   private rows: Array<DenseRow | undefined> = [];
-  private versions: number[] = [];
+  /** The table version each row was computed at; -1: none (table versions start at 1). */
+  private versions = new Float64Array(0);
 
   constructor(
     readonly dra: DraAccounting,
@@ -29,8 +34,8 @@ export class DraUsedRows {
     const epoch = this.dra.usedEpoch();
     if (epoch !== this.epoch) {
       this.epoch = epoch;
-      this.rows = [];
-      this.versions = [];
+      this.rows.fill(undefined);
+      this.versions.fill(-1);
     }
     return this;
   }
@@ -43,6 +48,7 @@ export class DraUsedRows {
   /** `rowOf` by slot of the ledger's node table. */
   rowAt(slot: number): Readonly<DenseRow> | undefined {
     const table = this.table;
+    if (slot >= this.versions.length) this.grow(slot);
     let row = this.rows[slot];
     const version = table.version[slot]!;
     if (row === undefined || this.versions[slot] !== version) {
@@ -52,6 +58,14 @@ export class DraUsedRows {
       this.versions[slot] = version;
     }
     return row === NO_USE ? undefined : row;
+  }
+
+  private grow(slot: number): void {
+    const size = Math.max(slot + 1, this.versions.length * 2, 64);
+    const versions = new Float64Array(size).fill(-1);
+    versions.set(this.versions);
+    this.versions = versions;
+    while (this.rows.length < size) this.rows.push(undefined);
   }
 }
 

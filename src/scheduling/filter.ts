@@ -70,7 +70,8 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   const pod = incomingPodFromWire(args.Pod);
   const candidates = candidatesFromArgs(args);
   const { names } = candidates;
-  const nominated = checkNominatedFirst(ledger, pod, names, options);
+  const slots = ledger.slotsNamed(names);
+  const nominated = checkNominatedFirst(ledger, pod, names, slots, options);
   const assessor = new PodAssessor(ledger, pod, options);
   const reply = new FilterReply(names, candidates.wires, args.Nodes);
   let failed = 0;
@@ -89,7 +90,6 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
   const table = ledger.nodeTable();
   const { plain, quotedNames, entries } = table;
-  const slots = ledger.slotsNamed(names);
   if (exclusiveHit !== undefined) {
     failed = answerExclusiveHit(reply, names, slots, quotedNames, exclusiveHit, dedupe);
     if (failed > 0) failuresByCode.set('nominated_node_fits', failed);
@@ -232,14 +232,16 @@ function checkNominatedFirst(
   ledger: ClusterLedger,
   pod: PodEntry,
   names: readonly string[],
+  slots: Int32Array,
   options: SchedulingOptions,
 ): { outcome: NominatedOutcome; checkedSlot: number; verdict?: FitVerdict } {
   const name = pod.nominatedNodeName;
   if (!name || options.nominatedNodePolicy === 'off') return { outcome: { result: 'none' }, checkedSlot: NO_SLOT };
-  if (!names.includes(name)) {
+  const node = ledger.node(name);
+  // A known node is among the candidates exactly when its slot is (slotsNamed): numbers compared, not 500 names.
+  if (node ? !slots.includes(node.slot) : !names.includes(name)) {
     return { outcome: { result: 'fallback', node: name, reason: 'not_candidate', detail: 'nominated node is not among the candidates' }, checkedSlot: NO_SLOT };
   }
-  const node = ledger.node(name);
   if (!node) {
     // An unknown nominated node is answered by the scan like any unknown name.
     return { outcome: { result: 'fallback', node: name, reason: 'unknown_node', detail: 'nominated node is not in the cache' }, checkedSlot: NO_SLOT };

@@ -62,6 +62,8 @@ export function remember<V>(node: NodeView, key: number, draUsed: DraUsed, verdi
   let memo = memosBySlot[node.slot];
   if (!memo || memo.node !== node || memo.generation !== node.generation || memo.draUsed !== draUsed || memo.byDemand.size >= MAX_DEMANDS_PER_NODE) {
     memo = { node, generation: node.generation, draUsed, byDemand: new Map() };
+    // Grown densely: an array first written at a high slot is a dictionary in V8 (a hash lookup per node).
+    while (memosBySlot.length <= node.slot) memosBySlot.push(undefined);
     memosBySlot[node.slot] = memo;
   }
   memo.byDemand.set(key, verdict);

@@ -91,4 +91,26 @@ describe('DRA use rows by node slot', () => {
     assert.equal(second.rows().rowOf(second.ledger.node('a')!)?.[CPU], 7000);
     assert.ok(second.rows() instanceof DraUsedRows);
   });
+
+  it('answers a window that starts at a high slot first, keeps the rows of every slot it grew to, and drops them all on an epoch change', () => {
+    const dra = fakeDra();
+    const ledger = new ClusterLedger({ dra });
+    const names = Array.from({ length: 3000 }, (_, i) => `n${i}`);
+    for (const name of names) ledger.apply(upsertNode(node(name, { cpu: '8' })));
+    for (const name of names) if (name.endsWith('7')) dra.used.set(name, new Map([['cpu', 1000n]]));
+    const window = names.slice(2500);
+    const rowsNow = () => draUsedRows(dra, ledger.nodeTable());
+    const read = (list: string[]) => list.map((name) => rowsNow().rowOf(ledger.node(name)!)?.[CPU]);
+    const expected = window.map((name) => (name.endsWith('7') ? 1000 : undefined));
+    assert.deepEqual(read(window), expected);
+    assert.deepEqual(read(names.slice(0, 100)), names.slice(0, 100).map((name) => (name.endsWith('7') ? 1000 : undefined)));
+    assert.equal(dra.lookups, 600);
+    assert.deepEqual(read(window), expected, 'kept: no lookup');
+    assert.equal(dra.lookups, 600);
+    dra.used.set('n2507', new Map([['cpu', 3000n]]));
+    dra.epoch++;
+    assert.equal(read(['n2507'])[0], 3000);
+    assert.deepEqual(read(window).filter((v) => v !== undefined).length, 50);
+    assert.equal(dra.lookups, 1100, 'every row read again after the epoch moved');
+  });
 });
