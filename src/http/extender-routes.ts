@@ -1,7 +1,8 @@
 /**
  * POST {prefix}/filter, /prioritize, /preempt, answered on node:http directly, ahead of Koa (which serves /debug/*
  * and answers every other path): one map lookup picks the verb, then the client-certificate gate (mTLS), 405 for
- * another method, a slot under the in-flight bound, the bounded body read and JSON.parse once, decode, the service,
+ * another method, a slot under the in-flight bound, the bounded body read and JSON.parse once (for filter and
+ * prioritize, of the text before a candidate list sent again: protocol/extender-args-text.ts), decode, the service,
  * and the encoded reply written as one buffer. Request metrics, failure replies and their logs are request-middleware's
  * (`failureReply`), so a verb is answered and counted exactly as Koa's middleware answered it. Why not through Koa: its
  * per-request context and middleware chain cost about as much as the fit scan of a 500-node filter.
@@ -15,16 +16,17 @@
  *   skips this extender when it is `ignorable`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { decodeExtenderArgs, decodePreemptionArgs } from '../protocol/decode.js';
+import { decodePreemptionArgs } from '../protocol/decode.js';
+import { decodeExtenderArgsText } from '../protocol/extender-args-text.js';
 import { encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityListPieces, encodePreemptionResult } from '../protocol/encode.js';
 import { InputError } from '../protocol/errors.js';
-import type { ExtenderFilterResult } from '../protocol/types.js';
+import type { ExtenderArgs, ExtenderFilterResult } from '../protocol/types.js';
 import type { Logger } from '../observability/logger.js';
 import { requestEnded, requestStarted, type Metrics } from '../observability/metrics.js';
 import { certificateRefusal } from './client-certificate-gate.js';
 import type { ExtenderService } from './extender-port.js';
 import type { InFlightLimit } from './in-flight-limit.js';
-import { readJsonBody } from './json-body.js';
+import { parseJson, readJsonBody, readJsonText } from './json-body.js';
 import { lingerAfterReply, type LingerBounds } from './lingering-close.js';
 import { errorBody, failureReply, type ExtenderVerb } from './request-middleware.js';
 
@@ -100,9 +102,16 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
     return body.value;
   };
 
+  /** ExtenderArgs of a filter or prioritize call; a candidate list sent again is not parsed again (extender-args-text.ts). */
+  const readArgs = async (request: IncomingMessage, verb: ExtenderVerb): Promise<ExtenderArgs> => {
+    const body = await readJsonText(request, bodyLimitBytes);
+    metrics.httpRequestBodyBytes.observe({ verb }, body.bytes);
+    return decodeExtenderArgsText(body.text, parseJson);
+  };
+
   const handlers: Record<ExtenderVerb, VerbHandler> = {
     filter: async (request, response) => {
-      const args = decodeExtenderArgs(await readBody(request, 'filter'));
+      const args = await readArgs(request, 'filter');
       let encoded: string | string[];
       let outcome = 'ok';
       try {
@@ -117,7 +126,7 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
       return outcome;
     },
     prioritize: async (request, response) => {
-      const args = decodeExtenderArgs(await readBody(request, 'prioritize'));
+      const args = await readArgs(request, 'prioritize');
       writeJson(response, 200, encodeHostPriorityListPieces(service.prioritize(args)));
       return 'ok';
     },

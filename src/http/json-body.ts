@@ -127,8 +127,13 @@ export function parseJson(text: string): unknown {
 }
 
 export async function readJsonBody(request: IncomingMessage, limitBytes: number): Promise<JsonBody> {
+  const { text, bytes } = await readJsonText(request, limitBytes);
+  return { value: parseJson(text), bytes };
+}
+
+/** `readJsonBody` up to the text: the media type and length checked, the body read and decoded, not yet parsed. */
+export async function readJsonText(request: IncomingMessage, limitBytes: number): Promise<{ text: string; bytes: number }> {
   checkJsonContentType(request.headers['content-type']);
   checkDeclaredLength(request.headers['content-length'], limitBytes);
-  const { text, bytes } = await readBoundedText(request, limitBytes);
-  return { value: parseJson(text), bytes };
+  return readBoundedText(request, limitBytes);
 }

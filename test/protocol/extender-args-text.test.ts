@@ -1,0 +1,82 @@
+/**
+ * ExtenderArgs from the body text (protocol/extender-args-text.ts) must decode every body exactly as JSON.parse of
+ * the whole body then decodeExtenderArgs does, errors included, whether or not its candidate list was remembered.
+ */
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { decodeExtenderArgs } from '../../src/protocol/decode.js';
+import { candidateListReuses, decodeExtenderArgsText } from '../../src/protocol/extender-args-text.js';
+
+type Outcome = { value: unknown } | { error: string };
+
+function outcome(fn: () => unknown): Outcome {
+  try {
+    return { value: JSON.parse(JSON.stringify(fn())) };
+  } catch (err) {
+    return { error: `${(err as Error).name}: ${(err as Error).message}` };
+  }
+}
+
+const wholeBody = (text: string): Outcome => outcome(() => decodeExtenderArgs(JSON.parse(text)));
+const fromText = (text: string): Outcome => outcome(() => decodeExtenderArgsText(text, JSON.parse));
+
+const pod = (name: string) => ({ metadata: { name, namespace: 'ns', uid: `uid-${name}` }, spec: { containers: [{ name: 'c' }] } });
+const body = (names: unknown, extra = '') => `{"Pod":${JSON.stringify(pod('p'))},"Nodes":null${extra},"NodeNames":${JSON.stringify(names)}}`;
+
+describe('ExtenderArgs from the body text (a candidate list sent again is not parsed again)', () => {
+  it('reuses a list sent three times in a row and answers as the whole-body path every time', () => {
+    const names = ['n1', 'n2', 'n3'];
+    const before = candidateListReuses();
+    for (let i = 0; i < 4; i++) {
+      const text = `{"Pod":${JSON.stringify(pod(`p${i}`))},"Nodes":null,"NodeNames":${JSON.stringify(names)}}`;
+      assert.deepEqual(fromText(text), wholeBody(text));
+    }
+    assert.equal(candidateListReuses() - before, 2, 'the first two calls parse the whole body (the second remembers the list)');
+  });
+
+  it('hands out a remembered list frozen, so no caller can change what later calls get', () => {
+    const names = ['f1', 'f2'];
+    for (let i = 0; i < 3; i++) decodeExtenderArgsText(body(names), JSON.parse);
+    const args = decodeExtenderArgsText(body(names), JSON.parse);
+    assert.deepEqual(args.NodeNames, names);
+    assert.throws(() => (args.NodeNames as string[]).push('x'), TypeError);
+  });
+
+  it('refuses a body whose text before a remembered list is not an object with members, as the whole-body path does', () => {
+    const names = ['r1', 'r2'];
+    for (let i = 0; i < 3; i++) decodeExtenderArgsText(body(names), JSON.parse);
+    const tail = `,"NodeNames":${JSON.stringify(names)}}`;
+    for (const head of ['{', '{"Pod":{"metadata":{"name":"p"}}}', '[', '{"Pod":', '{"Pod":null,', ' {"Pod":null} ']) {
+      assert.deepEqual(fromText(head + tail), wholeBody(head + tail), head);
+    }
+  });
+
+  it('leaves a repeated NodeNames key, in any spelling, to the whole-body path', () => {
+    const names = ['d1', 'd2'];
+    for (let i = 0; i < 3; i++) decodeExtenderArgsText(body(names), JSON.parse);
+    for (const extra of [',"NodeNames":5', ',"nodenames":["other"]', ',"NODENAMES":null', ',"NodeNames":["x"]']) {
+      const text = body(names, extra);
+      assert.deepEqual(fromText(text), wholeBody(text), extra);
+    }
+  });
+
+  it('any body, sent once or several times in a row, decodes as JSON.parse then decodeExtenderArgs does (property)', () => {
+    const name = fc.oneof(fc.constantFrom('node-a', 'node-b', 'gke-pool-1-abc', 'ü-node', 'a"b', 'back\\slash', '\u2028', '<&>', ''), fc.string({ maxLength: 6 }));
+    const names = fc.oneof({ arbitrary: fc.array(name, { maxLength: 5 }), weight: 4 }, fc.constant(null), fc.array(fc.oneof(name, fc.constant(null), fc.integer()), { maxLength: 3 }));
+    const podValue = fc.oneof(fc.constant(pod('p')), fc.constant(null), fc.constant(7), fc.record({ metadata: fc.record({ name: fc.string({ maxLength: 4 }) }) }));
+    const extra = fc.constantFrom('', ',"Nodes":null', ',"nodenames":["z"]', ',"NodeNames":[]', ',"x":{"NodeNames":["q"]}', ',"Nodes":{"items":[]}');
+    const spacing = fc.constantFrom('', '', '', ' ', '\n');
+    const broken = fc.integer({ min: 0, max: 4 }).map((n) => n === 0);
+    const bodyText = fc.tuple(podValue, extra, names, spacing, broken).map(([p, more, list, space, broken]) => {
+      const text = `{"Pod":${JSON.stringify(p)}${more},"NodeNames":${JSON.stringify(list)}}${space}`;
+      return broken ? text.slice(0, Math.max(1, text.indexOf(',"NodeNames"'))) + text.slice(text.indexOf(',"NodeNames"') + 1) : text;
+    });
+    const before = candidateListReuses();
+    fc.assert(fc.property(fc.array(fc.tuple(bodyText, fc.integer({ min: 1, max: 3 })), { minLength: 1, maxLength: 6 }), (sends) => {
+      for (const [text, times] of sends) {
+        for (let i = 0; i < times; i++) assert.deepEqual(fromText(text), wholeBody(text), text);
+      }
+    }), { numRuns: 400 });
+    assert.ok(candidateListReuses() - before > 30, `the remembered lists were used (${candidateListReuses() - before} times)`);
+  });
+});
