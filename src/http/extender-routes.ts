@@ -106,7 +106,7 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
   const readArgs = async (request: IncomingMessage, verb: ExtenderVerb): Promise<ExtenderArgs> => {
     const body = await readJsonText(request, bodyLimitBytes);
     metrics.httpRequestBodyBytes.observe({ verb }, body.bytes);
-    return decodeExtenderArgsText(body.text, parseJson);
+    return decodeExtenderArgsText(body.text, parseJson, verb);
   };
 
   const handlers: Record<ExtenderVerb, VerbHandler> = {

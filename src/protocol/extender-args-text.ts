@@ -4,11 +4,11 @@
  * kube-scheduler encodes ExtenderArgs with json.Marshal, so NodeNames is the last key and the body ends with
  * `,"NodeNames":["a","b",…]}`. Where consecutive calls carry the same candidates (a cluster of up to 100 nodes, where
  * every node is a candidate; percentageOfNodesToScore 100), that tail is the same text every time, and parsing its
- * names is most of the body's JSON.parse (~16 KB of an 18 KB body at 500 candidates). So a list seen in two calls in
- * a row is remembered with its exact text; a body ending with a remembered tail has only the text before it parsed,
- * closed by `}`, and the remembered names are used. Rotating candidate windows (larger clusters, default settings)
- * never repeat back to back and always take the whole-body path; what they pay for the check is one comparison of
- * the list's length and end names with the previous call's.
+ * names is most of the body's JSON.parse (~16 KB of an 18 KB body at 500 candidates). So a list seen in two calls
+ * in a row of one verb is remembered with its exact text (for both verbs); a body ending with a remembered tail has
+ * only the text before it parsed, closed by `}`, and the remembered names are used. Rotating candidate windows
+ * (larger clusters, default settings) never repeat back to back and always take the whole-body path; what they pay
+ * for the check is one comparison of the list's length and end names with the previous call's.
  *
  * Why that is exact: a remembered tail is `,"NodeNames":` + `JSON.stringify` of the names + `}`. If the text before
  * it, closed by `}`, parses as an object with at least one member, the body is that object's members followed by
@@ -32,8 +32,18 @@ const REMEMBERED_LISTS = 2;
 const FOLDED_NODE_NAMES = foldFieldName('NodeNames');
 const remembered: RememberedList[] = [];
 
-/** The previous whole-body call's list, by what tells lists apart cheaply: a list is remembered when it repeats. */
-let previous: { length: number; first: string | undefined; last: string | undefined } = { length: -1, first: undefined, last: undefined };
+interface ListSignature {
+  length: number;
+  first: string | undefined;
+  last: string | undefined;
+}
+
+/**
+ * By caller's stream (each verb its own): the previous whole-body call's list, by what tells lists apart cheaply. A list
+ * is remembered when it repeats within a stream: a prioritize repeating its filter's list (every candidate passed) is
+ * no sign that the next pod's list will be the same, and remembering it would cost every such pod a JSON.stringify.
+ */
+const previousByStream = new Map<string, ListSignature>();
 
 let reuses = 0;
 
@@ -44,9 +54,9 @@ export function candidateListReuses(): number {
 
 /**
  * Decodes ExtenderArgs from the body text. `parse` is JSON.parse with the caller's error reporting (it must throw on
- * malformed JSON); every error is the one the whole-body path raises.
+ * malformed JSON); every error is the one the whole-body path raises. `stream`: the caller's kind of call (the verb).
  */
-export function decodeExtenderArgsText(text: string, parse: (text: string) => unknown): ExtenderArgs {
+export function decodeExtenderArgsText(text: string, parse: (text: string) => unknown, stream = ''): ExtenderArgs {
   for (const list of remembered) {
     const prefixLength = text.length - list.tail.length;
     // A slice compared with a flat string: one native comparison (~0.3 µs for 16 KB; endsWith walks it char by char).
@@ -57,7 +67,7 @@ export function decodeExtenderArgsText(text: string, parse: (text: string) => un
     return decoded;
   }
   const args = decodeExtenderArgs(parse(text));
-  if (args.NodeNames !== null) noteList(text, args);
+  if (args.NodeNames !== null) noteList(text, args, stream);
   return args;
 }
 
@@ -76,13 +86,14 @@ function decodedWithList(prefix: string, names: readonly string[]): ExtenderArgs
   return { ...decodeExtenderArgs(head), NodeNames: names as string[] };
 }
 
-/** Remembers the call's list when it repeats the previous call's and the body ends with it exactly. */
-function noteList(text: string, args: ExtenderArgs): void {
+/** Remembers the call's list when it repeats the stream's previous call's and the body ends with it exactly. */
+function noteList(text: string, args: ExtenderArgs, stream: string): void {
   const names = args.NodeNames!;
   const first = names[0];
   const last = names[names.length - 1];
-  const repeats = names.length === previous.length && first === previous.first && last === previous.last;
-  previous = { length: names.length, first, last };
+  const previous = previousByStream.get(stream);
+  const repeats = previous !== undefined && names.length === previous.length && first === previous.first && last === previous.last;
+  previousByStream.set(stream, { length: names.length, first, last });
   if (!repeats || names.length === 0) return;
   const tail = `,"NodeNames":${JSON.stringify(names)}}`;
   if (text.length <= tail.length || text.slice(text.length - tail.length) !== tail) return;

@@ -34,6 +34,22 @@ describe('ExtenderArgs from the body text (a candidate list sent again is not pa
     assert.equal(candidateListReuses() - before, 2, 'the first two calls parse the whole body (the second remembers the list)');
   });
 
+  it('remembers a list repeated by the same verb, not one a prioritize repeats from its filter (rotating windows)', () => {
+    const before = candidateListReuses();
+    for (let window = 0; window < 4; window++) {
+      const text = body([`w${window}-a`, `w${window}-b`]);
+      decodeExtenderArgsText(text, JSON.parse, 'filter');
+      decodeExtenderArgsText(text, JSON.parse, 'prioritize');
+      decodeExtenderArgsText(text, JSON.parse, 'prioritize');
+    }
+    assert.equal(candidateListReuses() - before, 0, 'no stream saw a list twice in a row before its third call');
+    const same = body(['s-a', 's-b']);
+    for (let i = 0; i < 3; i++) decodeExtenderArgsText(same, JSON.parse, 'filter');
+    assert.equal(candidateListReuses() - before, 1);
+    decodeExtenderArgsText(same, JSON.parse, 'prioritize');
+    assert.equal(candidateListReuses() - before, 2, 'a remembered list serves every verb');
+  });
+
   it('hands out a remembered list frozen, so no caller can change what later calls get', () => {
     const names = ['f1', 'f2'];
     for (let i = 0; i < 3; i++) decodeExtenderArgsText(body(names), JSON.parse);
