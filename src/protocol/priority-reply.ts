@@ -46,6 +46,9 @@ function keptEntry(key: number, name: string, quotedName: string, score: number)
     kept = { quoted: quotedName, byScore: new Array<string | undefined>(KEPT_SCORES).fill(undefined) };
     keptByKey[key] = kept;
   }
+  // Equal text may be another string (the ledger packs its names anew): keep the caller's, so the next check is a
+  // pointer comparison rather than a read of an old copy of the name.
+  kept.quoted = quotedName;
   return (kept.byScore[score] ??= entryOf(name, score));
 }
 
