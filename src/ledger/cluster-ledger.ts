@@ -37,6 +37,9 @@ export interface LedgerHooks {
   onPodError?(podKey: string, message: string): void;
 }
 
+/** How far along the known order `slotsNamed` looks for a name before the map: the candidates a list may leave out. */
+const ORDER_HOPS = 8;
+
 export class ClusterLedger implements ClusterSink {
   private readonly nodes = new Map<string, NodeEntry>();
   private readonly podsByKey = new Map<string, PodEntry>();
@@ -48,6 +51,8 @@ export class ClusterLedger implements ClusterSink {
   private readonly table = new NodeTable();
   /** The last `slotsNamed` answer, the hints of the next call (a slot may have been released or reused since). */
   private lastSlots: Int32Array = new Int32Array(0);
+  /** Candidate names `slotsNamed` had to look up in the node map (neither hint matched): tests, diagnostics. */
+  nameMapLookups = 0;
   /** By slot: 1 + the slot that followed it in the last candidate list that named it (0: none seen). */
   private successors: Int32Array = new Int32Array(0);
   private readonly dra: DraAccounting;
@@ -194,15 +199,20 @@ export class ClusterLedger implements ClusterSink {
   /**
    * The slot of every name of a candidate list (-1 for a name with no known node). kube-scheduler walks its node list
    * in one stable order: it sends the same candidate list pod after pod, or (percentageOfNodesToScore below 100) a
-   * window of that order whose start rotates every cycle, less the nodes its own filters refused. So each name is
-   * checked first against the node that followed the previous name the last time that one was seen (which also
-   * covers a list sent again), then against the slot the previous call found at its position; a known slot whose
-   * name matches holds the ledger's current entry for that name (an entry leaves only once unknown, and its slot is
-   * released then), so a hit costs one string comparison instead of hashing a fresh string and probing the map
-   * (measured: the map lookups were the largest part of a 5000-name filter). The names compared with are packed
-   * (NodeTable.keepNamesPacked): that comparison reads them, and scattered they cost more than the rest of the call.
+   * window of that order whose start rotates every cycle, less the nodes its own filters refused; prioritize gets the
+   * survivors of that list. So each name is checked first against the node that followed the previous name the last
+   * time that one was seen, then a few nodes further along that order (the candidates a list left out), then against
+   * the slot the previous call found at its position; a known slot whose name matches holds the ledger's current
+   * entry for that name (an entry leaves only once unknown, and its slot is released then), so a hit costs a string
+   * comparison or a few instead of hashing a fresh string and probing the map (measured: the map lookups were the
+   * largest part of a 5000-name filter). The names compared with are packed (NodeTable.keepNamesPacked): that
+   * comparison reads them, and scattered they cost more than the rest of the call.
+   *
+   * `learnOrder`: whether a name found off the order rewrites it. A filter's list teaches the order; a prioritize
+   * list, a subsequence of its filter's, would replace each successor with the one after a gap, and the next window
+   * over those nodes would miss there.
    */
-  slotsNamed(names: readonly string[]): Int32Array {
+  slotsNamed(names: readonly string[], learnOrder = true): Int32Array {
     const previous = this.lastSlots;
     this.table.keepNamesPacked(names.length);
     const { known, names: slotNames } = this.table;
@@ -211,19 +221,28 @@ export class ClusterLedger implements ClusterSink {
     let before = -1;
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
-      let slot = before >= 0 && before < successors.length ? successors[before]! - 1 : -1;
-      if (!(slot >= 0 && known[slot] === 1 && slotNames[slot] === name)) {
+      let slot = -1;
+      let hint = before >= 0 && before < successors.length ? successors[before]! - 1 : -1;
+      for (let hop = 0; hint >= 0 && hop < ORDER_HOPS; hop++) {
+        if (known[hint] === 1 && slotNames[hint] === name) {
+          slot = hint;
+          break;
+        }
+        hint = hint < successors.length ? successors[hint]! - 1 : -1;
+      }
+      if (slot < 0) {
         slot = i < previous.length ? previous[i]! : -1;
         if (!(slot >= 0 && known[slot] === 1 && slotNames[slot] === name)) {
+          this.nameMapLookups++;
           const entry = this.nodes.get(name);
           slot = entry?.known ? entry.slot : -1;
         }
+        if (learnOrder && before >= 0 && slot >= 0) {
+          if (before >= successors.length) successors = this.growSuccessors(before);
+          successors[before] = slot + 1;
+        }
       }
       found[i] = slot;
-      if (before >= 0 && slot >= 0) {
-        if (before >= successors.length) successors = this.growSuccessors(before);
-        successors[before] = slot + 1;
-      }
       before = slot;
     }
     this.lastSlots = found;

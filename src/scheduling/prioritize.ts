@@ -33,7 +33,8 @@ export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, optio
   const scores = new PriorityReply(names);
   const table = ledger.nodeTable();
   const { quotedNames, entries } = table;
-  const slots = ledger.slotsNamed(names);
+  // The survivors of a filter's list: resolved along the order the filter taught, without rewriting it.
+  const slots = ledger.slotsNamed(names, false);
   const ctx = assessor.context;
   // A pod without DRA claims scores every node but its nominated one from the rows alone (scores count neither
   // nominated pods nor the pod's own binding): the scoring rule on the slot, touching no entry.

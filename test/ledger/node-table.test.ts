@@ -63,3 +63,25 @@ describe('NodeTable name packing (the names candidate lists are compared with)',
     assert.equal(table.namePacks, 2, '12 new names × 8 ≥ 92 slots');
   });
 });
+
+describe('slotsNamed along the scheduler\'s order (rotating windows, survivors)', () => {
+  it('resolves a filter\'s rotating windows and its prioritize\'s survivors along the order; survivors never rewrite the order', () => {
+    const names = nodeNames(60);
+    const ledger = ledgerOf(names.map((name) => node(name, { cpu: '1' })));
+    const windowOf = (start: number) => Array.from({ length: 20 }, (_, i) => names[(start + i) % names.length]!);
+    // Ten candidates in a row failed: a gap longer than the hops slotsNamed walks along the order.
+    const survivorsOf = (window: string[]) => window.filter((_, i) => i < 5 || i >= 15);
+    let lookupsAfterFirstRotation = 0;
+    for (let cycle = 0; cycle < 12; cycle++) {
+      if (cycle === 3) lookupsAfterFirstRotation = ledger.nameMapLookups;
+      const window = windowOf(cycle * 20);
+      assert.deepEqual(resolved(ledger, window), window);
+      const survivors = survivorsOf(window);
+      assert.deepEqual(Array.from(ledger.slotsNamed(survivors, false), (slot) => ledger.nodeTable().entries[slot]?.name), survivors);
+    }
+    // Cycles 3-11, two lookups each: a window's first name (no name before it; the previous call's first slot is
+    // another), and the survivors' first name after the gap. A survivors list that rewrote the order would add one to
+    // the next window over those nodes.
+    assert.equal(ledger.nameMapLookups - lookupsAfterFirstRotation, 9 * 2);
+  });
+});
