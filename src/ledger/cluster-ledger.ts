@@ -210,7 +210,8 @@ export class ClusterLedger implements ClusterSink {
    *
    * `learnOrder`: whether a name found off the order rewrites it. A filter's list teaches the order; a prioritize
    * list, a subsequence of its filter's, would replace each successor with the one after a gap, and the next window
-   * over those nodes would miss there.
+   * over those nodes would miss there. Either way a successor never seen is learned, so an extender that only
+   * prioritizes learns the order from its own lists.
    */
   slotsNamed(names: readonly string[], learnOrder = true): Int32Array {
     const previous = this.lastSlots;
@@ -237,7 +238,8 @@ export class ClusterLedger implements ClusterSink {
           const entry = this.nodes.get(name);
           slot = entry?.known ? entry.slot : -1;
         }
-        if (learnOrder && before >= 0 && slot >= 0) {
+        // Without learnOrder, only an order never seen is learned (an extender configured for prioritize alone).
+        if (before >= 0 && slot >= 0 && (learnOrder || !(before < successors.length && successors[before]! > 0))) {
           if (before >= successors.length) successors = this.growSuccessors(before);
           successors[before] = slot + 1;
         }

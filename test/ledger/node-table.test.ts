@@ -84,4 +84,17 @@ describe('slotsNamed along the scheduler\'s order (rotating windows, survivors)'
     // the next window over those nodes.
     assert.equal(ledger.nameMapLookups - lookupsAfterFirstRotation, 9 * 2);
   });
+
+  it('learns the order from prioritize lists alone (an extender configured only for prioritize)', () => {
+    const names = nodeNames(60);
+    const ledger = ledgerOf(names.map((name) => node(name, { cpu: '1' })));
+    const windowOf = (start: number) => Array.from({ length: 20 }, (_, i) => names[(start + i) % names.length]!);
+    let lookupsAfterFirstRotation = 0;
+    for (let cycle = 0; cycle < 12; cycle++) {
+      if (cycle === 3) lookupsAfterFirstRotation = ledger.nameMapLookups;
+      const window = windowOf(cycle * 20);
+      assert.deepEqual(Array.from(ledger.slotsNamed(window, false), (slot) => ledger.nodeTable().entries[slot]?.name), window);
+    }
+    assert.equal(ledger.nameMapLookups - lookupsAfterFirstRotation, 9, 'one lookup a window, its first name');
+  });
 });
