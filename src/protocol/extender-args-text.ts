@@ -36,6 +36,8 @@ interface ListSignature {
   length: number;
   first: string | undefined;
   last: string | undefined;
+  /** The repeat of this list was already checked against its body (remembered, or its tail was not the exact text). */
+  checked: boolean;
 }
 
 /**
@@ -93,7 +95,10 @@ function noteList(text: string, args: ExtenderArgs, stream: string): void {
   const last = names[names.length - 1];
   const previous = previousByStream.get(stream);
   const repeats = previous !== undefined && names.length === previous.length && first === previous.first && last === previous.last;
-  previousByStream.set(stream, { length: names.length, first, last });
+  // Checked once per run of one list: a client whose bodies never end with the exact tail (another encoder's spacing)
+  // would otherwise pay a JSON.stringify of its names on every call.
+  if (repeats && previous.checked) return;
+  previousByStream.set(stream, { length: names.length, first, last, checked: repeats });
   if (!repeats || names.length === 0) return;
   const tail = `,"NodeNames":${JSON.stringify(names)}}`;
   if (text.length <= tail.length || text.slice(text.length - tail.length) !== tail) return;

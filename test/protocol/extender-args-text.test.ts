@@ -50,6 +50,24 @@ describe('ExtenderArgs from the body text (a candidate list sent again is not pa
     assert.equal(candidateListReuses() - before, 2, 'a remembered list serves every verb');
   });
 
+  it('checks a repeated list against its body once per run of that list, not on every call', () => {
+    const names = ['sp1', 'sp2'];
+    // Another encoder's spacing: the tail is never the exact text, so the list is never remembered.
+    const spaced = `{"Pod": ${JSON.stringify(pod('p'))}, "NodeNames": ${JSON.stringify(names)}}`;
+    const stringify = JSON.stringify;
+    let stringified = 0;
+    JSON.stringify = ((...args: Parameters<typeof JSON.stringify>) => {
+      if (Array.isArray(args[0])) stringified++;
+      return stringify(...args);
+    }) as typeof JSON.stringify;
+    try {
+      for (let i = 0; i < 5; i++) assert.deepEqual(decodeExtenderArgsText(spaced, JSON.parse, 'spacing').NodeNames, names);
+    } finally {
+      JSON.stringify = stringify;
+    }
+    assert.equal(stringified, 1);
+  });
+
   it('hands out a remembered list frozen, so no caller can change what later calls get', () => {
     const names = ['f1', 'f2'];
     for (let i = 0; i < 3; i++) decodeExtenderArgsText(body(names), JSON.parse);
