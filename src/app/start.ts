@@ -238,19 +238,14 @@ function updateLedgerGauges(ledger: ClusterLedger, dra: DraLedger, metrics: Metr
   metrics.ledgerPods.set({ state: 'pending' }, counts.pendingPods);
   metrics.ledgerPods.set({ state: 'nominated' }, counts.nominatedPods);
   metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
-  const allocatable = new Map<string, bigint>();
-  const requested = new Map<string, bigint>();
-  for (const node of ledger.knownNodes()) {
-    for (const [r, v] of node.allocatable) allocatable.set(r, (allocatable.get(r) ?? 0n) + v);
-    for (const [r, v] of node.requested) requested.set(r, (requested.get(r) ?? 0n) + v);
-  }
-  for (const [resource, total] of allocatable) {
+  const totals = ledger.resourceTotals();
+  for (const [resource, total] of totals.allocatable) {
     metrics.ledgerAllocatable.set({ resource }, toGaugeValue(resource, total));
-    metrics.ledgerRequested.set({ resource }, toGaugeValue(resource, requested.get(resource) ?? 0n));
+    metrics.ledgerRequested.set({ resource }, toGaugeValue(resource, totals.requested.get(resource) ?? 0));
   }
 }
 
 /** Gauges are floats: cpu is exported in cores, everything else in its unit. Precision loss is fine for dashboards. */
-function toGaugeValue(resource: string, amount: bigint): number {
-  return resource === 'cpu' ? Number(amount) / 1000 : Number(amount);
+function toGaugeValue(resource: string, amount: number): number {
+  return resource === 'cpu' ? amount / 1000 : amount;
 }

@@ -17,6 +17,7 @@ import {
   type NodeView,
 } from './node-entry.js';
 import { NodeTable, type NodeTableView } from './node-table.js';
+import { resourceName } from './numeric-amounts.js';
 import { bindKindHandlers, type BoundKindHandlers } from './kinds.js';
 import type { ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
@@ -44,6 +45,8 @@ export class ClusterLedger implements ClusterSink {
   private readonly nodes = new Map<string, NodeEntry>();
   private readonly podsByKey = new Map<string, PodEntry>();
   private readonly podsByUid = new Map<string, PodEntry>();
+  /** Pods in `podsByKey` that count as pending (`countsAsPending`), kept on every change: `counts()` is O(nodes). */
+  private pendingPodCount = 0;
   /** Node slots freed by dropped entries, reused so slot numbers stay dense (scheduling's memos are arrays by slot). */
   private readonly freeSlots: number[] = [];
   private slotCount = 0;
@@ -155,6 +158,8 @@ export class ClusterLedger implements ClusterSink {
       // A pod recreated under the same name (StatefulSet, relist) has a new UID: the old UID must not keep resolving.
       if (previous.uid !== entry.uid && this.podsByUid.get(previous.uid) === previous) this.podsByUid.delete(previous.uid);
     }
+    if (previous && countsAsPending(previous)) this.pendingPodCount--;
+    if (countsAsPending(entry)) this.pendingPodCount++;
     this.podsByKey.set(key, entry);
     this.podsByUid.set(entry.uid, entry);
     this.attachPod(entry);
@@ -165,6 +170,7 @@ export class ClusterLedger implements ClusterSink {
     const previous = this.podsByKey.get(key);
     if (!previous) return;
     this.detachPod(previous);
+    if (countsAsPending(previous)) this.pendingPodCount--;
     this.podsByKey.delete(key);
     if (this.podsByUid.get(previous.uid) === previous) this.podsByUid.delete(previous.uid);
     this.dra.deletePod(key);
@@ -288,6 +294,7 @@ export class ClusterLedger implements ClusterSink {
     return this.budgets;
   }
 
+  /** O(nodes): the gauges read it every few seconds, and a walk over 150k pods stalled the event loop ~10 ms. */
   counts(): LedgerCounts {
     let nodes = 0;
     let boundPods = 0;
@@ -297,9 +304,38 @@ export class ClusterLedger implements ClusterSink {
       boundPods += entry.pods.size;
       nominatedPods += entry.nominated.size;
     }
-    const pods = this.podsByKey.size;
-    let pendingPods = 0;
-    for (const pod of this.podsByKey.values()) if (pod.nodeName === '' && !['Succeeded', 'Failed'].includes(pod.phase)) pendingPods++;
-    return { nodes, pods, boundPods, pendingPods, nominatedPods };
+    return { nodes, pods: this.podsByKey.size, boundPods, pendingPods: this.pendingPodCount, nominatedPods };
   }
+
+  /**
+   * Allocatable and requested per resource summed over the known nodes, as floats (the gauges' precision), from the
+   * table's columns: O(slots × resources) over contiguous arrays instead of every node's bigint maps (~10 ms at 5000
+   * nodes, on the event loop). A resource is listed once any node has had it allocatable.
+   */
+  resourceTotals(): { allocatable: Map<string, number>; requested: Map<string, number> } {
+    const { known, allocatable, requested } = this.table;
+    const slots = Math.min(this.slotCount, known.length);
+    const allocatableTotals = new Map<string, number>();
+    const requestedTotals = new Map<string, number>();
+    for (let id = 0; id < allocatable.length; id++) {
+      const allocatableColumn = allocatable[id];
+      if (allocatableColumn === undefined) continue;
+      const requestedColumn = requested[id];
+      let allocatableSum = 0;
+      let requestedSum = 0;
+      for (let slot = 0; slot < slots; slot++) {
+        if (known[slot] !== 1) continue;
+        allocatableSum += allocatableColumn[slot]!;
+        if (requestedColumn !== undefined) requestedSum += requestedColumn[slot]!;
+      }
+      allocatableTotals.set(resourceName(id), allocatableSum);
+      requestedTotals.set(resourceName(id), requestedSum);
+    }
+    return { allocatable: allocatableTotals, requested: requestedTotals };
+  }
+}
+
+/** What `counts().pendingPods` counts: not bound, and not finished. */
+function countsAsPending(pod: PodEntry): boolean {
+  return pod.nodeName === '' && pod.phase !== 'Succeeded' && pod.phase !== 'Failed';
 }

@@ -299,6 +299,21 @@ describe('ClusterLedger', () => {
         const liveUids = new Set(pods.map((p) => p.metadata.uid));
         for (const entry of incremental.pods()) assert.ok(liveUids.has(entry.uid));
         for (const uid of allUids()) if (!liveUids.has(uid)) assert.equal(incremental.podByUid(uid), undefined, uid);
+        // counts() keeps its pending count on every change: it equals a count over the final objects.
+        const finished = (p: PodObject) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+        const pending = pods.filter((p) => !p.spec?.nodeName && !finished(p)).length;
+        assert.equal(incremental.counts().pendingPods, pending);
+        assert.deepEqual(incremental.counts(), rebuilt.counts());
+        // resourceTotals() (the gauges, from the columns) equals the exact totals summed over the known nodes.
+        const exact = (pick: (entry: ReturnType<ClusterLedger['knownNodes']> extends Iterable<infer E> ? E : never) => ReadonlyMap<string, bigint>) => {
+          const sums = new Map<string, number>();
+          for (const entry of incremental.knownNodes()) for (const [k, v] of pick(entry)) sums.set(k, (sums.get(k) ?? 0) + Number(v));
+          return sums;
+        };
+        const totals = incremental.resourceTotals();
+        for (const [k, v] of exact((e) => e.allocatable)) assert.equal(totals.allocatable.get(k), v, `allocatable total ${k}`);
+        for (const [k, v] of exact((e) => e.requested)) if (totals.allocatable.has(k)) assert.equal(totals.requested.get(k), v, `requested total ${k}`);
+        for (const [k, v] of totals.allocatable) if (!exact((e) => e.allocatable).has(k)) assert.equal(v, 0, `a resource no known node lists sums to 0: ${k}`);
         for (const entry of incremental.knownNodes()) {
           // The node table's columns mirror the exact totals at the entry's slot (every column: a resource the node
           // does not have reads 0), and incremental equals rebuilt for the scoring totals and flags too.
