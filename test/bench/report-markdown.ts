@@ -52,11 +52,14 @@ function loopLines(loop: LoopResult): string[] {
   return [
     `**Scheduler loop** (${loop.nodes} nodes, ${loop.candidates} candidates a cycle = numFeasibleNodesToFind's adaptive default, `
       + 'rotating start index, nominated node tried alone first, prioritize on the survivors, then the binding applied '
-      + 'through the extender\'s cluster source before the next pod; medians of alternating passes):',
+      + 'through the extender\'s cluster source before the next pod; '
+      + `${loop.warmupPasses ? `${loop.warmupPasses} unmeasured warm-up passes a target, then ` : ''}medians of `
+      + `${loop.rounds ?? 'the'} alternating passes):`,
     '',
     '| extender | pods/s through filter + prioritize | ms a pod in extender calls | extender CPU ms a pod | calls a pod | pods/s with binding | ms a binding | extender share of a cycle | projected scheduler pods/s | bound |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     row('kube-ledger', loop.ledger),
+    ...(loop.cold ? [row('kube-ledger, first warm-up pass (not judged: the JIT still compiling)', loop.cold)] : []),
     ...(loop.reference ? [row('Go extender', loop.reference)] : []),
     ...(loop.floor ? [row('node:http floor (echo: every node passes; the loop\'s own ceiling)', loop.floor, false)] : []),
     '',

@@ -89,6 +89,11 @@ export interface LoopResult {
   reference?: LoopFigures;
   /** The node:http floor in the same loop: the ceiling left by the loop's own client and loopback. */
   floor?: LoopFigures;
+  /** Unmeasured passes each target ran before the measured rounds (JIT warm-up), and the measured rounds. */
+  warmupPasses?: number;
+  rounds?: number;
+  /** kube-ledger's first warm-up pass (a process that had served no loop yet): reported, not judged. */
+  cold?: LoopFigures;
   agreement?: AgreementSummary;
   /** kube-ledger's own time to apply one binding event (median µs), on the small and the large cluster. */
   applyMicros: { small: number; large: number };

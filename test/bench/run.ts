@@ -50,6 +50,7 @@ interface Settings {
   warmupSeconds: number;
   rounds: number;
   loopRounds: number;
+  loopWarmupPasses: number;
   profileSeconds: number;
   maxRequestsPerRun: number;
   /** `--only startup`: measure the large cluster's start-up `startupRuns` times and nothing else. */
@@ -70,7 +71,8 @@ function parseArgs(argv: string[]): Settings {
     durationSeconds: quick ? 1 : 3,
     warmupSeconds: quick ? 0.5 : 1,
     rounds: quick ? 1 : 3,
-    loopRounds: quick ? 1 : 3,
+    loopRounds: quick ? 1 : 5,
+    loopWarmupPasses: quick ? 2 : 3,
     profileSeconds: quick ? 3 : 8,
     maxRequestsPerRun: 100_000,
     only: argv[argv.indexOf('--only') + 1] === 'startup' && argv.includes('--only') ? 'startup' : undefined,
@@ -279,7 +281,7 @@ async function main(): Promise<number> {
       const largeResults = await runScenarios('large', view, largeRun, floors, settings);
       log('scheduler loop: lockstep agreement pass');
       const largeLoop = await lockstepLoop(large, largeRun);
-      const raced = await racedLoop(large, largeRun, settings.loopRounds, floors.plain);
+      const raced = await racedLoop(large, largeRun, settings.loopRounds, floors.plain, settings.loopWarmupPasses);
       const afterBench = readProcessMemory(largeRun.ledger.pid);
       scenarios = [...smallResults, ...largeResults];
       const loopAgreement = mergeAgreements([smallLoop.agreement, largeLoop.agreement].filter((a): a is AgreementReport => !!a));
