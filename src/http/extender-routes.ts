@@ -17,8 +17,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodePreemptionArgs } from '../protocol/decode.js';
-import { decodeExtenderArgsText } from '../protocol/extender-args-text.js';
-import { encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityListPieces, encodePreemptionResult } from '../protocol/encode.js';
+import { decodeExtenderArgsText, expectList } from '../protocol/extender-args-text.js';
+import { ENTRIES_PER_PIECE, encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityListPieces, encodePreemptionResult } from '../protocol/encode.js';
+import { FilterReply } from '../protocol/filter-reply.js';
 import { InputError } from '../protocol/errors.js';
 import type { ExtenderArgs, ExtenderFilterResult } from '../protocol/types.js';
 import type { Logger } from '../observability/logger.js';
@@ -77,6 +78,17 @@ function writeJson(response: ServerResponse, status: number, body: string | read
   response.end(pieces[pieces.length - 1], 'utf8');
 }
 
+/**
+ * kube-scheduler's next call for this pod is prioritize with the nodes this filter passed, in this order: its body
+ * ends with them, and is decoded without parsing them again (extender-args-text.ts). Other results (shadow mode, an
+ * error, full Node objects) expect nothing.
+ */
+function expectPrioritizeAfter(result: ExtenderFilterResult): void {
+  if (result instanceof FilterReply && result.namesMode && result.passedCount >= 2 && result.passedCount <= ENTRIES_PER_PIECE) {
+    expectList('prioritize', result.NodeNames!, result.passedJoined);
+  } else expectList('prioritize', [], '');
+}
+
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -115,7 +127,9 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
       let encoded: string | string[];
       let outcome = 'ok';
       try {
-        encoded = encodeFilterResultPieces(service.filter(args));
+        const result = service.filter(args);
+        encoded = encodeFilterResultPieces(result);
+        expectPrioritizeAfter(result);
       } catch (err) {
         if (err instanceof InputError) throw err;
         outcome = 'error';

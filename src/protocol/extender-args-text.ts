@@ -10,6 +10,12 @@
  * (larger clusters, default settings) never repeat back to back and always take the whole-body path; what they pay
  * for the check is one comparison of the list's length and end names with the previous call's.
  *
+ * A filter's answer is a list too: kube-scheduler calls prioritize next, for the same pod, with the nodes the filter
+ * passed, in the filter's order (HTTPExtender.Filter maps the reply's NodeNames back to nodes in order, and
+ * prioritizeNodes sends those). The filter route hands its passing list over (`expectList`), and a prioritize body
+ * ending with it is decoded the same way: its pod parsed, the filter's names reused. That is every scheduled pod's
+ * second call, rotating windows included.
+ *
  * Why that is exact: a remembered tail is `,"NodeNames":` + `JSON.stringify` of the names + `}`. If the text before
  * it, closed by `}`, parses as an object with at least one member, the body is that object's members followed by
  * NodeNames as its last and only NodeNames member (a prefix holding any key that folds to NodeNames is refused):
@@ -47,6 +53,9 @@ interface ListSignature {
  */
 const previousByStream = new Map<string, ListSignature>();
 
+/** By stream: the list a call of that stream is expected to carry next (a filter's passing nodes, for prioritize). */
+const expectedByStream = new Map<string, RememberedList>();
+
 let reuses = 0;
 
 /** How many bodies were decoded with a remembered candidate list (tests, diagnostics). */
@@ -59,18 +68,48 @@ export function candidateListReuses(): number {
  * malformed JSON); every error is the one the whole-body path raises. `stream`: the caller's kind of call (the verb).
  */
 export function decodeExtenderArgsText(text: string, parse: (text: string) => unknown, stream = ''): ExtenderArgs {
-  for (const list of remembered) {
-    const prefixLength = text.length - list.tail.length;
-    // A slice compared with a flat string: one native comparison (~0.3 µs for 16 KB; endsWith walks it char by char).
-    if (prefixLength <= 0 || text.slice(prefixLength) !== list.tail) continue;
-    const decoded = decodedWithList(text.slice(0, prefixLength), list.names);
-    if (decoded === undefined) break;
+  const expected = expectedByStream.get(stream);
+  const decoded = (expected === undefined ? undefined : decodedEndingWith(text, expected)) ?? decodedWithRemembered(text);
+  if (decoded !== undefined) {
     reuses++;
     return decoded;
   }
   const args = decodeExtenderArgs(parse(text));
   if (args.NodeNames !== null) noteList(text, args, stream);
   return args;
+}
+
+/**
+ * The next call of `stream` is expected to carry `names` (a filter's passing nodes, for prioritize): `joinedQuoted` is
+ * their JSON strings joined by commas, as the reply wrote them, so `[joinedQuoted]` is JSON.stringify(names). Lists
+ * over ~1000 names are not kept (a string that long goes to V8's large-object space; it is the reply's own piece only
+ * up to that size).
+ */
+export function expectList(stream: string, names: readonly string[], joinedQuoted: string): void {
+  if (names.length < 2 || names.length > EXPECTED_LIST_LIMIT) {
+    expectedByStream.delete(stream);
+    return;
+  }
+  expectedByStream.set(stream, { tail: `,"NodeNames":[${joinedQuoted}]}`, names: Object.freeze(names.slice()) });
+}
+
+/** The most names an expected list keeps (the reply's one-piece limit, protocol/encode.ts). */
+const EXPECTED_LIST_LIMIT = 1024;
+
+function decodedWithRemembered(text: string): ExtenderArgs | undefined {
+  for (const list of remembered) {
+    const decoded = decodedEndingWith(text, list);
+    if (decoded !== undefined) return decoded;
+  }
+  return undefined;
+}
+
+/** The args of a body ending with the list's tail, or undefined (another tail, or a prefix the shortcut refuses). */
+function decodedEndingWith(text: string, list: RememberedList): ExtenderArgs | undefined {
+  const prefixLength = text.length - list.tail.length;
+  // A slice compared with a flat string: one native comparison (~0.3 µs for 16 KB; endsWith walks it char by char).
+  if (prefixLength <= 0 || text.slice(prefixLength) !== list.tail) return undefined;
+  return decodedWithList(text.slice(0, prefixLength), list.names);
 }
 
 /** The args of `prefix` closed by `}` with `names` as NodeNames, or undefined when that is not an object with members. */

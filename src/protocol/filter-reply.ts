@@ -29,6 +29,7 @@ export class FilterReply implements ExtenderFilterResult {
   /** `"name":"reason"` per failing node, in request order. */
   readonly failedEntries: string[] = [];
   readonly unresolvableEntries: string[] = [];
+  private joinedPassed: string | undefined;
   private built: Partial<ExtenderFilterResult> = {};
 
   /**
@@ -53,6 +54,14 @@ export class FilterReply implements ExtenderFilterResult {
   get passedQuoted(): readonly string[] {
     if (this.quotedPassed.length !== this.passedCount) this.quotedPassed.length = this.passedCount;
     return this.quotedPassed;
+  }
+
+  /**
+   * The passing names as JSON strings joined by commas: the reply's NodeNames list without its brackets, made once
+   * (the encoder writes it; a prioritize that follows with these names is recognised by it, extender-args-text.ts).
+   */
+  get passedJoined(): string {
+    return (this.joinedPassed ??= this.passedQuoted.join(','));
   }
 
   /** `quotedName`: the name as a JSON string when known (a ledger node's), else it is encoded here. */

@@ -7,6 +7,7 @@ import type { RunningKubeLedger } from '../../src/app/start.js';
 import { promtool } from '../support/prometheus.js';
 import { serveSnapshot, type SnapshotServer } from '../support/snapshot-server.js';
 import { node, pod } from '../support/builders.js';
+import { candidateListReuses } from '../../src/protocol/extender-args-text.js';
 
 const CLUSTER = {
   apiVersion: 'v1',
@@ -40,6 +41,24 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     const text = await res.text();
     return { status: res.status, text, json: JSON.parse(text) };
   }
+
+  it('a prioritize with the nodes its filter passed (kube-scheduler\'s next call) reuses the filter\'s list and answers as a fresh parse does', async () => {
+    // schedule_one.go: HTTPExtender.Filter maps the reply's NodeNames back to nodes in order; prioritizeNodes sends them.
+    const tiny = { ...WIRE_POD, metadata: { ...WIRE_POD.metadata, name: 'tiny', uid: 'u-tiny' }, spec: { priority: 0, containers: [{ name: 'c', resources: { requests: { cpu: '100m' } } }] } };
+    const filtered = await post('/filter', JSON.stringify({ Pod: tiny, Nodes: null, NodeNames: ['full', 'small', 'big'] }));
+    assert.deepEqual(filtered.json.NodeNames, ['full', 'small', 'big']);
+    const prioritizeBody = JSON.stringify({ Pod: tiny, Nodes: null, NodeNames: filtered.json.NodeNames });
+    const before = candidateListReuses();
+    const followed = await post('/prioritize', prioritizeBody);
+    assert.equal(candidateListReuses() - before, 1, 'the prioritize body was decoded with the filter\'s list');
+    // The same body after a filter that passed one node (nothing expected then): parsed whole, the same answer.
+    await post('/filter', JSON.stringify({ Pod: WIRE_POD, Nodes: null, NodeNames: ['big'] }));
+    const fresh = await post('/prioritize', prioritizeBody);
+    assert.equal(candidateListReuses() - before, 1);
+    assert.equal(followed.status, 200);
+    assert.equal(followed.text, fresh.text);
+    assert.deepEqual(followed.json.map((h: { Host: string }) => h.Host), ['full', 'small', 'big']);
+  });
 
   it('filter, NodeNames mode, Go shape: replies in NodeNames with the exact Go keys and nulls', async () => {
     const body = JSON.stringify({ Pod: WIRE_POD, Nodes: null, NodeNames: ['big', 'small', 'full'] });

@@ -95,8 +95,9 @@ export async function lockstepLoop(cluster: CachedCluster, run: ClusterRun): Pro
  * Each target first runs `warmupPasses` unmeasured passes. A pass is ~800 requests, each calling the request path's
  * functions once: on Node.js 20 V8 was still optimizing them (filter, prioritize, the fit kernel, node:http's body
  * handling) through the fourth pass of a fresh process (--trace-opt: 84, 77, 36, 14, 8 optimizations a pass), so
- * passes 2-4 measured the JIT's warm-up more than the steady state an extender serves in. The first warm-up pass of
- * kube-ledger is kept and reported (`cold`), not judged.
+ * passes 2-4 measured the JIT's warm-up more than the steady state an extender serves in. In an A/B of two trees a
+ * pass's CPU kept falling through the sixth pass (2.3, 1.9, 1.4, 1.2, 1.0, 0.8 ms a pod), the binding's apply with it
+ * (104 to 44 µs). The first warm-up pass of kube-ledger is kept and reported (`cold`), not judged.
  */
 export async function racedLoop(cluster: CachedCluster, run: ClusterRun, rounds: number, floor?: ServerProcess, warmupPasses = 0) {
   const pods = loopPods(cluster.pendingPods);

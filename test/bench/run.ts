@@ -72,7 +72,7 @@ function parseArgs(argv: string[]): Settings {
     warmupSeconds: quick ? 0.5 : 1,
     rounds: quick ? 1 : 3,
     loopRounds: quick ? 1 : 5,
-    loopWarmupPasses: quick ? 2 : 3,
+    loopWarmupPasses: quick ? 2 : 5,
     profileSeconds: quick ? 3 : 8,
     maxRequestsPerRun: 100_000,
     only: argv[argv.indexOf('--only') + 1] === 'startup' && argv.includes('--only') ? 'startup' : undefined,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { decodeExtenderArgs } from '../../src/protocol/decode.js';
-import { candidateListReuses, decodeExtenderArgsText } from '../../src/protocol/extender-args-text.js';
+import { candidateListReuses, decodeExtenderArgsText, expectList } from '../../src/protocol/extender-args-text.js';
 
 type Outcome = { value: unknown } | { error: string };
 
@@ -112,5 +112,63 @@ describe('ExtenderArgs from the body text (a candidate list sent again is not pa
       }
     }), { numRuns: 400 });
     assert.ok(candidateListReuses() - before > 30, `the remembered lists were used (${candidateListReuses() - before} times)`);
+  });
+
+  describe('a list expected next (a filter\'s passing nodes, for the prioritize that follows)', () => {
+    const joined = (names: readonly string[]) => names.map((n) => JSON.stringify(n)).join(',');
+    afterEach(() => expectList('prioritize', [], ''));
+
+    it('decodes a prioritize body ending with the filter\'s passing list from its pod alone, as the whole-body path does', () => {
+      const passed = ['w-a', 'w-c', 'w-d'];
+      expectList('prioritize', passed, joined(passed));
+      const before = candidateListReuses();
+      for (let i = 0; i < 3; i++) {
+        const text = `{"Pod":${JSON.stringify(pod(`next-${i}`))},"Nodes":null,"NodeNames":${JSON.stringify(passed)}}`;
+        assert.deepEqual(outcome(() => decodeExtenderArgsText(text, JSON.parse, 'prioritize')), wholeBody(text));
+      }
+      assert.equal(candidateListReuses() - before, 3, 'the first prioritize already reuses the filter\'s list');
+      const text = body(passed);
+      decodeExtenderArgsText(text, JSON.parse, 'filter');
+      assert.equal(candidateListReuses() - before, 3, 'only the stream it was handed to expects it');
+    });
+
+    it('parses the whole body when the prioritize carries another list, or the expectation was cleared', () => {
+      expectList('prioritize', ['e-a', 'e-b'], joined(['e-a', 'e-b']));
+      const before = candidateListReuses();
+      for (const names of [['e-a'], ['e-b', 'e-a'], ['e-a', 'e-b', 'e-c']]) {
+        const text = body(names);
+        assert.deepEqual(outcome(() => decodeExtenderArgsText(text, JSON.parse, 'prioritize')), wholeBody(text));
+      }
+      expectList('prioritize', ['only-one'], joined(['only-one']));
+      decodeExtenderArgsText(body(['e-a', 'e-b']), JSON.parse, 'prioritize');
+      assert.equal(candidateListReuses() - before, 0);
+    });
+
+    it('hands out the expected list frozen, and a copy: the filter\'s own array stays the caller\'s', () => {
+      const passed = ['c-a', 'c-b'];
+      expectList('prioritize', passed, joined(passed));
+      passed.push('changed-after');
+      const args = decodeExtenderArgsText(body(['c-a', 'c-b']), JSON.parse, 'prioritize');
+      assert.deepEqual(args.NodeNames, ['c-a', 'c-b']);
+      assert.throws(() => (args.NodeNames as string[]).push('x'), TypeError);
+    });
+
+    it('any body after any expected list decodes as JSON.parse then decodeExtenderArgs does (property)', () => {
+      const name = fc.oneof(fc.constantFrom('node-a', 'node-b', 'ü-node', 'a"b', 'back\\slash', '\u2028', '<&>', ''), fc.string({ maxLength: 5 }));
+      const list = fc.array(name, { minLength: 2, maxLength: 5 });
+      const podValue = fc.oneof(fc.constant(pod('p')), fc.constant(null), fc.constant(3), fc.record({ metadata: fc.record({ name: fc.string({ maxLength: 4 }) }) }));
+      const extra = fc.constantFrom('', ',"Nodes":null', ',"nodenames":["z"]', ',"NodeNames":[]', ',"x":{"NodeNames":["q"]}');
+      const before = candidateListReuses();
+      fc.assert(fc.property(list, fc.array(fc.tuple(podValue, extra, fc.oneof(list, fc.constant(null))), { minLength: 1, maxLength: 4 }), fc.boolean(),
+        (expected, sends, sameList) => {
+          expectList('prioritize', expected, joined(expected));
+          for (const [p, more, other] of sends) {
+            const names = sameList || other === null ? expected : other;
+            const text = `{"Pod":${JSON.stringify(p)}${more},"NodeNames":${JSON.stringify(names)}}`;
+            assert.deepEqual(outcome(() => decodeExtenderArgsText(text, JSON.parse, 'prioritize')), wholeBody(text), text);
+          }
+        }), { numRuns: 300 });
+      assert.ok(candidateListReuses() - before > 50, `the expected lists were used (${candidateListReuses() - before} times)`);
+    });
   });
 });
