@@ -84,9 +84,9 @@ function writeJson(response: ServerResponse, status: number, body: string | read
  * error, full Node objects) expect nothing.
  */
 function expectPrioritizeAfter(result: ExtenderFilterResult): void {
-  if (result instanceof FilterReply && result.namesMode && result.passedCount >= 2 && result.passedCount <= ENTRIES_PER_PIECE) {
-    expectList('prioritize', result.NodeNames!, result.passedJoined);
-  } else expectList('prioritize', [], '');
+  if (result instanceof FilterReply && result.namesMode && result.passedCount <= ENTRIES_PER_PIECE) {
+    expectList('prioritize', result.passedCount, result.passedJoined, () => result.NodeNames ?? []);
+  } else expectList('prioritize', 0, '', () => []);
 }
 
 function errorMessage(err: unknown): string {

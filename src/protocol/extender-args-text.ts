@@ -53,8 +53,19 @@ interface ListSignature {
  */
 const previousByStream = new Map<string, ListSignature>();
 
+/** A list a call is expected to carry next, its names made only when a body carries it. */
+interface ExpectedList {
+  /** The names' JSON strings joined by commas: the body ends with `,"NodeNames":[` + this + `]}`. */
+  readonly joinedQuoted: string;
+  readonly namesOf: () => readonly string[];
+  names?: readonly string[];
+}
+
 /** By stream: the list a call of that stream is expected to carry next (a filter's passing nodes, for prioritize). */
-const expectedByStream = new Map<string, RememberedList>();
+const expectedByStream = new Map<string, ExpectedList>();
+
+const EXPECTED_HEAD = ',"NodeNames":[';
+const EXPECTED_END = ']}';
 
 let reuses = 0;
 
@@ -69,7 +80,7 @@ export function candidateListReuses(): number {
  */
 export function decodeExtenderArgsText(text: string, parse: (text: string) => unknown, stream = ''): ExtenderArgs {
   const expected = expectedByStream.get(stream);
-  const decoded = (expected === undefined ? undefined : decodedEndingWith(text, expected)) ?? decodedWithRemembered(text);
+  const decoded = (expected === undefined ? undefined : decodedWithExpected(text, expected)) ?? decodedWithRemembered(text);
   if (decoded !== undefined) {
     reuses++;
     return decoded;
@@ -80,21 +91,33 @@ export function decodeExtenderArgsText(text: string, parse: (text: string) => un
 }
 
 /**
- * The next call of `stream` is expected to carry `names` (a filter's passing nodes, for prioritize): `joinedQuoted` is
- * their JSON strings joined by commas, as the reply wrote them, so `[joinedQuoted]` is JSON.stringify(names). Lists
- * over ~1000 names are not kept (a string that long goes to V8's large-object space; it is the reply's own piece only
- * up to that size).
+ * The next call of `stream` is expected to carry a list (a filter's passing nodes, for prioritize): `joinedQuoted` is
+ * the names' JSON strings joined by commas, as the reply wrote them, so `[joinedQuoted]` is JSON.stringify of the
+ * names; `namesOf` gives the names, asked only when a body carries them (most filters are not followed by a call that
+ * does: a single survivor, another extender's list). `count`: how many names; lists of fewer than 2 (kube-scheduler
+ * does not prioritize one node) or more than ~1000 (a string that long goes to V8's large-object space; the reply
+ * writes it as one piece only up to that size) are not kept.
  */
-export function expectList(stream: string, names: readonly string[], joinedQuoted: string): void {
-  if (names.length < 2 || names.length > EXPECTED_LIST_LIMIT) {
-    expectedByStream.delete(stream);
-    return;
-  }
-  expectedByStream.set(stream, { tail: `,"NodeNames":[${joinedQuoted}]}`, names: Object.freeze(names.slice()) });
+export function expectList(stream: string, count: number, joinedQuoted: string, namesOf: () => readonly string[]): void {
+  if (count < 2 || count > EXPECTED_LIST_LIMIT) expectedByStream.delete(stream);
+  else expectedByStream.set(stream, { joinedQuoted, namesOf });
 }
 
 /** The most names an expected list keeps (the reply's one-piece limit, protocol/encode.ts). */
 const EXPECTED_LIST_LIMIT = 1024;
+
+/** The args of a body ending with the expected list (compared in three slices, no tail string made), or undefined. */
+function decodedWithExpected(text: string, expected: ExpectedList): ExtenderArgs | undefined {
+  const { joinedQuoted } = expected;
+  const listEnd = text.length - EXPECTED_END.length;
+  const listStart = listEnd - joinedQuoted.length;
+  const prefixLength = listStart - EXPECTED_HEAD.length;
+  if (prefixLength <= 0 || text.slice(listEnd) !== EXPECTED_END || text.slice(prefixLength, listStart) !== EXPECTED_HEAD
+    || text.slice(listStart, listEnd) !== joinedQuoted) return undefined;
+  // Frozen: one array serves every body that carries this list, so no caller may change it.
+  expected.names ??= Object.freeze(expected.namesOf().slice());
+  return decodedWithList(text.slice(0, prefixLength), expected.names);
+}
 
 function decodedWithRemembered(text: string): ExtenderArgs | undefined {
   for (const list of remembered) {

@@ -116,11 +116,13 @@ describe('ExtenderArgs from the body text (a candidate list sent again is not pa
 
   describe('a list expected next (a filter\'s passing nodes, for the prioritize that follows)', () => {
     const joined = (names: readonly string[]) => names.map((n) => JSON.stringify(n)).join(',');
-    afterEach(() => expectList('prioritize', [], ''));
+    /** As the filter route hands a reply's passing list over. */
+    const expect = (names: readonly string[], namesOf: () => readonly string[] = () => names) => expectList('prioritize', names.length, joined(names), namesOf);
+    afterEach(() => expectList('prioritize', 0, '', () => []));
 
     it('decodes a prioritize body ending with the filter\'s passing list from its pod alone, as the whole-body path does', () => {
       const passed = ['w-a', 'w-c', 'w-d'];
-      expectList('prioritize', passed, joined(passed));
+      expect(passed);
       const before = candidateListReuses();
       for (let i = 0; i < 3; i++) {
         const text = `{"Pod":${JSON.stringify(pod(`next-${i}`))},"Nodes":null,"NodeNames":${JSON.stringify(passed)}}`;
@@ -133,23 +135,32 @@ describe('ExtenderArgs from the body text (a candidate list sent again is not pa
     });
 
     it('parses the whole body when the prioritize carries another list, or the expectation was cleared', () => {
-      expectList('prioritize', ['e-a', 'e-b'], joined(['e-a', 'e-b']));
+      expect(['e-a', 'e-b']);
       const before = candidateListReuses();
       for (const names of [['e-a'], ['e-b', 'e-a'], ['e-a', 'e-b', 'e-c']]) {
         const text = body(names);
         assert.deepEqual(outcome(() => decodeExtenderArgsText(text, JSON.parse, 'prioritize')), wholeBody(text));
       }
-      expectList('prioritize', ['only-one'], joined(['only-one']));
+      expect(['only-one']);
       decodeExtenderArgsText(body(['e-a', 'e-b']), JSON.parse, 'prioritize');
       assert.equal(candidateListReuses() - before, 0);
     });
 
-    it('hands out the expected list frozen, and a copy: the filter\'s own array stays the caller\'s', () => {
+    it('makes the names only when a body carries the list, once, frozen, as a copy: the filter\'s own array stays the caller\'s', () => {
       const passed = ['c-a', 'c-b'];
-      expectList('prioritize', passed, joined(passed));
-      passed.push('changed-after');
+      let made = 0;
+      expect(passed, () => {
+        made++;
+        return passed;
+      });
+      decodeExtenderArgsText(body(['c-b', 'c-a']), JSON.parse, 'prioritize');
+      assert.equal(made, 0, 'another list: the names were not asked for');
       const args = decodeExtenderArgsText(body(['c-a', 'c-b']), JSON.parse, 'prioritize');
+      passed.push('changed-after');
+      const again = decodeExtenderArgsText(body(['c-a', 'c-b']), JSON.parse, 'prioritize');
+      assert.equal(made, 1);
       assert.deepEqual(args.NodeNames, ['c-a', 'c-b']);
+      assert.equal(again.NodeNames, args.NodeNames);
       assert.throws(() => (args.NodeNames as string[]).push('x'), TypeError);
     });
 
@@ -161,7 +172,7 @@ describe('ExtenderArgs from the body text (a candidate list sent again is not pa
       const before = candidateListReuses();
       fc.assert(fc.property(list, fc.array(fc.tuple(podValue, extra, fc.oneof(list, fc.constant(null))), { minLength: 1, maxLength: 4 }), fc.boolean(),
         (expected, sends, sameList) => {
-          expectList('prioritize', expected, joined(expected));
+          expect(expected);
           for (const [p, more, other] of sends) {
             const names = sameList || other === null ? expected : other;
             const text = `{"Pod":${JSON.stringify(p)}${more},"NodeNames":${JSON.stringify(names)}}`;
