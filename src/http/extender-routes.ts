@@ -17,7 +17,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodePreemptionArgs } from '../protocol/decode.js';
-import { decodeExtenderArgsText, expectList } from '../protocol/extender-args-text.js';
+import { decodeExtenderArgsText, expectList, type ReusedList } from '../protocol/extender-args-text.js';
 import { ENTRIES_PER_PIECE, encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityListPieces, encodePreemptionResult } from '../protocol/encode.js';
 import { FilterReply } from '../protocol/filter-reply.js';
 import { InputError } from '../protocol/errors.js';
@@ -114,11 +114,13 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
     return body.value;
   };
 
+  const countReuse = (list: ReusedList): void => metrics.candidateListReuseCounts.add(list, '');
+
   /** ExtenderArgs of a filter or prioritize call; a candidate list sent again is not parsed again (extender-args-text.ts). */
   const readArgs = async (request: IncomingMessage, verb: ExtenderVerb): Promise<ExtenderArgs> => {
     const body = await readJsonText(request, bodyLimitBytes);
     metrics.httpRequestBodyBytes.observe({ verb }, body.bytes);
-    return decodeExtenderArgsText(body.text, parseJson, verb);
+    return decodeExtenderArgsText(body.text, parseJson, verb, countReuse);
   };
 
   const handlers: Record<ExtenderVerb, VerbHandler> = {

@@ -25,6 +25,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const filterFailureReasonCounts = new CounterTally(['code']);
   const nominatedNodeCheckCounts = new CounterTally(['result', 'reason']);
   const filterRememberedVerdictCounts = new CounterTally([]);
+  const candidateListReuseCounts = new CounterTally(['list']);
 
   return {
     registry,
@@ -34,6 +35,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     filterFailureReasonCounts,
     nominatedNodeCheckCounts,
     filterRememberedVerdictCounts,
+    candidateListReuseCounts,
 
     // --- http ---
     httpRequests: new Counter({
@@ -84,6 +86,15 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       help: 'Per-node filter verdicts answered from the per-node verdict memo instead of recomputed (a share of filter_node_verdicts_total); only pods with DRA claims are remembered.',
       collect() {
         filterRememberedVerdictCounts.flushInto(this);
+      },
+      registers: r,
+    }),
+    candidateListsReused: new Counter({
+      name: PREFIX + 'candidate_lists_reused_total',
+      help: 'Filter and prioritize bodies decoded without parsing their NodeNames again: list=repeated (the list the verb\'s previous calls sent), list=filter_survivors (a prioritize carrying the nodes the preceding filter passed).',
+      labelNames: ['list'] as const,
+      collect() {
+        candidateListReuseCounts.flushInto(this);
       },
       registers: r,
     }),

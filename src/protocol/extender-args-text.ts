@@ -69,6 +69,9 @@ const EXPECTED_END = ']}';
 
 let reuses = 0;
 
+/** Which list a body was decoded with: one its stream sent before (`repeated`) or a filter's passing nodes. */
+export type ReusedList = 'repeated' | 'filter_survivors';
+
 /** How many bodies were decoded with a remembered candidate list (tests, diagnostics). */
 export function candidateListReuses(): number {
   return reuses;
@@ -77,12 +80,20 @@ export function candidateListReuses(): number {
 /**
  * Decodes ExtenderArgs from the body text. `parse` is JSON.parse with the caller's error reporting (it must throw on
  * malformed JSON); every error is the one the whole-body path raises. `stream`: the caller's kind of call (the verb).
+ * `onReuse`: told which list a body was decoded with, when it was (metrics).
  */
-export function decodeExtenderArgsText(text: string, parse: (text: string) => unknown, stream = ''): ExtenderArgs {
+export function decodeExtenderArgsText(text: string, parse: (text: string) => unknown, stream = '',
+  onReuse?: (list: ReusedList) => void): ExtenderArgs {
   const expected = expectedByStream.get(stream);
-  const decoded = (expected === undefined ? undefined : decodedWithExpected(text, expected)) ?? decodedWithRemembered(text);
+  let decoded = expected === undefined ? undefined : decodedWithExpected(text, expected);
+  let list: ReusedList = 'filter_survivors';
+  if (decoded === undefined) {
+    decoded = decodedWithRemembered(text);
+    list = 'repeated';
+  }
   if (decoded !== undefined) {
     reuses++;
+    onReuse?.(list);
     return decoded;
   }
   const args = decodeExtenderArgs(parse(text));

@@ -48,9 +48,16 @@ describe('extender end to end over HTTP (snapshot source)', () => {
     const filtered = await post('/filter', JSON.stringify({ Pod: tiny, Nodes: null, NodeNames: ['full', 'small', 'big'] }));
     assert.deepEqual(filtered.json.NodeNames, ['full', 'small', 'big']);
     const prioritizeBody = JSON.stringify({ Pod: tiny, Nodes: null, NodeNames: filtered.json.NodeNames });
+    const reusedMetric = async () => {
+      const line = (await (await fetch(running.opsUrl + '/metrics')).text()).split('\n')
+        .find((l) => l.startsWith('kube_ledger_candidate_lists_reused_total{list="filter_survivors"} '));
+      return line === undefined ? 0 : Number(line.split(' ')[1]);
+    };
+    const metricBefore = await reusedMetric();
     const before = candidateListReuses();
     const followed = await post('/prioritize', prioritizeBody);
     assert.equal(candidateListReuses() - before, 1, 'the prioritize body was decoded with the filter\'s list');
+    assert.equal(await reusedMetric() - metricBefore, 1, 'and counted in kube_ledger_candidate_lists_reused_total{list="filter_survivors"}');
     // The same body after a filter that passed one node (nothing expected then): parsed whole, the same answer.
     await post('/filter', JSON.stringify({ Pod: WIRE_POD, Nodes: null, NodeNames: ['big'] }));
     const fresh = await post('/prioritize', prioritizeBody);

@@ -132,6 +132,11 @@ describe('ExtenderArgs from the body text (a candidate list sent again is not pa
       const text = body(passed);
       decodeExtenderArgsText(text, JSON.parse, 'filter');
       assert.equal(candidateListReuses() - before, 3, 'only the stream it was handed to expects it');
+      const told: string[] = [];
+      decodeExtenderArgsText(body(passed), JSON.parse, 'prioritize', (list) => told.push(list));
+      const repeated = ['rep-a', 'rep-b'];
+      for (let i = 0; i < 3; i++) decodeExtenderArgsText(body(repeated), JSON.parse, 'prioritize', (list) => told.push(list));
+      assert.deepEqual(told, ['filter_survivors', 'repeated'], 'told which list each reused body carried');
     });
 
     it('parses the whole body when the prioritize carries another list, or the expectation was cleared', () => {
