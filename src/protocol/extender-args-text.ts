@@ -16,19 +16,20 @@
  * ending with it is decoded the same way: its pod parsed, the filter's names reused. That is every scheduled pod's
  * second call, rotating windows included.
  *
- * Why that is exact: a remembered tail is `,"NodeNames":` + `JSON.stringify` of the names + `}`. If the text before
- * it, closed by `}`, parses as an object with at least one member, the body is that object's members followed by
- * NodeNames as its last and only NodeNames member (a prefix holding any key that folds to NodeNames is refused):
- * JSON.parse of the whole body gives the same object. Anything else — another tail, a prefix that does not parse or
- * names NodeNames — takes the whole-body path, whose errors are the ones the caller gets.
+ * Why that is exact: a remembered or expected tail is `,"NodeNames":` + `JSON.stringify` of the names + `}`. If the
+ * text before it, closed by `}`, parses as an object with at least one member, the body is that object's members
+ * followed by NodeNames as its last and only NodeNames member (a prefix holding any key that folds to NodeNames is
+ * refused): JSON.parse of the whole body gives the same object. Anything else — another tail, a prefix that does not
+ * parse or names NodeNames — takes the whole-body path, whose errors are the ones the caller gets.
  */
 import { decodeExtenderArgs } from './decode.js';
+import { ENTRIES_PER_PIECE } from './encode.js';
 import { foldFieldName, isJsonObject } from './json-shape.js';
 import type { ExtenderArgs } from './types.js';
 
 interface RememberedList {
-  /** `,"NodeNames":` + the list's JSON + `}`: what a body carrying this list ends with. */
-  readonly tail: string;
+  /** The names' JSON strings joined by commas: a body carrying this list ends with `,"NodeNames":[` + this + `]}`. */
+  readonly joinedQuoted: string;
   /** Frozen: one array serves every call that sends this list, so no caller may change it. */
   readonly names: readonly string[];
 }
@@ -55,7 +56,7 @@ const previousByStream = new Map<string, ListSignature>();
 
 /** A list a call is expected to carry next, its names made only when a body carries it. */
 interface ExpectedList {
-  /** The names' JSON strings joined by commas: the body ends with `,"NodeNames":[` + this + `]}`. */
+  /** As `RememberedList.joinedQuoted`. */
   readonly joinedQuoted: string;
   readonly namesOf: () => readonly string[];
   names?: readonly string[];
@@ -64,8 +65,8 @@ interface ExpectedList {
 /** By stream: the list a call of that stream is expected to carry next (a filter's passing nodes, for prioritize). */
 const expectedByStream = new Map<string, ExpectedList>();
 
-const EXPECTED_HEAD = ',"NodeNames":[';
-const EXPECTED_END = ']}';
+const LIST_HEAD = ',"NodeNames":[';
+const LIST_END = ']}';
 
 let reuses = 0;
 
@@ -114,17 +115,27 @@ export function expectList(stream: string, count: number, joinedQuoted: string, 
   else expectedByStream.set(stream, { joinedQuoted, namesOf });
 }
 
-/** The most names an expected list keeps (the reply's one-piece limit, protocol/encode.ts). */
-const EXPECTED_LIST_LIMIT = 1024;
+/** The most names an expected list keeps: the reply's one-piece limit, up to which it joins them in one string. */
+const EXPECTED_LIST_LIMIT = ENTRIES_PER_PIECE;
 
-/** The args of a body ending with the expected list (compared in three slices, no tail string made), or undefined. */
-function decodedWithExpected(text: string, expected: ExpectedList): ExtenderArgs | undefined {
-  const { joinedQuoted } = expected;
-  const listEnd = text.length - EXPECTED_END.length;
+/**
+ * The length of the text before `,"NodeNames":[joinedQuoted]}` when the body ends so, else -1. Three slices, each
+ * compared with a flat string in one native comparison (~0.3 µs for 16 KB; endsWith walks it char by char), and no
+ * tail string made.
+ */
+function prefixBeforeList(text: string, joinedQuoted: string): number {
+  const listEnd = text.length - LIST_END.length;
   const listStart = listEnd - joinedQuoted.length;
-  const prefixLength = listStart - EXPECTED_HEAD.length;
-  if (prefixLength <= 0 || text.slice(listEnd) !== EXPECTED_END || text.slice(prefixLength, listStart) !== EXPECTED_HEAD
-    || text.slice(listStart, listEnd) !== joinedQuoted) return undefined;
+  const prefixLength = listStart - LIST_HEAD.length;
+  if (prefixLength <= 0 || text.slice(listEnd) !== LIST_END || text.slice(prefixLength, listStart) !== LIST_HEAD
+    || text.slice(listStart, listEnd) !== joinedQuoted) return -1;
+  return prefixLength;
+}
+
+/** The args of a body ending with the expected list, or undefined. */
+function decodedWithExpected(text: string, expected: ExpectedList): ExtenderArgs | undefined {
+  const prefixLength = prefixBeforeList(text, expected.joinedQuoted);
+  if (prefixLength < 0) return undefined;
   // Frozen: one array serves every body that carries this list, so no caller may change it.
   expected.names ??= Object.freeze(expected.namesOf().slice());
   return decodedWithList(text.slice(0, prefixLength), expected.names);
@@ -138,12 +149,10 @@ function decodedWithRemembered(text: string): ExtenderArgs | undefined {
   return undefined;
 }
 
-/** The args of a body ending with the list's tail, or undefined (another tail, or a prefix the shortcut refuses). */
+/** The args of a body ending with the list, or undefined (another list, or a prefix the shortcut refuses). */
 function decodedEndingWith(text: string, list: RememberedList): ExtenderArgs | undefined {
-  const prefixLength = text.length - list.tail.length;
-  // A slice compared with a flat string: one native comparison (~0.3 µs for 16 KB; endsWith walks it char by char).
-  if (prefixLength <= 0 || text.slice(prefixLength) !== list.tail) return undefined;
-  return decodedWithList(text.slice(0, prefixLength), list.names);
+  const prefixLength = prefixBeforeList(text, list.joinedQuoted);
+  return prefixLength < 0 ? undefined : decodedWithList(text.slice(0, prefixLength), list.names);
 }
 
 /** The args of `prefix` closed by `}` with `names` as NodeNames, or undefined when that is not an object with members. */
@@ -173,15 +182,11 @@ function noteList(text: string, args: ExtenderArgs, stream: string): void {
   if (repeats && previous.checked) return;
   previousByStream.set(stream, { length: names.length, first, last, checked: repeats });
   if (!repeats || names.length === 0) return;
-  const tail = `,"NodeNames":${JSON.stringify(names)}}`;
-  if (text.length <= tail.length || text.slice(text.length - tail.length) !== tail) return;
+  // JSON.stringify makes one flat string; without its brackets it is the names' JSON strings joined by commas.
+  const joinedQuoted = JSON.stringify(names).slice(1, -1);
+  if (prefixBeforeList(text, joinedQuoted) < 0) return;
   const kept = Object.freeze(names.slice());
   args.NodeNames = kept as string[];
-  remembered.unshift({ tail: flat(tail), names: kept });
+  remembered.unshift({ joinedQuoted, names: kept });
   if (remembered.length > REMEMBERED_LISTS) remembered.length = REMEMBERED_LISTS;
-}
-
-/** A template result is a rope; comparisons with it would flatten it each time. */
-function flat(text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string;
 }
