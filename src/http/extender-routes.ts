@@ -80,12 +80,12 @@ function writeJson(response: ServerResponse, status: number, body: string | read
 
 /**
  * kube-scheduler's next call for this pod is prioritize with the nodes this filter passed, in this order: its body
- * ends with them, and is decoded without parsing them again (extender-args-text.ts). Other results (shadow mode, an
- * error, full Node objects) expect nothing.
+ * ends with them, and is decoded without parsing them again, its pod the filter's `args.Pod` when its text is the
+ * same (extender-args-text.ts). Other results (shadow mode, an error, full Node objects) expect nothing.
  */
-function expectPrioritizeAfter(result: ExtenderFilterResult): void {
+function expectPrioritizeAfter(args: ExtenderArgs, result: ExtenderFilterResult): void {
   if (result instanceof FilterReply && result.namesMode && result.passedCount <= ENTRIES_PER_PIECE) {
-    expectList('prioritize', result.passedCount, result.passedJoined, () => result.NodeNames ?? []);
+    expectList('prioritize', result.passedCount, result.passedJoined, () => result.NodeNames ?? [], args);
   } else expectList('prioritize', 0, '', () => []);
 }
 
@@ -131,7 +131,7 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
       try {
         const result = service.filter(args);
         encoded = encodeFilterResultPieces(result);
-        expectPrioritizeAfter(result);
+        expectPrioritizeAfter(args, result);
       } catch (err) {
         if (err instanceof InputError) throw err;
         outcome = 'error';

@@ -14,13 +14,19 @@
  * passed, in the filter's order (HTTPExtender.Filter maps the reply's NodeNames back to nodes in order, and
  * prioritizeNodes sends those). The filter route hands its passing list over (`expectList`), and a prioritize body
  * ending with it is decoded the same way: its pod parsed, the filter's names reused. That is every scheduled pod's
- * second call, rotating windows included.
+ * second call, rotating windows included. The pod is the filter's too (the same `v1.Pod` marshalled again): a body
+ * whose text is otherwise parsed whole is parsed in two parts, the text before its list and the list, so the filter's
+ * text before its list is known; a prioritize whose text before the list is that same text is decoded to the
+ * filter's Pod and Nodes without parsing anything.
  *
  * Why that is exact: a remembered or expected tail is `,"NodeNames":` + `JSON.stringify` of the names + `}`. If the
  * text before it, closed by `}`, parses as an object with at least one member, the body is that object's members
  * followed by NodeNames as its last and only NodeNames member (a prefix holding any key that folds to NodeNames is
- * refused): JSON.parse of the whole body gives the same object. Anything else — another tail, a prefix that does not
- * parse or names NodeNames — takes the whole-body path, whose errors are the ones the caller gets.
+ * refused): JSON.parse of the whole body gives the same object. The two-part parse rests on the same fact: the first
+ * `,"NodeNames":[` splits the text into a prefix and `[`…`]}`; when the prefix closed by `}` is such an object and the
+ * text between `:` and the last `}` parses, the body is exactly those members followed by that NodeNames value.
+ * Anything else — another tail, a prefix that does not parse or names NodeNames — takes the whole-body path, whose
+ * errors are the ones the caller gets.
  */
 import { decodeExtenderArgs } from './decode.js';
 import { ENTRIES_PER_PIECE } from './encode.js';
@@ -60,7 +66,22 @@ interface ExpectedList {
   readonly joinedQuoted: string;
   readonly namesOf: () => readonly string[];
   names?: readonly string[];
+  /** The call this list answers (the filter), when its text before its list is known: a body with the same text reuses its Pod. */
+  readonly after?: DecodedHead;
 }
+
+/** A body's text before its list and the args decoded from it (NodeNames aside). */
+interface DecodedHead {
+  readonly prefix: string;
+  readonly args: ExtenderArgs;
+}
+
+/**
+ * The head of the last body decoded in two parts: `expectList` is told which call's answer the list is and takes the
+ * head when it is that call's (a route decodes, answers and hands its list over in one turn of the event loop). Not a
+ * WeakMap by args: an entry whose value reaches its key outlives scavenges, and each call's pod would be promoted.
+ */
+let lastHead: DecodedHead | undefined;
 
 /** By stream: the list a call of that stream is expected to carry next (a filter's passing nodes, for prioritize). */
 const expectedByStream = new Map<string, ExpectedList>();
@@ -97,7 +118,7 @@ export function decodeExtenderArgsText(text: string, parse: (text: string) => un
     onReuse?.(list);
     return decoded;
   }
-  const args = decodeExtenderArgs(parse(text));
+  const args = decodedInTwoParts(text) ?? decodeExtenderArgs(parse(text));
   if (args.NodeNames !== null) noteList(text, args, stream);
   return args;
 }
@@ -110,9 +131,13 @@ export function decodeExtenderArgsText(text: string, parse: (text: string) => un
  * does not prioritize one node) or more than ~1000 (a string that long goes to V8's large-object space; the reply
  * writes it as one piece only up to that size) are not kept.
  */
-export function expectList(stream: string, count: number, joinedQuoted: string, namesOf: () => readonly string[]): void {
+export function expectList(stream: string, count: number, joinedQuoted: string, namesOf: () => readonly string[],
+  after?: ExtenderArgs): void {
   if (count < 2 || count > EXPECTED_LIST_LIMIT) expectedByStream.delete(stream);
-  else expectedByStream.set(stream, { joinedQuoted, namesOf });
+  else {
+    const head = after !== undefined && lastHead?.args === after ? lastHead : undefined;
+    expectedByStream.set(stream, head === undefined ? { joinedQuoted, namesOf } : { joinedQuoted, namesOf, after: head });
+  }
 }
 
 /** The most names an expected list keeps: the reply's one-piece limit, up to which it joins them in one string. */
@@ -138,8 +163,39 @@ function decodedWithExpected(text: string, expected: ExpectedList): ExtenderArgs
   if (prefixLength < 0) return undefined;
   // Frozen: one array serves every body that carries this list, so no caller may change it.
   expected.names ??= Object.freeze(expected.namesOf().slice());
+  const after = expected.after;
+  // The same text before the list as the call it answers (one native comparison): that call's Pod and Nodes.
+  if (after !== undefined && after.prefix.length === prefixLength && text.slice(0, prefixLength) === after.prefix) {
+    return { Pod: after.args.Pod, Nodes: after.args.Nodes, NodeNames: expected.names as string[] };
+  }
   return decodedWithList(text.slice(0, prefixLength), expected.names);
 }
+
+/**
+ * The args of a body parsed as its text before the first `,"NodeNames":[` and the list after it, or undefined when
+ * that split is not a top-level object's members and its NodeNames value (the whole-body path then decides). Each
+ * part costs what it cost inside the whole body; what it adds is one search over the pod's text.
+ */
+function decodedInTwoParts(text: string): ExtenderArgs | undefined {
+  const prefixLength = text.indexOf(LIST_HEAD);
+  if (prefixLength <= 0 || text.charCodeAt(text.length - 1) !== CLOSING_BRACE) return undefined;
+  let list: unknown;
+  try {
+    list = JSON.parse(text.slice(prefixLength + LIST_HEAD.length - 1, text.length - 1));
+  } catch {
+    return undefined;
+  }
+  const prefix = text.slice(0, prefixLength);
+  const head = parsedHead(prefix);
+  if (head === undefined) return undefined;
+  // The object JSON.parse of the whole body makes: the prefix's members, then NodeNames. Its errors are the whole body's.
+  head['NodeNames'] = list;
+  const args = decodeExtenderArgs(head);
+  lastHead = { prefix, args };
+  return args;
+}
+
+const CLOSING_BRACE = 0x7d;
 
 function decodedWithRemembered(text: string): ExtenderArgs | undefined {
   for (const list of remembered) {
@@ -157,6 +213,12 @@ function decodedEndingWith(text: string, list: RememberedList): ExtenderArgs | u
 
 /** The args of `prefix` closed by `}` with `names` as NodeNames, or undefined when that is not an object with members. */
 function decodedWithList(prefix: string, names: readonly string[]): ExtenderArgs | undefined {
+  const head = parsedHead(prefix);
+  return head === undefined ? undefined : { ...decodeExtenderArgs(head), NodeNames: names as string[] };
+}
+
+/** `prefix` closed by `}`, when that is an object with members and none of them folds to NodeNames; else undefined. */
+function parsedHead(prefix: string): Record<string, unknown> | undefined {
   let head: unknown;
   try {
     head = JSON.parse(`${prefix}}`);
@@ -167,7 +229,7 @@ function decodedWithList(prefix: string, names: readonly string[]): ExtenderArgs
   const keys = Object.keys(head);
   // Another key for NodeNames before the tail: the whole-body path decides what the repeat means.
   if (keys.length === 0 || keys.some((key) => foldFieldName(key) === FOLDED_NODE_NAMES)) return undefined;
-  return { ...decodeExtenderArgs(head), NodeNames: names as string[] };
+  return head;
 }
 
 /** Remembers the call's list when it repeats the stream's previous call's and the body ends with it exactly. */

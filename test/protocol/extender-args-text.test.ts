@@ -114,6 +114,27 @@ describe('ExtenderArgs from the body text (a candidate list sent again is not pa
     assert.ok(candidateListReuses() - before > 30, `the remembered lists were used (${candidateListReuses() - before} times)`);
   });
 
+  it('parses a body in two parts only where that is the whole body\'s object: nested, repeated or trailing NodeNames take the whole-body path', () => {
+    const podText = JSON.stringify(pod('two'));
+    const texts = [
+      `{"Pod":${podText},"Nodes":null,"NodeNames":["a","b"]}`,
+      `{"Pod":${podText},"Nodes":null,"NodeNames":["a","b"] }`,
+      `{"Pod":${podText},"Nodes":null,"NodeNames":["a","b"]} `,
+      `{"Pod":{"metadata":{"name":"n"},"x":{"y":1,"NodeNames":["in","pod"]}},"NodeNames":["a","b"]}`,
+      `{"Pod":{"metadata":{"name":"n","NodeNames":["in","pod"]}},"NodeNames":["a"]}`,
+      `{"Pod":${podText},"NodeNames":["a","b"],"Nodes":null}`,
+      `{"Pod":${podText},"NodeNames":["a"],"NodeNames":["b"]}`,
+      `{"Pod":${podText},"nodeNames":["x"],"NodeNames":["a","b"]}`,
+      `{"Pod":${podText},"NodeNames":["a",1]}`,
+      `{"Pod":${podText},"NodeNames":["a",]}`,
+      `{"Pod":${podText},"NodeNames":["a"]]}`,
+      `{"Pod":"a,\\"NodeNames\\":[","NodeNames":["a"]}`,
+      `{"Pod":7,"NodeNames":["a"]}`,
+      `{,"NodeNames":["a"]}`,
+    ];
+    for (const text of texts) assert.deepEqual(outcome(() => decodeExtenderArgsText(text, JSON.parse, 'two-parts')), wholeBody(text), text);
+  });
+
   describe('a list expected next (a filter\'s passing nodes, for the prioritize that follows)', () => {
     const joined = (names: readonly string[]) => names.map((n) => JSON.stringify(n)).join(',');
     /** As the filter route hands a reply's passing list over. */
@@ -167,6 +188,53 @@ describe('ExtenderArgs from the body text (a candidate list sent again is not pa
       assert.deepEqual(args.NodeNames, ['c-a', 'c-b']);
       assert.equal(again.NodeNames, args.NodeNames);
       assert.throws(() => (args.NodeNames as string[]).push('x'), TypeError);
+    });
+
+    it('hands a prioritize the filter\'s own Pod when its text before the list is the filter\'s, and parses any other pod', () => {
+      const filterText = `{"Pod":${JSON.stringify(pod('same'))},"Nodes":null,"NodeNames":["s-a","s-b","s-c"]}`;
+      const filterArgs = decodeExtenderArgsText(filterText, JSON.parse, 'filter');
+      const passed = ['s-a', 's-c'];
+      expectList('prioritize', passed.length, joined(passed), () => passed, filterArgs);
+      const same = `{"Pod":${JSON.stringify(pod('same'))},"Nodes":null,"NodeNames":${JSON.stringify(passed)}}`;
+      const args = decodeExtenderArgsText(same, JSON.parse, 'prioritize');
+      assert.equal(args.Pod, filterArgs.Pod, 'the filter\'s Pod object, not a parse of the same text');
+      assert.deepEqual(outcome(() => args), wholeBody(same));
+      // Same length, one character apart: parsed.
+      const other = same.replace('"same"', '"sane"');
+      const otherArgs = decodeExtenderArgsText(other, JSON.parse, 'prioritize');
+      assert.notEqual(otherArgs.Pod, filterArgs.Pod);
+      assert.deepEqual(outcome(() => otherArgs), wholeBody(other));
+      // Handed over for another call's args (not the last body decoded in two parts): nothing is reused.
+      decodeExtenderArgsText(filterText.replace('"same"', '"late"'), JSON.parse, 'filter');
+      expectList('prioritize', passed.length, joined(passed), () => passed, filterArgs);
+      assert.notEqual(decodeExtenderArgsText(same, JSON.parse, 'prioritize').Pod, filterArgs.Pod);
+    });
+
+    it('any prioritize after any filter decodes as JSON.parse then decodeExtenderArgs does (property)', () => {
+      const podValue = fc.oneof(fc.constant(pod('p')), fc.constant(pod('q')), fc.constant(null), fc.record({ metadata: fc.record({ name: fc.string({ maxLength: 3 }) }) }));
+      const extra = fc.constantFrom('', ',"Nodes":null', ',"nodenames":["z"]', ',"x":{"NodeNames":["q"]}', ',"Nodes":{"items":[]}');
+      const names = fc.array(fc.constantFrom('n-a', 'n-b', 'n-c', 'a"b'), { minLength: 2, maxLength: 4 });
+      let reusedPods = 0;
+      fc.assert(fc.property(podValue, extra, names, podValue, extra, fc.boolean(), (filterPod, filterExtra, candidates, otherPod, otherExtra, samePod) => {
+        const filterText = `{"Pod":${JSON.stringify(filterPod)}${filterExtra},"NodeNames":${JSON.stringify(candidates)}}`;
+        const filterOutcome = outcome(() => decodeExtenderArgsText(filterText, JSON.parse, 'filter'));
+        assert.deepEqual(filterOutcome, wholeBody(filterText), filterText);
+        let filterArgs;
+        try {
+          filterArgs = decodeExtenderArgsText(filterText, JSON.parse, 'filter-again');
+        } catch {
+          return;
+        }
+        const passed = candidates.slice(1);
+        if (passed.length < 2) return;
+        expectList('prioritize', passed.length, joined(passed), () => passed, filterArgs);
+        const [p, more] = samePod ? [filterPod, filterExtra] : [otherPod, otherExtra];
+        const text = `{"Pod":${JSON.stringify(p)}${more},"NodeNames":${JSON.stringify(passed)}}`;
+        const decoded = outcome(() => decodeExtenderArgsText(text, JSON.parse, 'prioritize'));
+        assert.deepEqual(decoded, wholeBody(text), text);
+        if (samePod && filterArgs.Pod !== null && decodeExtenderArgsText(text, JSON.parse, 'prioritize').Pod === filterArgs.Pod) reusedPods++;
+      }), { numRuns: 300 });
+      assert.ok(reusedPods > 20, `the filter's Pod was handed over (${reusedPods} times)`);
     });
 
     it('any body after any expected list decodes as JSON.parse then decodeExtenderArgs does (property)', () => {
