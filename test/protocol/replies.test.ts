@@ -157,4 +157,24 @@ describe('PriorityReply: entries kept by node slot', () => {
     second.add(1, JSON.stringify('node-b'), 2, 4);
     assert.equal(encodeHostPriorityList(second), '[{"Host":"node-c","Score":7},{"Host":"node-b","Score":2}]');
   });
+
+  it('encodes every reply as the plain list does while slots change hands between nodes, equal names as other strings (property)', () => {
+    const names = ['node-a', 'node-b', 'node-c', 'a"q', 'ü'];
+    const host = fc.record({ slot: fc.integer({ min: 0, max: 6 }), name: fc.constantFrom(...names), score: fc.oneof(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 11, max: 100 })), fresh: fc.boolean() });
+    fc.assert(fc.property(fc.array(fc.array(host, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 6 }), (replies) => {
+      for (const hosts of replies) {
+        const reply = new PriorityReply(hosts.map((h) => h.name));
+        // A name quoted anew is another string with the same text (the ledger packs its names anew).
+        hosts.forEach((h, i) => reply.add(i, h.fresh ? JSON.stringify(`${h.name}`) : quotedOnce(h.name), h.score, h.slot));
+        assert.equal(encodeHostPriorityList(reply), JSON.stringify(hosts.map((h) => ({ Host: h.name, Score: h.score }))));
+      }
+    }), { numRuns: 300 });
+  });
 });
+
+const quotedByName = new Map<string, string>();
+function quotedOnce(name: string): string {
+  let quoted = quotedByName.get(name);
+  if (quoted === undefined) quotedByName.set(name, (quoted = JSON.stringify(name)));
+  return quoted;
+}
