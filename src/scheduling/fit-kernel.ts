@@ -102,12 +102,22 @@ export interface CompiledDemand {
 const MAX_MASKED = 29;
 
 /**
- * Compiled per call, not cached per pod. A request's pod is new every call, so a cache keyed by it never hits across
- * calls, and what it kept outlived the call: V8's scavenger kept a WeakMap entry whose value reached its key (the pod)
- * alive, so each call's pod and its wire object were promoted to old space (~450 KB of garbage a scavenge at 500
- * candidates), and without the pod in the value Node.js 24 still pretenured and promoted the cached rows.
+ * Compiled per call, the last one kept: a prioritize that follows its filter has the filter's pod entry
+ * (incoming-pod.ts), so it reuses the filter's demand; any other pod is compiled anew. Not a cache by pod: a request's
+ * pod is new every call, and what such a cache kept outlived the call: V8's scavenger kept a WeakMap entry whose value
+ * reached its key (the pod) alive, so each call's pod and its wire object were promoted to old space (~450 KB of
+ * garbage a scavenge at 500 candidates), and without the pod in the value Node.js 24 still pretenured and promoted the
+ * cached rows. A demand depends on nothing but its pod; the verdicts it fills in are by failure mask only.
  */
 export function compileDemand(pod: PodEntry): CompiledDemand {
+  if (pod === lastCompiled?.pod) return lastCompiled;
+  lastCompiled = compiledDemand(pod);
+  return lastCompiled;
+}
+
+let lastCompiled: CompiledDemand | undefined;
+
+function compiledDemand(pod: PodEntry): CompiledDemand {
   const numeric = numericRequestsOf(pod);
   const order = numeric.ids.map((id, i) => ({ id, value: numeric.values[i]! })).sort((a, b) => compareResources(resourceName(a.id), resourceName(b.id)));
   return { pod, ids: order.map((o) => o.id), values: order.map((o) => o.value), estimated: false, verdicts: new Map(), podLevel: undefined };

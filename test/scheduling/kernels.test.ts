@@ -105,6 +105,18 @@ describe('scoring kernel (NodeResourcesFit LeastAllocated / MostAllocated)', () 
 });
 
 describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
+  it('compiles a pod entry\'s demand once for consecutive calls (filter then prioritize), and anew for any other entry', () => {
+    const entry = incomingPodFromWire(wire(pod('ns', 'p', { cpu: '1', memory: '1Gi' })));
+    const demand = compileDemand(entry);
+    assert.equal(compileDemand(entry), demand);
+    const other = incomingPodFromWire(wire(pod('ns', 'p', { cpu: '2', memory: '1Gi' })));
+    const otherDemand = compileDemand(other);
+    assert.notEqual(otherDemand, demand);
+    assert.deepEqual(otherDemand.values, [2000, 1024 ** 3]);
+    assert.equal(compileDemand(entry).pod, entry, 'the first entry again: its own demand');
+    assert.deepEqual(compileDemand(entry).values, [1000, 1024 ** 3]);
+  });
+
   it('a node without pods in allocatable admits no pod: Too many pods, resolvable (AllowedPodNumber 0)', () => {
     const ledger = ledgerOf([bareNode('n', { cpu: '4' })]);
     const verdict = fitKernel(ledger.node('n')!, compileDemand(incomingPodFromWire(wire(pod('ns', 'p', { cpu: '1' })))), undefined, undefined);
