@@ -120,7 +120,7 @@ export function removeBoundPod(entry: NodeEntry, pod: PodEntry): void {
 /** The slot's flags and version after any change of the entry. */
 function changed(entry: NodeEntry): void {
   const { table, slot } = entry;
-  table.known[slot] = entry.known ? 1 : 0;
+  table.setKnown(slot, entry.known);
   table.plain[slot] = entry.known && entry.allocatableError === undefined && entry.nominated.size === 0 ? 1 : 0;
   table.podCount[slot] = entry.pods.size;
   entry.generation = table.touch(slot);

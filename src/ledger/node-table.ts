@@ -43,6 +43,11 @@ export class NodeTable {
   private namesReadSincePack = 0;
   /** How many times the names were packed (tests check the policy with it). */
   namePacks = 0;
+  /**
+   * Counts every change of which node a slot holds or whether it is known (assign, release, `setKnown`): while it
+   * stays the same, a slot found for a name still holds that known node (scheduling/filter-survivors.ts).
+   */
+  membership = 0;
 
   /** Marks a change of the slot; returns its new version. */
   touch(slot: number): number {
@@ -62,6 +67,7 @@ export class NodeTable {
     this.clearAmounts(slot);
     this.known[slot] = 0;
     this.plain[slot] = 0;
+    this.membership++;
     this.touch(slot);
   }
 
@@ -71,7 +77,16 @@ export class NodeTable {
     this.entries[slot] = undefined;
     this.known[slot] = 0;
     this.plain[slot] = 0;
+    this.membership++;
     this.touch(slot);
+  }
+
+  /** Whether the slot's node is known (its Node object seen), counted in `membership` when it changes. */
+  setKnown(slot: number, known: boolean): void {
+    const flag = known ? 1 : 0;
+    if (this.known[slot] === flag) return;
+    this.known[slot] = flag;
+    this.membership++;
   }
 
   /**
@@ -159,5 +174,5 @@ export function columnValue(columns: ReadonlyArray<Float64Array | undefined>, id
 /** What scheduling reads: the table, not to be written (only the ledger's entry functions write it). */
 export type NodeTableView = Pick<
   NodeTable,
-  'version' | 'known' | 'plain' | 'podCount' | 'maxPods' | 'nonZeroCpu' | 'nonZeroMemory' | 'free' | 'allocatable' | 'requested' | 'names' | 'quotedNames' | 'namePacks'
+  'version' | 'known' | 'plain' | 'podCount' | 'maxPods' | 'nonZeroCpu' | 'nonZeroMemory' | 'free' | 'allocatable' | 'requested' | 'names' | 'quotedNames' | 'namePacks' | 'membership'
 > & { readonly entries: ReadonlyArray<NodeView | undefined> };

@@ -64,6 +64,11 @@ export class FilterReply implements ExtenderFilterResult {
     return (this.joinedPassed ??= this.passedQuoted.join(','));
   }
 
+  /** The index (into the request's candidates) of the `at`-th passing node. */
+  passedIndexAt(at: number): number {
+    return this.passedIndexes[at]!;
+  }
+
   /** `quotedName`: the name as a JSON string when known (a ledger node's), else it is encoded here. */
   pass(index: number, quotedName: string | undefined): void {
     const at = this.passedCount++;

@@ -11,6 +11,7 @@ import { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs, NO_SLOT } from './candidates.js';
 import { assessWithDetail, type FitVerdict } from './fit.js';
 import { fitSlot } from './fit-kernel.js';
+import { rememberSurvivors } from './filter-survivors.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
@@ -137,6 +138,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     }
   }
   countRun(failuresByCode, run, runLength);
+  rememberSurvivors(reply, slots, table);
   const describe = sampling?.describe ?? describeFailure;
   const failingSample = sampling
     ? sampled.map(({ name, verdict }) => ({ node: name, codes: verdict.reasons.map((r) => r.code), detail: describe(ledger, pod, name, verdict, options) }))

@@ -14,6 +14,7 @@ import { assessIn, draRowOn, fitContextWithDra, type FitContext } from './fit.js
 import { withFootprint } from './fit-kernel.js';
 import { draAssessmentFor } from './dra-verdict.js';
 import { incomingPodFromWire } from './incoming-pod.js';
+import { survivorSlots } from './filter-survivors.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
 import { compileWeights, nodeScore, scoreRequests, scoreSlot, toExtenderScore } from './score-kernel.js';
@@ -33,8 +34,9 @@ export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, optio
   const scores = new PriorityReply(names);
   const table = ledger.nodeTable();
   const { quotedNames, entries } = table;
-  // The survivors of a filter's list: resolved along the order the filter taught, without rewriting it.
-  const slots = ledger.slotsNamed(names, false);
+  // The survivors of the filter before: the slots it found. Another list: resolved along the order the filter
+  // taught, without rewriting it.
+  const slots = survivorSlots(names, table) ?? ledger.slotsNamed(names, false);
   const ctx = assessor.context;
   // A pod without DRA claims scores every node but its nominated one from the rows alone (scores count neither
   // nominated pods nor the pod's own binding): the scoring rule on the slot, touching no entry.

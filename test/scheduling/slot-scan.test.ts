@@ -36,6 +36,9 @@ const stepArb = fc.oneof(
   fc.record({ resize: fc.constantFrom(...NODE_NAMES), cpu: fc.constantFrom('2', '4', '8'), pods: fc.constantFrom('1', '2', '110') }),
   fc.record({ removeNode: fc.constantFrom(...NODE_NAMES) }),
   fc.record({ call: fc.shuffledSubarray([...NODE_NAMES, 'ghost', 'a'], { minLength: 1 }) }),
+  fc.record({ forgetNode: fc.constantFrom(...NODE_NAMES) }),
+  fc.record({ replaceNode: fc.constantFrom(...NODE_NAMES) }),
+  fc.record({ prioritizeSurvivors: fc.constant(true) }),
 );
 
 function residentPod(step: PodStep) {
@@ -55,7 +58,35 @@ describe('filter and prioritize by node slot', () => {
           const incomingObject = pod('ns', 'new', { cpu: want.cpu, memory: want.memory, priority: want.priority });
           const incoming = incomingPodFromWire(wire(incomingObject));
           const apply = (change: ClusterChange) => ledger.apply(change);
+          /** The last filter's passing names, as its reply gives them (the prioritize kube-scheduler sends next). */
+          let survivors: readonly string[] = [];
+          const checkScore = (name: string, score: number | undefined) => {
+            const entry = ledger.node(name);
+            if (entry === undefined) return assert.equal(score, 0, `${name} unknown: score 0`);
+            const expectedScore = toExtenderScore(Number(oracleScore(ledger, entry, incoming, 'LeastAllocated', SCORING.scoring.weights)));
+            assert.equal(score, expectedScore, `${name}: score`);
+          };
           for (const step of steps) {
+            if ('forgetNode' in step) {
+              // The Node object goes while pods still point at it: the slot stays, the node is no longer known.
+              apply({ type: 'delete', kind: 'Node', key: step.forgetNode });
+              continue;
+            }
+            if ('replaceNode' in step) {
+              // The node and its pods go, and another node takes its slot: the old name is unknown from now on.
+              apply({ type: 'delete', kind: 'Node', key: step.replaceNode });
+              for (const p of [...ledger.pods()]) if (p.nodeName === step.replaceNode || p.nominatedNodeName === step.replaceNode) apply(deletePod(p.key));
+              apply(upsertNode(node(`${step.replaceNode}-successor`, { cpu: '16', memory: '64Gi', pods: '110' })));
+              continue;
+            }
+            if ('prioritizeSurvivors' in step) {
+              // After any churn since the filter (slots released and handed out again, nodes forgotten): by the oracle.
+              if (survivors.length === 0) continue;
+              const list = prioritize(ledger, namesArgs(incomingObject, survivors as string[]), SCORING);
+              assert.deepEqual(list.map((h) => h.Host), survivors);
+              for (const h of list) checkScore(h.Host, h.Score);
+              continue;
+            }
             if ('pod' in step) apply(upsertPod(residentPod(step.pod)));
             else if ('removePod' in step) apply(deletePod(`ns/r${step.removePod}`));
             else if ('resize' in step) apply(upsertNode(node(step.resize, { cpu: step.cpu, memory: '8Gi', pods: step.pods })));
@@ -67,6 +98,7 @@ describe('filter and prioritize by node slot', () => {
             } else {
               const names = step.call;
               const result = filter(ledger, namesArgs(incomingObject, names), OPTIONS).result;
+              survivors = result.NodeNames ?? [];
               const scores = new Map(prioritize(ledger, namesArgs(incomingObject, names), SCORING).map((h) => [h.Host, h.Score]));
               for (const name of new Set(names)) {
                 const entry = ledger.node(name);
