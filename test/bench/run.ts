@@ -183,8 +183,29 @@ function parseFloorMs(file: string): number | null {
   }
 }
 
+/**
+ * Unmeasured seconds of a cluster's first scenario for every target before any scenario is timed. A fresh Node.js
+ * process serves its first few thousand requests at two to three times its steady CPU a request, V8 still compiling
+ * (kube-ledger on the same-pod filter just after start: 1080, 752, 415, 343 µs a request in its first four seconds,
+ * then 318–441). A scenario's own warm-up (1 s; 0.5 s with --quick) left that to the first scenario's rounds: with
+ * --quick, its one round measured 700–785 µs a request against 279–314 in full runs.
+ */
+const PROCESS_WARMUP_SECONDS = 4;
+
+async function warmProcesses(scenario: Scenario, bodies: string[], targets: readonly ServerProcess[], settings: Settings): Promise<void> {
+  for (const target of targets) {
+    await runLoad({ baseUrl: target.baseUrl, path: scenario.path, bodies, connections: scenario.connections,
+      durationSeconds: PROCESS_WARMUP_SECONDS, maxRequests: settings.maxRequestsPerRun });
+  }
+}
+
 async function runScenarios(cluster: 'small' | 'large', view: ClusterView, run: ClusterRun, floors: Floors, settings: Settings) {
   const results: ScenarioResult[] = [];
+  const first = SCENARIOS.find((s) => s.cluster === cluster);
+  if (first) {
+    const targets = [run.ledger, ...(first.reference && run.go ? [run.go] : []), floors.plain, floors.koa];
+    await warmProcesses(first, bodiesFor(first, view), targets, settings);
+  }
   for (const scenario of SCENARIOS.filter((s) => s.cluster === cluster)) {
     results.push(await runScenario(scenario, bodiesFor(scenario, view), run.ledger, run.go, floors, settings));
   }
