@@ -16,8 +16,8 @@
  * ending with it is decoded the same way: its pod parsed, the filter's names reused. That is every scheduled pod's
  * second call, rotating windows included. The pod is the filter's too (the same `v1.Pod` marshalled again): a body
  * whose text is otherwise parsed whole is parsed in two parts, the text before its list and the list, so the filter's
- * text before its list is known; a prioritize whose text before the list is that same text is decoded to the
- * filter's Pod and Nodes without parsing anything.
+ * text before its list is known (as it is when its list was remembered); a prioritize whose text before the list is
+ * that same text is decoded to the filter's Pod and Nodes without parsing anything.
  *
  * Why that is exact: a remembered or expected tail is `,"NodeNames":` + `JSON.stringify` of the names + `}`. If the
  * text before it, closed by `}`, parses as an object with at least one member, the body is that object's members
@@ -77,9 +77,10 @@ interface DecodedHead {
 }
 
 /**
- * The head of the last body decoded in two parts: `expectList` is told which call's answer the list is and takes the
- * head when it is that call's (a route decodes, answers and hands its list over in one turn of the event loop). Not a
- * WeakMap by args: an entry whose value reaches its key outlives scavenges, and each call's pod would be promoted.
+ * The head of the last body decoded from its text before the list (in two parts, or with a remembered or expected
+ * list): `expectList` is told which call's answer the list is and takes the head when it is that call's (a route
+ * decodes, answers and hands its list over in one turn of the event loop). Not a WeakMap by args: an entry whose value
+ * reaches its key outlives scavenges, and each call's pod would be promoted.
  */
 let lastHead: DecodedHead | undefined;
 
@@ -190,7 +191,11 @@ function decodedInTwoParts(text: string): ExtenderArgs | undefined {
   if (head === undefined) return undefined;
   // The object JSON.parse of the whole body makes: the prefix's members, then NodeNames. Its errors are the whole body's.
   head['NodeNames'] = list;
-  const args = decodeExtenderArgs(head);
+  return withHead(prefix, decodeExtenderArgs(head));
+}
+
+/** `args`, decoded from `prefix` and a list, kept as the last head. */
+function withHead(prefix: string, args: ExtenderArgs): ExtenderArgs {
   lastHead = { prefix, args };
   return args;
 }
@@ -214,7 +219,7 @@ function decodedEndingWith(text: string, list: RememberedList): ExtenderArgs | u
 /** The args of `prefix` closed by `}` with `names` as NodeNames, or undefined when that is not an object with members. */
 function decodedWithList(prefix: string, names: readonly string[]): ExtenderArgs | undefined {
   const head = parsedHead(prefix);
-  return head === undefined ? undefined : { ...decodeExtenderArgs(head), NodeNames: names as string[] };
+  return head === undefined ? undefined : withHead(prefix, { ...decodeExtenderArgs(head), NodeNames: names as string[] });
 }
 
 /** `prefix` closed by `}`, when that is an object with members and none of them folds to NodeNames; else undefined. */

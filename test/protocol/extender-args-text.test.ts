@@ -210,6 +210,21 @@ describe('ExtenderArgs from the body text (a candidate list sent again is not pa
       assert.notEqual(decodeExtenderArgsText(same, JSON.parse, 'prioritize').Pod, filterArgs.Pod);
     });
 
+    it('hands the Pod over from a filter whose list was remembered (every node a candidate, the same list each call)', () => {
+      const candidates = ['all-a', 'all-b', 'all-c'];
+      const filterText = (name: string) => `{"Pod":${JSON.stringify(pod(name))},"Nodes":null,"NodeNames":${JSON.stringify(candidates)}}`;
+      for (let i = 0; i < 2; i++) decodeExtenderArgsText(filterText(`warm-${i}`), JSON.parse, 'filter-all');
+      const before = candidateListReuses();
+      const filterArgs = decodeExtenderArgsText(filterText('all'), JSON.parse, 'filter-all');
+      assert.equal(candidateListReuses() - before, 1, 'the filter itself was decoded with the remembered list');
+      const passed = ['all-a', 'all-c'];
+      expectList('prioritize', passed.length, joined(passed), () => passed, filterArgs);
+      const text = `{"Pod":${JSON.stringify(pod('all'))},"Nodes":null,"NodeNames":${JSON.stringify(passed)}}`;
+      const args = decodeExtenderArgsText(text, JSON.parse, 'prioritize');
+      assert.equal(args.Pod, filterArgs.Pod);
+      assert.deepEqual(outcome(() => args), wholeBody(text));
+    });
+
     it('any prioritize after any filter decodes as JSON.parse then decodeExtenderArgs does (property)', () => {
       const podValue = fc.oneof(fc.constant(pod('p')), fc.constant(pod('q')), fc.constant(null), fc.record({ metadata: fc.record({ name: fc.string({ maxLength: 3 }) }) }));
       const extra = fc.constantFrom('', ',"Nodes":null', ',"nodenames":["z"]', ',"x":{"NodeNames":["q"]}', ',"Nodes":{"items":[]}');
