@@ -95,6 +95,8 @@ describe('JSON list splitting (item-by-item snapshot parsing)', () => {
       const layouts = {
         kubectl: JSON.stringify({ kind: 'PodList', items: pods }, null, 4),
         lines: `{"kind":"PodList","items":[\n${pods.map((p) => JSON.stringify(p)).join(',\n')}\n]}`,
+        // As the API server writes a list page: compact, so the bytes between items (`,{`) also occur inside every pod.
+        compact: JSON.stringify({ kind: 'PodList', items: pods }),
       };
 
       it('parses a large list with far fewer JSON.parse calls than items, delivering the same items', () => {
@@ -130,6 +132,25 @@ describe('JSON list splitting (item-by-item snapshot parsing)', () => {
               const streamed = stream(text, chunk, group);
               assert.deepEqual(streamed.items, JSON.parse(text).items);
               assert.deepEqual(streamed.out?.envelope, { kind: 'List', items: [] });
+            }),
+          { numRuns: 400 },
+        );
+      });
+
+      it('reads compact lists exactly when an item\'s shared start also occurs inside items (property)', () => {
+        // Items begin with the same keys; some also hold objects that begin with them, so a group may be cut inside an
+        // item and must then be read item by item.
+        const item = fc.record({
+          metadata: fc.record({ name: fc.string({ maxLength: 4 }) }),
+          spec: fc.array(fc.oneof(fc.record({ metadata: fc.record({ name: fc.string({ maxLength: 3 }) }) }), fc.integer()), { maxLength: 3 }),
+        });
+        fc.assert(
+          fc.property(fc.array(fc.oneof(item, fc.jsonValue()), { maxLength: 24 }), fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: 120 }),
+            (items, chunk, group) => {
+              const text = JSON.stringify({ kind: 'PodList', metadata: { continue: 'x' }, items });
+              const streamed = stream(text, chunk, group);
+              assert.deepEqual(streamed.items, JSON.parse(text).items);
+              assert.deepEqual(streamed.out?.envelope, { kind: 'PodList', metadata: { continue: 'x' }, items: [] });
             }),
           { numRuns: 400 },
         );

@@ -15,6 +15,7 @@ import { withDeadline } from './deadline.js';
 import { readJsonLines } from './json-lines.js';
 import { continueTokenOfListHead, LIST_HEAD_MAX_BYTES } from './list-head.js';
 import { streamJsonList, type ByteReader } from '../json-list-items.js';
+import { utf8Text } from '../utf8-text.js';
 
 export interface ApiClientTimeouts {
   /** Whole GET (list page, object, quorum read): headers and body. */
@@ -64,7 +65,7 @@ export class KubeApiClient {
   getListPage(path: string, signal?: AbortSignal, timeoutMs = this.timeouts.getTimeoutMs): ListPageRequest {
     let announce: (token: string | undefined) => void = () => {};
     const early = new Promise<string | undefined>((resolve) => { announce = resolve; });
-    const page = this.get(path, signal, timeoutMs, announce);
+    const page = this.get(path, signal, timeoutMs, announce, true);
     page.then(() => announce(undefined), () => announce(undefined));
     return { early, page };
   }
@@ -94,7 +95,7 @@ export class KubeApiClient {
       }
       if (streamed !== undefined) return streamed.envelope;
       // Not an object with an items array (nothing was handed on, no chunk let go): whatever it is, parsed whole.
-      const body = jsonBody(path, Buffer.concat(chunks as Buffer[]).toString('utf8'));
+      const body = jsonBody(path, utf8Text(Buffer.concat(chunks as Buffer[])));
       const items = (body as { items?: unknown }).items;
       if (Array.isArray(items)) for (const item of items) onItem(item);
       return body;
@@ -115,10 +116,12 @@ export class KubeApiClient {
     return readJsonLines(response);
   }
 
-  private get(path: string, signal: AbortSignal | undefined, timeoutMs: number, onListHead?: (token: string) => void): Promise<unknown> {
+  private get(path: string, signal: AbortSignal | undefined, timeoutMs: number, onListHead?: (token: string) => void,
+    listPage = false): Promise<unknown> {
     return withDeadline(timeoutMs, `GET ${path}`, async (bounded) => {
       const response = await this.open(path, bounded);
       if (!isSuccess(response.statusCode)) throw await statusError(response, path);
+      if (listPage) return listPageBody(path, await readChunks(response, onListHead));
       return jsonBody(path, await readText(response, onListHead));
     }, signal);
   }
@@ -180,7 +183,7 @@ async function statusError(response: IncomingMessage, path: string): Promise<Kub
 
 /** The body as text; `onListHead` as in `readChunks`. */
 async function readText(response: IncomingMessage, onListHead?: (token: string) => void): Promise<string> {
-  return Buffer.concat(await readChunks(response, onListHead)).toString('utf8');
+  return utf8Text(Buffer.concat(await readChunks(response, onListHead)));
 }
 
 /** The body's chunks; `onListHead`, when given, hears the list's continue token as soon as the head holds it. */
@@ -199,6 +202,29 @@ async function readChunks(response: IncomingMessage, onListHead?: (token: string
     }
   }
   return chunks;
+}
+
+/**
+ * A list page as `jsonBody` decodes it, its items parsed from the bytes 64 KiB at a time (`streamJsonList`) instead of
+ * the page decoded into one string and parsed whole. Why: a page of 500 pods is a ~1.2 MB string, allocated in V8's
+ * large-object space on fresh memory (page faults) and freed only by a full collection; with JSON.parse of it, that
+ * was ~2.9 s of the 9.8 s of CPU a 150k-pod start through the API server took. Anything the splitter does not take
+ * whole (not a list, malformed) is decoded whole as before, and fails or succeeds exactly as before.
+ */
+function listPageBody(path: string, chunks: Buffer[]): unknown {
+  let bytes = 0;
+  for (const chunk of chunks) bytes += chunk.length;
+  const items: unknown[] = [];
+  let streamed: { envelope: unknown } | undefined;
+  try {
+    streamed = streamJsonList(chunkReader(chunks), (item) => items.push(item), { chunkBytes: bytes + 1 });
+  } catch {
+    streamed = undefined;
+  }
+  if (streamed === undefined || typeof streamed.envelope !== 'object' || streamed.envelope === null) {
+    return jsonBody(path, utf8Text(Buffer.concat(chunks)));
+  }
+  return { ...streamed.envelope, items };
 }
 
 /** A 2xx body decoded, or an error naming the request when it is not JSON. */

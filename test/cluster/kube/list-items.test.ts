@@ -81,4 +81,26 @@ describe('whole list, item by item (getListItems)', () => {
     assert.deepEqual(listed, ['a', 'b', 'c', 'd', 'e'], 'the whole list once, not page 1 plus the whole list');
     assert.deepEqual(seen.slice(0, 3), ['?limit=2', '?limit=2&continue=page-2', ''], 'page 1, its expired successor, one list without limit');
   });
+
+  it('a list page is the same object JSON.parse makes of it, items read from the bytes; what is not a list is parsed whole', async () => {
+    // Compact, as the API server writes a page: `,{"metadata":` also occurs inside an item here.
+    const names = Array.from({ length: 60 }, (_, i) => `pod-${i}-é`);
+    const tricky = JSON.stringify({ metadata: { name: 'x', namespace: 'default' }, spec: { volumes: [{ metadata: { name: 'inner' } }, { name: '"],{' }] } });
+    const page = `${head('next')}${names.map(podJson).join(',')},${tricky},${podJson('last')}]}`;
+    const bodies: Record<string, string> = {
+      '/page': page,
+      '/not-a-list': '{"kind":"Status","items":"none"}',
+      '/broken': `${head(undefined)}${podJson('a')},{"metadata":]}`,
+    };
+    const url = await started.server((request, response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      void writeInPieces(response, bodies[request.url ?? ''] ?? '{}', 4096);
+    });
+    const client = new KubeApiClient(kubeConfigFor(url));
+    const answer = client.getListPage('/page');
+    assert.equal(await answer.early, 'next');
+    assert.deepEqual(await answer.page, JSON.parse(page));
+    assert.deepEqual(await client.getListPage('/not-a-list').page, { kind: 'Status', items: 'none' });
+    await assert.rejects(client.getListPage('/broken').page, /\/broken: response is not JSON/);
+  });
 });
