@@ -97,6 +97,9 @@ describe('JSON list splitting (item-by-item snapshot parsing)', () => {
         lines: `{"kind":"PodList","items":[\n${pods.map((p) => JSON.stringify(p)).join(',\n')}\n]}`,
         // As the API server writes a list page: compact, so the bytes between items (`,{`) also occur inside every pod.
         compact: JSON.stringify({ kind: 'PodList', items: pods }),
+        // A snapshot of several kinds, one a line, its first two items of a kind that does not come again.
+        kinds: `{"kind":"List","items":[\n${[{ kind: 'DeviceClass' }, { kind: 'DeviceClass' }, ...pods.map((p) => ({ kind: 'Pod', ...p }))]
+          .map((o) => JSON.stringify({ apiVersion: 'v1', ...o })).join(',\n')}\n]}`,
       };
 
       it('parses a large list with far fewer JSON.parse calls than items, delivering the same items', () => {
