@@ -72,10 +72,17 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 function writeJson(response: ServerResponse, status: number, body: string | readonly string[]): void {
   const pieces = typeof body === 'string' ? [body] : body;
   let length = 0;
-  for (const piece of pieces) length += Buffer.byteLength(piece, 'utf8');
+  let chars = 0;
+  for (const piece of pieces) {
+    length += Buffer.byteLength(piece, 'utf8');
+    chars += piece.length;
+  }
+  // As many UTF-8 bytes as UTF-16 units: every character is ASCII (any other takes 2-4 bytes), whose UTF-8 is its
+  // Latin-1, a plain copy for Node instead of an encoding pass (replies are node names, numbers and JSON punctuation).
+  const encoding = length === chars ? 'latin1' : 'utf8';
   response.writeHead(status, { 'Content-Type': JSON_CONTENT_TYPE, 'Content-Length': length });
-  for (let i = 0; i < pieces.length - 1; i++) response.write(pieces[i], 'utf8');
-  response.end(pieces[pieces.length - 1], 'utf8');
+  for (let i = 0; i < pieces.length - 1; i++) response.write(pieces[i], encoding);
+  response.end(pieces[pieces.length - 1], encoding);
 }
 
 /**
