@@ -67,16 +67,34 @@ function encodeFailedNodes(map: FailedNodesMap | null | undefined): string {
  */
 export const ENTRIES_PER_PIECE = 1024;
 
+/**
+ * A joined text up to this many characters is glued to the punctuation around it; a longer one is a piece of its own.
+ * Why: `${open}${joined}${close}` of a long join is a rope that the socket write (and Content-Length's byte count)
+ * first copies flat, and Node glues the response head onto the first piece the same way: ~27 KB copied and
+ * allocated twice over for a 500-candidate filter + prioritize.
+ */
+const GLUED_PIECE_CHARS = 1024;
+
+/** `text` between `open` and `close`, appended to `out` as one piece when short, as three when long. */
+function pushBetween(out: string[], open: string, text: string, close: string): void {
+  if (text.length <= GLUED_PIECE_CHARS) out.push(`${open}${text}${close}`);
+  else {
+    if (open !== '') out.push(open);
+    out.push(text);
+    if (close !== '') out.push(close);
+  }
+}
+
 /** `open` + the entries joined by commas + `close`, as pieces of at most ENTRIES_PER_PIECE entries, appended to `out`. */
 function joinedPieces(out: string[], open: string, entries: readonly string[], close: string): void {
   if (entries.length <= ENTRIES_PER_PIECE) {
-    out.push(`${open}${entries.join(',')}${close}`);
+    pushBetween(out, open, entries.join(','), close);
     return;
   }
   for (let start = 0; start < entries.length; start += ENTRIES_PER_PIECE) {
     const piece = entries.slice(start, start + ENTRIES_PER_PIECE).join(',');
     const end = start + ENTRIES_PER_PIECE >= entries.length;
-    out.push(`${start === 0 ? open : ','}${piece}${end ? close : ''}`);
+    pushBetween(out, start === 0 ? open : ',', piece, end ? close : '');
   }
 }
 
@@ -84,7 +102,7 @@ function joinedPieces(out: string[], open: string, entries: readonly string[], c
 function filterReplyPieces(reply: FilterReply): string[] {
   const nodes = reply.namesMode ? 'null' : encodeNodeList(reply.Nodes);
   const out: string[] = [];
-  if (reply.namesMode && reply.passedCount <= ENTRIES_PER_PIECE) out.push(`{"Nodes":null,"NodeNames":[${reply.passedJoined}]`);
+  if (reply.namesMode && reply.passedCount <= ENTRIES_PER_PIECE) pushBetween(out, '{"Nodes":null,"NodeNames":[', reply.passedJoined, ']');
   else if (reply.namesMode) joinedPieces(out, `{"Nodes":${nodes},"NodeNames":[`, reply.passedQuoted, ']');
   else out.push(`{"Nodes":${nodes},"NodeNames":null`);
   joinedPieces(out, ',"FailedNodes":{', reply.failedEntries, '}');
