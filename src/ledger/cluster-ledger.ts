@@ -54,6 +54,10 @@ export class ClusterLedger implements ClusterSink {
   private readonly table = new NodeTable();
   /** The last `slotsNamed` answer, the hints of the next call (a slot may have been released or reused since). */
   private lastSlots: Int32Array = new Int32Array(0);
+  /** The list `lastSlots` answered, its length, and the table's membership then (see `slotsNamed`). */
+  private lastNames: readonly string[] | undefined;
+  private lastNamesLength = 0;
+  private lastMembership = -1;
   /** Candidate names `slotsNamed` had to look up in the node map (neither hint matched): tests, diagnostics. */
   nameMapLookups = 0;
   /** By slot: 1 + the slot that followed it in the last candidate list that named it (0: none seen). */
@@ -218,10 +222,16 @@ export class ClusterLedger implements ClusterSink {
    * list, a subsequence of its filter's, would replace each successor with the one after a gap, and the next window
    * over those nodes would miss there. Either way a successor never seen is learned, so an extender that only
    * prioritizes learns the order from its own lists.
+   *
+   * The same list object again (a candidate list the protocol layer recognised as sent before hands over the names
+   * it kept: protocol/extender-args-text.ts) while the table's membership stands gets the same answer, the same
+   * array, without comparing a name: which node each slot holds and whether it is known is all the answer depends on,
+   * and the table counts every change of either. Lists are read-only: the answer is too.
    */
   slotsNamed(names: readonly string[], learnOrder = true): Int32Array {
     const previous = this.lastSlots;
     this.table.keepNamesPacked(names.length);
+    if (names === this.lastNames && names.length === this.lastNamesLength && this.table.membership === this.lastMembership) return previous;
     const { known, names: slotNames } = this.table;
     let successors = this.successors;
     const found = new Int32Array(names.length);
@@ -254,6 +264,9 @@ export class ClusterLedger implements ClusterSink {
       before = slot;
     }
     this.lastSlots = found;
+    this.lastNames = names;
+    this.lastNamesLength = names.length;
+    this.lastMembership = this.table.membership;
     return found;
   }
 

@@ -97,4 +97,24 @@ describe('slotsNamed along the scheduler\'s order (rotating windows, survivors)'
     }
     assert.equal(ledger.nameMapLookups - lookupsAfterFirstRotation, 9, 'one lookup a window, its first name');
   });
+
+  it('answers the same list object again from its last answer while the table\'s membership stands, and anew after', () => {
+    const names = nodeNames(50);
+    const ledger = ledgerOf(names.map((name) => node(name, { cpu: '1' })));
+    // As the protocol layer hands over a remembered candidate list: the same array, call after call.
+    const list = [...names, 'ghost'];
+    const first = ledger.slotsNamed(list);
+    const lookups = ledger.nameMapLookups;
+    assert.equal(ledger.slotsNamed(list), first, 'the same answer, with no name compared');
+    assert.equal(ledger.nameMapLookups, lookups, '"ghost" is not looked up again');
+    ledger.apply(upsertNode(node('node-3', { cpu: '2' })));
+    assert.equal(ledger.slotsNamed(list), first, 'a node\'s rows changing is no change of membership');
+    ledger.apply(upsertNode(node('ghost', { cpu: '1' })));
+    assert.deepEqual(resolved(ledger, list), list, 'a node added: resolved anew');
+    ledger.apply(deleteNode('node-7'));
+    assert.deepEqual(resolved(ledger, list), list.map((name) => (name === 'node-7' ? undefined : name)), 'a node deleted: resolved anew');
+    const copy = [...list];
+    assert.notEqual(ledger.slotsNamed(copy), ledger.slotsNamed(list), 'another array is resolved by name');
+    assert.deepEqual(Array.from(ledger.slotsNamed(copy)), Array.from(ledger.slotsNamed(list)));
+  });
 });
