@@ -1,8 +1,8 @@
 /**
- * UTF-8 bytes from the API server or a snapshot file as a JS string. Kubernetes JSON is almost all ASCII, whose UTF-8
+ * UTF-8 bytes from a snapshot file or the API server as a JS string. Kubernetes JSON is almost all ASCII, whose UTF-8
  * and Latin-1 decodings are the same string; Latin-1 is a plain copy into a one-byte string, checked first with the
- * native (SIMD) ASCII test. Node's UTF-8 decoding of a 1.2 MB list page cost ~4.6 ms of CPU (1.4 s over the 300
- * pages of a 150k-pod start through the API server); bytes with anything outside ASCII take that path unchanged.
+ * native (SIMD) ASCII test: ~2.5x faster than UTF-8 decoding for the snapshot splitter's items (~0.2 s of a 355 MiB
+ * load). Bytes with anything outside ASCII are decoded as UTF-8, as before.
  */
 import { isAscii } from 'node:buffer';
 
