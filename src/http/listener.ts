@@ -28,6 +28,17 @@ export interface RunningListener {
   close(): Promise<void>;
 }
 
+/**
+ * Node.js 22+'s default stream high-water mark, set here for Node.js 20 (16 KiB). A 500-candidate filter or
+ * prioritize body is ~18 KB and arrives in one read with its headers; the parser pushes it into the request before
+ * the route's 'data' listener has flowed once, so with 16 KiB the push reports a full buffer and Node stops reading
+ * the socket, then starts it again a tick later: two epoll_ctl calls and the pause/resume events on every such call.
+ * On the write side a reply under 64 KiB no longer reports backpressure it does not have (it is written at once).
+ * Node.js 20's https server does not hand the option to its TLS sockets; there the body comes in TLS records of at
+ * most 16 KiB anyway, and Node.js 24 (the image) has 64 KiB by default.
+ */
+const SOCKET_HIGH_WATER_MARK = 64 * 1024;
+
 function nodeServerOptions(timeouts: ListenerSpec['timeouts']): ServerOptions {
   return {
     headersTimeout: timeouts.headersTimeoutMs,
@@ -36,6 +47,7 @@ function nodeServerOptions(timeouts: ListenerSpec['timeouts']): ServerOptions {
     connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4))),
     keepAlive: true,
     keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    highWaterMark: SOCKET_HIGH_WATER_MARK,
   };
 }
 
