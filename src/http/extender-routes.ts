@@ -117,7 +117,7 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
 
   const readBody = async (request: IncomingMessage, verb: ExtenderVerb): Promise<unknown> => {
     const body = await readJsonBody(request, bodyLimitBytes);
-    metrics.httpRequestBodyBytes.observe({ verb }, body.bytes);
+    metrics.httpRequestBodyBytes.observe(verb, '', body.bytes);
     return body.value;
   };
 
@@ -126,7 +126,7 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
   /** ExtenderArgs of a filter or prioritize call; a candidate list sent again is not parsed again (extender-args-text.ts). */
   const readArgs = async (request: IncomingMessage, verb: ExtenderVerb): Promise<ExtenderArgs> => {
     const body = await readJsonText(request, bodyLimitBytes);
-    metrics.httpRequestBodyBytes.observe({ verb }, body.bytes);
+    metrics.httpRequestBodyBytes.observe(verb, '', body.bytes);
     return decodeExtenderArgsText(body.text, parseJson, verb, countReuse);
   };
 

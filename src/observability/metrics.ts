@@ -3,6 +3,7 @@
  * `Metrics` (tests build their own, so registries never leak between cases). Add new metrics here, never ad hoc.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { HistogramTally } from './histogram-tally.js';
 import { CounterTally, GaugeTally } from './counter-tally.js';
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -47,10 +48,10 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       },
       registers: r,
     }),
-    httpRequestDuration: new Histogram({
+    httpRequestDuration: new HistogramTally({
       name: PREFIX + 'http_request_duration_seconds',
       help: 'Time from request start to response end, by verb and outcome.',
-      labelNames: ['verb', 'outcome'] as const,
+      labelNames: ['verb', 'outcome'],
       buckets: LATENCY_BUCKETS,
       registers: r,
     }),
@@ -63,10 +64,10 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       },
       registers: r,
     }),
-    httpRequestBodyBytes: new Histogram({
+    httpRequestBodyBytes: new HistogramTally({
       name: PREFIX + 'http_request_body_bytes',
       help: 'Size of extender request bodies in bytes, by verb.',
-      labelNames: ['verb'] as const,
+      labelNames: ['verb'],
       buckets: BYTES_BUCKETS,
       registers: r,
     }),
@@ -501,5 +502,5 @@ export function requestStarted(metrics: Metrics, verb: string): number {
 export function requestEnded(metrics: Metrics, verb: string, outcome: string, startedAt: number): void {
   metrics.httpInFlightCounts.add(verb, -1);
   metrics.httpRequestCounts.add(verb, outcome);
-  metrics.httpRequestDuration.observe({ verb, outcome }, (performance.now() - startedAt) / 1000);
+  metrics.httpRequestDuration.observe(verb, outcome, (performance.now() - startedAt) / 1000);
 }
