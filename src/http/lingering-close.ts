@@ -37,6 +37,9 @@ export function lingerAfterReply(request: IncomingMessage, bounds: LingerBounds 
     dropped += chunk.length;
     if (dropped > bounds.maxBytes) {
       request.off('data', drop);
+      // Pausing the socket alone does not hold: a flowing request calls its _read for more, and that resumes the
+      // socket (Node's readStart). Paused, the request buffers one high-water mark and then stops the socket for good.
+      request.pause();
       socket.pause();
     }
   };

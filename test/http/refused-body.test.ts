@@ -24,7 +24,7 @@ interface Exchange {
  * Sends the headers, then writes body chunks as fast as the socket takes them and never stops on its own — not even
  * after the reply arrived — until the server closes the connection.
  */
-function writeForever(port: number, headers: string): Promise<Exchange> {
+function writeForever(port: number, headers: string, sample?: (written: number) => void, sampleAtMs: readonly number[] = []): Promise<Exchange> {
   return new Promise((resolve) => {
     const started = performance.now();
     // allowHalfOpen: the server's FIN does not end our side; only the server closing the connection stops us.
@@ -45,6 +45,8 @@ function writeForever(port: number, headers: string): Promise<Exchange> {
       socket.write(headers);
       pump();
     });
+    const timers = sampleAtMs.map((ms) => setTimeout(() => sample?.(written), ms));
+    socket.on('close', () => timers.forEach(clearTimeout));
     socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
     socket.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message));
     socket.on('close', () => resolve({ received, written, ...(error ? { error } : {}), closedAfterMs: performance.now() - started }));
@@ -119,6 +121,22 @@ describe('a refused body is still answered', function () {
       assert.ok(exchange.written > LIMIT, 'the client was still writing past the limit');
     });
   }
+
+  it('stops reading a refused upload once the linger byte budget is spent (the writer stalls; no busy draining)', async () => {
+    const stalling = await startTestServer({ bodyLimitBytes: LIMIT }, { linger: { maxBytes: 256 * 1024, maxMs: 3_000 } });
+    try {
+      const progress: number[] = [];
+      const exchange = await writeForever(stalling.running.port, chunkedHeaders, (written) => progress.push(written), [1_000, 2_000]);
+      assertWhole413(exchange, 0);
+      const [atOneSecond, atTwoSeconds] = progress;
+      // Once the server stops reading, TCP back-pressure stalls the client: nothing more is written between 1 s and 2 s.
+      // A server that kept draining would have taken hundreds of MiB from a loopback writer in that second.
+      assert.equal(atTwoSeconds, atOneSecond, `the client wrote ${atOneSecond} bytes by 1 s and ${atTwoSeconds} by 2 s`);
+      assert.ok(exchange.closedAfterMs >= 2_500, `closed after ${exchange.closedAfterMs.toFixed(0)} ms, before the linger deadline`);
+    } finally {
+      await stalling.running.close();
+    }
+  });
 
   it('keeps serving normal requests afterwards', async () => {
     assert.equal((await post(t.running.port, '/filter', fx.GO_ARGS_NAMES)).status, 200);
