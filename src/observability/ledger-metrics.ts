@@ -1,0 +1,100 @@
+/**
+ * The ledger's metrics: its nodes, pods, events and amounts, and DRA node-allocatable accounting (no per-pod or
+ * per-claim labels).
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { METRIC_PREFIX } from './metric-conventions.js';
+
+export function ledgerMetrics(r: Registry[]) {
+  return {
+    // --- ledger ---
+    ledgerNodes: new Gauge({ name: METRIC_PREFIX + 'ledger_nodes', help: 'Nodes in the ledger.', registers: r }),
+    ledgerPods: new Gauge({
+      name: METRIC_PREFIX + 'ledger_pods',
+      help: 'Pods known to the ledger, by state (bound, pending, nominated).',
+      labelNames: ['state'] as const,
+      registers: r,
+    }),
+    ledgerEventsApplied: new Counter({
+      name: METRIC_PREFIX + 'ledger_events_applied_total',
+      help: 'Object changes applied to the ledger, by kind and change type.',
+      labelNames: ['kind', 'type'] as const,
+      registers: r,
+    }),
+    ledgerDuplicateRejections: new Counter({
+      name: METRIC_PREFIX + 'ledger_duplicate_rejections_total',
+      help: 'Contributions rejected because the same claim UID was already counted on a node.',
+      labelNames: ['kind'] as const,
+      registers: r,
+    }),
+    ledgerAllocatable: new Gauge({
+      name: METRIC_PREFIX + 'ledger_allocatable',
+      help: 'Sum of node allocatable in the ledger by resource (cpu in cores, memory and storage in bytes, others in units).',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
+    ledgerRequested: new Gauge({
+      name: METRIC_PREFIX + 'ledger_requested',
+      help: 'Sum of effective requests of bound pods in the ledger by resource (same units as ledger_allocatable).',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
+    draUnsafeNodes: new Gauge({
+      name: METRIC_PREFIX + 'dra_unsafe_nodes',
+      help: 'Nodes whose DRA node-allocatable accounting is unsafe (stale or inconsistent slices), by reason category.',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    draUnsafeRejections: new Counter({
+      name: METRIC_PREFIX + 'dra_unsafe_rejections_total',
+      help: 'Filter verdicts that kept a pod off a node because its DRA accounting was unsafe.',
+      registers: r,
+    }),
+    ledgerRebuildSeconds: new Gauge({
+      name: METRIC_PREFIX + 'ledger_last_rebuild_seconds',
+      help: 'Duration of the last full ledger rebuild: applying a complete set of objects (initial load, relist or snapshot reload) to the ledger, parsing excluded.',
+      registers: r,
+    }),
+
+    // --- DRA node-allocatable accounting (ledger/dra): churn, pod status, levers; no per-pod or per-claim labels ---
+    draStatusDivergence: new Counter({
+      name: METRIC_PREFIX + 'dra_status_divergence_total',
+      help: 'Times a counted claim\'s pod-status amounts (status.nodeAllocatableResourceClaimStatuses) started to differ from what its slices price; the status counts.',
+      registers: r,
+    }),
+    draStatusDivergingClaims: new Gauge({
+      name: METRIC_PREFIX + 'dra_status_diverging_claims',
+      help: 'Counted claims whose pod-status amounts currently differ from what their slices price.',
+      registers: r,
+    }),
+    draCarriedOverClaims: new Gauge({
+      name: METRIC_PREFIX + 'dra_carried_over_claims',
+      help: 'Counted claims whose contribution is carried over because their slices cannot price them now (deleted, device missing, mapping changed).',
+      registers: r,
+    }),
+    draNodeAllocatableUsed: new Gauge({
+      name: METRIC_PREFIX + 'dra_node_allocatable_used',
+      help: 'Node-allocatable resources consumed through DRA claims, cluster total by resource (cpu in cores, others in bytes or units).',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
+    draSliceObservationAgeSeconds: new Gauge({
+      name: METRIC_PREFIX + 'dra_slice_observation_age_seconds',
+      help: 'Age of the oldest ResourceSlice observation per driver: seconds since the least recently added or updated slice of the driver was seen.',
+      labelNames: ['driver'] as const,
+      registers: r,
+    }),
+    draNumaPlacementFailures: new Counter({
+      name: METRIC_PREFIX + 'dra_numa_placement_failures_total',
+      help: 'Per-node filter refusals because no single NUMA zone can hold a claim\'s aligned requests, by reason (no_zone_room, no_device_in_zone).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    draRefusals: new Counter({
+      name: METRIC_PREFIX + 'dra_refusals_total',
+      help: 'Per-node filter refusals for DRA causes, by stable reason code (dra_unsafe:<category>, dra_no_device, dra_shared_claim, dra_paused, numa).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * The request path's metrics: HTTP requests, filter verdicts and reasons, candidate-list reuse, nominated-node
+ * checks, preemption candidates and victims, shadow decisions, load shedding. The hot counts are plain numbers
+ * (counter-tally.ts, histogram-tally.ts) handed to prom-client when a metric is read.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { HistogramTally } from './histogram-tally.js';
+import { CounterTally, GaugeTally } from './counter-tally.js';
+import { METRIC_PREFIX, LATENCY_BUCKETS, BYTES_BUCKETS } from './metric-conventions.js';
+
+export function requestPathMetrics(r: Registry[]) {
+  // The request path's counts, handed to their metrics when read (counter-tally.ts).
+  const httpRequestCounts = new CounterTally(['verb', 'outcome']);
+  const httpInFlightCounts = new GaugeTally('verb');
+  const filterNodeVerdictCounts = new CounterTally(['verdict']);
+  const filterFailureReasonCounts = new CounterTally(['code']);
+  const nominatedNodeCheckCounts = new CounterTally(['result', 'reason']);
+  const filterRememberedVerdictCounts = new CounterTally([]);
+  const candidateListReuseCounts = new CounterTally(['list']);
+
+  return {
+    httpRequestCounts,
+    httpInFlightCounts,
+    filterNodeVerdictCounts,
+    filterFailureReasonCounts,
+    nominatedNodeCheckCounts,
+    filterRememberedVerdictCounts,
+    candidateListReuseCounts,
+
+    // --- http ---
+    httpRequests: new Counter({
+      name: METRIC_PREFIX + 'http_requests_total',
+      help: 'Extender HTTP requests by verb (filter, prioritize, preempt, other) and outcome (ok, bad_request, error, ...).',
+      labelNames: ['verb', 'outcome'] as const,
+      collect() {
+        httpRequestCounts.flushInto(this);
+      },
+      registers: r,
+    }),
+    httpRequestDuration: new HistogramTally({
+      name: METRIC_PREFIX + 'http_request_duration_seconds',
+      help: 'Time from request start to response end, by verb and outcome.',
+      labelNames: ['verb', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers: r,
+    }),
+    httpInFlight: new Gauge({
+      name: METRIC_PREFIX + 'http_requests_in_flight',
+      help: 'Extender HTTP requests currently being served.',
+      labelNames: ['verb'] as const,
+      collect() {
+        httpInFlightCounts.setInto(this);
+      },
+      registers: r,
+    }),
+    httpRequestBodyBytes: new HistogramTally({
+      name: METRIC_PREFIX + 'http_request_body_bytes',
+      help: 'Size of extender request bodies in bytes, by verb.',
+      labelNames: ['verb'],
+      buckets: BYTES_BUCKETS,
+      registers: r,
+    }),
+
+    // --- scheduling ---
+    filterNodeVerdicts: new Counter({
+      name: METRIC_PREFIX + 'filter_node_verdicts_total',
+      help: 'Per-node filter verdicts: passed, failed (resolvable), unresolvable.',
+      labelNames: ['verdict'] as const,
+      collect() {
+        filterNodeVerdictCounts.flushInto(this);
+      },
+      registers: r,
+    }),
+    filterRememberedVerdicts: new Counter({
+      name: METRIC_PREFIX + 'filter_remembered_verdicts_total',
+      help: 'Per-node filter verdicts answered from the per-node verdict memo instead of recomputed (a share of filter_node_verdicts_total); only pods with DRA claims are remembered.',
+      collect() {
+        filterRememberedVerdictCounts.flushInto(this);
+      },
+      registers: r,
+    }),
+    candidateListsReused: new Counter({
+      name: METRIC_PREFIX + 'candidate_lists_reused_total',
+      help: 'Filter and prioritize bodies decoded without parsing their NodeNames again: list=repeated (the list the verb\'s previous calls sent), list=filter_survivors (a prioritize carrying the nodes the preceding filter passed).',
+      labelNames: ['list'] as const,
+      collect() {
+        candidateListReuseCounts.flushInto(this);
+      },
+      registers: r,
+    }),
+    nominatedNodeChecks: new Counter({
+      name: METRIC_PREFIX + 'nominated_node_checks_total',
+      help: 'Nominated-node-first checks: result hit, or fallback with the reason (not_candidate, unknown_node, does_not_fit).',
+      labelNames: ['result', 'reason'] as const,
+      collect() {
+        nominatedNodeCheckCounts.flushInto(this);
+      },
+      registers: r,
+    }),
+    preemptCandidates: new Counter({
+      name: METRIC_PREFIX + 'preempt_candidates_total',
+      help: 'Preemption candidate nodes by outcome (kept, dropped_does_not_fit, dropped_unknown_node, dropped_stale).',
+      labelNames: ['outcome'] as const,
+      registers: r,
+    }),
+    preemptVictimsDropped: new Counter({
+      name: METRIC_PREFIX + 'preempt_victims_dropped_total',
+      help: 'Proposed preemption victims dropped, by reason (reprieved).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+    preemptVictimsHeld: new Counter({
+      name: METRIC_PREFIX + 'preempt_victims_held_total',
+      help: 'Proposed preemption victims kept without asking the ledger, because another scheduler filter may need them gone, by filter (host_port, pod_affinity, pod_anti_affinity, victim_anti_affinity, topology_spread, storage, claims).',
+      labelNames: ['filter'] as const,
+      registers: r,
+    }),
+
+    shadowDecisions: new Counter({
+      name: METRIC_PREFIX + 'shadow_decisions_total',
+      help: 'Decisions computed in shadow mode, by verb and whether the real answer would differ from the pass-through one.',
+      labelNames: ['verb', 'differs'] as const,
+      registers: r,
+    }),
+
+    // --- filter failure reasons (typed codes of scheduling/reasons.ts) ---
+    filterFailureReasons: new Counter({
+      name: METRIC_PREFIX + 'filter_failure_reasons_total',
+      help: 'Causes of failing filter verdicts by reason code (insufficient_resource, too_many_pods, dra_accounting_unsafe, ...); a node failing for several causes counts once per cause.',
+      labelNames: ['code'] as const,
+      collect() {
+        filterFailureReasonCounts.flushInto(this);
+      },
+      registers: r,
+    }),
+
+    // --- http load shedding (server.maxInFlightPerVerb) ---
+    httpShedRequests: new Counter({
+      name: METRIC_PREFIX + 'http_requests_shed_total',
+      help: 'Extender requests answered at once because their verb already had server.maxInFlightPerVerb requests in flight (filter: 200 with Error; prioritize, preempt: 503).',
+      labelNames: ['verb'] as const,
+      registers: r,
+    }),
+    httpInFlightLimit: new Gauge({
+      name: METRIC_PREFIX + 'http_requests_in_flight_limit',
+      help: 'The in-flight bound per verb (server.maxInFlightPerVerb) currently applied.',
+      registers: r,
+    }),
+  };
+}
