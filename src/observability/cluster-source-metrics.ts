@@ -5,6 +5,9 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from './metric-conventions.js';
 
+/** A preemption's freshness proof and its wait for the informer: milliseconds to a few seconds. */
+const PROOF_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
 export function clusterSourceMetrics(r: Registry[]) {
   return {
     // --- cluster source ---
@@ -150,13 +153,13 @@ export function clusterSourceMetrics(r: Registry[]) {
       name: METRIC_PREFIX + 'freshness_proof_duration_seconds',
       help: 'Time to prove the cache current for one preemption (quorum read + wait for the informer + any fallback reads), by outcome.',
       labelNames: ['outcome'] as const,
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      buckets: PROOF_BUCKETS,
       registers: r,
     }),
     freshnessProofWaitSeconds: new Histogram({
       name: METRIC_PREFIX + 'freshness_proof_wait_seconds',
       help: 'Time the informer took to observe the quorum resourceVersion (waits that ended observed or timed out).',
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      buckets: PROOF_BUCKETS,
       registers: r,
     }),
     freshnessProofFallbackReads: new Counter({

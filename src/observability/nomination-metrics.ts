@@ -5,6 +5,9 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from './metric-conventions.js';
 
+/** A nomination's life until it is bound or falls back: a fraction of a second to 15 minutes. */
+const NOMINATION_OUTCOME_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900];
+
 export function nominationMetrics(r: Registry[]) {
   return {
     // --- external nominator (nomination/) ---
@@ -29,14 +32,14 @@ export function nominationMetrics(r: Registry[]) {
       name: METRIC_PREFIX + 'nomination_time_to_binding_seconds',
       help: 'Seconds from a kube-ledger nomination to the pod being bound, by result (hit = on the nominated node, elsewhere).',
       labelNames: ['result'] as const,
-      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
+      buckets: NOMINATION_OUTCOME_BUCKETS,
       registers: r,
     }),
     nominationTimeToFallbackSeconds: new Histogram({
       name: METRIC_PREFIX + 'nomination_time_to_fallback_seconds',
       help: 'Seconds from a kube-ledger nomination to its fallback (withdrawn, expired, overridden), by reason.',
       labelNames: ['reason'] as const,
-      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
+      buckets: NOMINATION_OUTCOME_BUCKETS,
       registers: r,
     }),
     nominationLeader: new Gauge({

@@ -6,7 +6,10 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { HistogramTally } from './histogram-tally.js';
 import { CounterTally, GaugeTally } from './counter-tally.js';
-import { METRIC_PREFIX, LATENCY_BUCKETS, BYTES_BUCKETS } from './metric-conventions.js';
+import { METRIC_PREFIX } from './metric-conventions.js';
+
+const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const BYTES_BUCKETS = [256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
 
 export function requestPathMetrics(r: Registry[]) {
   // The request path's counts, handed to their metrics when read (counter-tally.ts).
