@@ -56,19 +56,33 @@ export function processCpuSeconds(pid: number): number {
 }
 
 function scheduledSeconds(pid: number): number | undefined {
-  let nanos = 0;
+  const split = threadCpuSeconds(pid);
+  const total = split.main + split.others;
+  return Number.isFinite(total) && total > 0 ? total : undefined;
+}
+
+/**
+ * CPU seconds of a process's main thread (the event loop: JavaScript, node:http, the kernel's work on its sockets) and
+ * of all its other threads (V8's optimizing compiler and GC helpers, libuv's pool), from /proc schedstat; NaN when
+ * /proc cannot tell. The other threads' share falls as V8 stops compiling: a warm-up that still compiles shows there.
+ */
+export function threadCpuSeconds(pid: number): { main: number; others: number } {
+  let main = 0;
+  let others = 0;
   try {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       try {
-        nanos += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+        const nanos = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+        if (Number(tid) === pid) main += nanos;
+        else others += nanos;
       } catch {
         // The thread ended while the tasks were listed.
       }
     }
   } catch {
-    return undefined;
+    return { main: Number.NaN, others: Number.NaN };
   }
-  return Number.isFinite(nanos) && nanos > 0 ? nanos / 1e9 : undefined;
+  return { main: main / 1e9, others: others / 1e9 };
 }
 
 export function percentile(sorted: Float64Array, fraction: number): number {

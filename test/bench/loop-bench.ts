@@ -110,21 +110,25 @@ export async function racedLoop(cluster: CachedCluster, run: ClusterRun, rounds:
   const passes: Array<[LoopTarget, LoopFigures[]]> = [[run.ledger, ledgerRounds]];
   if (run.go) passes.push([run.go, goRounds]);
   if (floorTarget) passes.push([floorTarget, floorRounds]);
-  const pass = async (target: LoopTarget) => {
+  const names = new Map<LoopTarget, string>([[run.ledger, 'kube-ledger'], ...(run.go ? [[run.go, 'Go'] as const] : []),
+    ...(floorTarget ? [[floorTarget, 'floor'] as const] : [])]);
+  const pass = async (target: LoopTarget, label: string) => {
     const figures = await runLoop(target, pods, cluster.nodeNames, LOOP_SEED, versions);
     if (target !== floorTarget) await restore([target], pods, versions);
+    log(`scheduler loop: ${names.get(target)} ${label}: ${figures.serverCpuMillisPerPod.toFixed(3)} ms of CPU a pod, `
+      + `${figures.helperThreadCpuMicrosPerPod.toFixed(0)} µs of it on helper threads`);
     return figures;
   };
   let cold: LoopFigures | undefined;
   for (const [target] of passes) {
     for (let i = 0; i < warmupPasses; i++) {
-      const figures = await pass(target);
+      const figures = await pass(target, `warm-up ${i + 1}`);
       if (target === run.ledger && i === 0) cold = figures;
     }
   }
   if (warmupPasses > 0) log(`scheduler loop: ${warmupPasses} warm-up passes a target done`);
   for (let round = 0; round < rounds; round++) {
-    for (const [target, figures] of passes) figures.push(await pass(target));
+    for (const [target, figures] of passes) figures.push(await pass(target, `round ${round + 1}`));
   }
   const rate = (list: LoopFigures[]) => (list.length ? median(list.map((r) => r.podsPerSecondThroughExtender)).toFixed(0) : 'n/a');
   log(`scheduler loop: kube-ledger ${rate(ledgerRounds)} pods/s, Go ${rate(goRounds)} pods/s, floor ${rate(floorRounds)} pods/s`);

@@ -32,7 +32,7 @@ const LARGE = { nodes: 5000, pods: 150000, clusterFileBytes: 1, parseFloorMs: 1,
 
 const figures = (podsPerSecond: number): LoopFigures => ({ pods: 450, bound: 450, unschedulable: 0, candidates: 500,
   podsPerSecondThroughExtender: podsPerSecond, podsPerSecondWithBinding: podsPerSecond / 2, extenderMillisPerPod: 1000 / podsPerSecond,
-  bindMillisPerPod: 0.2, callsPerPod: 2, applyMicrosMedian: 40, serverCpuMillisPerPod: 1000 / podsPerSecond });
+  bindMillisPerPod: 0.2, callsPerPod: 2, applyMicrosMedian: 40, serverCpuMillisPerPod: 1000 / podsPerSecond, helperThreadCpuMicrosPerPod: 30 });
 
 const LOOP: LoopResult = { nodes: 5000, candidates: 500, ledger: figures(2000), reference: figures(1000), floor: figures(4000),
   agreement: { requests: 900, skipped: 0, disagreements: [], disagreementCount: 0 }, applyMicros: { small: 40, large: 50 },

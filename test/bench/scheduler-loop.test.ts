@@ -47,12 +47,13 @@ describe('scheduler-loop simulation', () => {
   it('reports pods per second through the extender calls alone and with the binding', () => {
     const outcome = (extenderMillis: number, node?: string) => ({ pod: 'p', node, exchanges: [], extenderMillis, bindMillis: 1,
       applyMicros: 50 });
-    const figures = loopFigures([outcome(2, 'a'), outcome(2, 'b'), outcome(4)], 500, 12, 3);
+    const figures = loopFigures([outcome(2, 'a'), outcome(2, 'b'), outcome(4)], 500, 12, 3, 0.09);
     assert.equal(figures.podsPerSecondThroughExtender, 375);
     assert.equal(figures.podsPerSecondWithBinding, 250);
     assert.equal(figures.bound, 2);
     assert.equal(figures.unschedulable, 1);
     assert.equal(figures.applyMicrosMedian, 50);
     assert.equal(figures.serverCpuMillisPerPod, 1);
+    assert.ok(Math.abs(figures.helperThreadCpuMicrosPerPod - 30) < 1e-9);
   });
 });

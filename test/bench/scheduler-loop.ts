@@ -12,7 +12,7 @@ import type { PodObject } from '../../src/ledger/objects.js';
 import { compareReplies, post, type AgreementReport } from './agreement.js';
 import type { PodChange } from './child-processes.js';
 import { postJson } from './http-client.js';
-import { processCpuSeconds } from './load-run.js';
+import { processCpuSeconds, threadCpuSeconds } from './load-run.js';
 import { createRandom } from './prng.js';
 
 /** schedule_one.go minFeasibleNodesToFind / minFeasibleNodesPercentageToFind. */
@@ -183,6 +183,8 @@ export interface LoopFigures {
   applyMicrosMedian: number;
   /** The extender process's own CPU time per pod (ms), bindings included: the cost without the loop's client. */
   serverCpuMillisPerPod: number;
+  /** Of that, the process's threads other than the event loop's (µs a pod): V8's compiler and GC helpers, libuv's pool. */
+  helperThreadCpuMicrosPerPod: number;
 }
 
 function medianOf(values: number[]): number {
@@ -193,7 +195,7 @@ function medianOf(values: number[]): number {
 }
 
 export function loopFigures(outcomes: readonly CycleOutcome[], candidates: number, wallMillis: number,
-  serverCpuMillis = Number.NaN): LoopFigures {
+  serverCpuMillis = Number.NaN, helperThreadCpuMillis = Number.NaN): LoopFigures {
   const extender = outcomes.reduce((sum, o) => sum + o.extenderMillis, 0);
   const binding = outcomes.reduce((sum, o) => sum + o.bindMillis, 0);
   const calls = outcomes.reduce((sum, o) => sum + o.exchanges.length, 0);
@@ -206,6 +208,7 @@ export function loopFigures(outcomes: readonly CycleOutcome[], candidates: numbe
     extenderMillisPerPod: extender / n, bindMillisPerPod: binding / n, callsPerPod: calls / n,
     applyMicrosMedian: medianOf(outcomes.map((o) => o.applyMicros)),
     serverCpuMillisPerPod: serverCpuMillis / n,
+    helperThreadCpuMicrosPerPod: (helperThreadCpuMillis * 1000) / n,
   };
 }
 
@@ -217,6 +220,7 @@ export async function runLoop(target: LoopTarget, pods: readonly PodObject[], al
   const known = new Set(allNodes);
   const outcomes: CycleOutcome[] = [];
   const cpuBefore = target.pid === undefined ? Number.NaN : processCpuSeconds(target.pid);
+  const helpersBefore = target.pid === undefined ? Number.NaN : threadCpuSeconds(target.pid).others;
   const started = performance.now();
   for (const pod of pods) {
     const { node, exchanges } = await decide(target, pod, window, choose, known);
@@ -227,7 +231,8 @@ export async function runLoop(target: LoopTarget, pods: readonly PodObject[], al
   }
   const wall = performance.now() - started;
   const cpuMillis = target.pid === undefined ? Number.NaN : (processCpuSeconds(target.pid) - cpuBefore) * 1000;
-  return loopFigures(outcomes, window.size, wall, cpuMillis);
+  const helperMillis = target.pid === undefined ? Number.NaN : (threadCpuSeconds(target.pid).others - helpersBefore) * 1000;
+  return loopFigures(outcomes, window.size, wall, cpuMillis, helperMillis);
 }
 
 /** Pods the loop can schedule and bind: pending, no DRA claims (binding one would need its claim allocated too). */
