@@ -108,6 +108,9 @@ export interface LedgerProcess extends ServerProcess {
 /** deploy/base/deployment.yaml's NODE_OPTIONS (a test keeps them equal): kube-ledger is measured as it is shipped. */
 export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768', '--max-semi-space-size=16', '--expose-gc'];
 
+/** The flags its `command` gives node before the script (Node.js refuses them in NODE_OPTIONS); a test keeps them equal. */
+export const DEPLOYED_COMMAND_FLAGS: readonly string[] = ['--min-semi-space-size=16'];
+
 export async function startLedger(options: LedgerOptions): Promise<LedgerProcess> {
   const port = await freePort();
   const opsPort = await freePort();
@@ -123,7 +126,7 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
     ? [compiled, '--config', join(REPO_ROOT, 'config', 'extender.yaml')]
     : ['--import', 'tsx', 'test/bench/ledger-child.ts'];
   const child = spawn(process.execPath,
-    [...DEPLOYED_NODE_FLAGS, ...(options.extraNodeFlags ?? []), ...entry, ...source,
+    [...DEPLOYED_NODE_FLAGS, ...DEPLOYED_COMMAND_FLAGS, ...(options.extraNodeFlags ?? []), ...entry, ...source,
       '--port', String(port), '--ops-port', String(opsPort), '--host', HOST],
     { cwd: REPO_ROOT, stdio: ['ignore', logFd, logFd, 'ipc'], env: process.env });
   closeSync(logFd);

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DEPLOY_DIR, KUSTOMIZATIONS, readYamlDocuments, referencedFiles, render, type KubeObject } from './kustomize.js';
 import { validateObject } from './schemas.js';
-import { DEPLOYED_NODE_FLAGS } from '../bench/child-processes.js';
+import { DEPLOYED_COMMAND_FLAGS, DEPLOYED_NODE_FLAGS } from '../bench/child-processes.js';
 import { parse as parseYaml } from 'yaml';
 import { debugEnabledFor } from '../../src/app/start.js';
 import type { ExtenderConfig } from '../../src/config/schema.js';
@@ -103,6 +103,11 @@ describe('deploy/base Deployment', () => {
   it('caps the heap, pins the young generation and exposes gc() through NODE_OPTIONS, exactly as the benchmark runs kube-ledger', () => {
     const env = container.env.find((e: { name: string }) => e.name === 'NODE_OPTIONS');
     assert.equal(env.value, DEPLOYED_NODE_FLAGS.join(' '));
+  });
+
+  it('starts the young generation at its full size through the command, exactly as the benchmark runs kube-ledger', () => {
+    // Node.js refuses --min-semi-space-size in NODE_OPTIONS: the flags between `node` and the script.
+    assert.deepEqual(container.command, ['node', ...DEPLOYED_COMMAND_FLAGS, '/app/dist/main.js']);
   });
 
   it('reads its configuration from the generated ConfigMap mounted where --config points', () => {

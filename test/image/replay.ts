@@ -41,7 +41,7 @@ export const REPLAYED_STAGES: Record<'build' | 'runtime', string[]> = {
     'RUN ln -s /app/bin/kube-ledger.js /usr/local/bin/kube-ledger',
     'USER 65532:65532',
     'ENV NODE_OPTIONS="--max-old-space-size=768 --max-semi-space-size=16 --expose-gc"',
-    'ENTRYPOINT ["node", "/app/dist/main.js"]',
+    'ENTRYPOINT ["node", "--min-semi-space-size=16", "/app/dist/main.js"]',
   ],
 };
 
@@ -284,7 +284,11 @@ const SNAPSHOT_FILTER: FilterProbe = {
 };
 
 async function runContainer(runtime: StageState, extraArgs: string[], source: string, asRoot: boolean, probe: FilterProbe, log: (line: string) => void): Promise<ReplayReport['runs'][number]> {
-  const [command, script, ...entryArgs] = runtime.entrypoint ?? [];
+  const [command, ...afterCommand] = runtime.entrypoint ?? [];
+  // node's own flags come before the script (--min-semi-space-size, which NODE_OPTIONS refuses).
+  const scriptAt = afterCommand.findIndex((arg) => !arg.startsWith('-'));
+  const nodeFlags = scriptAt < 0 ? afterCommand : afterCommand.slice(0, scriptAt);
+  const [script, ...entryArgs] = scriptAt < 0 ? [] : afterCommand.slice(scriptAt);
   if (command !== 'node' || script === undefined || !script.startsWith(`${IMAGE_ROOT}/`)) throw new Error(`replay expects ENTRYPOINT ["node", "${IMAGE_ROOT}/…"], got ${JSON.stringify(runtime.entrypoint)}`);
   const port = await freeLoopbackPort();
   const main = join(runtime.dir, relative(IMAGE_ROOT, script));
@@ -294,9 +298,9 @@ async function runContainer(runtime: StageState, extraArgs: string[], source: st
   // Every listener on a free loopback port: the probes live on the operations port when the build has one.
   const opsPort = hasFlag(main, env, '--ops-port') ? await freeLoopbackPort() : undefined;
   const args = [main, ...entryArgs, ...extraArgs, '--host', '127.0.0.1', '--port', String(port), ...(opsPort === undefined ? [] : ['--ops-port', String(opsPort)])];
-  log(`[run] ${source}: node ${args.join(' ')}`);
+  log(`[run] ${source}: node ${[...nodeFlags, ...args].join(' ')}`);
   const started = Date.now();
-  const child = spawn(process.execPath, args, { cwd: runtime.dir, env, stdio: ['ignore', 'pipe', 'pipe'], ...identity });
+  const child = spawn(process.execPath, [...nodeFlags, ...args], { cwd: runtime.dir, env, stdio: ['ignore', 'pipe', 'pipe'], ...identity });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
