@@ -1,0 +1,41 @@
+/**
+ * The DRA ledger's view of pods (who holds a claim, where it runs): a pod that changes under the same UID is
+ * overwritten where it is, a pod recreated under the same name with a new UID stops resolving by the old one.
+ */
+import assert from 'node:assert/strict';
+import { ReservingPods } from '../../../src/ledger/dra/reserving-pods.js';
+import { claim } from '../../support/dra-builders.js';
+import { pod } from '../../support/builders.js';
+
+const HELD = claim('ns', 'c', 'uid-c', { reservedFor: ['pod-a'] });
+
+describe('DRA reserving pods', () => {
+  it('follows a pending pod through its binding and its end, reporting its UID once per change', () => {
+    const pods = new ReservingPods();
+    assert.deepEqual(pods.upsert(pod('ns', 'a', { uid: 'pod-a', rv: '1' })), ['pod-a']);
+    assert.equal(pods.isActivePodOn('pod-a', 'n1'), false, 'pending: on no node');
+    assert.deepEqual(pods.activeHolders(HELD), [], 'a pending pod holds nothing active');
+
+    assert.deepEqual(pods.upsert(pod('ns', 'a', { uid: 'pod-a', rv: '2', node: 'n1' })), ['pod-a'], 'the binding, once');
+    assert.equal(pods.isActivePodOn('pod-a', 'n1'), true);
+    assert.deepEqual(pods.activeHolders(HELD).map((p) => p.node), ['n1']);
+    assert.equal(pods.size, 1);
+
+    assert.deepEqual(pods.upsert(pod('ns', 'a', { uid: 'pod-a', rv: '3', node: 'n1' })), [], 'nothing relevant changed');
+    assert.deepEqual(pods.upsert(pod('ns', 'a', { uid: 'pod-a', rv: '4', node: 'n1', phase: 'Succeeded' })), ['pod-a']);
+    assert.equal(pods.isActivePodOn('pod-a', 'n1'), false, 'finished pods hold nothing');
+    assert.deepEqual(pods.keys(), ['ns/a']);
+  });
+
+  it('lets the old UID go when the name comes back with a new one, and reports both', () => {
+    const pods = new ReservingPods();
+    pods.upsert(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
+    assert.deepEqual(pods.upsert(pod('ns', 'a', { uid: 'pod-a2', rv: '2', node: 'n2' })), ['pod-a', 'pod-a2']);
+    assert.equal(pods.isActivePodOn('pod-a', 'n1'), false, 'the old UID no longer resolves');
+    assert.equal(pods.isActivePodOn('pod-a2', 'n2'), true);
+    assert.equal(pods.size, 1);
+    assert.deepEqual(pods.delete('ns/a'), ['pod-a2']);
+    assert.equal(pods.isActivePodOn('pod-a2', 'n2'), false);
+    assert.equal(pods.size, 0);
+  });
+});
