@@ -35,28 +35,19 @@ export function isTerminalPhase(phase: string): boolean {
   return phase === 'Succeeded' || phase === 'Failed';
 }
 
-const PREBUILT_ENTRIES = Symbol.for('kube-ledger.prebuilt-pod-entries');
-
 /**
- * Entries a source built as each pod was trimmed, by the object it hands to the ledger (`prebuildPodEntry`,
- * `withPrebuiltEntry`). Built then, a bound pod's trimmed containers and requests text die young with the list item:
- * kept until the list was applied, 150k trimmed pods were promoted to old space and became garbage there (~0.5 s of
- * scavenges and a larger compacting collection at the end of the load). Weak, so objects of a load or list that
- * fails later leave nothing behind.
+ * Where a source leaves the entry it built as each pod was trimmed, on the object it hands to the ledger
+ * (`prebuildPodEntry`, `withPrebuiltEntry`); the ledger takes it off (`podEntryFromObject`). Built then, a bound pod's
+ * trimmed containers and requests text die young with the list item: kept until the list was applied, 150k trimmed
+ * pods were promoted to old space and became garbage there (~0.5 s of scavenges and a larger compacting collection at
+ * the end of the load). A property of the object rather than a WeakMap entry: 150k ephemerons made every collection of
+ * the load walk the table; objects of a load or list that fails later take their entries with them either way. Not
+ * enumerable, so no copy of the object (a spread) carries an entry built for another; a registered symbol, so every
+ * instance of this module (the test runner loads some as CommonJS, others as ESM) reads the same property.
  */
-const prebuiltEntries = sharedRegistry();
+const PREBUILT_ENTRY = Symbol.for('kube-ledger.prebuilt-pod-entry');
 
-/**
- * One registry per process, not per module instance. A source and the ledger may hold different instances of this
- * module: the test runner loads test files and what they import as CommonJS, while the kube runtime behind
- * `import()` in app/start.ts is loaded as ESM, so the reflector and the ledger each import a copy of this file (a
- * module-level WeakMap then hands nothing over: the ledger computed a slim pod's requests as zero). Production loads
- * everything as ESM, once; the registry is shared either way.
- */
-function sharedRegistry(): WeakMap<PodObject, PodEntry> {
-  const holder = globalThis as { [PREBUILT_ENTRIES]?: WeakMap<PodObject, PodEntry> };
-  return (holder[PREBUILT_ENTRIES] ??= new WeakMap());
-}
+type CarryingEntry = PodObject & { [PREBUILT_ENTRY]?: PodEntry | undefined };
 
 /**
  * Builds the ledger entry of a trimmed pod whose effective requests the caller has just computed on this very object,
@@ -78,14 +69,15 @@ export function withPrebuiltEntry(pod: PodObject): PodObject {
 
 function handOn(pod: PodObject, entry: PodEntry): PodObject {
   const handedOn = pod.spec?.resources === undefined ? entry.object : pod;
-  prebuiltEntries.set(handedOn, entry);
+  Object.defineProperty(handedOn, PREBUILT_ENTRY, { value: entry, writable: true, enumerable: false, configurable: true });
   return handedOn;
 }
 
 export function podEntryFromObject(pod: PodObject): PodEntry {
-  const prebuilt = prebuiltEntries.get(pod);
+  const carrying = pod as CarryingEntry;
+  const prebuilt = carrying[PREBUILT_ENTRY];
   if (prebuilt !== undefined) {
-    prebuiltEntries.delete(pod);
+    carrying[PREBUILT_ENTRY] = undefined;
     return prebuilt;
   }
   return computedEntry(pod);

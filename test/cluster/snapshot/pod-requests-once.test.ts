@@ -46,6 +46,21 @@ describe('snapshot pod requests computed once', () => {
     assert.notEqual(podEntryFromObject(handedOn), prebuilt);
   });
 
+  it('no copy of a handed-on pod carries its entry, and the entry shows in none of its keys or its JSON', () => {
+    const bound: PodObject = { metadata: { name: 'p', namespace: 'ns', uid: 'u', resourceVersion: '7' },
+      spec: { nodeName: 'n1', containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] }, status: { phase: 'Running' } };
+    const trimmed = trimPod(bound);
+    const handedOn = prebuildPodEntry(trimmed, effectivePodRequests(trimmed));
+    const json = JSON.stringify(handedOn);
+    const keys = Reflect.ownKeys({ ...handedOn });
+    // A copy changed after the hand-over (here: another node) must get an entry built from what it says.
+    const copy: PodObject = { ...handedOn, spec: { ...handedOn.spec, nodeName: 'n2' } };
+    assert.equal(podEntryFromObject(copy).nodeName, 'n2');
+    assert.deepEqual(keys, Object.keys(handedOn), 'a spread copies no hidden key');
+    assert.equal(podEntryFromObject(handedOn).nodeName, 'n1', 'the original still hands its entry over');
+    assert.equal(JSON.stringify(handedOn), json);
+  });
+
   it('a second instance of the module takes the entry the first built (the kube runtime is imported apart from the ledger)', async () => {
     const second = (await import(`../../../src/ledger/pod-entry.ts?instance=${Date.now()}`)) as typeof import('../../../src/ledger/pod-entry.js');
     assert.notEqual(second.podEntryFromObject, podEntryFromObject, 'two instances');
