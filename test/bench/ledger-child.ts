@@ -1,9 +1,10 @@
 /**
  * kube-ledger as `src/main.ts` starts it (same command line, configuration file and `startKubeLedger`), plus one
- * bench-only hook: a pod change sent over the IPC channel (`{ upsert: Pod }` or `{ delete: "ns/name" }`) is trimmed and
- * applied to the ledger exactly as the kube source's reflector applies a watch event, on the same event loop that
- * serves the extender calls, and acknowledged with the microseconds the ledger took. `{ profile: 'start' }` and
- * `{ profile: 'stop', path }` record a V8 CPU profile (what `--cpu-prof` records) of exactly the measured window.
+ * bench-only hook: a pod change sent over the IPC channel (`{ upsert: Pod }` or `{ delete: "ns/name" }`) is handed on
+ * (trimmed, its ledger entry built: the reflector's `handOn`) and applied to the ledger exactly as the kube source's
+ * reflector applies a watch event, on the same event loop that serves the extender calls, and acknowledged with the
+ * microseconds the ledger took. `{ profile: 'start' }` and `{ profile: 'stop', path }` record a V8 CPU profile (what
+ * `--cpu-prof` records) of exactly the measured window.
  *
  * Why not rewrite the snapshot file for a binding: the snapshot source reloads and rebuilds the whole cluster on a
  * change (seconds at 5000 nodes, after a 200 ms debounce). Why not the fake API server: listing 150k pods through it
@@ -13,7 +14,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { startKubeLedger, PACKAGE_ROOT } from '../../src/app/start.js';
-import { trimPod } from '../../src/cluster/trim.js';
+import { kubeResource } from '../../src/cluster/kube/resources.js';
 import { parseCommandLine } from '../../src/config/cli.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { PodObject } from '../../src/ledger/objects.js';
@@ -24,6 +25,9 @@ export type ProfileMessage = { id: number; profile: 'start' } | { id: number; pr
 export interface PodChangeAck { id: number; applyMicros: number; error?: string }
 
 let session: Session | undefined;
+
+/** What the kube source's reflector does to a watched pod before the ledger applies it. */
+const handOnPod = kubeResource('Pod').handOn;
 
 async function profile(message: ProfileMessage): Promise<void> {
   if (message.profile === 'start') {
@@ -57,7 +61,7 @@ async function main(): Promise<void> {
     const started = performance.now();
     let error: string | undefined;
     try {
-      if ('upsert' in message) running.ledger.apply({ type: 'upsert', kind: 'Pod', object: trimPod(message.upsert) });
+      if ('upsert' in message) running.ledger.apply({ type: 'upsert', kind: 'Pod', object: handOnPod(message.upsert) as PodObject });
       else running.ledger.apply({ type: 'delete', kind: 'Pod', key: message.delete });
     } catch (err) {
       error = (err as Error).message;
