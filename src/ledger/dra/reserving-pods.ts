@@ -50,17 +50,13 @@ export class ReservingPods {
     };
     const old = this.byKey.get(info.key);
     if (old && old.uid === info.uid && old.node === info.node && old.phase === info.phase && old.statusSignature === info.statusSignature && sameNames(old.podLevel, info.podLevel)) return [];
-    // The same pod changed (a binding, a phase): both entries are overwritten where they are. Deleting and adding
-    // them again appended to two 150k-entry hash tables per event and left a hole in each for a later rehash.
-    if (old && old.uid === info.uid) {
-      this.byKey.set(info.key, info);
-      if (info.uid) this.byUid.set(info.uid, info);
-      return [info.uid];
-    }
-    const touched = old ? this.forget(old) : [];
+    // Only a pod recreated under the same name with a new UID lets its old entries go. The same pod changed (a
+    // binding, a phase) is overwritten where it is: deleting and adding it again appended to two 150k-entry hash
+    // tables per event and left a hole in each for a later rehash.
+    const replaced = old !== undefined && old.uid !== info.uid ? this.forget(old) : [];
     this.byKey.set(info.key, info);
     if (info.uid) this.byUid.set(info.uid, info);
-    return [...touched, info.uid];
+    return [...replaced, info.uid];
   }
 
   /** Returns the UIDs whose claims may count differently now. */
