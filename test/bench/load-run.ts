@@ -42,23 +42,26 @@ let ticksPerSecond: number | undefined;
  * libuv's pool) live as long as the process.
  */
 export function processCpuSeconds(pid: number): number {
-  const scheduled = scheduledSeconds(pid);
-  if (scheduled !== undefined) return scheduled;
+  return processCpuReading(pid).total;
+}
+
+/**
+ * One reading of a process's CPU seconds: `total` as `processCpuSeconds` counts it, and `helpers`, the part of it on
+ * threads other than the event loop's (`threadCpuSeconds`; NaN where only /proc/<pid>/stat could tell the total).
+ */
+export function processCpuReading(pid: number): { total: number; helpers: number } {
+  const split = threadCpuSeconds(pid);
+  const scheduled = split.main + split.others;
+  if (Number.isFinite(scheduled) && scheduled > 0) return { total: scheduled, helpers: split.others };
   try {
     ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
     // Fields after the parenthesised command name: state is field 3, utime 14 and stime 15 (proc(5)).
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+    return { total: (Number(fields[11]) + Number(fields[12])) / ticksPerSecond, helpers: Number.NaN };
   } catch {
-    return Number.NaN;
+    return { total: Number.NaN, helpers: Number.NaN };
   }
-}
-
-function scheduledSeconds(pid: number): number | undefined {
-  const split = threadCpuSeconds(pid);
-  const total = split.main + split.others;
-  return Number.isFinite(total) && total > 0 ? total : undefined;
 }
 
 /**

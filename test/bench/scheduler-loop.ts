@@ -12,7 +12,7 @@ import type { PodObject } from '../../src/ledger/objects.js';
 import { compareReplies, post, type AgreementReport } from './agreement.js';
 import type { PodChange } from './child-processes.js';
 import { postJson } from './http-client.js';
-import { processCpuSeconds, threadCpuSeconds } from './load-run.js';
+import { processCpuReading } from './load-run.js';
 import { createRandom } from './prng.js';
 
 /** schedule_one.go minFeasibleNodesToFind / minFeasibleNodesPercentageToFind. */
@@ -219,8 +219,8 @@ export async function runLoop(target: LoopTarget, pods: readonly PodObject[], al
   const choose = highestScoreChooser(seed);
   const known = new Set(allNodes);
   const outcomes: CycleOutcome[] = [];
-  const cpuBefore = target.pid === undefined ? Number.NaN : processCpuSeconds(target.pid);
-  const helpersBefore = target.pid === undefined ? Number.NaN : threadCpuSeconds(target.pid).others;
+  const unmeasured = { total: Number.NaN, helpers: Number.NaN };
+  const cpuBefore = target.pid === undefined ? unmeasured : processCpuReading(target.pid);
   const started = performance.now();
   for (const pod of pods) {
     const { node, exchanges } = await decide(target, pod, window, choose, known);
@@ -230,9 +230,9 @@ export async function runLoop(target: LoopTarget, pods: readonly PodObject[], al
     outcomes.push({ pod: pod.metadata.name ?? '', node, exchanges, extenderMillis, ...bound });
   }
   const wall = performance.now() - started;
-  const cpuMillis = target.pid === undefined ? Number.NaN : (processCpuSeconds(target.pid) - cpuBefore) * 1000;
-  const helperMillis = target.pid === undefined ? Number.NaN : (threadCpuSeconds(target.pid).others - helpersBefore) * 1000;
-  return loopFigures(outcomes, window.size, wall, cpuMillis, helperMillis);
+  const cpuAfter = target.pid === undefined ? unmeasured : processCpuReading(target.pid);
+  return loopFigures(outcomes, window.size, wall, (cpuAfter.total - cpuBefore.total) * 1000,
+    (cpuAfter.helpers - cpuBefore.helpers) * 1000);
 }
 
 /** Pods the loop can schedule and bind: pending, no DRA claims (binding one would need its claim allocated too). */
