@@ -21,8 +21,11 @@ export function quotedReason(reason: string): string {
 }
 
 export class FilterReply implements ExtenderFilterResult {
-  /** Indexes (into the request's candidates) of the passing nodes, in request order; `passedCount` of them. */
-  private readonly passedIndexes: Int32Array;
+  /**
+   * Indexes (into the request's candidates) of the passing nodes, in request order; `passedCount` of them. A plain
+   * array: a typed one this long lives outside V8's heap and costs microseconds to make (ClusterLedger.slotsNamed).
+   */
+  private readonly passedIndexes: number[];
   passedCount = 0;
   /** NodeNames mode: the passing names as JSON strings, parallel to the indexes (sized once, trimmed when encoded). */
   private readonly quotedPassed: string[];
@@ -42,7 +45,7 @@ export class FilterReply implements ExtenderFilterResult {
     readonly wires?: readonly WireObject[],
     readonly nodeList?: WireNodeList | null,
   ) {
-    this.passedIndexes = new Int32Array(names.length);
+    this.passedIndexes = new Array<number>(names.length);
     this.quotedPassed = wires === undefined ? new Array<string>(names.length) : [];
   }
 

@@ -60,17 +60,20 @@ function keptEntry(key: number, name: string, quotedName: string, score: number)
 export class PriorityReply {
   /** `{"Host":…,"Score":…}` per host, in request order (sized for every candidate; `entries` is the reply's part). */
   private readonly entryColumn: string[];
-  /** Scores, parallel to `entries` (sized for every candidate; `scores` is the reply's part). */
-  private readonly scoreColumn: Float64Array;
+  /**
+   * Scores, parallel to `entries` (sized for every candidate; `scores` is the reply's part). Plain arrays, here and
+   * below: typed ones this long live outside V8's heap and cost microseconds to make (ClusterLedger.slotsNamed).
+   */
+  private readonly scoreColumn: number[];
   /** The hosts' indexes among `names`. */
-  private readonly indexes: Int32Array;
+  private readonly indexes: number[];
   length = 0;
 
   /** `names`: the candidates as the request named them (hosts are added by index into it). */
   constructor(readonly names: readonly string[]) {
     this.entryColumn = new Array<string>(names.length);
-    this.scoreColumn = new Float64Array(names.length);
-    this.indexes = new Int32Array(names.length);
+    this.scoreColumn = new Array<number>(names.length);
+    this.indexes = new Array<number>(names.length);
   }
 
   /**
@@ -92,8 +95,8 @@ export class PriorityReply {
   }
 
   /** The reply's scores, in request order. */
-  get scores(): Float64Array {
-    return this.scoreColumn.subarray(0, this.length);
+  get scores(): readonly number[] {
+    return this.scoreColumn.slice(0, this.length);
   }
 
   toList(): HostPriorityList {

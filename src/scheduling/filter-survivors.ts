@@ -12,7 +12,7 @@ import type { FilterReply } from '../protocol/filter-reply.js';
 interface Survivors {
   reply: FilterReply;
   /** The filter's slot per candidate (`ClusterLedger.slotsNamed`). */
-  slots: Int32Array;
+  slots: readonly number[];
   table: NodeTableView;
   membership: number;
 }
@@ -20,18 +20,19 @@ interface Survivors {
 let last: Survivors | undefined;
 
 /** Called by the filter once its reply is complete: `slots[i]` is the slot of the request's candidate `i`. */
-export function rememberSurvivors(reply: FilterReply, slots: Int32Array, table: NodeTableView): void {
+export function rememberSurvivors(reply: FilterReply, slots: readonly number[], table: NodeTableView): void {
   last = { reply, slots, table, membership: table.membership };
 }
 
 /** The slots of `names` when they are the last filter's passing nodes, in its order, and still valid; else undefined. */
-export function survivorSlots(names: readonly string[], table: NodeTableView): Int32Array | undefined {
+export function survivorSlots(names: readonly string[], table: NodeTableView): readonly number[] | undefined {
   const survivors = last;
   if (survivors === undefined || survivors.table !== table || survivors.membership !== table.membership) return undefined;
   const { reply, slots } = survivors;
   if (!reply.namesMode || names.length !== reply.passedCount) return undefined;
   const candidates = reply.names;
-  const found = new Int32Array(names.length);
+  // A plain array, as ClusterLedger.slotsNamed's answer (see there).
+  const found = new Array<number>(names.length);
   for (let at = 0; at < names.length; at++) {
     const index = reply.passedIndexAt(at);
     if (names[at] !== candidates[index]) return undefined;

@@ -213,7 +213,7 @@ function countRun(counts: Map<ReasonCode, number>, verdict: FailingVerdict | und
  * Under policy `exclusive` a nominated node that fits ends the scan, as the scheduler's own nominated-node pass does:
  * it passes and every other candidate fails as not evaluated.
  */
-function answerExclusiveHit(reply: FilterReply, names: readonly string[], slots: Int32Array, quotedNames: readonly (string | undefined)[],
+function answerExclusiveHit(reply: FilterReply, names: readonly string[], slots: readonly number[], quotedNames: readonly (string | undefined)[],
   hit: string, dedupe: CallDedupe): number {
   const quoted = quotedReason(reasonMessage({ code: 'nominated_node_fits' }));
   let count = 0;
@@ -234,7 +234,7 @@ function checkNominatedFirst(
   ledger: ClusterLedger,
   pod: PodEntry,
   names: readonly string[],
-  slots: Int32Array,
+  slots: readonly number[],
   options: SchedulingOptions,
 ): { outcome: NominatedOutcome; checkedSlot: number; verdict?: FitVerdict } {
   const name = pod.nominatedNodeName;
