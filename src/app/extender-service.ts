@@ -142,7 +142,7 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       const synced = deps.source.hasSynced();
       if (!synced) reasons.push('cluster source has not synced yet');
       const lagging = deps.servingLag?.();
-      metrics.freshnessDegraded.set(lagging ? 1 : 0);
+      showDegraded(lagging);
       if (lagging) reasons.push(lagging);
       const report = deps.source.freshness();
       for (const [kind, f] of Object.entries(report.resources)) {
@@ -158,9 +158,18 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
     },
   };
 
+  /** The degraded gauge's value as last set: set again only when it changes (prom-client's set costs ~1-2 µs a call). */
+  let degradedShown: number | undefined;
+  function showDegraded(lagging: string | undefined): void {
+    const value = lagging ? 1 : 0;
+    if (value === degradedShown) return;
+    metrics.freshnessDegraded.set(value);
+    degradedShown = value;
+  }
+
   function laggingNow(verb: 'filter' | 'prioritize'): string | undefined {
     const lagging = deps.servingLag?.();
-    metrics.freshnessDegraded.set(lagging ? 1 : 0);
+    showDegraded(lagging);
     if (lagging) metrics.freshnessDegradedRefusals.inc({ verb });
     return lagging;
   }

@@ -104,7 +104,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   const scopedDra: ScopedDraAccounting = new ScopedDraAccounting(dra, (name): Readonly<Record<string, string>> | undefined => ledger.node(name)?.labels);
   scopedDra.setLevers(draLeversFrom(config));
   const ledger: ClusterLedger = new ClusterLedger({ dra: scopedDra }, {
-    onChange: (kind, type) => metrics.ledgerEventsApplied.inc({ kind, type }),
+    onChange: (kind, type) => metrics.ledgerEventCounts.add(kind, type),
     onPodError: (pod, message) => logger.warn('pod requests unreadable; counted as zero', { pod, error: message }),
   });
   let options = schedulingOptionsFrom(config);

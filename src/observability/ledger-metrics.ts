@@ -3,10 +3,14 @@
  * per-claim labels).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { CounterTally } from './counter-tally.js';
 import { METRIC_PREFIX } from './metric-conventions.js';
 
 export function ledgerMetrics(r: Registry[]) {
+  /** Every watch event counts here: a plain number per (kind, type), handed to the counter when it is read. */
+  const ledgerEventCounts = new CounterTally(['kind', 'type']);
   return {
+    ledgerEventCounts,
     // --- ledger ---
     ledgerNodes: new Gauge({ name: METRIC_PREFIX + 'ledger_nodes', help: 'Nodes in the ledger.', registers: r }),
     ledgerPods: new Gauge({
@@ -19,6 +23,9 @@ export function ledgerMetrics(r: Registry[]) {
       name: METRIC_PREFIX + 'ledger_events_applied_total',
       help: 'Object changes applied to the ledger, by kind and change type.',
       labelNames: ['kind', 'type'] as const,
+      collect() {
+        ledgerEventCounts.flushInto(this);
+      },
       registers: r,
     }),
     ledgerDuplicateRejections: new Counter({
