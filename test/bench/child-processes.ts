@@ -106,10 +106,10 @@ export interface LedgerProcess extends ServerProcess {
 }
 
 /** deploy/base/deployment.yaml's NODE_OPTIONS (a test keeps them equal): kube-ledger is measured as it is shipped. */
-export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768', '--max-semi-space-size=16', '--expose-gc'];
+export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768', '--max-semi-space-size=32', '--expose-gc'];
 
 /** The flags its `command` gives node before the script (Node.js refuses them in NODE_OPTIONS); a test keeps them equal. */
-export const DEPLOYED_COMMAND_FLAGS: readonly string[] = ['--min-semi-space-size=16'];
+export const DEPLOYED_COMMAND_FLAGS: readonly string[] = ['--min-semi-space-size=32'];
 
 export async function startLedger(options: LedgerOptions): Promise<LedgerProcess> {
   const port = await freePort();

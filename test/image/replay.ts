@@ -40,8 +40,8 @@ export const REPLAYED_STAGES: Record<'build' | 'runtime', string[]> = {
     'COPY bin ./bin',
     'RUN ln -s /app/bin/kube-ledger.js /usr/local/bin/kube-ledger',
     'USER 65532:65532',
-    'ENV NODE_OPTIONS="--max-old-space-size=768 --max-semi-space-size=16 --expose-gc"',
-    'ENTRYPOINT ["node", "--min-semi-space-size=16", "/app/dist/main.js"]',
+    'ENV NODE_OPTIONS="--max-old-space-size=768 --max-semi-space-size=32 --expose-gc"',
+    'ENTRYPOINT ["node", "--min-semi-space-size=32", "/app/dist/main.js"]',
   ],
 };
 
