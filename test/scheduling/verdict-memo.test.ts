@@ -14,7 +14,7 @@ import { ledgerOf, namesArgs, node, pod, podUid, schedulingOptions } from '../su
 const CPU = 'cpu.example.com';
 const OPTIONS = schedulingOptions();
 const NODES = [node('n1', { cpu: '8', memory: '32Gi' }), node('n2', { cpu: '8', memory: '32Gi' })];
-const HOLDER = pod('ns', 'holder', { node: 'n1', cpu: '1', memory: '1Gi' });
+const HOLDER = pod('ns', 'holder', { node: 'n1', cpu: '1', memory: '1Gi', claims: [{ name: 'cpus', claimName: 'held' }] });
 
 function heldClaim(cpu: string): ResourceClaimObject {
   return claim('ns', 'held', 'uid-held', {

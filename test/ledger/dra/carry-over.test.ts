@@ -14,7 +14,7 @@ const GPU = 'gpu.example.com';
 function gpuCluster() {
   const ledger = newLedger();
   ledger.upsertSlice(slice('s', 'n1', GPU, [gpuDevice('g0'), gpuDevice('g1')], {}, '10'));
-  ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
+  ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: [{ name: 'gpu', claimName: 'c' }] }));
   ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(GPU, 'n1', 'g0')], node: 'n1', reservedFor: ['pod-a'] }));
   return ledger;
 }
@@ -26,7 +26,7 @@ describe('DRA ledger: a claim\'s contribution outlives its slices', () => {
     let now = T0;
     const ledger = newLedger({ now: () => now });
     ledger.upsertSlice(slice('s', 'n1', GPU, [gpuDevice('g0')], {}, '10'));
-    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: [{ name: 'gpu', claimName: 'c' }] }));
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(GPU, 'n1', 'g0')], node: 'n1', reservedFor: ['pod-a'] }));
     now = T0 + 60_000;
     ledger.deleteSlice('s');

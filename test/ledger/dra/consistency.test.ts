@@ -25,7 +25,7 @@ describe('DRA ledger: freshness and consistency make a node unsafe', () => {
   it('ignores devices of a stale generation, reports the mix, and flags claims on vanished devices', () => {
     const ledger = newLedger();
     ledger.upsertSlice(slice('old', 'n1', GPU, [gpuDevice('g0')], { generation: 1 }));
-    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: [{ name: 'gpu', claimName: 'c' }] }));
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(GPU, 'n1', 'g0')], node: 'n1', reservedFor: ['pod-a'] }));
     assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
 

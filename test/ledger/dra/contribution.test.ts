@@ -10,7 +10,7 @@ const GPU = 'gpu.example.com';
 function usedWith(devices: Device[], driver: string, results: ReturnType<typeof result>[]): Record<string, string> {
   const ledger = newLedger();
   ledger.upsertSlice(slice('s1', 'n1', driver, devices));
-  ledger.upsertPod(pod('ns', 'p', { uid: 'pod-1', rv: '1', node: 'n1' }));
+  ledger.upsertPod(pod('ns', 'p', { uid: 'pod-1', rv: '1', node: 'n1', claims: [{ name: 'x', claimName: 'c' }] }));
   ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results, node: 'n1', reservedFor: ['pod-1'] }));
   return plain(ledger.nodeUsed('n1'));
 }
@@ -100,7 +100,7 @@ describe('DRA ledger: per-claim contribution (KEP-5517 rules)', () => {
   it('takes the node from the device slice when the allocation has no nodeSelector', () => {
     const ledger = newLedger();
     ledger.upsertSlice(slice('s1', 'n1', GPU, [gpuDevice('g0')]));
-    ledger.upsertPod(pod('ns', 'p', { uid: 'pod-1', rv: '1', node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'p', { uid: 'pod-1', rv: '1', node: 'n1', claims: [{ name: 'x', claimName: 'c' }] }));
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(GPU, 'n1', 'g0')], reservedFor: ['pod-1'] }));
     assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
   });

@@ -6,12 +6,16 @@ import { pod } from '../../support/builders.js';
 const GPU = 'gpu.example.com';
 const CPU = 'cpu.example.com';
 
+/** The claims pods a and b hold in the tests below (a pod holds only claims it references). */
+const A_CLAIMS = ['shared', 'net', 'c', 'a', 'own'].map((claimName) => ({ name: claimName, claimName }));
+const B_CLAIMS = ['shared', 'b'].map((claimName) => ({ name: claimName, claimName }));
+
 function gpuNode(duplicates: Array<{ claimUid: string; node: string; reason: string }> = []) {
   const ledger = newLedger({}, (info) => duplicates.push(info));
   ledger.upsertSlice(slice('s1', 'n1', GPU, [gpuDevice('g0'), gpuDevice('g1')]));
   ledger.upsertSlice(slice('s2', 'n2', GPU, [gpuDevice('g0')]));
-  ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
-  ledger.upsertPod(pod('ns', 'b', { uid: 'pod-b', rv: '1', node: 'n1' }));
+  ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: A_CLAIMS }));
+  ledger.upsertPod(pod('ns', 'b', { uid: 'pod-b', rv: '1', node: 'n1', claims: B_CLAIMS }));
   return ledger;
 }
 
@@ -66,7 +70,7 @@ describe('DRA ledger: one entry per claim UID', () => {
     ledger.upsertClaim({ ...c, metadata: { ...c.metadata, resourceVersion: '2' } });
     ledger.deleteClaim('ns/c');
     ledger.upsertClaim(c);
-    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: A_CLAIMS }));
     ledger.replaceClaims([c]);
     assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
   });
@@ -79,16 +83,16 @@ describe('DRA ledger: one entry per claim UID', () => {
     assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
     ledger.upsertClaim({ ...c, metadata: { ...c.metadata, resourceVersion: '3' } });
     assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
-    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', phase: 'Succeeded' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', phase: 'Succeeded', claims: A_CLAIMS }));
     assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
-    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: A_CLAIMS }));
     ledger.deletePod('ns/a');
     assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
   });
 
   it('does not count a claim reserved only by a pod of another node', () => {
     const ledger = gpuNode();
-    ledger.upsertPod(pod('ns', 'z', { uid: 'pod-z', rv: '1', node: 'n2' }));
+    ledger.upsertPod(pod('ns', 'z', { uid: 'pod-z', rv: '1', node: 'n2', claims: [{ name: 'gpu', claimName: 'c' }] }));
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: G0, node: 'n1', reservedFor: ['pod-z'] }));
     assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
     assert.deepEqual(plain(ledger.nodeUsed('n2')), {});
@@ -100,7 +104,7 @@ describe('DRA ledger: one entry per claim UID', () => {
     ledger.upsertClaim(claim('ns', 'a', 'uid-dup', { results: G0, node: 'n1', reservedFor: ['pod-a'] }));
     ledger.upsertClaim(claim('ns', 'b', 'uid-dup', { results: [result(GPU, 'n1', 'g1')], node: 'n1', reservedFor: ['pod-b'] }));
     assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
-    ledger.upsertPod(pod('ns', 'b', { uid: 'pod-b', rv: '2', node: 'n1', phase: 'Running' }));
+    ledger.upsertPod(pod('ns', 'b', { uid: 'pod-b', rv: '2', node: 'n1', phase: 'Running', claims: B_CLAIMS }));
     ledger.nodeUsed('n1');
     assert.equal(seen.length, 1);
     assert.equal(seen[0]!.claimUid, 'uid-dup');
@@ -124,7 +128,7 @@ describe('DRA ledger: one entry per claim UID', () => {
   it('lets two claims share a device that allows multiple allocations', () => {
     const ledger = newLedger();
     ledger.upsertSlice(slice('s1', 'n1', CPU, [cpuDevice('d0', 0)]));
-    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: [{ name: 'a', claimName: 'a' }, { name: 'b', claimName: 'b' }] }));
     const consumed = { 'cpu.example.com/cpu': '2', 'cpu.example.com/memory': '2Gi' };
     ledger.upsertClaim(claim('ns', 'a', 'uid-1', { results: [result(CPU, 'n1', 'd0', consumed)], node: 'n1', reservedFor: ['pod-a'] }));
     ledger.upsertClaim(claim('ns', 'b', 'uid-2', { results: [result(CPU, 'n1', 'd0', consumed)], node: 'n1', reservedFor: ['pod-a'] }));

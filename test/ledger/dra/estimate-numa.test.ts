@@ -15,7 +15,7 @@ function nodeWithTwoZones() {
   ledger.upsertDeviceClass(deviceClass(GPU, GPU));
   ledger.upsertSlice(slice('cpu', 'n1', CPU, [cpuDevice('numa0', 0), cpuDevice('numa1', 1)]));
   ledger.upsertSlice(slice('gpu', 'n1', GPU, [gpuDevice('g0', 0), gpuDevice('g1', 1)]));
-  ledger.upsertPod(pod('ns', 'busy', { uid: 'pod-busy', rv: '1', node: 'n1' }));
+  ledger.upsertPod(pod('ns', 'busy', { uid: 'pod-busy', rv: '1', node: 'n1', claims: [{ name: 'z0', claimName: 'z0' }, { name: 'z1', claimName: 'z1' }] }));
   return ledger;
 }
 
@@ -209,7 +209,7 @@ describe('DRA ledger: unreleased master mapping shape', () => {
   it('makes the node unsafe when a counted claim uses such a device', () => {
     const ledger = newLedger();
     ledger.upsertSlice(slice('cpu', 'n1', CPU, [masterDevice]));
-    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: [{ name: 'cpus', claimName: 'c' }] }));
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(CPU, 'n1', 'numa0')], node: 'n1', reservedFor: ['pod-a'] }));
     assert.match(ledger.unsafeNodes().get('n1') ?? '', /claim ns\/c uses a device kube-ledger cannot count/);
   });

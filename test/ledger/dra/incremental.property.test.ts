@@ -59,6 +59,13 @@ const claimArb = fc
     }),
   );
 
+/**
+ * The claims a pod references (fixed per UID, as spec.resourceClaims is immutable): every claim name, so a pod can hold
+ * any claim that lists it (only a pod that references a claim can hold it). p3 recreated (pu3b, in no reservedFor)
+ * uses none: a name coming back without claims lets its stored entry go.
+ */
+const ALL_CLAIMS = ['c0', 'c1', 'c2', 'c3'].map((claimName) => ({ name: claimName, claimName }));
+
 const podArb = fc
   .record({
     index: fc.integer({ min: 0, max: 3 }),
@@ -69,7 +76,8 @@ const podArb = fc
     podLevel: fc.constantFrom<Record<string, string> | undefined>(undefined, undefined, { cpu: '8' }, { cpu: '8', memory: '64Gi' }),
   })
   .map(({ index, uidSuffix, node, phase, podLevel }) => {
-    const p = pod('ns', `p${index}`, { uid: `pu${index}${uidSuffix}`, rv: '1', node, phase });
+    const uid = `pu${index}${uidSuffix}`;
+    const p = pod('ns', `p${index}`, { uid, rv: '1', node, phase, claims: uid === 'pu3b' ? [] : ALL_CLAIMS });
     if (podLevel) p.spec!.resources = { requests: podLevel };
     return p;
   });

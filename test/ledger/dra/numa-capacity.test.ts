@@ -32,7 +32,7 @@ describe('DRA NUMA zones: capacity from providers, use from consumers', () => {
     classes(ledger);
     ledger.upsertSlice(slice('cpu', 'n1', CPU, [cpuDevice('numa0', 0), cpuDevice('numa1', 1)]));
     ledger.upsertSlice(slice('gpu', 'n1', GPU, [gpuDevice('g0', 0), gpuDevice('g1', 0), gpuDevice('g2', 0), gpuDevice('g3', 1)]));
-    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: [{ name: 'gpus', claimName: 'gpus' }] }));
     ledger.upsertClaim(claim('ns', 'gpus', 'uid-gpus', { results: [result(GPU, 'n1', 'g0'), result(GPU, 'n1', 'g1', undefined, 'r2')], node: 'n1', reservedFor: ['pod-a'] }));
     const zones = ledger.nodeState('n1')!.zones;
     assert.deepEqual(plain(zones.get('0')!.capacity), expectAmounts({ cpu: '32', memory: '128Gi' }), 'three GPUs add no room');
@@ -51,7 +51,7 @@ describe('DRA NUMA zones: capacity from providers, use from consumers', () => {
     const ledger = newLedger();
     classes(ledger);
     ledger.upsertSlice(slice('gpu', 'n1', GPU, [gpuDevice('g0', 0), gpuDevice('g1', 1)]));
-    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
+    ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: [{ name: 'gpu', claimName: 'one' }] }));
     ledger.upsertClaim(claim('ns', 'one', 'uid-one', { results: [result(GPU, 'n1', 'g0')], node: 'n1', reservedFor: ['pod-a'] }));
     const zone0 = ledger.nodeState('n1')!.zones.get('0')!;
     assert.deepEqual(plain(zone0.capacity), {}, 'no device provides cpu or memory here');

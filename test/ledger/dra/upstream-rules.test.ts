@@ -33,11 +33,11 @@ describe('DRA upstream rules: network-attached mapped devices', () => {
     it(`charges a ${shape} device's mapping to the node of the reserving pod, and follows the pod`, () => {
       const ledger = newLedger();
       ledger.upsertSlice(networkSlice(shape));
-      ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1' }));
+      ledger.upsertPod(pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: [{ name: 'net', claimName: 'c' }] }));
       ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(NIC, 'fabric', 'vf0')], reservedFor: ['pod-a'] }));
       assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ memory: '2Gi' }));
       ledger.deletePod('ns/a');
-      ledger.upsertPod(pod('ns', 'b', { uid: 'pod-b', rv: '1', node: 'n2' }));
+      ledger.upsertPod(pod('ns', 'b', { uid: 'pod-b', rv: '1', node: 'n2', claims: [{ name: 'net', claimName: 'c' }] }));
       ledger.upsertClaim(claim('ns', 'c', 'uid-c', { results: [result(NIC, 'fabric', 'vf0')], reservedFor: ['pod-b'], resourceVersion: '2' }));
       assert.deepEqual(plain(ledger.nodeUsed('n1')), {});
       assert.deepEqual(plain(ledger.nodeUsed('n2')), expectAmounts({ memory: '2Gi' }));
