@@ -9,7 +9,7 @@ import type { PodEntry } from './pod-entry.js';
 import { addInto, amountsFromResourceList, type ResourceAmounts } from './resource-amounts.js';
 import { resourceId } from './numeric-amounts.js';
 import { nonZeroOf } from './pod-entry.js';
-import { NodeTable, type NodeTableView } from './node-table.js';
+import { flatQuotedName, NodeTable, type NodeTableView } from './node-table.js';
 
 export const PODS_RESOURCE = 'pods';
 
@@ -66,7 +66,7 @@ export type NodeView = {
 export function emptyNodeEntry(name: string, slot = 0, table: NodeTable = new NodeTable()): NodeEntry {
   const entry: NodeEntry = {
     name,
-    quotedName: JSON.stringify(name),
+    quotedName: flatQuotedName(name),
     slot,
     table,
     known: false,

@@ -15,6 +15,17 @@ import type { NodeEntry, NodeView } from './node-entry.js';
 
 const INITIAL_SLOTS = 64;
 
+/**
+ * A node's name as a JSON string literal, held as one flat string. Why: V8 returns a JSON.stringify result longer than
+ * 32 characters as a rope of two parts (GKE-style names are 30+ characters, so most quoted names are), and each
+ * reply that joins the quoted names walks every rope; a copy through UTF-16 code units is an equal string, made flat,
+ * whatever the name holds.
+ */
+export function flatQuotedName(name: string): string {
+  const quoted = JSON.stringify(name);
+  return quoted.length <= 32 ? quoted : Buffer.from(quoted, 'utf16le').toString('utf16le');
+}
+
 export class NodeTable {
   private slots = 0;
   /** One table-wide counter: a slot's version is unique over time, so a reused slot never repeats a version. */
@@ -114,7 +125,7 @@ export class NodeTable {
       // A JSON round trip gives an equal, newly allocated flat string, whatever the name holds.
       const name = JSON.parse(quotedNames[slot]!) as string;
       names[slot] = name;
-      quotedNames[slot] = JSON.stringify(name);
+      quotedNames[slot] = flatQuotedName(name);
     }
     this.namesAssignedSincePack = 0;
     this.namesReadSincePack = 0;

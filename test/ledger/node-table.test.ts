@@ -13,17 +13,20 @@ const nodeNames = (count: number, prefix = 'node'): string[] => Array.from({ len
 
 describe('NodeTable name packing (the names candidate lists are compared with)', () => {
   it('keeps every live slot\'s name and quoted name equal to its node\'s, whatever characters the name holds', () => {
-    const odd = ['ü-node', 'a"b', 'back\\slash', 'lone-\ud800-surrogate', '𝕟𝕠𝕕𝕖', 'x'];
+    // Quoted names over 32 characters are copied to be flat (flatQuotedName): long ones of every kind too.
+    const odd = ['ü-node', 'a"b', 'back\\slash', 'lone-\ud800-surrogate', '𝕟𝕠𝕕𝕖', 'gke-bench-pool-10-b7dc9559-clp5',
+      'gke-ü-pool-"quoted"-\\-b7dc9559-clp5', 'lone-\udc00-surrogate-in-a-name-longer-than-32', '𝕟𝕠𝕕𝕖-𝕟𝕠𝕕𝕖-𝕟𝕠𝕕𝕖-𝕟𝕠𝕕𝕖-𝕟𝕠𝕕𝕖', 'x'];
     const ledger = ledgerOf(odd.map((name) => node(name, { cpu: '1' })));
     ledger.apply(deleteNode('x'));
     const table = ledger.nodeTable() as unknown as NodeTable;
+    for (const entry of table.entries) if (entry) assert.equal(table.quotedNames[entry.slot], JSON.stringify(entry.name));
     table.packNames();
     for (const entry of table.entries) {
       if (!entry) continue;
       assert.equal(table.names[entry.slot], entry.name);
       assert.equal(table.quotedNames[entry.slot], JSON.stringify(entry.name));
     }
-    assert.deepEqual(resolved(ledger, [...odd, 'ghost']), [...odd.slice(0, 5), undefined, undefined]);
+    assert.deepEqual(resolved(ledger, [...odd, 'ghost']), [...odd.slice(0, -1), undefined, undefined]);
   });
 
   it('packs at the first lookup after a large batch of new nodes (the first sync), not again until names change', () => {

@@ -130,6 +130,20 @@ describe('PriorityReply: the prioritize reply encoded from fragments', () => {
     );
   });
 
+  it('encodes kept entries (a known host under its table slot) byte for byte too, and drops them when the slot is reused', () => {
+    // Slots 0..3 shared by every reply of the run: a slot that carries another name must not answer with the old one's.
+    fc.assert(
+      fc.property(fc.array(fc.record({ name: nameArb, score: fc.integer({ min: 0, max: 10 }), slot: fc.integer({ min: 0, max: 3 }) }), { maxLength: 12 }), (hosts) => {
+        const reply = new PriorityReply(hosts.map((h) => h.name));
+        hosts.forEach((h, i) => reply.add(i, JSON.stringify(h.name), h.score, h.slot));
+        const plain: HostPriorityList = hosts.map((h) => ({ Host: h.name, Score: h.score }));
+        assert.equal(encodeHostPriorityList(reply), encodeHostPriorityList(plain));
+        assert.equal(encodeHostPriorityListPieces(reply).join(''), encodeHostPriorityList(plain));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('comes in pieces of at most 1024 hosts for a long list, which join to the one-string encoding', () => {
     for (const count of [0, 1, 1023, 1024, 1025, 5000]) {
       const names = Array.from({ length: count }, (_, i) => `node-${i}`);
