@@ -35,3 +35,13 @@ export function podClaimRefs(pod: PodObject): PodClaimRef[] {
   return refs;
 }
 
+/**
+ * Whether the pod uses a ResourceClaim, without building its references (the DRA ledger asks for every pod event):
+ * one in `spec.resourceClaims` (immutable), the claim kube-scheduler made for its DRA-backed extended resources (named
+ * in `status.extendedResourceClaimStatus`, as `podClaimRefs` reads it), or a claim its status says it consumes
+ * (`status.nodeAllocatableResourceClaimStatuses`, read by podClaimStatuses).
+ */
+export function usesClaims(pod: PodObject): boolean {
+  return (pod.spec?.resourceClaims?.length ?? 0) > 0 || Boolean(pod.status?.extendedResourceClaimStatus?.resourceClaimName)
+    || (pod.status?.nodeAllocatableResourceClaimStatuses?.length ?? 0) > 0;
+}

@@ -6,6 +6,7 @@
 import type { PodObject, ResourceClaimObject } from '../objects.js';
 import { objectKey } from '../objects.js';
 import { claimStatusSignature, podClaimStatuses, type PodClaimStatus } from './pod-claim-status.js';
+import { usesClaims } from './pod-claim-refs.js';
 import { podLevelRequestedResources } from '../pod-requests.js';
 
 export interface PodInfo {
@@ -93,16 +94,6 @@ export class ReservingPods {
     if (this.byUid.get(info.uid) === info) this.byUid.delete(info.uid);
     return [info.uid];
   }
-}
-
-/**
- * Whether the pod uses a ResourceClaim: one in `spec.resourceClaims` (immutable), the claim kube-scheduler made for its
- * DRA-backed extended resources (`status.extendedResourceClaimStatus`, written before the binding), or a claim its
- * status says it consumes (`status.nodeAllocatableResourceClaimStatuses`, read by podClaimStatuses).
- */
-export function usesClaims(pod: PodObject): boolean {
-  return (pod.spec?.resourceClaims?.length ?? 0) > 0 || pod.status?.extendedResourceClaimStatus !== undefined
-    || (pod.status?.nodeAllocatableResourceClaimStatuses?.length ?? 0) > 0;
 }
 
 function sameNames(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {

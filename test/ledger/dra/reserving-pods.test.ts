@@ -62,4 +62,14 @@ describe('DRA reserving pods', () => {
     assert.equal(pods.size, 0);
     assert.deepEqual(pods.keys(), []);
   });
+
+  it('stores a pod whose only claim is the one kube-scheduler made for its DRA-backed extended resources', () => {
+    const pods = new ReservingPods();
+    const named = pod('ns', 'e', { uid: 'pod-e', rv: '1', node: 'n1', status: { extendedResourceClaimStatus: { resourceClaimName: 'e-extended' } } });
+    assert.deepEqual(pods.upsert(named), ['pod-e']);
+    assert.equal(pods.isActivePodOn('pod-e', 'n1'), true);
+    const nameless = pod('ns', 'f', { uid: 'pod-f', rv: '1', node: 'n1', status: { extendedResourceClaimStatus: {} } });
+    assert.deepEqual(pods.upsert(nameless), [], 'a status naming no claim uses none (podClaimRefs reads the name)');
+    assert.equal(pods.size, 1);
+  });
 });
