@@ -79,9 +79,13 @@ describe('benchmark report', () => {
     // Client-bound: 900 pods/s on the wall, 0.5 ms of kube-ledger CPU a pod (2000 pods/s).
     const clientBound = loopCheckOf({ ...LOOP, ledger: { ...figures(900), serverCpuMillisPerPod: 0.5 } });
     assert.equal(clientBound.pass, true);
-    assert.equal(clientBound.actual, '2000 (wall 900; the loop\'s ceiling with the floor 4000)');
+    // The floor's CPU a pod (0.25 ms) says how fast the host was during the run.
+    assert.equal(clientBound.actual, '2000 (CPU 0.50 ms a pod, 2.0x the floor\'s 0.25; wall 900; the loop\'s ceiling with the floor 4000)');
+    const noFloor = loopCheckOf({ ...LOOP, ledger: { ...figures(900), serverCpuMillisPerPod: 0.5 }, floor: undefined });
+    assert.equal(noFloor.actual, '2000 (CPU 0.50 ms a pod; wall 900)');
     const noCpu = loopCheckOf({ ...LOOP, ledger: { ...figures(1400), serverCpuMillisPerPod: Number.NaN } });
     assert.equal(noCpu.pass, false);
+    assert.equal(noCpu.actual, '1400 (wall 1400; the loop\'s ceiling with the floor 4000)');
   });
 
   it('fails the agreement target on any differing answer, and every Go target when Go was not found', () => {
