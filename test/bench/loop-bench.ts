@@ -66,26 +66,62 @@ export async function stopBoth(run: ClusterRun): Promise<void> {
 
 export interface LoopRun {
   agreement?: AgreementReport;
-  applyMicros: number[];
 }
 
-/** The loop in lockstep (agreement, ledger time per binding event), then the pods put back. */
+/**
+ * The loop in lockstep (agreement), then the pods put back. Not where kube-ledger's time per binding event is taken:
+ * here each binding reaches both extenders at once and every request is replayed to the Go extender, so the two
+ * processes and the bench share two cores; those medians came out 2-4 times the same process's in passes of its own
+ * (74-171 against 23-55 µs at 5000 nodes, six runs). See `timePerPodEvent`.
+ */
 export async function lockstepLoop(cluster: CachedCluster, run: ClusterRun): Promise<LoopRun> {
   const pods = loopPods(cluster.pendingPods);
   const versions = resourceVersions();
-  const applyMicros: number[] = [];
-  const ledger = { baseUrl: run.ledger.baseUrl, applyPod: async (change: Parameters<LedgerProcess['applyPod']>[0]) => {
-    const ack = await run.ledger.applyPod(change);
-    applyMicros.push(ack.applyMicros);
-    return ack;
-  } };
   const reference = run.go ?? { baseUrl: '', applyPod: async () => ({ applyMicros: Number.NaN }) };
   let agreement: AgreementReport | undefined;
-  if (run.go) agreement = await runLoopInLockstep(ledger, reference, pods, cluster.nodeNames, LOOP_SEED, versions);
-  else await runLoop(ledger, pods, cluster.nodeNames, LOOP_SEED, versions);
-  const bindEvents = applyMicros.slice();
+  if (run.go) agreement = await runLoopInLockstep(run.ledger, reference, pods, cluster.nodeNames, LOOP_SEED, versions);
+  else await runLoop(run.ledger, pods, cluster.nodeNames, LOOP_SEED, versions);
   await restore(run.go ? [run.ledger, run.go] : [run.ledger], pods, versions);
-  return { ...(agreement ? { agreement } : {}), applyMicros: bindEvents };
+  return agreement ? { agreement } : {};
+}
+
+/** One cluster's kube-ledger, for `timePerPodEvent`. */
+export interface LedgerOnCluster {
+  cluster: Pick<CachedCluster, 'nodeNames' | 'pendingPods'>;
+  ledger: LedgerProcess;
+}
+
+export interface TimePerPodEvent {
+  /** Per measured pass, the median of kube-ledger's own time per binding event (µs), in pass order. */
+  small: number[];
+  large: number[];
+}
+
+/**
+ * kube-ledger's own time per binding event (the O(1)-per-event target) on the small and the large cluster: loop
+ * passes against one cluster's ledger, then the other's, alternating, each ledger the only extender at work, the pods
+ * put back after each pass. Alternating puts both clusters in the same minutes of a shared host, whose speed moves
+ * by two in minutes; the small cluster's ledger first gets `warmupPasses` unmeasured passes (the large one is warm
+ * from the raced loop).
+ */
+export async function timePerPodEvent(small: LedgerOnCluster, large: LedgerOnCluster, rounds: number,
+  warmupPasses: number): Promise<TimePerPodEvent> {
+  const versions = resourceVersions(5_000_000_000);
+  const pass = async ({ cluster, ledger }: LedgerOnCluster): Promise<number> => {
+    const pods = loopPods(cluster.pendingPods);
+    const figures = await runLoop(ledger, pods, cluster.nodeNames, LOOP_SEED, versions);
+    await restore([ledger], pods, versions);
+    return figures.applyMicrosMedian;
+  };
+  for (let i = 0; i < warmupPasses; i++) await pass(small);
+  const measured: TimePerPodEvent = { small: [], large: [] };
+  for (let round = 0; round < rounds; round++) {
+    measured.small.push(await pass(small));
+    measured.large.push(await pass(large));
+    log(`time per pod event, round ${round + 1}: ${measured.small.at(-1)!.toFixed(0)} µs at `
+      + `${small.cluster.nodeNames.length} nodes, ${measured.large.at(-1)!.toFixed(0)} µs at ${large.cluster.nodeNames.length}`);
+  }
+  return measured;
 }
 
 /**

@@ -66,7 +66,8 @@ function loopLines(loop: LoopResult): string[] {
     `The share and the projection add kube-scheduler's own cycle without an extender, ${fmt(loop.upstreamCycleMillis, 2)} ms `
       + '(upstream scheduler_perf SchedulingBasic at 5000 nodes, 680–810 pods/s). Agreement in lockstep, every binding '
       + `applied to both: ${agreementCell(loop.agreement, true)}. kube-ledger's own time per binding event: `
-      + `${fmt(loop.applyMicros.small, 0)} µs at 500 nodes, ${fmt(loop.applyMicros.large, 0)} µs at 5000 nodes (medians). `
+      + `${fmt(loop.applyMicros.small, 0)} µs at 500 nodes, ${fmt(loop.applyMicros.large, 0)} µs at 5000 nodes (medians of `
+      + `${loop.applyMicros.passes} loop pass${loop.applyMicros.passes === 1 ? '' : 'es'} a cluster, taken in turn, each kube-ledger alone). `
       + `Of its CPU a pod, ${fmt(loop.ledger.helperThreadCpuMicrosPerPod, 0)} µs ran on threads other than the event loop's `
       + `(V8's optimizing compiler and GC helpers; ${loop.cold ? fmt(loop.cold.helperThreadCpuMicrosPerPod, 0) : 'n/a'} µs in `
       + 'the first warm-up pass, while V8 still compiles).',

@@ -95,8 +95,11 @@ export interface LoopResult {
   /** kube-ledger's first warm-up pass (a process that had served no loop yet): reported, not judged. */
   cold?: LoopFigures;
   agreement?: AgreementSummary;
-  /** kube-ledger's own time to apply one binding event (median µs), on the small and the large cluster. */
-  applyMicros: { small: number; large: number };
+  /**
+   * kube-ledger's own time to apply one binding event (µs) on the small and the large cluster: the median of the
+   * per-pass medians of `passes` loop passes a cluster, taken in turn, each ledger alone (loop-bench.ts timePerPodEvent).
+   */
+  applyMicros: { small: number; large: number; passes: number };
   /** kube-scheduler's own cycle without an extender (SchedulingBasic at 5000 nodes, ~745 pods/s). */
   upstreamCycleMillis: number;
 }

@@ -18,13 +18,13 @@ import { agrees, checkAgreement, post, type AgreementReport } from './agreement.
 import { cachedClusterFile, type CachedCluster } from './cluster-cache.js';
 import {
   REPO_ROOT, compileLedger, findSample, readProcessMemory, scrapeMetrics, startFloor, startLedger, useCompiledLedger,
-  type ServerProcess,
+  type LedgerProcess, type ServerProcess,
 } from './child-processes.js';
 import { readProfile, summarizeProfile, type ProfileSummary } from './cpu-profile.js';
 import { buildGoExtender, goVersion } from './go-extender.js';
 import { runLoad, type LoadResult } from './load-run.js';
 import {
-  agreementSummary, lockstepLoop, mergeAgreements, racedLoop, startBoth, stopBoth, type ClusterRun, type LoopRun,
+  agreementSummary, lockstepLoop, mergeAgreements, racedLoop, startBoth, stopBoth, timePerPodEvent, type ClusterRun, type LoopRun,
 } from './loop-bench.js';
 import { fullNodesBodies, nodeNamesBodies, preemptBodies, BODIES_PER_SCENARIO, type ClusterView } from './payloads.js';
 import {
@@ -276,6 +276,7 @@ async function main(): Promise<number> {
   let figures: LargeClusterFigures;
   let loop: LoopResult;
   let profile: ProfileSummary | undefined;
+  let smallLedger: LedgerProcess | undefined;
   try {
     const smallRun = await startBoth(small, '500', reference.binary, settings.outDir);
     let smallLoop: LoopRun;
@@ -284,9 +285,13 @@ async function main(): Promise<number> {
       const view: ClusterView = { nodeNames: small.nodeNames, pendingPods: small.pendingPods, objects: small.objects };
       smallResults = await runScenarios('small', view, smallRun, floors, settings);
       smallLoop = await lockstepLoop(small, smallRun);
-    } finally {
+    } catch (err) {
       await stopBoth(smallRun);
+      throw err;
     }
+    // The small cluster's kube-ledger stays up, idle, until the time per pod event is taken in turn with the large one's.
+    await smallRun.go?.stop();
+    smallLedger = smallRun.ledger;
     if (settings.cpuProfile) profile = await profileDistinctFilter(small, settings);
 
     log(`measuring the JSON.parse floor of the ${(large.fileBytes / 1024 ** 2).toFixed(0)} MiB cluster file`);
@@ -304,12 +309,15 @@ async function main(): Promise<number> {
       const largeLoop = await lockstepLoop(large, largeRun);
       const raced = await racedLoop(large, largeRun, settings.loopRounds, floors.plain, settings.loopWarmupPasses);
       const afterBench = readProcessMemory(largeRun.ledger.pid);
+      log('time per pod event: loop passes at 500 and 5000 nodes in turn, each kube-ledger alone');
+      const perEvent = await timePerPodEvent({ cluster: small, ledger: smallRun.ledger }, { cluster: large, ledger: largeRun.ledger },
+        settings.loopRounds, settings.loopWarmupPasses);
       scenarios = [...smallResults, ...largeResults];
       const loopAgreement = mergeAgreements([smallLoop.agreement, largeLoop.agreement].filter((a): a is AgreementReport => !!a));
       loop = {
         nodes: large.nodeNames.length, candidates: raced.ledger.candidates, ...raced,
         ...(loopAgreement ? { agreement: loopAgreement } : {}),
-        applyMicros: { small: median(smallLoop.applyMicros), large: median(largeLoop.applyMicros) },
+        applyMicros: { small: median(perEvent.small), large: median(perEvent.large), passes: perEvent.small.length },
         upstreamCycleMillis: UPSTREAM_CYCLE_MILLIS,
       };
       figures = {
@@ -334,6 +342,7 @@ async function main(): Promise<number> {
   } finally {
     await floors.plain.stop();
     await floors.koa.stop();
+    await smallLedger?.stop();
   }
   const cpuList = cpus();
   const partial = {
