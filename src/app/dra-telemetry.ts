@@ -6,6 +6,7 @@ import type { ExtenderConfig } from '../config/schema.js';
 import { parseLabelSelector } from '../config/label-selector-text.js';
 import type { DraLedger } from '../ledger/dra/dra-ledger.js';
 import type { DraLevers } from '../ledger/dra/dra-scope.js';
+import { gaugeValue } from '../ledger/resources.js';
 import type { Metrics } from '../observability/metrics.js';
 
 export function draLeversFrom(config: ExtenderConfig): DraLevers {
@@ -23,7 +24,7 @@ export function updateDraGauges(dra: DraLedger, metrics: Metrics, now: number = 
   metrics.draCarriedOverClaims.set(stats.carriedOverClaims);
   metrics.draNodeAllocatableUsed.reset();
   for (const [resource, amount] of stats.clusterUsed) {
-    metrics.draNodeAllocatableUsed.set({ resource }, resource === 'cpu' ? Number(amount) / 1000 : Number(amount));
+    metrics.draNodeAllocatableUsed.set({ resource }, gaugeValue(resource, Number(amount)));
   }
   metrics.draSliceObservationAgeSeconds.reset();
   for (const [driver, observedAt] of stats.oldestSliceObservations) {

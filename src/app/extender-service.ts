@@ -12,13 +12,17 @@ import { explainPod } from '../scheduling/explain.js';
 import { candidatesFromArgs, filter, type FailureDescriber, type FailureSampling } from '../scheduling/filter.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
 import { preempt, proposedNodes } from '../scheduling/preempt.js';
-import { prioritizeReply } from '../scheduling/prioritize.js';
+import { prioritize } from '../scheduling/prioritize.js';
+import type { CycleCache } from '../scheduling/cycle-cache.js';
+import type { ExtenderArgsReader } from '../protocol/extender-args-text.js';
 import type { PriorityReply } from '../protocol/priority-reply.js';
 import type { ClusterSource, VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
 import type { ExtenderService, Readiness } from '../http/extender-port.js';
 
 export interface ServiceDeps {
   ledger: ClusterLedger;
+  /** What the verbs remember between calls; read per call (a reload may replace it). */
+  cycleCache: () => CycleCache;
   source: Pick<ClusterSource, 'hasSynced' | 'freshness'>;
   options: () => SchedulingOptions;
   metrics: Metrics;
@@ -43,6 +47,10 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
   const { ledger, metrics, logger } = deps;
 
   const service: ExtenderService = {
+    get argsReader(): ExtenderArgsReader {
+      return deps.cycleCache().argsReader;
+    },
+
     filter(args: ExtenderArgs): ExtenderFilterResult {
       const options = deps.options();
       const lagging = options.mode === 'shadow' ? undefined : laggingNow('filter');
@@ -51,7 +59,7 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       const sampling: FailureSampling | undefined = logger.isEnabled('debug')
         ? { limit: FAILING_NODES_LOGGED, ...(deps.describeFailure ? { describe: deps.describeFailure } : {}) }
         : undefined;
-      const decision = filter(ledger, args, options, sampling);
+      const decision = filter(ledger, args, options, deps.cycleCache(), sampling);
       if (decision.failingSample && decision.failingSample.length > 0) {
         logger.debug('filter: failing nodes', {
           pod: podName(args.Pod),
@@ -87,7 +95,7 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       // The prioritize reply has no error field: a failed call is kube-scheduler's way to score without us.
       const lagging = options.mode === 'shadow' ? undefined : laggingNow('prioritize');
       if (lagging) throw new Error(lagging);
-      const scores = prioritizeReply(ledger, args, options);
+      const scores = prioritize(ledger, args, options, deps.cycleCache());
       if (options.mode === 'shadow') {
         const differs = new Set(scores.scores).size > 1;
         metrics.shadowDecisions.inc({ verb: 'prioritize', differs: String(differs) });
@@ -100,7 +108,7 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       const proposals = proposedNodes(args);
       const stale = deps.victimFreshness ? await deps.victimFreshness(victimRefs(ledger, proposals)) : new Map<string, string>();
       const options = deps.options();
-      const decision = preempt(ledger, args, options, stale);
+      const decision = preempt(ledger, args, options, stale, deps.cycleCache());
       for (const node of decision.nodes) {
         metrics.preemptCandidates.inc({ outcome: node.outcome });
         if (node.outcome !== 'kept') logger.debug('preemption candidate dropped', { node: node.node, outcome: node.outcome, reason: node.reason });

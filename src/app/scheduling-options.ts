@@ -9,6 +9,7 @@ export function schedulingOptionsFrom(config: ExtenderConfig): SchedulingOptions
     scoring: {
       strategy: config.scheduling.scoring.strategy,
       weights: new Map(Object.entries(config.scheduling.scoring.resources).map(([k, v]) => [k, BigInt(v)])),
+      draAware: config.scheduling.scoring.draAware,
     },
     dra: { enabled: config.dra.enabled, unsafePolicy: config.dra.unsafePolicy },
   };

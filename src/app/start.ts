@@ -20,7 +20,10 @@ import type { ClusterSource } from '../cluster/source.js';
 import type { ReflectorTuning } from '../cluster/kube/reflector.js';
 import type { RunningNominator } from '../nomination/kube-nominator.js';
 import type { KubeRuntime, NominatorKnobs } from './kube-runtime.js';
-import type { TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
+import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
+import { gaugeValue } from '../ledger/resources.js';
+import { CycleCache } from '../scheduling/cycle-cache.js';
+import { repeatEvery } from './repeating-timer.js';
 import { httpOptionsFromConfig } from '../http/server-options.js';
 import { startExtenderServer } from '../http/server.js';
 import { createExtenderService } from './extender-service.js';
@@ -43,6 +46,8 @@ export interface RunningKubeLedger {
   ledger: ClusterLedger;
   source: ClusterSource;
   metrics: Metrics;
+  /** What the verbs remember between calls (`scheduling.cycleCache.enabled`; a reload that flips it replaces it). */
+  cycleCache(): CycleCache;
   /** The nominator (live cluster only); idle until `nomination.enabled`. */
   nominator: RunningNominator | undefined;
   /** Replaces the runtime-safe settings (live reload), in every part that reads them. */
@@ -73,6 +78,8 @@ export function debugEnabledFor(config: ExtenderConfig, choice: SourceChoice): b
 export interface StartDeps {
   logger: Logger;
   metrics?: Metrics;
+  /** The root's own clock and timers (freshness tick, gauges); tests pass a fake clock. Default: real timers. */
+  timers?: TimerScheduler;
   /**
    * Test knobs of the live source: faster reflector retries, shorter leases, and one clock (`timers`) for the live
    * half's timers (reflectors, the consistent-read proof's wait, the nominator and its Lease elector). Production
@@ -84,6 +91,8 @@ export interface StartDeps {
 export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps): Promise<RunningKubeLedger> {
   let config = initial;
   const logger = deps.logger;
+  const timers = deps.timers ?? realTimerScheduler;
+  let cycleCache = new CycleCache({ enabled: config.scheduling.cycleCache.enabled });
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
   const dra = new DraLedger(
     { numaAttributes: [config.dra.numaAttribute, ...config.dra.extraNumaAttributes], freshnessWindowMs: config.dra.freshnessWindowSeconds * 1000 },
@@ -142,13 +151,14 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   const victimClock = new VictimTerminationClock(metrics);
   const service = createExtenderService({
     ledger,
+    cycleCache: () => cycleCache,
     source,
     options: () => options,
     metrics,
     logger,
     ...(kube ? { victimFreshness: kube.victimFreshness, debugFreshness: kube.debugFreshness } : {}),
     servingLag: throttled(() => servingLagProblem(source.freshness(), config.freshness.maxServeLagSeconds)),
-    onVictimsApproved: (uids) => victimClock.approved(uids, Date.now()),
+    onVictimsApproved: (uids) => victimClock.approved(uids, timers.now()),
     readinessNotes: () => source.readinessNotes(),
   });
   const server = await startExtenderServer({
@@ -168,18 +178,16 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   let loadGarbageReleased = false;
   const trackFreshness = (): void => {
     feedDraFreshness(dra, source);
-    victimClock.sweep(ledger, Date.now());
+    victimClock.sweep(ledger, timers.now());
     if (!loadGarbageReleased && source.hasSynced()) {
       loadGarbageReleased = true;
       releaseLoadGarbage(logger);
     }
   };
   trackFreshness();
-  const freshnessTimer = setInterval(trackFreshness, 1000);
-  freshnessTimer.unref();
-  const gauges = setInterval(() => updateLedgerGauges(ledger, dra, metrics, source), 5000);
-  gauges.unref();
-  updateLedgerGauges(ledger, dra, metrics, source);
+  const stopFreshness = repeatEvery(timers, 1000, trackFreshness);
+  const stopGauges = repeatEvery(timers, 5000, () => updateLedgerGauges(ledger, dra, metrics, source, timers.now()));
+  updateLedgerGauges(ledger, dra, metrics, source, timers.now());
 
   return {
     url: server.url,
@@ -190,10 +198,13 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     source,
     metrics,
     nominator,
+    cycleCache: () => cycleCache,
     config: () => config,
     updateConfig(next: ExtenderConfig) {
       config = next;
       options = schedulingOptionsFrom(next);
+      logger.setLevel(next.logging.level);
+      if (next.scheduling.cycleCache.enabled !== cycleCache.enabled) cycleCache = new CycleCache({ enabled: next.scheduling.cycleCache.enabled });
       scopedDra.setLevers(draLeversFrom(next));
       server.setLive({ debugEnabled: debugEnabledFor(next, choice), maxInFlightPerVerb: next.server.maxInFlightPerVerb });
       kube?.setConfig(next);
@@ -201,8 +212,8 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     },
     async close() {
       await nominator?.stop();
-      clearInterval(gauges);
-      clearInterval(freshnessTimer);
+      stopGauges();
+      stopFreshness();
       await server.close();
       await source.stop();
     },
@@ -230,8 +241,8 @@ function feedDraFreshness(dra: DraLedger, source: ClusterSource): void {
   dra.markSliceDataAge(slices?.state === 'lagging' ? slices.seconds * 1000 : undefined);
 }
 
-function updateLedgerGauges(ledger: ClusterLedger, dra: DraLedger, metrics: Metrics, source: ClusterSource): void {
-  updateDraGauges(dra, metrics);
+function updateLedgerGauges(ledger: ClusterLedger, dra: DraLedger, metrics: Metrics, source: ClusterSource, now: number): void {
+  updateDraGauges(dra, metrics, now);
   const counts = ledger.counts();
   metrics.ledgerNodes.set(counts.nodes);
   metrics.ledgerPods.set({ state: 'bound' }, counts.boundPods);
@@ -240,12 +251,7 @@ function updateLedgerGauges(ledger: ClusterLedger, dra: DraLedger, metrics: Metr
   metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
   const totals = ledger.resourceTotals();
   for (const [resource, total] of totals.allocatable) {
-    metrics.ledgerAllocatable.set({ resource }, toGaugeValue(resource, total));
-    metrics.ledgerRequested.set({ resource }, toGaugeValue(resource, totals.requested.get(resource) ?? 0));
+    metrics.ledgerAllocatable.set({ resource }, gaugeValue(resource, total));
+    metrics.ledgerRequested.set({ resource }, gaugeValue(resource, totals.requested.get(resource) ?? 0));
   }
-}
-
-/** Gauges are floats: cpu is exported in cores, everything else in its unit. Precision loss is fine for dashboards. */
-function toGaugeValue(resource: string, amount: number): number {
-  return resource === 'cpu' ? amount / 1000 : amount;
 }

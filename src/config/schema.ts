@@ -1,67 +1,11 @@
 /**
- * The extender configuration: its shape, its defaults and the rules every value must satisfy. One table drives
- * defaults, validation and the README reference, so they cannot drift apart.
+ * The extender configuration: its shape, its defaults and the rules every value must satisfy. One table (`FIELDS`,
+ * one entry per key) drives the type `ExtenderConfig`, the defaults, validation, live reload and the reference, so
+ * they cannot drift apart.
  */
+import { labelSelectorProblem } from './label-selector-text.js';
+import { SCORING_STRATEGIES } from '../scheduling/score-strategies.js';
 
-export interface ExtenderConfig {
-  server: {
-    host: string;
-    port: number;
-    pathPrefix: string;
-    bodyLimitBytes: number;
-    headersTimeoutMs: number;
-    requestTimeoutMs: number;
-    keepAliveTimeoutMs: number;
-    shutdownDeadlineMs: number;
-    tls: { certFile: string; keyFile: string; clientCAFile: string };
-    ops: { host: string; port: number; tls: { certFile: string; keyFile: string; clientCAFile: string } };
-    debug: { enabled: 'auto' | boolean };
-    maxInFlightPerVerb: number;
-  };
-  cluster: { source: 'auto' | 'snapshot' | 'kube'; snapshotPath: string; kubeconfig: string; stalenessWindowSeconds: number };
-  scheduling: {
-    mode: 'enforce' | 'shadow';
-    nominatedNode: { policy: 'exclusive' | 'prefer' | 'off' };
-    scoring: { strategy: 'LeastAllocated' | 'MostAllocated'; resources: Record<string, number> };
-  };
-  dra: {
-    enabled: 'auto' | boolean;
-    numaAttribute: string;
-    extraNumaAttributes: string[];
-    unsafePolicy: 'reject' | 'ignore';
-    freshnessWindowSeconds: number;
-    admitNewClaims: boolean;
-    nodeSelector: string;
-  };
-  freshness: {
-    requeueCapMs: number;
-    directRead: {
-      maxConcurrent: number;
-      timeoutMs: number;
-      ratePerSecond: number;
-      burst: number;
-      breakerFailures: number;
-      breakerCooldownMs: number;
-    };
-    maxServeLagSeconds: number;
-    bookmarkGraceSeconds: number;
-    gate: { enabled: boolean };
-    proof: { waitMs: number };
-    requestTimeouts: { listMs: number; watchOpenMs: number; watchIdleMs: number };
-  };
-  nomination: {
-    enabled: boolean;
-    namespaces: string[];
-    priorityClasses: string[];
-    ttlSeconds: number;
-    leaseName: string;
-    leaseNamespace: string;
-    workers: number;
-    schedulerNames: string[];
-    requestTimeouts: { getMs: number; patchMs: number; listMs: number; eventMs: number; leaseMs: number };
-  };
-  logging: { level: 'debug' | 'info' | 'warn' | 'error' };
-}
 
 export type FieldRule =
   | { type: 'int'; min: number; max: number }
@@ -76,17 +20,18 @@ export interface FieldSpec {
   rule: FieldRule;
   default: unknown;
   doc: string;
-  /** Applied on config file change without restart. */
+  /**
+   * Applied on config file change without restart. Every live key has a test that reloads it and observes the effect
+   * (test/config/live-keys.test.ts); a key that cannot take effect without a restart is not marked.
+   */
   live?: boolean;
 }
-
-import { labelSelectorProblem } from './label-selector-text.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** Segments a URL path matches literally: unreserved characters, never the dot segments a client would collapse. */
 const PATH_PREFIX = /^(\/(?!\.\.?(\/|$))[A-Za-z0-9._~-]+)*$/;
 
-export const FIELDS: readonly FieldSpec[] = [
+const FIELD_TABLE = [
   { path: 'server.host', rule: { type: 'string' }, default: '0.0.0.0', doc: 'Listen address of the extender port.' },
   { path: 'server.port', rule: { type: 'int', min: 0, max: 65535 }, default: 8888, doc: 'Extender port: the verbs and /debug (0 = any free port).' },
   { path: 'server.pathPrefix', rule: { type: 'string', pattern: PATH_PREFIX, hint: 'empty or like /scheduler (segments of [A-Za-z0-9._~-], not . or ..)' }, default: '', doc: 'Prefix for the verb paths, e.g. /scheduler → POST /scheduler/filter.' },
@@ -112,8 +57,10 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'cluster.stalenessWindowSeconds', rule: { type: 'int', min: 1, max: 3600 }, default: 30, doc: 'A resource with no event or bookmark for longer is reported lagging.' },
   { path: 'scheduling.mode', rule: { type: 'enum', values: ['enforce', 'shadow'] }, default: 'enforce', doc: 'shadow: answer as if absent (all pass, equal scores, victims unchanged) and count what would differ.', live: true },
   { path: 'scheduling.nominatedNode.policy', rule: { type: 'enum', values: ['exclusive', 'prefer', 'off'] }, default: 'exclusive', doc: 'exclusive: a fitting nominated node is the only answer; prefer: full scan, nominated node scored highest; off.', live: true },
-  { path: 'scheduling.scoring.strategy', rule: { type: 'enum', values: ['LeastAllocated', 'MostAllocated'] }, default: 'LeastAllocated', doc: 'LeastAllocated spreads; MostAllocated bin-packs.', live: true },
+  { path: 'scheduling.scoring.strategy', rule: { type: 'enum', values: SCORING_STRATEGIES }, default: 'LeastAllocated', doc: 'LeastAllocated spreads; MostAllocated bin-packs (the strategies of src/scheduling/score-strategies.ts; any other name is refused).', live: true },
   { path: 'scheduling.scoring.resources', rule: { type: 'weights' }, default: { cpu: 1, memory: 1 }, doc: 'Resource name → integer weight (1..100) for scoring.', live: true },
+  { path: 'scheduling.scoring.draAware', rule: { type: 'bool' }, default: false, doc: 'Ours, not upstream\'s: a pending pod\'s score also counts the node-allocatable footprint of its DRA claims on each node. Upstream NodeResourcesFit scores the pod\'s own requests only (false).', live: true },
+  { path: 'scheduling.cycleCache.enabled', rule: { type: 'bool' }, default: true, doc: 'What the verbs remember between calls (decoded candidate lists, compiled demands, remembered verdicts, reply fragments). false: every call starts from nothing; the answers are identical, only slower (for diagnosis).', live: true },
   { path: 'dra.enabled', rule: { type: 'enum', values: ['auto', true, false] }, default: 'auto', doc: 'DRA node-allocatable accounting: auto = on when any ResourceSlice has mappings.', live: true },
   { path: 'dra.numaAttribute', rule: { type: 'string', pattern: /^\S+$/, hint: 'a qualified attribute name' }, default: 'resource.kubernetes.io/numaNode', doc: 'Device attribute that names the NUMA zone.' },
   { path: 'dra.extraNumaAttributes', rule: { type: 'stringList' }, default: [], doc: 'Driver-specific NUMA attributes also accepted.' },
@@ -149,7 +96,40 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'nomination.requestTimeouts.eventMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 5000, doc: 'Deadline of an Event create (best effort).' },
   { path: 'nomination.requestTimeouts.leaseMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 4000, doc: 'Deadline of a Lease get/create/update; keep it below the 10 s renew deadline.' },
   { path: 'logging.level', rule: { type: 'enum', values: ['debug', 'info', 'warn', 'error'] }, default: 'info', doc: 'Log level.', live: true },
-];
+] as const satisfies readonly FieldSpec[];
+
+/** Every key of the configuration, in reference order. */
+export const FIELDS: readonly FieldSpec[] = FIELD_TABLE;
+
+/** The value a rule admits. */
+type RuleValue<R> = R extends { type: 'int' }
+  ? number
+  : R extends { type: 'string' }
+    ? string
+    : R extends { type: 'enum'; values: readonly (infer V)[] }
+      ? V
+      : R extends { type: 'bool' }
+        ? boolean
+        : R extends { type: 'stringList' }
+          ? string[]
+          : R extends { type: 'weights' }
+            ? { [resource: string]: number }
+            : never;
+
+type Field = (typeof FIELD_TABLE)[number];
+type FieldAt<P extends string> = Field extends infer F ? (F extends { path: P } ? F : never) : never;
+type FirstSegment<P extends string> = P extends `${infer Head}.${string}` ? Head : P;
+type AfterSegment<P extends string, Head extends string> = P extends `${Head}.${infer Rest}` ? Rest : never;
+
+/** The section at `Prefix` (e.g. `server.`) holding the keys `Keys` (paths relative to it); one type per section. */
+type Section<Prefix extends string, Keys extends string> = {
+  -readonly [K in FirstSegment<Keys>]: K extends Keys
+    ? RuleValue<FieldAt<`${Prefix}${K}`>['rule']>
+    : Section<`${Prefix}${K}.`, AfterSegment<Keys, K>>;
+};
+
+/** The configuration's type, derived from `FIELDS`: a key added to the table is a property here. */
+export type ExtenderConfig = Section<'', Field['path']>;
 
 /**
  * Keys that no longer do anything but are still accepted, so a configuration file written for an older release keeps

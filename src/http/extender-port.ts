@@ -10,6 +10,7 @@ import type {
   HostPriorityList,
 } from '../protocol/types.js';
 import type { PriorityReply } from '../protocol/priority-reply.js';
+import type { ExtenderArgsReader } from '../protocol/extender-args-text.js';
 
 export interface Readiness {
   ready: boolean;
@@ -18,6 +19,8 @@ export interface Readiness {
 }
 
 export interface ExtenderService {
+  /** Decodes filter and prioritize bodies, remembering candidate lists (the service's cycle cache owns it). */
+  readonly argsReader?: ExtenderArgsReader;
   filter(args: ExtenderArgs): ExtenderFilterResult;
   /** A PriorityReply is the scores as the scan built them (encoded from pre-encoded names). */
   prioritize(args: ExtenderArgs): HostPriorityList | PriorityReply;

@@ -17,9 +17,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodePreemptionArgs } from '../protocol/decode.js';
-import { decodeExtenderArgsText, expectList, type ReusedList } from '../protocol/extender-args-text.js';
-import { ENTRIES_PER_PIECE, encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityListPieces, encodePreemptionResult } from '../protocol/encode.js';
-import { FilterReply } from '../protocol/filter-reply.js';
+import { ExtenderArgsReader, type ReusedList } from '../protocol/extender-args-text.js';
+import { encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityListPieces, encodePreemptionResult } from '../protocol/encode.js';
 import { InputError } from '../protocol/errors.js';
 import type { ExtenderArgs, ExtenderFilterResult } from '../protocol/types.js';
 import type { Logger } from '../observability/logger.js';
@@ -85,17 +84,6 @@ function writeJson(response: ServerResponse, status: number, body: string | read
   response.end(pieces[pieces.length - 1], encoding);
 }
 
-/**
- * kube-scheduler's next call for this pod is prioritize with the nodes this filter passed, in this order: its body
- * ends with them, and is decoded without parsing them again, its pod the filter's `args.Pod` when its text is the
- * same (extender-args-text.ts). Other results (shadow mode, an error, full Node objects) expect nothing.
- */
-function expectPrioritizeAfter(args: ExtenderArgs, result: ExtenderFilterResult): void {
-  if (result instanceof FilterReply && result.namesMode && result.passedCount <= ENTRIES_PER_PIECE) {
-    expectList('prioritize', result.passedCount, result.passedJoined, () => result.NodeNames ?? [], args);
-  } else expectList('prioritize', 0, '', () => []);
-}
-
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -122,12 +110,15 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
   };
 
   const countReuse = (list: ReusedList): void => metrics.candidateListReuseCounts.add(list, '');
+  /** The service's reader (its cycle cache's), else one of this handler's own. */
+  const ownReader = new ExtenderArgsReader();
+  const reader = (): ExtenderArgsReader => service.argsReader ?? ownReader;
 
   /** ExtenderArgs of a filter or prioritize call; a candidate list sent again is not parsed again (extender-args-text.ts). */
   const readArgs = async (request: IncomingMessage, verb: ExtenderVerb): Promise<ExtenderArgs> => {
     const body = await readJsonText(request, bodyLimitBytes);
     metrics.httpRequestBodyBytes.observe(verb, '', body.bytes);
-    return decodeExtenderArgsText(body.text, parseJson, verb, countReuse);
+    return reader().decode(body.text, parseJson, verb, countReuse);
   };
 
   const handlers: Record<ExtenderVerb, VerbHandler> = {
@@ -138,7 +129,7 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
       try {
         const result = service.filter(args);
         encoded = encodeFilterResultPieces(result);
-        expectPrioritizeAfter(args, result);
+        reader().expectAfterFilter(args, result);
       } catch (err) {
         if (err instanceof InputError) throw err;
         outcome = 'error';

@@ -1,7 +1,8 @@
 /**
  * The node-allocatable ledger: every node's allocatable and the requests of the pods bound to it, plus pending pods'
  * nominations and (through `DraAccounting`) what DRA claims consume. Fed by a cluster source one change at a time;
- * each change costs O(resources of the object), never a rebuild. Reads are synchronous so one decision sees one view.
+ * each change costs O(resources of the object), never a rebuild. Reads are synchronous so one decision sees one view,
+ * and every read hands out read-only views: whatever a verb remembers lives in scheduling's cycle cache.
  */
 import type { ClusterChange, ClusterSink } from './changes.js';
 import { DisruptionBudgets } from './disruption-budgets.js';
@@ -38,30 +39,17 @@ export interface LedgerHooks {
   onPodError?(podKey: string, message: string): void;
 }
 
-/** How far along the known order `slotsNamed` looks for a name before the map: the candidates a list may leave out. */
-const ORDER_HOPS = 8;
-
 export class ClusterLedger implements ClusterSink {
   private readonly nodes = new Map<string, NodeEntry>();
   private readonly podsByKey = new Map<string, PodEntry>();
   private readonly podsByUid = new Map<string, PodEntry>();
   /** Pods in `podsByKey` that count as pending (`countsAsPending`), kept on every change: `counts()` is O(nodes). */
   private pendingPodCount = 0;
-  /** Node slots freed by dropped entries, reused so slot numbers stay dense (scheduling's memos are arrays by slot). */
+  /** Node slots freed by dropped entries, reused so slot numbers stay dense (the cycle cache's stores are arrays by slot). */
   private readonly freeSlots: number[] = [];
   private slotCount = 0;
   /** The nodes' float64 rows by slot, what the scheduling kernels read (written by the entry functions). */
   private readonly table = new NodeTable();
-  /** The last `slotsNamed` answer, the hints of the next call (a slot may have been released or reused since). */
-  private lastSlots: readonly number[] = [];
-  /** The list `lastSlots` answered, its length, and the table's membership then (see `slotsNamed`). */
-  private lastNames: readonly string[] | undefined;
-  private lastNamesLength = 0;
-  private lastMembership = -1;
-  /** Candidate names `slotsNamed` had to look up in the node map (neither hint matched): tests, diagnostics. */
-  nameMapLookups = 0;
-  /** By slot: 1 + the slot that followed it in the last candidate list that named it (0: none seen). */
-  private successors: Int32Array = new Int32Array(0);
   private readonly dra: DraAccounting;
   private readonly budgets = new DisruptionBudgets();
   /** What a change of each kind does (ledger/kinds.ts). */
@@ -206,82 +194,7 @@ export class ClusterLedger implements ClusterSink {
     return entry?.known ? entry : undefined;
   }
 
-  /**
-   * The slot of every name of a candidate list (-1 for a name with no known node). kube-scheduler walks its node list
-   * in one stable order: it sends the same candidate list pod after pod, or (percentageOfNodesToScore below 100) a
-   * window of that order whose start rotates every cycle, less the nodes its own filters refused; prioritize gets the
-   * survivors of that list. So each name is checked first against the node that followed the previous name the last
-   * time that one was seen, then a few nodes further along that order (the candidates a list left out), then against
-   * the slot the previous call found at its position; a known slot whose name matches holds the ledger's current
-   * entry for that name (an entry leaves only once unknown, and its slot is released then), so a hit costs a string
-   * comparison or a few instead of hashing a fresh string and probing the map (measured: the map lookups were the
-   * largest part of a 5000-name filter). The names compared with are packed (NodeTable.keepNamesPacked): that
-   * comparison reads them, and scattered they cost more than the rest of the call.
-   *
-   * `learnOrder`: whether a name found off the order rewrites it. A filter's list teaches the order; a prioritize
-   * list, a subsequence of its filter's, would replace each successor with the one after a gap, and the next window
-   * over those nodes would miss there. Either way a successor never seen is learned, so an extender that only
-   * prioritizes learns the order from its own lists.
-   *
-   * The same list object again (a candidate list the protocol layer recognised as sent before hands over the names
-   * it kept: protocol/extender-args-text.ts) while the table's membership stands gets the same answer, the same
-   * array, without comparing a name: which node each slot holds and whether it is known is all the answer depends on,
-   * and the table counts every change of either. Lists are read-only: the answer is too.
-   *
-   * The answer is a plain array of small integers, not an Int32Array: a typed array of more than 64 bytes keeps its
-   * elements outside V8's heap, and making one (allocation, zeroing, registering it for the collector to free) cost
-   * ~5 µs per 500-candidate call, ten times filling a plain array in the young generation.
-   */
-  slotsNamed(names: readonly string[], learnOrder = true): readonly number[] {
-    const previous = this.lastSlots;
-    this.table.keepNamesPacked(names.length);
-    if (names === this.lastNames && names.length === this.lastNamesLength && this.table.membership === this.lastMembership) return previous;
-    const { known, names: slotNames } = this.table;
-    let successors = this.successors;
-    const found = new Array<number>(names.length);
-    let before = -1;
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i]!;
-      let slot = -1;
-      let hint = before >= 0 && before < successors.length ? successors[before]! - 1 : -1;
-      for (let hop = 0; hint >= 0 && hop < ORDER_HOPS; hop++) {
-        if (known[hint] === 1 && slotNames[hint] === name) {
-          slot = hint;
-          break;
-        }
-        hint = hint < successors.length ? successors[hint]! - 1 : -1;
-      }
-      if (slot < 0) {
-        slot = i < previous.length ? previous[i]! : -1;
-        if (!(slot >= 0 && known[slot] === 1 && slotNames[slot] === name)) {
-          this.nameMapLookups++;
-          const entry = this.nodes.get(name);
-          slot = entry?.known ? entry.slot : -1;
-        }
-        // Without learnOrder, only an order never seen is learned (an extender configured for prioritize alone).
-        if (before >= 0 && slot >= 0 && (learnOrder || !(before < successors.length && successors[before]! > 0))) {
-          if (before >= successors.length) successors = this.growSuccessors(before);
-          successors[before] = slot + 1;
-        }
-      }
-      found[i] = slot;
-      before = slot;
-    }
-    this.lastSlots = found;
-    this.lastNames = names;
-    this.lastNamesLength = names.length;
-    this.lastMembership = this.table.membership;
-    return found;
-  }
-
-  private growSuccessors(slot: number): Int32Array {
-    const grown = new Int32Array(Math.max(slot + 1, this.successors.length * 2, 64));
-    grown.set(this.successors);
-    this.successors = grown;
-    return grown;
-  }
-
-  /** The nodes' rows by slot, for the scheduling kernels; read fresh each call (columns grow). */
+  /** The nodes' rows by slot, read-only, for the scheduling kernels; read fresh each call (columns grow). */
   nodeTable(): NodeTableView {
     return this.table;
   }

@@ -9,14 +9,12 @@ import type { PodEntry } from './pod-entry.js';
 import { addInto, amountsFromResourceList, type ResourceAmounts } from './resource-amounts.js';
 import { resourceId } from './numeric-amounts.js';
 import { nonZeroOf } from './pod-entry.js';
-import { flatQuotedName, NodeTable, type NodeTableView } from './node-table.js';
+import { NodeTable, type NodeTableView } from './node-table.js';
 
 export const PODS_RESOURCE = 'pods';
 
 export interface NodeEntry {
   name: string;
-  /** `name` as a JSON string literal, escaped once when the entry is made: replies concatenate it per candidate. */
-  quotedName: string;
   /** Dense index of this entry in the ledger, stable while the entry lives (scheduling keys its memos by it). */
   slot: number;
   /** The ledger's node table, holding this entry's float64 rows at `slot`. */
@@ -47,8 +45,8 @@ export interface NodeEntry {
 }
 
 /**
- * What the ledger hands out: a node's line, read-only (client-go's "treat all items as immutable"). Scheduling reads
- * views and keeps whatever it remembers on its own side (by `slot`); only the ledger's event handlers write entries.
+ * What the ledger hands out: a node's line, read-only by type (client-go's "treat all items as immutable"). Scheduling
+ * reads views and keeps whatever it remembers in its cycle cache (by `slot`); only the ledger's event handlers write.
  */
 export type NodeView = {
   readonly [K in Exclude<keyof NodeEntry, 'pods' | 'nominated' | 'allocatable' | 'requested' | 'table' | 'taints' | 'labels'>]: NodeEntry[K];
@@ -66,7 +64,6 @@ export type NodeView = {
 export function emptyNodeEntry(name: string, slot = 0, table: NodeTable = new NodeTable()): NodeEntry {
   const entry: NodeEntry = {
     name,
-    quotedName: flatQuotedName(name),
     slot,
     table,
     known: false,

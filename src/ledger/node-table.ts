@@ -8,23 +8,12 @@
  * The columns are float64 mirrors of the entries' exact bigint totals, written in place by the entry functions
  * (node-entry.ts) on every event, O(resources) each; exact while every amount and sum stays within ±2^53 (see
  * numeric-amounts.ts: beyond it the slot is rewritten from the exact totals). Only the ledger writes; scheduling
- * reads through `NodeTableView`. A column grows (a new array) when slots or resource ids outgrow it, so readers take
- * the arrays from the table at the start of each call and never keep them across calls.
+ * reads through `NodeTableView`, read-only by type. A column grows (a new array) when slots or resource ids outgrow
+ * it, so readers take the arrays from the table at the start of each call and never keep them across calls.
  */
 import type { NodeEntry, NodeView } from './node-entry.js';
 
 const INITIAL_SLOTS = 64;
-
-/**
- * A node's name as a JSON string literal, held as one flat string. Why: V8 returns a JSON.stringify result longer than
- * 32 characters as a rope of two parts (GKE-style names are 30+ characters, so most quoted names are), and each
- * reply that joins the quoted names walks every rope; a copy through UTF-16 code units is an equal string, made flat,
- * whatever the name holds.
- */
-export function flatQuotedName(name: string): string {
-  const quoted = JSON.stringify(name);
-  return quoted.length <= 32 ? quoted : Buffer.from(quoted, 'utf16le').toString('utf16le');
-}
 
 export class NodeTable {
   private slots = 0;
@@ -46,17 +35,10 @@ export class NodeTable {
   readonly allocatable: Array<Float64Array | undefined> = [];
   readonly requested: Array<Float64Array | undefined> = [];
   readonly names: string[] = [];
-  /** Each slot's name as a JSON string literal (replies concatenate it). */
-  readonly quotedNames: string[] = [];
   readonly entries: Array<NodeEntry | undefined> = [];
-  /** Names given to slots since `packNames`, and names looked up since: when to pack again (`keepNamesPacked`). */
-  private namesAssignedSincePack = 0;
-  private namesReadSincePack = 0;
-  /** How many times the names were packed (tests check the policy with it). */
-  namePacks = 0;
   /**
    * Counts every change of which node a slot holds or whether it is known (assign, release, `setKnown`): while it
-   * stays the same, a slot found for a name still holds that known node (scheduling/filter-survivors.ts).
+   * stays the same, a slot found for a name still holds that known node (scheduling/cycle-cache.ts).
    */
   membership = 0;
 
@@ -73,8 +55,6 @@ export class NodeTable {
     this.ensureSlot(slot);
     this.entries[slot] = entry;
     this.names[slot] = entry.name;
-    this.quotedNames[slot] = entry.quotedName;
-    this.namesAssignedSincePack++;
     this.clearAmounts(slot);
     this.known[slot] = 0;
     this.plain[slot] = 0;
@@ -98,38 +78,6 @@ export class NodeTable {
     if (this.known[slot] === flag) return;
     this.known[slot] = flag;
     this.membership++;
-  }
-
-  /**
-   * Packs the slots' name strings when enough of them are new, before a reader compares `count` candidate names with
-   * them. Why: a name comes from the Node object's JSON and sits in the heap among that object's other values (then
-   * dropped), so the 5000 names a call compares are 5000 scattered cache misses. Measured on 500 fresh candidate
-   * names against a 5000-node ledger: ~90 µs to resolve them with the names as parsed, ~20 µs once they are copies
-   * made one after another (allocated side by side, promoted side by side). A pack copies every name (~2.5 ms at
-   * 5000 nodes), so it runs at once after a large batch of new names (the first sync, a scale-up) and otherwise only
-   * after 64 lookups per slot, which bounds its cost under node churn to a few µs a call.
-   */
-  keepNamesPacked(count: number): void {
-    if (this.namesAssignedSincePack === 0) return;
-    this.namesReadSincePack += count;
-    const slots = this.names.length;
-    if (this.namesAssignedSincePack * 8 < slots && this.namesReadSincePack < 64 * slots) return;
-    this.packNames();
-  }
-
-  /** Replaces every live slot's name and quoted name with fresh copies made in one pass (see `keepNamesPacked`). */
-  packNames(): void {
-    const { names, quotedNames, entries } = this;
-    for (let slot = 0; slot < names.length; slot++) {
-      if (entries[slot] === undefined) continue;
-      // A JSON round trip gives an equal, newly allocated flat string, whatever the name holds.
-      const name = JSON.parse(quotedNames[slot]!) as string;
-      names[slot] = name;
-      quotedNames[slot] = flatQuotedName(name);
-    }
-    this.namesAssignedSincePack = 0;
-    this.namesReadSincePack = 0;
-    this.namePacks++;
   }
 
   clearAmounts(slot: number): void {
@@ -177,13 +125,27 @@ function grown<T extends Float64Array | Uint8Array>(array: T, size: number): T {
 }
 
 /** A column's value at a slot (0 for a resource no node has). */
-export function columnValue(columns: ReadonlyArray<Float64Array | undefined>, id: number, slot: number): number {
+export function columnValue(columns: ReadonlyArray<ReadonlyColumn | undefined>, id: number, slot: number): number {
   const column = columns[id];
-  return column === undefined ? 0 : column[slot]!;
+  return column === undefined ? 0 : (column[slot] ?? 0);
 }
 
-/** What scheduling reads: the table, not to be written (only the ledger's entry functions write it). */
-export type NodeTableView = Pick<
-  NodeTable,
-  'version' | 'known' | 'plain' | 'podCount' | 'maxPods' | 'nonZeroCpu' | 'nonZeroMemory' | 'free' | 'allocatable' | 'requested' | 'names' | 'quotedNames' | 'namePacks' | 'membership'
-> & { readonly entries: ReadonlyArray<NodeView | undefined> };
+/** A column of one value per slot, read-only. */
+export type ReadonlyColumn = { readonly [slot: number]: number; readonly length: number };
+
+/** What scheduling reads: the table, read-only by type (only the ledger's entry functions write it). */
+export interface NodeTableView {
+  readonly version: ReadonlyColumn;
+  readonly known: ReadonlyColumn;
+  readonly plain: ReadonlyColumn;
+  readonly podCount: ReadonlyColumn;
+  readonly maxPods: ReadonlyColumn;
+  readonly nonZeroCpu: ReadonlyColumn;
+  readonly nonZeroMemory: ReadonlyColumn;
+  readonly free: ReadonlyArray<ReadonlyColumn | undefined>;
+  readonly allocatable: ReadonlyArray<ReadonlyColumn | undefined>;
+  readonly requested: ReadonlyArray<ReadonlyColumn | undefined>;
+  readonly names: readonly string[];
+  readonly entries: ReadonlyArray<NodeView | undefined>;
+  readonly membership: number;
+}

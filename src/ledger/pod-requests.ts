@@ -25,21 +25,24 @@
  * pod-level request defaults to their aggregate, which changes nothing). For pods read from a cluster both are no-ops.
  * Containers that reference DRA claims are the exception: their limits include the claims' node-allocatable share.
  *
- * `nonZero` computes the scoring variant (NonZeroRequested: a container without a cpu or memory request counts
- * 100m / 200Mi, applyNonMissing). Not included: DRA node-allocatable claim amounts (accounted per claim by the DRA part
- * of the ledger, which leaves out the resources a pod-level request covers: podLevelRequestedResources).
+ * `nonZero` computes the scoring variants (a container without a cpu or memory request counts the registry's non-zero
+ * default, 100m / 200Mi): `nonZero: true` a bound pod's share of its node's NonZeroRequested, `nonZero: 'every-container'`
+ * an incoming pod's score request (see `nonMissingDefaults`). Not included: DRA node-allocatable claim amounts
+ * (accounted per claim by the DRA part of the ledger, which leaves out the resources a pod-level request covers:
+ * podLevelRequestedResources).
  */
 import type { Container, ContainerStatus, PodObject, ResourceList } from './objects.js';
 import { QuantityError, parseQuantity, toMilliCeil, toUnitsCeil, toScaledCeil } from './quantity.js';
 import { CPU, addInto, maxInto, quantityText, type ResourceAmounts } from './resource-amounts.js';
 import { ClearingMemo } from './clearing-memo.js';
+import { NAMED_RESOURCES, resourceFacts } from './resources.js';
 
 /** Exact amounts in nano units (10^-9 of the resource's base unit), before the final rounding. */
 type NanoAmounts = Map<string, bigint>;
 
+/** Pods repeat the same few strings ("100m", "128Mi"): parsed values by text, a pure process-wide table (load speed). */
 const nanosMemo = new ClearingMemo<string, bigint>(4096);
 
-/** Pods repeat the same few strings ("100m", "128Mi"), so parsed values are memoised by text. */
 function nanosOfText(text: string): bigint {
   return nanosMemo.get(text) ?? nanosMemo.remember(text, toScaledCeil(parseQuantity(text), 9));
 }
@@ -101,20 +104,65 @@ function containerList(kind: ListKind, container: Container, path: string, statu
   return containerSpecRequests(container, path);
 }
 
-/** Nano amounts of the scheduler's non-zero defaults for containers that do not request cpu or memory. */
-const NON_MISSING: ReadonlyMap<string, bigint> = new Map([
-  [CPU, 100_000_000n],
-  ['memory', 200n * 1024n * 1024n * 1_000_000_000n],
-]);
-
-function applyNonMissing(own: NanoAmounts): void {
-  for (const [name, nanos] of NON_MISSING) if (!own.has(name)) own.set(name, nanos);
+/** A ledger amount in nano units of the resource's base unit (cpu: millicores → 10^6 nanos each). */
+function ledgerToNanos(name: string, amount: bigint): bigint {
+  return amount * (resourceFacts(name).unit === 'millicores' ? 1_000_000n : 1_000_000_000n);
 }
+
+/** The registry's non-zero scoring defaults (cpu and memory), in nano units. */
+const NON_MISSING: ReadonlyMap<string, bigint> = new Map(
+  Object.entries(NAMED_RESOURCES).flatMap(([name, facts]) => (facts.nonZeroDefault === undefined ? [] : [[name, ledgerToNanos(name, facts.nonZeroDefault)] as const])),
+);
+
+const NO_DEFAULTS: ReadonlyMap<string, bigint> = new Map();
+
+function applyNonMissing(own: NanoAmounts, defaults: ReadonlyMap<string, bigint>): void {
+  for (const [name, nanos] of defaults) if (!own.has(name)) own.set(name, nanos);
+}
+
+/**
+ * Which non-zero defaults a container without that request counts for. `'every-container'`: both, always (upstream
+ * resourceAllocationScorer.calculatePodResourceRequest, the incoming pod's score request). `true`: upstream
+ * getNonMissingContainerRequests as PodInfo.CalculateResource calls it for a pod's share of NonZeroRequested: both
+ * without pod-level requests; with pod-level requests set (IsPodLevelRequestsSet), only cpu and memory that are
+ * missing from the whole pod's requests.
+ */
+function nonMissingDefaults(pod: PodObject, nonZero: NonZeroRule | undefined): ReadonlyMap<string, bigint> {
+  if (nonZero === undefined || nonZero === false) return NO_DEFAULTS;
+  if (nonZero === 'every-container' || !podLevelRequestsSet(pod)) return NON_MISSING;
+  const requests = effectivePodRequests(pod);
+  return new Map([...NON_MISSING].filter(([name]) => !requests.has(name)));
+}
+
+/**
+ * upstream resourcehelper.IsPodLevelRequestsSet after apiserver defaulting (defaultPodRequests): pod-level requests
+ * name a supported resource, or pod-level limits are set and the defaulting fills requests from them (a supported
+ * limit) or from the containers (cpu or memory they request).
+ */
+function podLevelRequestsSet(pod: PodObject): boolean {
+  const spec = pod.spec;
+  const resources = spec?.resources;
+  if (!spec || !resources) return false;
+  if (resources.requests && Object.keys(resources.requests).some(isPodLevelResource)) return true;
+  const limits = Object.keys(resources.limits ?? {});
+  if (limits.length === 0) return false;
+  if (limits.some(isPodLevelResource)) return true;
+  try {
+    const aggregate = containerAggregate(pod, spec, NO_DEFAULTS);
+    return aggregate.has(CPU) || aggregate.has('memory');
+  } catch {
+    return true;
+  }
+}
+
+/** The `nonZero` rules: see `nonMissingDefaults`. */
+export type NonZeroRule = boolean | 'every-container';
 
 interface AggregateContext {
   kind: ListKind;
   infeasible: boolean;
-  nonZero: boolean;
+  /** The scoring defaults a container missing that request counts (empty: plain requests). */
+  defaults: ReadonlyMap<string, bigint>;
   statuses: ReadonlyMap<string, StatusRef>;
 }
 
@@ -148,7 +196,7 @@ function aggregateContainers(spec: NonNullable<PodObject['spec']>, ctx: Aggregat
 /** One container's list of the context's kind (with the scoring defaults when asked), its path built only here. */
 function ownOf(ctx: AggregateContext, container: Container, field: string, index: number): NanoAmounts {
   const own = containerList(ctx.kind, container, `${field}[${index}]`, ctx.statuses.get(container.name), ctx.infeasible);
-  if (ctx.nonZero) applyNonMissing(own);
+  if (ctx.defaults.size > 0) applyNonMissing(own, ctx.defaults);
   return own;
 }
 
@@ -221,11 +269,11 @@ function listsNameCpuAndMemory(containers: Container[] | undefined): boolean {
 }
 
 /** upstream AggregateContainerRequests with UseStatusResources: the larger of what the spec asks and what the kubelet holds. */
-function containerAggregate(pod: PodObject, spec: NonNullable<PodObject['spec']>, nonZero: boolean): NanoAmounts {
+function containerAggregate(pod: PodObject, spec: NonNullable<PodObject['spec']>, defaults: ReadonlyMap<string, bigint>): NanoAmounts {
   const infeasible = isResizeInfeasible(pod);
-  if (!infeasible && !hasResizeStatus(pod)) return aggregateContainers(spec, { kind: 'spec', infeasible: false, nonZero, statuses: NO_STATUSES });
+  if (!infeasible && !hasResizeStatus(pod)) return aggregateContainers(spec, { kind: 'spec', infeasible: false, defaults, statuses: NO_STATUSES });
   const statuses = statusRefs(pod);
-  const specTotal = aggregateContainers(spec, { kind: 'spec', infeasible: false, nonZero, statuses });
+  const specTotal = aggregateContainers(spec, { kind: 'spec', infeasible: false, defaults, statuses });
   const podStatus = pod.status!;
   let allocated: NanoAmounts;
   let actuated: NanoAmounts;
@@ -233,8 +281,8 @@ function containerAggregate(pod: PodObject, spec: NonNullable<PodObject['spec']>
     allocated = listNanos(podStatus.allocatedResources, 'status.allocatedResources');
     actuated = listNanos(podStatus.resources.requests, 'status.resources.requests');
   } else {
-    allocated = aggregateContainers(spec, { kind: 'allocated', infeasible, nonZero, statuses });
-    actuated = aggregateContainers(spec, { kind: 'actuated', infeasible, nonZero, statuses });
+    allocated = aggregateContainers(spec, { kind: 'allocated', infeasible, defaults, statuses });
+    actuated = aggregateContainers(spec, { kind: 'actuated', infeasible, defaults, statuses });
   }
   const total: NanoAmounts = infeasible ? new Map() : specTotal;
   maxInto(total, actuated);
@@ -295,7 +343,7 @@ export function podLevelRequestedResources(pod: PodObject): ReadonlySet<string> 
   const containersRequest = (name: string): boolean => {
     if (aggregate === undefined) {
       try {
-        aggregate = containerAggregate(pod, spec, false);
+        aggregate = containerAggregate(pod, spec, NO_DEFAULTS);
       } catch {
         aggregate = null;
       }
@@ -339,19 +387,19 @@ function toLedgerUnits(nanos: NanoAmounts): ResourceAmounts {
   const amounts: ResourceAmounts = new Map();
   for (const [name, mantissa] of nanos) {
     const q = { mantissa, exp10: -9, exp2: 0, format: 'DecimalSI' } as const;
-    amounts.set(name, name === CPU ? toMilliCeil(q) : toUnitsCeil(q));
+    amounts.set(name, resourceFacts(name).unit === 'millicores' ? toMilliCeil(q) : toUnitsCeil(q));
   }
   return amounts;
 }
 
 /**
  * The pod's requests in ledger units (cpu millicores, others whole units). Throws QuantityError with a pod-relative
- * path. `nonZero`: the scoring variant (upstream NonZeroRequested, only its cpu and memory are read).
+ * path. `nonZero`: a scoring variant (only its cpu and memory are read; see `nonMissingDefaults`).
  */
-export function effectivePodRequests(pod: PodObject, options: { nonZero?: boolean } = {}): ResourceAmounts {
+export function effectivePodRequests(pod: PodObject, options: { nonZero?: NonZeroRule } = {}): ResourceAmounts {
   const spec = pod.spec;
   if (!spec) return new Map();
-  const total = containerAggregate(pod, spec, options.nonZero ?? false);
+  const total = containerAggregate(pod, spec, nonMissingDefaults(pod, options.nonZero));
   if (spec.resources) applyPodLevelRequests(total, pod, spec.resources);
   const overhead = spec.overhead;
   if (overhead) {

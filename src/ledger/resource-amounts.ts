@@ -4,7 +4,7 @@
  * zero. Values are bigint so sums stay exact beyond 2^53.
  */
 import { QuantityError, parseQuantity, toMilliCeil, toUnitsCeil } from './quantity.js';
-import { ClearingMemo } from './clearing-memo.js';
+import { resourceFacts } from './resources.js';
 
 export type ResourceAmounts = Map<string, bigint>;
 
@@ -13,7 +13,7 @@ export const CPU = 'cpu';
 /** Parses one quantity into the resource's ledger unit, rounding up like the scheduler. Throws QuantityError. */
 export function resourceAmount(resourceName: string, quantity: string): bigint {
   const q = parseQuantity(quantity);
-  return resourceName === CPU ? toMilliCeil(q) : toUnitsCeil(q);
+  return resourceFacts(resourceName).unit === 'millicores' ? toMilliCeil(q) : toUnitsCeil(q);
 }
 
 /** target += sign × source, per resource. Keys stay even when a subtraction brings them to zero. */
@@ -29,44 +29,17 @@ export function maxInto(target: ResourceAmounts, source: ReadonlyMap<string, big
   }
 }
 
-/** Resources counted in bytes, shown with binary suffixes when exact. */
-export function isByteResource(resourceName: string): boolean {
-  return (
-    resourceName === 'memory' ||
-    resourceName === 'ephemeral-storage' ||
-    resourceName === 'storage' ||
-    resourceName.startsWith('hugepages-')
-  );
-}
-
 const BINARY_SUFFIXES = ['Ei', 'Pi', 'Ti', 'Gi', 'Mi', 'Ki'] as const;
 
 const BINARY_UNITS: ReadonlyArray<readonly [bigint, string]> = BINARY_SUFFIXES.map(
   (suffix, i) => [1n << BigInt(10 * (BINARY_SUFFIXES.length - i)), suffix] as const,
 );
 
-/**
- * Formatting runs for every failing node of every filter call, and the same amounts (allocatable, common requests)
- * recur, so results are memoised; the memo is dropped whole when it grows past a bound.
- */
-const bytesMemo = new ClearingMemo<bigint, string>(8192);
-const milliMemo = new ClearingMemo<bigint, string>(8192);
-
 function formatBytes(amount: bigint): string {
-  const known = bytesMemo.get(amount);
-  if (known !== undefined) return known;
   const magnitude = amount < 0n ? -amount : amount;
   if (magnitude === 0n) return '0';
-  for (const [unit, suffix] of BINARY_UNITS) {
-    if ((magnitude & (unit - 1n)) === 0n) return bytesMemo.remember(amount, `${amount / unit}${suffix}`);
-  }
-  return bytesMemo.remember(amount, amount.toString());
-}
-
-function formatMillicores(amount: bigint): string {
-  const known = milliMemo.get(amount);
-  if (known !== undefined) return known;
-  return milliMemo.remember(amount, amount % 1000n === 0n ? (amount / 1000n).toString() : `${amount}m`);
+  for (const [unit, suffix] of BINARY_UNITS) if ((magnitude & (unit - 1n)) === 0n) return `${amount / unit}${suffix}`;
+  return amount.toString();
 }
 
 const BINARY_UNITS_NUMBER: ReadonlyArray<readonly [number, string]> = BINARY_SUFFIXES.map(
@@ -75,17 +48,19 @@ const BINARY_UNITS_NUMBER: ReadonlyArray<readonly [number, string]> = BINARY_SUF
 
 /** `formatAmount` for a safe integer (|amount| ≤ 2^53 − 1), without BigInt: the filter's failure reasons. */
 export function formatAmountNumber(resourceName: string, amount: number): string {
-  if (resourceName === CPU) return amount % 1000 === 0 ? String(amount / 1000) : `${amount}m`;
-  if (!isByteResource(resourceName) || amount === 0) return String(amount);
+  const unit = resourceFacts(resourceName).unit;
+  if (unit === 'millicores') return amount % 1000 === 0 ? String(amount / 1000) : `${amount}m`;
+  if (unit !== 'bytes' || amount === 0) return String(amount);
   const magnitude = Math.abs(amount);
-  for (const [unit, suffix] of BINARY_UNITS_NUMBER) if (magnitude % unit === 0) return `${amount / unit}${suffix}`;
+  for (const [bytes, suffix] of BINARY_UNITS_NUMBER) if (magnitude % bytes === 0) return `${amount / bytes}${suffix}`;
   return String(amount);
 }
 
 /** For people (explanations, logs, exports): cpu "500m" / "4", bytes "4Gi" / "512Mi" / "1000", counts "3". */
 export function formatAmount(resourceName: string, amount: bigint): string {
-  if (resourceName === CPU) return formatMillicores(amount);
-  if (isByteResource(resourceName)) return formatBytes(amount);
+  const unit = resourceFacts(resourceName).unit;
+  if (unit === 'millicores') return amount % 1000n === 0n ? (amount / 1000n).toString() : `${amount}m`;
+  if (unit === 'bytes') return formatBytes(amount);
   return amount.toString();
 }
 

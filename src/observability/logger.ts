@@ -1,6 +1,7 @@
 /**
  * Structured JSON logger: one object per line on stderr. Fields are caller-chosen; never pass whole Kubernetes
- * objects or credentials — log names, UIDs and reasons.
+ * objects or credentials — log names, UIDs and reasons. A logger and all its children share one threshold, which
+ * `setLevel` moves (`logging.level` is live).
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -14,6 +15,8 @@ export interface Logger {
   child(bindings: Record<string, unknown>): Logger;
   /** Whether a line at `level` would be written: lets hot paths skip building the fields of a dropped line. */
   isEnabled(level: LogLevel): boolean;
+  /** Moves the threshold of this logger and every logger sharing it (its parent and children). */
+  setLevel(level: LogLevel): void;
 }
 
 export interface LoggerOptions {
@@ -35,11 +38,14 @@ function redact(fields: Record<string, unknown>): Record<string, unknown> {
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const threshold = LEVEL_ORDER[options.level ?? 'info'];
+  return loggerWith({ value: LEVEL_ORDER[options.level ?? 'info'] }, options);
+}
+
+function loggerWith(threshold: { value: number }, options: LoggerOptions): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(line + '\n'));
   const bindings = options.bindings ?? {};
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
-    if (LEVEL_ORDER[level] < threshold) return;
+    if (LEVEL_ORDER[level] < threshold.value) return;
     const record = { ts: new Date().toISOString(), level, msg, ...bindings, ...(fields ? redact(fields) : {}) };
     write(JSON.stringify(record));
   };
@@ -48,10 +54,23 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
-    child: (extra) => createLogger({ ...options, bindings: { ...bindings, ...extra } }),
-    isEnabled: (level) => LEVEL_ORDER[level] >= threshold,
+    child: (extra) => loggerWith(threshold, { ...options, bindings: { ...bindings, ...extra } }),
+    isEnabled: (level) => LEVEL_ORDER[level] >= threshold.value,
+    setLevel: (level) => {
+      threshold.value = LEVEL_ORDER[level];
+    },
   };
 }
 
-/** A logger that drops everything; for tests that do not assert on logs. */
-export const silentLogger: Logger = createLogger({ level: 'error', write: () => {} });
+const drop = (): void => {};
+
+/** A logger that drops everything (its level never moves); for tests that do not assert on logs. */
+export const silentLogger: Logger = {
+  debug: drop,
+  info: drop,
+  warn: drop,
+  error: drop,
+  child: () => silentLogger,
+  isEnabled: (level) => level === 'error',
+  setLevel: drop,
+};

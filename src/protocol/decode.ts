@@ -5,8 +5,7 @@
  * top-level keys plus the name and victim arrays, and the node objects are passed through by reference.
  */
 import {
-  type JsonObject,
-  type StructSpec,
+  structSpec,
   decodeMap,
   decodeStringArray,
   decodeStruct,
@@ -21,11 +20,7 @@ import {
 } from './json-shape.js';
 import type {
   ExtenderArgs,
-  ExtenderFilterResult,
   ExtenderPreemptionArgs,
-  ExtenderPreemptionResult,
-  HostPriority,
-  HostPriorityList,
   MetaPod,
   MetaVictims,
   Victims,
@@ -56,12 +51,12 @@ interface NodeListFields {
   items: WireObject[] | null;
 }
 
-const NODE_LIST_SPEC: StructSpec<NodeListFields> = {
+const NODE_LIST_SPEC = structSpec<NodeListFields>({
   apiVersion: scalar<string | null>(expectString),
   kind: scalar<string | null>(expectString),
   metadata: nullable(decodeWireObject),
   items: nullable(decodeObjectArray),
-};
+});
 
 /** v1.NodeList: a new small wrapper whose `items` is the parsed array itself (never a copy of the nodes). */
 function decodeNodeList(value: unknown, path: string): WireNodeList {
@@ -78,11 +73,11 @@ function decodeNodeList(value: unknown, path: string): WireNodeList {
   return list;
 }
 
-const EXTENDER_ARGS_SPEC: StructSpec<ExtenderArgs> = {
+const EXTENDER_ARGS_SPEC = structSpec<ExtenderArgs>({
   Pod: nullable(decodeWireObject),
   Nodes: nullable(decodeNodeList),
   NodeNames: nullable(decodeStringArray),
-};
+});
 
 export function decodeExtenderArgs(body: unknown): ExtenderArgs {
   return decodeStruct(body, ROOT, EXTENDER_ARGS_SPEC, { Pod: null, Nodes: null, NodeNames: null });
@@ -90,18 +85,18 @@ export function decodeExtenderArgs(body: unknown): ExtenderArgs {
 
 const int64Field = scalar(expectInt64);
 
-const VICTIMS_SPEC: StructSpec<Victims> = {
+const VICTIMS_SPEC = structSpec<Victims>({
   Pods: (value, path) => (value === null ? [] : decodeObjectArray(value, path)),
   NumPDBViolations: int64Field,
-};
+});
 
 function decodeVictims(value: unknown, path: string): Victims {
   return decodeStruct(value, path, VICTIMS_SPEC, { Pods: [], NumPDBViolations: 0 });
 }
 
-const META_POD_SPEC: StructSpec<MetaPod> = {
+const META_POD_SPEC = structSpec<MetaPod>({
   UID: scalar(expectString),
-};
+});
 
 function decodeMetaPod(value: unknown, path: string): MetaPod {
   return decodeStruct(value, path, META_POD_SPEC, { UID: '' });
@@ -112,10 +107,10 @@ function decodeMetaPods(value: unknown, path: string): MetaPod[] {
   return array.map((element, i) => decodeMetaPod(element, indexPath(path, i)));
 }
 
-const META_VICTIMS_SPEC: StructSpec<MetaVictims> = {
+const META_VICTIMS_SPEC = structSpec<MetaVictims>({
   Pods: (value, path) => (value === null ? [] : decodeMetaPods(value, path)),
   NumPDBViolations: int64Field,
-};
+});
 
 function decodeMetaVictims(value: unknown, path: string): MetaVictims {
   return decodeStruct(value, path, META_VICTIMS_SPEC, { Pods: [], NumPDBViolations: 0 });
@@ -129,11 +124,11 @@ function decodeMetaVictimsMap(value: unknown, path: string): Record<string, Meta
   return decodeMap(value, path, decodeMetaVictims);
 }
 
-const PREEMPTION_ARGS_SPEC: StructSpec<ExtenderPreemptionArgs> = {
+const PREEMPTION_ARGS_SPEC = structSpec<ExtenderPreemptionArgs>({
   Pod: nullable(decodeWireObject),
   NodeNameToVictims: nullable(decodeVictimsMap),
   NodeNameToMetaVictims: nullable(decodeMetaVictimsMap),
-};
+});
 
 export function decodePreemptionArgs(body: unknown): ExtenderPreemptionArgs {
   return decodeStruct(body, ROOT, PREEMPTION_ARGS_SPEC, {
@@ -141,50 +136,4 @@ export function decodePreemptionArgs(body: unknown): ExtenderPreemptionArgs {
     NodeNameToVictims: null,
     NodeNameToMetaVictims: null,
   });
-}
-
-/** map[string]string: a null value decodes to "" as in Go. */
-function decodeFailedNodes(value: unknown, path: string): Record<string, string> {
-  return decodeMap(value, path, (reason, reasonPath) => (reason === null ? '' : expectString(reason, reasonPath)));
-}
-
-const FILTER_RESULT_SPEC: StructSpec<ExtenderFilterResult> = {
-  Nodes: nullable(decodeNodeList),
-  NodeNames: nullable(decodeStringArray),
-  FailedNodes: nullable(decodeFailedNodes),
-  FailedAndUnresolvableNodes: nullable(decodeFailedNodes),
-  Error: scalar(expectString),
-};
-
-export function decodeFilterResult(body: unknown): ExtenderFilterResult {
-  return decodeStruct(body, ROOT, FILTER_RESULT_SPEC, {
-    Nodes: null,
-    NodeNames: null,
-    FailedNodes: null,
-    FailedAndUnresolvableNodes: null,
-    Error: '',
-  });
-}
-
-const HOST_PRIORITY_SPEC: StructSpec<HostPriority> = {
-  Host: scalar(expectString),
-  Score: int64Field,
-};
-
-/** []HostPriority holds values, so a null element is a zero HostPriority and a null list is empty, as in Go. */
-export function decodeHostPriorityList(body: unknown): HostPriorityList {
-  if (body === null) return [];
-  const array = expectArray(body, ROOT);
-  return array.map((element, i) => {
-    const path = indexPath(ROOT, i);
-    return decodeStruct(element ?? ({} as JsonObject), path, HOST_PRIORITY_SPEC, { Host: '', Score: 0 });
-  });
-}
-
-const PREEMPTION_RESULT_SPEC: StructSpec<ExtenderPreemptionResult> = {
-  NodeNameToMetaVictims: nullable(decodeMetaVictimsMap),
-};
-
-export function decodePreemptionResult(body: unknown): ExtenderPreemptionResult {
-  return decodeStruct(body, ROOT, PREEMPTION_RESULT_SPEC, { NodeNameToMetaVictims: null });
 }

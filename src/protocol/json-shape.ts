@@ -87,30 +87,27 @@ export function foldFieldName(key: string): string {
   return folded;
 }
 
-const foldedSpecFields = new WeakMap<object, ReadonlyMap<string, string>>();
+/** A struct's field decoders with its folded field names, built once per struct type (`structSpec`). */
+export interface CompiledStruct<S> {
+  readonly fields: StructSpec<S>;
+  readonly byFoldedName: ReadonlyMap<string, keyof S>;
+}
 
-function fieldIndex(spec: object): ReadonlyMap<string, string> {
-  let index = foldedSpecFields.get(spec);
-  if (!index) {
-    index = new Map(Object.keys(spec).map((field) => [foldFieldName(field), field]));
-    foldedSpecFields.set(spec, index);
-  }
-  return index;
+export function structSpec<S>(fields: StructSpec<S>): CompiledStruct<S> {
+  return { fields, byFoldedName: new Map(Object.keys(fields).map((field) => [foldFieldName(field), field as keyof S])) };
 }
 
 /**
  * Decodes a JSON object into a struct: walks only the object's own top-level keys, so embedded Pod/Node objects
  * are checked by their field decoder, never copied or walked here.
  */
-export function decodeStruct<S extends object>(value: unknown, path: string, spec: StructSpec<S>, initial: S): S {
+export function decodeStruct<S extends object>(value: unknown, path: string, spec: CompiledStruct<S>, initial: S): S {
   const object = expectObject(value, path);
-  const index = fieldIndex(spec);
   const result: S = { ...initial };
   for (const key of Object.keys(object)) {
-    const field = index.get(foldFieldName(key)) as keyof S | undefined;
+    const field = spec.byFoldedName.get(foldFieldName(key));
     if (field === undefined) continue;
-    const decodeField = spec[field];
-    result[field] = decodeField(object[key], childPath(path, key), result[field]);
+    result[field] = spec.fields[field](object[key], childPath(path, key), result[field]);
   }
   return result;
 }

@@ -1,26 +1,34 @@
 /**
  * Each candidate node is answered once per call, however often the request names it. Known nodes are marked with a
- * per-call stamp in an array indexed by the node's ledger slot (scheduling's own scratch; the ledger's entries stay
- * read-only) instead of hashing every name into a Set (a call carries up to 5000 fresh strings); names the ledger
- * does not know fall back to a Set. Calls run synchronously, so one stamp is never shared by two calls.
+ * per-call stamp in an array indexed by the node's slot (scratch the cycle cache lends to each call) instead of
+ * hashing every name into a Set (a call carries up to 5000 fresh strings); names the ledger does not know fall back
+ * to a Set. Calls run synchronously, so one stamp is never shared by two calls.
  */
 
-let lastStamp = 0;
-let stampsBySlot = new Float64Array(1024);
+/** The stamps by slot, lent to one call at a time. */
+export class SlotStamps {
+  last = 0;
+  bySlot = new Float64Array(1024);
+}
 
 export class CallDedupe {
-  private readonly stamp = ++lastStamp;
+  private readonly stamp: number;
   private unknown: Set<string> | undefined;
+
+  constructor(private readonly stamps: SlotStamps) {
+    this.stamp = ++stamps.last;
+  }
 
   /** True when the node in this slot was already answered in this call; marks it answered otherwise. */
   repeatedSlot(slot: number): boolean {
-    if (slot >= stampsBySlot.length) {
-      const grown = new Float64Array(Math.max(slot + 1, stampsBySlot.length * 2));
-      grown.set(stampsBySlot);
-      stampsBySlot = grown;
+    let marks = this.stamps.bySlot;
+    if (slot >= marks.length) {
+      const grown = new Float64Array(Math.max(slot + 1, marks.length * 2));
+      grown.set(marks);
+      this.stamps.bySlot = marks = grown;
     }
-    if (stampsBySlot[slot] === this.stamp) return true;
-    stampsBySlot[slot] = this.stamp;
+    if (marks[slot] === this.stamp) return true;
+    marks[slot] = this.stamp;
     return false;
   }
 

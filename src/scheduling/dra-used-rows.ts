@@ -1,10 +1,9 @@
 /**
- * Each node's DRA use as a dense float64 row by resource id, kept by scheduling per node slot. Asking the DRA
- * accounting per candidate (a map lookup by name behind the rollback-lever wrapper, then a bigint conversion per
- * resource) cost about as much as the whole fit of a node; a row is valid while the DRA accounting's `usedEpoch`
- * stands and the slot's version in the node table (its Node object, its pods; unique over time, so a reused slot
- * never matches) has not moved, and is rebuilt on first use after.
- * Calls run synchronously, so one table serves every call; another ledger (DRA accounting or node table) resets it.
+ * Each node's DRA use as a dense float64 row by resource id, kept per node slot. Asking the DRA accounting per
+ * candidate (a map lookup by name behind the rollback-lever wrapper, then a bigint conversion per resource) cost about
+ * as much as the whole fit of a node. A row is valid while the slot's version in the node table stands (its Node
+ * object, its pods; versions are unique over time, so a reused slot never matches); the cycle cache clears the rows
+ * when the DRA accounting's `usedEpoch` moves.
  */
 import type { DraAccounting } from '../ledger/dra-port.js';
 import type { NodeView } from '../ledger/node-entry.js';
@@ -15,11 +14,7 @@ import { denseRow, type DenseRow } from '../ledger/numeric-amounts.js';
 const NO_USE: DenseRow = new Float64Array(0);
 
 export class DraUsedRows {
-  private epoch = -1;
-  /**
-   * By slot, grown densely up to the highest slot asked for. An array filled from an arbitrary slot (a candidate
-   * window starts anywhere) would be a dictionary in V8: a hash lookup per candidate instead of an index.
-   */
+  /** By slot, grown densely up to the highest slot asked for (an array filled from an arbitrary slot is a dictionary). */
   private rows: Array<DenseRow | undefined> = [];
   /** The table version each row was computed at; -1: none (table versions start at 1). */
   private versions = new Float64Array(0);
@@ -29,15 +24,10 @@ export class DraUsedRows {
     readonly table: NodeTableView,
   ) {}
 
-  /** Brings the table up to the DRA accounting's current epoch; once per call, before any `rowOf`. */
-  refresh(): this {
-    const epoch = this.dra.usedEpoch();
-    if (epoch !== this.epoch) {
-      this.epoch = epoch;
-      this.rows.fill(undefined);
-      this.versions.fill(-1);
-    }
-    return this;
+  /** Forgets every row (the DRA accounting's use moved). */
+  clear(): void {
+    this.rows.fill(undefined);
+    this.versions.fill(-1);
   }
 
   /** The node's DRA use by resource id, or undefined when it has none. */
@@ -50,9 +40,9 @@ export class DraUsedRows {
     const table = this.table;
     if (slot >= this.versions.length) this.grow(slot);
     let row = this.rows[slot];
-    const version = table.version[slot]!;
+    const version = table.version[slot] ?? 0;
     if (row === undefined || this.versions[slot] !== version) {
-      const used = this.dra.nodeUsed(table.names[slot]!);
+      const used = this.dra.nodeUsed(table.names[slot] ?? '');
       row = used === undefined || used.size === 0 ? NO_USE : denseRow(used);
       this.rows[slot] = row;
       this.versions[slot] = version;
@@ -67,12 +57,4 @@ export class DraUsedRows {
     this.versions = versions;
     while (this.rows.length < size) this.rows.push(undefined);
   }
-}
-
-let shared: DraUsedRows | undefined;
-
-/** The rows for this DRA accounting and node table (one ledger's), refreshed for the call. */
-export function draUsedRows(dra: DraAccounting, table: NodeTableView): DraUsedRows {
-  if (shared === undefined || shared.dra !== dra || shared.table !== table) shared = new DraUsedRows(dra, table);
-  return shared.refresh();
 }

@@ -6,7 +6,7 @@
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { formatAmounts } from '../ledger/ledger-export.js';
-import { adjustmentsFor, assessWithDetail, fitContext } from './fit.js';
+import { adjustmentsFor, assessWithDetail, draRowOn, fitContext } from './fit.js';
 import { freeAmounts } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
 import { reasonMessage, type ReasonCode } from './reasons.js';
@@ -45,10 +45,9 @@ export function explainPod(ledger: ClusterLedger, pod: PodEntry, options: Schedu
   const nodes: NodeExplanation[] = [];
   const summary = { fits: 0, fails: 0, unresolvable: 0, byReason: {} as Record<string, number> };
   for (const node of [...ledger.knownNodes()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const { verdict, detail } = assessWithDetail(ledger, node, pod, options);
-    const adjust = adjustmentsFor(ctx, node);
+    const { verdict, detail } = assessWithDetail(ctx, node);
     const free = new Map<string, bigint>();
-    for (const [resource, amount] of freeAmounts(node, adjust, ctx.draRows?.rowOf(node))) free.set(resource, BigInt(amount));
+    for (const [resource, amount] of freeAmounts(node, adjustmentsFor(ctx, node), draRowOn(ctx, node))) free.set(resource, BigInt(amount));
     const explanation: NodeExplanation = verdict.fits
       ? { node: node.name, verdict: 'fits', reason: 'fits', code: 'fits', detail: 'fits', free: formatAmounts(free) }
       : {

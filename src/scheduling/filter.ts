@@ -7,12 +7,11 @@ import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { FilterReply, quotedReason } from '../protocol/filter-reply.js';
 import type { ExtenderArgs, ExtenderFilterResult } from '../protocol/types.js';
-import { CallDedupe } from './call-dedupe.js';
+import type { CallDedupe } from './call-dedupe.js';
 import { candidatesFromArgs, NO_SLOT } from './candidates.js';
-import { assessWithDetail, type FitVerdict } from './fit.js';
+import { CycleCache } from './cycle-cache.js';
+import { assessWithDetail, fitContext, rowsAnswer, type FitContext, type FitVerdict } from './fit.js';
 import { fitSlot } from './fit-kernel.js';
-import { rememberSurvivors } from './filter-survivors.js';
-import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
 import { reasonMessage, type ReasonCode } from './reasons.js';
@@ -67,101 +66,139 @@ export interface FailureSampling {
 
 export { candidatesFromArgs } from './candidates.js';
 
-export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions, sampling?: FailureSampling): FilterDecision {
-  const pod = incomingPodFromWire(args.Pod);
+/** The filter's answer; `cache` is the process's cycle cache (default: one that remembers nothing). */
+export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions, cache = new CycleCache({ enabled: false }),
+  sampling?: FailureSampling): FilterDecision {
+  cache.begin(ledger);
+  const pod = cache.incomingPod(args.Pod);
   const candidates = candidatesFromArgs(args);
-  const { names } = candidates;
-  const slots = ledger.slotsNamed(names);
-  const nominated = checkNominatedFirst(ledger, pod, names, slots, options);
-  const assessor = new PodAssessor(ledger, pod, options);
-  const reply = new FilterReply(names, candidates.wires, args.Nodes);
-  let failed = 0;
-  let unresolvable = 0;
-  let draUnsafe = 0;
-  const dedupe = new CallDedupe();
-  const failuresByCode = new Map<ReasonCode, number>();
-  // Failing verdicts are shared objects per cause (fit-kernel.ts), and neighbours mostly fail alike: counted in runs
-  // of one reason message (the same message is the same causes), its wire text looked up once per run.
-  let run: FailingVerdict | undefined;
-  let runLength = 0;
-  let runQuoted = '';
-  let draRefusals: Map<string, number> | undefined;
-  const sampleLimit = sampling?.limit ?? 0;
-  const sampled: Array<{ name: string; verdict: FailingVerdict }> = [];
+  const slots = cache.slotsOf(candidates.names, true);
+  const assessor = new PodAssessor(ledger, pod, options, cache);
+  const nominated = checkNominatedFirst(assessor.context, candidates.names, slots);
+  const scan = new FilterScan(candidates.names, new FilterReply(candidates.names, candidates.wires, args.Nodes), cache, sampling?.limit ?? 0);
   const exclusiveHit = nominated.outcome.result === 'hit' && options.nominatedNodePolicy === 'exclusive' ? nominated.outcome.node : undefined;
-  const table = ledger.nodeTable();
-  const { plain, quotedNames, entries } = table;
-  if (exclusiveHit !== undefined) {
-    failed = answerExclusiveHit(reply, names, slots, quotedNames, exclusiveHit, dedupe);
-    if (failed > 0) failuresByCode.set('nominated_node_fits', failed);
-  } else {
-    // A node whose rows alone answer (table.plain: no nominated pods, readable allocatable), for a pod without DRA
-    // claims, not the pod's own node: the fit rule on the slot, touching no entry. Every other node: the assessor.
-    const ctx = assessor.context;
-    const rowsAnswer = !ctx.claims;
-    const boundSlot = ctx.boundTo?.slot ?? -1;
-    const checkedSlot = nominated.checkedSlot;
-    const { demand, draRows } = ctx;
-    for (let i = 0; i < names.length; i++) {
-      const slot = slots[i]!;
-      let verdict: FitVerdict;
-      let quotedName: string | undefined;
-      if (slot >= 0) {
-        if (dedupe.repeatedSlot(slot)) continue;
-        quotedName = quotedNames[slot];
-        if (slot === checkedSlot) verdict = nominated.verdict!;
-        else if (rowsAnswer && plain[slot] === 1 && slot !== boundSlot) verdict = fitSlot(table, slot, demand, undefined, draRows === undefined ? undefined : draRows.rowAt(slot));
-        else verdict = assessor.assess(entries[slot]);
-      } else {
-        if (dedupe.repeatedName(names[i]!)) continue;
-        verdict = assessor.assess(undefined);
-      }
-      if (verdict.fits) {
-        reply.pass(i, quotedName);
-        continue;
-      }
-      if (sampled.length < sampleLimit) sampled.push({ name: names[i]!, verdict });
-      if (verdict.metric !== undefined) (draRefusals ??= new Map()).set(verdict.metric, (draRefusals.get(verdict.metric) ?? 0) + 1);
-      if (run === undefined || (verdict !== run && verdict.reason !== run.reason)) {
-        countRun(failuresByCode, run, runLength);
-        run = verdict;
-        runLength = 0;
-        runQuoted = quotedReason(verdict.reason);
-      }
-      runLength++;
-      reply.failQuoted(i, quotedName, runQuoted, verdict.unresolvable);
-      if (verdict.unresolvable) unresolvable++;
-      else {
-        failed++;
-        if (verdict.code === 'dra_accounting_unsafe') draUnsafe++;
-      }
-    }
-  }
-  countRun(failuresByCode, run, runLength);
-  rememberSurvivors(reply, slots, table);
+  if (exclusiveHit !== undefined) scan.answerExclusiveHit(slots, exclusiveHit);
+  else scan.scan(slots, assessor, nominated);
+  scan.countRun();
+  cache.rememberSurvivors(scan.reply, slots);
   const describe = sampling?.describe ?? describeFailure;
   const failingSample = sampling
-    ? sampled.map(({ name, verdict }) => ({ node: name, codes: verdict.reasons.map((r) => r.code), detail: describe(ledger, pod, name, verdict, options) }))
+    ? scan.sampled.map(({ name, verdict }) => ({ node: name, codes: verdict.reasons.map((r) => r.code), detail: describe(ledger, pod, name, verdict, options) }))
     : undefined;
-  return new ScanDecision(reply, {
+  return new ScanDecision(scan.reply, {
     nominated: nominated.outcome,
-    passed: reply.passedCount,
-    failed,
-    unresolvable,
-    draUnsafe,
+    passed: scan.reply.passedCount,
+    failed: scan.failed,
+    unresolvable: scan.unresolvable,
+    draUnsafe: scan.draUnsafe,
     remembered: assessor.remembered,
-    failuresByCode,
-    ...(draRefusals ? { draRefusals } : {}),
+    failuresByCode: scan.failuresByCode,
+    ...(scan.draRefusals ? { draRefusals: scan.draRefusals } : {}),
     ...(failingSample ? { failingSample } : {}),
   });
 }
 
-/**
- * `result` is a getter of this class rather than an accessor in the returned object literal: a literal's accessor
- * is a new closure per call and gives each returned object a new hidden class, which lives in old space and keeps the
- * closure's whole scope (the reply, ~15-30 KB) from young-generation collection; measured, every filter call then
- * promoted its garbage to old space (GC ~340 us a call over HTTP, against ~40 for prioritize).
- */
+/** One filter call's scan over its candidates: the reply and the counts it builds. */
+class FilterScan {
+  failed = 0;
+  unresolvable = 0;
+  draUnsafe = 0;
+  readonly failuresByCode = new Map<ReasonCode, number>();
+  draRefusals: Map<string, number> | undefined;
+  readonly sampled: Array<{ name: string; verdict: FailingVerdict }> = [];
+  /**
+   * Failing verdicts are shared objects per cause and neighbours mostly fail alike: they are counted in runs of one
+   * reason message (the same message is the same causes), its wire text quoted once per run.
+   */
+  private run: FailingVerdict | undefined;
+  private runLength = 0;
+  private runQuoted = '';
+  private readonly dedupe: CallDedupe;
+
+  constructor(
+    private readonly names: readonly string[],
+    readonly reply: FilterReply,
+    private readonly cache: CycleCache,
+    private readonly sampleLimit: number,
+  ) {
+    this.dedupe = cache.dedupe();
+  }
+
+  /** Every candidate: the rows alone where they answer (`rowsAnswer`), the assessor otherwise. */
+  scan(slots: readonly number[], assessor: PodAssessor, nominated: NominatedCheck): void {
+    const ctx = assessor.context;
+    const { table, demand, draRows } = ctx;
+    const { entries } = table;
+    const fragments = this.cache.fragments;
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i] ?? -1;
+      let verdict: FitVerdict;
+      let quotedName: string | undefined;
+      if (slot >= 0) {
+        if (this.dedupe.repeatedSlot(slot)) continue;
+        quotedName = fragments.quotedAt(slot);
+        if (slot === nominated.checkedSlot && nominated.verdict !== undefined) verdict = nominated.verdict;
+        else if (rowsAnswer(ctx, table, slot, 'fit')) verdict = fitSlot(table, slot, demand, undefined, draRows === undefined ? undefined : draRows.rowAt(slot));
+        else verdict = assessor.assess(entries[slot]);
+      } else {
+        if (this.dedupe.repeatedName(this.names[i] ?? '')) continue;
+        verdict = assessor.assess(undefined);
+      }
+      if (verdict.fits) this.reply.pass(i, quotedName);
+      else this.fail(i, quotedName, verdict);
+    }
+  }
+
+  private fail(i: number, quotedName: string | undefined, verdict: FailingVerdict): void {
+    if (this.sampled.length < this.sampleLimit) this.sampled.push({ name: this.names[i] ?? '', verdict });
+    if (verdict.metric !== undefined) (this.draRefusals ??= new Map()).set(verdict.metric, (this.draRefusals.get(verdict.metric) ?? 0) + 1);
+    const run = this.run;
+    if (run === undefined || (verdict !== run && verdict.reason !== run.reason)) {
+      this.countRun();
+      this.run = verdict;
+      this.runLength = 0;
+      this.runQuoted = quotedReason(verdict.reason);
+    }
+    this.runLength++;
+    this.reply.failQuoted(i, quotedName, this.runQuoted, verdict.unresolvable);
+    if (verdict.unresolvable) this.unresolvable++;
+    else {
+      this.failed++;
+      if (verdict.code === 'dra_accounting_unsafe') this.draUnsafe++;
+    }
+  }
+
+  /** Counts the current run of equal failures under each of its codes. */
+  countRun(): void {
+    const run = this.run;
+    if (run !== undefined) for (const reason of run.reasons) this.failuresByCode.set(reason.code, (this.failuresByCode.get(reason.code) ?? 0) + this.runLength);
+    this.run = undefined;
+    this.runLength = 0;
+  }
+
+  /**
+   * Under policy `exclusive` a nominated node that fits ends the scan, as the scheduler's own nominated-node pass does:
+   * it passes and every other candidate fails as not evaluated.
+   */
+  answerExclusiveHit(slots: readonly number[], hit: string): void {
+    const quoted = quotedReason(reasonMessage({ code: 'nominated_node_fits' }));
+    const fragments = this.cache.fragments;
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i] ?? -1;
+      const name = this.names[i] ?? '';
+      if (slot >= 0 ? this.dedupe.repeatedSlot(slot) : this.dedupe.repeatedName(name)) continue;
+      const quotedName = slot >= 0 ? fragments.quotedAt(slot) : undefined;
+      if (name === hit) this.reply.pass(i, quotedName);
+      else {
+        this.reply.failQuoted(i, quotedName, quoted, false);
+        this.failed++;
+      }
+    }
+    if (this.failed > 0) this.failuresByCode.set('nominated_node_fits', this.failed);
+  }
+}
+
+/** `result` is a getter of a class: an accessor in a returned literal is a closure per call (README "Performance"). */
 class ScanDecision implements FilterDecision {
   readonly nominated: NominatedOutcome;
   readonly passed: number;
@@ -196,51 +233,22 @@ class ScanDecision implements FilterDecision {
 /** The per-node numbers behind a failing verdict, as /debug/explain shows them (the fit re-run with a detail sink). */
 export function describeFailure(ledger: ClusterLedger, pod: PodEntry, name: string, verdict: FailingVerdict, options: SchedulingOptions): string {
   const node = ledger.node(name);
-  const numbers = node ? assessWithDetail(ledger, node, pod, options).detail : undefined;
+  const numbers = node ? assessWithDetail(fitContext(ledger, pod, options), node).detail : undefined;
   return numbers ?? verdict.detail ?? verdict.reason;
 }
 
-function countFailures(counts: Map<ReasonCode, number>, code: ReasonCode, n: number): void {
-  counts.set(code, (counts.get(code) ?? 0) + n);
+interface NominatedCheck {
+  outcome: NominatedOutcome;
+  /** The slot whose verdict `verdict` is (NO_SLOT when none was checked). */
+  checkedSlot: number;
+  verdict?: FitVerdict;
 }
 
-function countRun(counts: Map<ReasonCode, number>, verdict: FailingVerdict | undefined, length: number): void {
-  if (verdict === undefined) return;
-  for (const reason of verdict.reasons) countFailures(counts, reason.code, length);
-}
-
-/**
- * Under policy `exclusive` a nominated node that fits ends the scan, as the scheduler's own nominated-node pass does:
- * it passes and every other candidate fails as not evaluated.
- */
-function answerExclusiveHit(reply: FilterReply, names: readonly string[], slots: readonly number[], quotedNames: readonly (string | undefined)[],
-  hit: string, dedupe: CallDedupe): number {
-  const quoted = quotedReason(reasonMessage({ code: 'nominated_node_fits' }));
-  let count = 0;
-  for (let i = 0; i < names.length; i++) {
-    const slot = slots[i]!;
-    if (slot >= 0 ? dedupe.repeatedSlot(slot) : dedupe.repeatedName(names[i]!)) continue;
-    const quotedName = slot >= 0 ? quotedNames[slot] : undefined;
-    if (names[i] === hit) reply.pass(i, quotedName);
-    else {
-      reply.failQuoted(i, quotedName, quoted, false);
-      count++;
-    }
-  }
-  return count;
-}
-
-function checkNominatedFirst(
-  ledger: ClusterLedger,
-  pod: PodEntry,
-  names: readonly string[],
-  slots: readonly number[],
-  options: SchedulingOptions,
-): { outcome: NominatedOutcome; checkedSlot: number; verdict?: FitVerdict } {
-  const name = pod.nominatedNodeName;
-  if (!name || options.nominatedNodePolicy === 'off') return { outcome: { result: 'none' }, checkedSlot: NO_SLOT };
-  const node = ledger.node(name);
-  // A known node is among the candidates exactly when its slot is (slotsNamed): numbers compared, not 500 names.
+function checkNominatedFirst(ctx: FitContext, names: readonly string[], slots: readonly number[]): NominatedCheck {
+  const name = ctx.pod.nominatedNodeName;
+  if (!name || ctx.options.nominatedNodePolicy === 'off') return { outcome: { result: 'none' }, checkedSlot: NO_SLOT };
+  const node = ctx.ledger.node(name);
+  // A known node is among the candidates exactly when its slot is: numbers compared, not 500 names.
   if (node ? !slots.includes(node.slot) : !names.includes(name)) {
     return { outcome: { result: 'fallback', node: name, reason: 'not_candidate', detail: 'nominated node is not among the candidates' }, checkedSlot: NO_SLOT };
   }
@@ -248,7 +256,7 @@ function checkNominatedFirst(
     // An unknown nominated node is answered by the scan like any unknown name.
     return { outcome: { result: 'fallback', node: name, reason: 'unknown_node', detail: 'nominated node is not in the cache' }, checkedSlot: NO_SLOT };
   }
-  const { verdict, detail } = assessWithDetail(ledger, node, pod, options);
+  const { verdict, detail } = assessWithDetail(ctx, node);
   if (verdict.fits) return { outcome: { result: 'hit', node: name }, checkedSlot: node.slot, verdict };
   return { outcome: { result: 'fallback', node: name, reason: 'does_not_fit', detail: detail ?? verdict.reason }, checkedSlot: node.slot, verdict };
 }

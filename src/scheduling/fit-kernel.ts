@@ -21,8 +21,8 @@ import { numericRequestsOf } from '../ledger/pod-entry.js';
 import { demandValue, resourceId, resourceName, rowValue, type DenseRow } from '../ledger/numeric-amounts.js';
 import { formatAmountNumber } from '../ledger/resource-amounts.js';
 import { podLevelRequestedResources } from '../ledger/pod-requests.js';
-import { ClearingMemo } from '../ledger/clearing-memo.js';
-import { compareResources, reasonsMessage, type Reason, type ReasonCode } from './reasons.js';
+import { compareResources } from '../ledger/resources.js';
+import { reasonsMessage, type Reason, type ReasonCode } from './reasons.js';
 
 export type FitVerdict =
   | { fits: true; notes: readonly string[] }
@@ -40,11 +40,7 @@ export type FitVerdict =
       metric?: string;
     };
 
-/**
- * Every verdict, fitting or not, is made by this one constructor, so all have one hidden class: the scan reads
- * `fits`, `reason`, `metric`... of verdicts from every cause, and objects of several shapes made each of those
- * reads megamorphic (measured: they were a third of the filter loop's own time).
- */
+/** Every verdict is made by this one constructor: one object shape keeps the scan's reads monomorphic (README "Performance"). */
 class Verdict {
   constructor(
     readonly fits: boolean,
@@ -61,7 +57,7 @@ class Verdict {
 const NO_NOTES: readonly string[] = Object.freeze([]);
 const NO_REASONS: readonly Reason[] = Object.freeze([]);
 
-// Not frozen: a frozen object has a hidden class of its own (see Verdict).
+// Not frozen: a frozen object would have a shape of its own (see Verdict).
 export const FITS: FitVerdict = new Verdict(true, false, undefined, NO_REASONS, '', undefined, undefined, NO_NOTES) as FitVerdict;
 
 /** A fitting verdict with notes (DRA estimates, NUMA): FITS when there are none. */
@@ -69,23 +65,14 @@ export function fitting(notes: readonly string[]): FitVerdict {
   return notes.length === 0 ? FITS : (new Verdict(true, false, undefined, NO_REASONS, '', undefined, undefined, notes) as FitVerdict);
 }
 
-/**
- * Failing verdicts with a detail, one per distinct content. A DRA or NUMA refusal is assessed per node, and the verdict
- * memo keeps a pod's verdict for every node it refused: built per node, 20 claim pods' verdicts over 5000 nodes were
- * 100k verdicts whose detail texts (~20 concatenated pieces each) held ~85 MB, for 21 distinct texts. Verdicts are
- * immutable, so equal ones are interchangeable.
- */
-const detailedFailures = new ClearingMemo<string, FitVerdict>(4096);
-
 /** A failing verdict; `detail` and `metric` as FitVerdict describes them (DRA refusals). */
 export function failure(reasons: readonly Reason[], unresolvable = false, detail?: string, metric?: string): FitVerdict {
-  const make = (): FitVerdict => new Verdict(false, unresolvable, reasons[0]!.code, reasons, reasonsMessage(reasons), detail, metric, NO_NOTES) as FitVerdict;
-  if (detail === undefined) return make();
-  const key = `${unresolvable ? 'u' : 'r'}|${metric ?? ''}|${JSON.stringify(reasons)}|${detail}`;
-  return detailedFailures.get(key) ?? detailedFailures.remember(key, make());
+  const first = reasons[0];
+  if (first === undefined) throw new Error('a failing verdict needs a reason');
+  return new Verdict(false, unresolvable, first.code, reasons, reasonsMessage(reasons), detail, metric, NO_NOTES) as FitVerdict;
 }
 
-/** The pod's demand, compiled once per call (or per node for a pod whose DRA claims bring a per-node footprint). */
+/** The pod's demand, compiled once per call (the cycle cache keeps the last), or per node with a DRA footprint. */
 export interface CompiledDemand {
   pod: PodEntry;
   /** Positive requested amounts, pods excluded, in upstream's report order (pods, cpu, memory, ephemeral-storage, by name). */
@@ -101,25 +88,10 @@ export interface CompiledDemand {
 
 const MAX_MASKED = 29;
 
-/**
- * Compiled per call, the last one kept: a prioritize that follows its filter has the filter's pod entry
- * (incoming-pod.ts), so it reuses the filter's demand; any other pod is compiled anew. Not a cache by pod: a request's
- * pod is new every call, and what such a cache kept outlived the call: V8's scavenger kept a WeakMap entry whose value
- * reached its key (the pod) alive, so each call's pod and its wire object were promoted to old space (~450 KB of
- * garbage a scavenge at 500 candidates), and without the pod in the value Node.js 24 still pretenured and promoted the
- * cached rows. A demand depends on nothing but its pod; the verdicts it fills in are by failure mask only.
- */
+/** The pod's demand in upstream's report order; the verdicts it fills in are by failure mask only. */
 export function compileDemand(pod: PodEntry): CompiledDemand {
-  if (pod === lastCompiled?.pod) return lastCompiled;
-  lastCompiled = compiledDemand(pod);
-  return lastCompiled;
-}
-
-let lastCompiled: CompiledDemand | undefined;
-
-function compiledDemand(pod: PodEntry): CompiledDemand {
   const numeric = numericRequestsOf(pod);
-  const order = numeric.ids.map((id, i) => ({ id, value: numeric.values[i]! })).sort((a, b) => compareResources(resourceName(a.id), resourceName(b.id)));
+  const order = numeric.ids.map((id, i) => ({ id, value: numeric.values[i] ?? 0 })).sort((a, b) => compareResources(resourceName(a.id), resourceName(b.id)));
   return { pod, ids: order.map((o) => o.id), values: order.map((o) => o.value), estimated: false, verdicts: new Map(), podLevel: undefined };
 }
 
@@ -193,17 +165,6 @@ export function freeAt(table: NodeTableView, slot: number, id: number, adjust: N
     if (adjust.draReleased !== undefined) free += Number(adjust.draReleased.get(resourceName(id)) ?? 0n);
   }
   return free;
-}
-
-/** The fit rule on a node entry: `fitSlot` at its slot of the ledger's node table. */
-export function fitKernel(
-  node: NodeView,
-  demand: CompiledDemand,
-  adjust: NodeAdjustments | undefined,
-  draUsed: Readonly<DenseRow> | undefined,
-  sink?: DetailSink,
-): FitVerdict {
-  return fitSlot(node.table, node.slot, demand, adjust, draUsed, sink);
 }
 
 /**

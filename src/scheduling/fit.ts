@@ -3,17 +3,23 @@
  * unreadable, DRA claims that cannot be served here, unsafe DRA accounting (policy `reject`), the resource rule
  * (fit-kernel.ts, the only copy), then NUMA alignment of the pod's claims.
  *
- * This runs once per candidate node per request (5000 nodes in a call): a pod without DRA claims and without
- * removals goes straight to the kernel with the node's DRA use and no allocation.
+ * A call settles what depends only on its pod once (`fitContext`); `rowsAnswer` decides for every verb which nodes
+ * the node table's rows alone answer, and only the others are assessed here one by one.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
+import type { NodeTableView } from '../ledger/node-table.js';
+import type { DenseRow } from '../ledger/numeric-amounts.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
+import { NO_SLOT } from './candidates.js';
+import type { CycleCache } from './cycle-cache.js';
+import { draAssessmentFor, draRefusal, podUsesDra } from './dra-verdict.js';
+import { DraUsedRows } from './dra-used-rows.js';
 import {
   FITS,
   compileDemand,
   failure,
-  fitKernel,
+  fitSlot,
   fitting,
   reservingPods,
   withFootprint,
@@ -24,18 +30,14 @@ import {
 } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
 import type { Reason } from './reasons.js';
-import { draAssessmentFor, draRefusal, podUsesDra } from './dra-verdict.js';
-import { draUsedRows, type DraUsedRows } from './dra-used-rows.js';
-import type { DenseRow } from '../ledger/numeric-amounts.js';
 
 export { FITS, type FitVerdict } from './fit-kernel.js';
 
-/** Pods taken off the node for this evaluation (preemption victims, or the pod itself when already bound). */
+/** Pods taken off the node for this evaluation (preemption victims). */
 export interface Removal {
   podUids: ReadonlySet<string>;
 }
 
-const NO_REMOVAL: Removal = { podUids: new Set() };
 const NO_PODS: readonly PodEntry[] = [];
 
 const UNKNOWN_NODE = failure([{ code: 'node_unknown' }]);
@@ -47,38 +49,90 @@ export function draIsEnabled(ledger: ClusterLedger, options: SchedulingOptions):
   return setting === 'auto' ? ledger.draAccounting().hasMappings() : setting;
 }
 
+/**
+ * What one call settles once for its pod (the demand compiled, DRA on or off, where the ledger has the pod bound or
+ * its nomination) so each node costs only its own reads.
+ */
+export interface FitContext {
+  ledger: ClusterLedger;
+  table: NodeTableView;
+  pod: PodEntry;
+  options: SchedulingOptions;
+  useDra: boolean;
+  /** Each node's DRA use by slot; undefined when `useDra` is false. */
+  draRows: DraUsedRows | undefined;
+  /** DRA has something to say about the pod (claims, a DRA-made claim, DRA-served extended resources): per-node assessment. */
+  claims: boolean;
+  /** The pod's own score counts its DRA footprint on each node (`scheduling.scoring.draAware`, for a pod with claims). */
+  scoresFootprint: boolean;
+  demand: CompiledDemand;
+  /** The node the ledger has this pod bound to (it is taken off there), if any, and its slot (else NO_SLOT). */
+  boundTo: NodeView | undefined;
+  boundSlot: number;
+  /** The slot of the pod's nominated node when the nominated-node policy is not off, else NO_SLOT. */
+  nominatedSlot: number;
+}
+
+/** The call's context; with a cycle cache (the verbs) the demand and DRA rows are the cache's, else made for this call. */
+export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, cache?: CycleCache): FitContext {
+  const useDra = draIsEnabled(ledger, options);
+  const known = ledger.podByUid(pod.uid);
+  const boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;
+  const nominated = options.nominatedNodePolicy === 'off' || !pod.nominatedNodeName ? undefined : ledger.node(pod.nominatedNodeName);
+  const claims = podUsesDra(pod, ledger.draAccounting());
+  const draRows = !useDra ? undefined : cache ? cache.draRows() : new DraUsedRows(ledger.draAccounting(), ledger.nodeTable());
+  return {
+    ledger,
+    table: ledger.nodeTable(),
+    pod,
+    options,
+    useDra,
+    draRows,
+    claims,
+    scoresFootprint: claims && options.scoring.draAware,
+    demand: cache ? cache.demandOf(pod) : compileDemand(pod),
+    boundTo,
+    boundSlot: boundTo?.slot ?? NO_SLOT,
+    nominatedSlot: nominated?.slot ?? NO_SLOT,
+  };
+}
+
+/**
+ * Whether the node at `slot` of `table` is answered by its rows alone, with no per-node assessment or adjustment: the
+ * one decision behind every fast path. Never the pod's nominated node (the fit checks its reservations there; the
+ * score may be the maximum). For the fit: a pod without anything DRA could say, a plain node (known, allocatable
+ * readable, no nominated pods reserving room) that is not the pod's own. For the score: unless the score counts
+ * the pod's DRA footprint (scores count neither nominated pods nor the pod's own binding).
+ */
+export function rowsAnswer(ctx: FitContext, table: NodeTableView, slot: number, purpose: 'fit' | 'score'): boolean {
+  if (slot === ctx.nominatedSlot) return false;
+  if (purpose === 'score') return !ctx.scoresFootprint;
+  return !ctx.claims && table.plain[slot] === 1 && slot !== ctx.boundSlot;
+}
+
 /** The node's DRA use as a row by resource id (undefined with DRA off or nothing used there). */
 export function draRowOn(ctx: Pick<FitContext, 'draRows'>, node: NodeView): Readonly<DenseRow> | undefined {
   return ctx.draRows === undefined ? undefined : ctx.draRows.rowOf(node);
 }
 
-/** The DRA rows table for a call, or undefined when DRA accounting is off for it. */
-export function draRowsFor(ledger: ClusterLedger, useDra: boolean): DraUsedRows | undefined {
-  return useDra ? draUsedRows(ledger.draAccounting(), ledger.nodeTable()) : undefined;
-}
-
 /**
- * The adjustments one evaluation needs on this node, or undefined when there are none (the hot path): nominated
- * pods reserving room, the pod itself when bound here, removed victims, and the DRA amounts only removed pods held.
+ * The adjustments one evaluation needs on this node, or undefined when there are none: nominated pods reserving
+ * room, the pod itself when bound here, removed victims, and the DRA amounts only removed pods held.
  */
-export function adjustmentsFor(ctx: FitContext, node: NodeView, removal: Removal = NO_REMOVAL): NodeAdjustments | undefined {
+export function adjustmentsFor(ctx: FitContext, node: NodeView, removal?: Removal): NodeAdjustments | undefined {
   const { ledger, pod, draRows } = ctx;
   const reserved = reservingPods(node, pod);
   // UIDs are unique: the pod can be among this node's pods only where the ledger has it bound (settled per call).
   const self = node === ctx.boundTo ? node.pods.get(pod.uid) : undefined;
-  if (reserved.length === 0 && self === undefined && removal.podUids.size === 0) return undefined;
-  let removed: PodEntry[] | undefined;
-  let removedUids: Set<string> | undefined;
-  if (self) {
-    (removed ??= []).push(self);
-    (removedUids ??= new Set()).add(self.uid);
+  let removed: PodEntry[] | undefined = self ? [self] : undefined;
+  if (removal !== undefined) {
+    for (const uid of removal.podUids) {
+      const victim = node.pods.get(uid);
+      if (victim && victim !== self) (removed ??= []).push(victim);
+    }
   }
-  for (const uid of removal.podUids) {
-    const victim = node.pods.get(uid);
-    if (!victim || victim === self) continue;
-    (removed ??= []).push(victim);
-    (removedUids ??= new Set()).add(uid);
-  }
+  if (reserved.length === 0 && removed === undefined) return undefined;
+  const removedUids = removed === undefined ? undefined : new Set(removed.map((p) => p.uid));
   return {
     reserved,
     removed: removed ?? NO_PODS,
@@ -87,87 +141,22 @@ export function adjustmentsFor(ctx: FitContext, node: NodeView, removal: Removal
   };
 }
 
-/**
- * What one call settles once for its pod (the demand compiled, DRA on or off, where the ledger has the pod bound) so
- * each node costs only its own reads: the filter and prioritize loops keep one context per call.
- */
-export interface FitContext {
-  ledger: ClusterLedger;
-  pod: PodEntry;
-  options: SchedulingOptions;
-  useDra: boolean;
-  /** Each node's DRA use by slot, refreshed for this call; undefined when `useDra` is false. */
-  draRows: DraUsedRows | undefined;
-  /** DRA has something to say about the pod (claims, a DRA-made claim, DRA-served extended resources): per-node assessment. */
-  claims: boolean;
-  demand: CompiledDemand;
-  /** The node the ledger has this pod bound to (it is taken off there), if any. */
-  boundTo: NodeView | undefined;
-  /** Scoring scratch, filled by the first score of the call (prioritize.ts). */
-  scoring?: unknown;
-}
-
-export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): FitContext {
-  const useDra = draIsEnabled(ledger, options);
-  const known = ledger.podByUid(pod.uid);
-  return {
-    ledger,
-    pod,
-    options,
-    useDra,
-    draRows: draRowsFor(ledger, useDra),
-    claims: podUsesDra(pod, ledger.draAccounting()),
-    demand: compileDemand(pod),
-    boundTo: known?.nodeName ? ledger.node(known.nodeName) : undefined,
-  };
-}
-
-/** `fitContext` with DRA accounting on or off as the caller says, whatever the options would settle. */
-export function fitContextWithDra(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, useDra: boolean): FitContext {
-  const ctx = fitContext(ledger, pod, options);
-  return useDra === ctx.useDra ? ctx : { ...ctx, useDra, draRows: draRowsFor(ledger, useDra) };
-}
-
-export function assessFit(
-  ledger: ClusterLedger,
-  node: NodeView | undefined,
-  pod: PodEntry,
-  options: SchedulingOptions,
-  removal: Removal = NO_REMOVAL,
-  sink?: DetailSink,
-): FitVerdict {
-  return assessIn(fitContext(ledger, pod, options), node, removal, sink);
-}
-
-/**
- * `assessFit` with the per-node numbers its causes report (`Insufficient cpu: requests 2, free 1 of 4`), joined as
- * /debug/explain, the filter's debug line and the nominated-node fallback show them; undefined when no cause reported any.
- */
-export function assessWithDetail(ledger: ClusterLedger, node: NodeView, pod: PodEntry, options: SchedulingOptions): { verdict: FitVerdict; detail: string | undefined } {
-  const details: string[] = [];
-  const verdict = assessFit(ledger, node, pod, options, undefined, (d) => details.push(d));
-  return { verdict, detail: details.length > 0 ? details.join('; ') : undefined };
-}
-
-/** `assessFit` within a call's context. */
-export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: Removal, sink?: DetailSink): FitVerdict {
+/** The verdict for one node within a call's context; `removal`: victims taken off first (preemption). */
+export function assessFit(ctx: FitContext, node: NodeView | undefined, removal?: Removal, sink?: DetailSink): FitVerdict {
   if (!node) return UNKNOWN_NODE;
-  if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo) {
-    // The hot path: nothing but the node's rows and its DRA use.
-    return fitKernel(node, ctx.demand, undefined, draRowOn(ctx, node), sink);
+  if (removal === undefined && rowsAnswer(ctx, node.table, node.slot, 'fit')) {
+    return fitSlot(node.table, node.slot, ctx.demand, undefined, draRowOn(ctx, node), sink);
   }
   if (node.allocatableError) {
     sink?.(`node allocatable unreadable: ${node.allocatableError}`);
     return UNREADABLE_NODE;
   }
-  const { ledger, pod, options } = ctx;
-  const footprint = ctx.claims ? draAssessmentFor(ledger, pod, node, ctx.useDra) : undefined;
-  const refusal = footprint ? draRefusal(footprint, options, sink) : undefined;
+  const footprint = ctx.claims ? draAssessmentFor(ctx.ledger, ctx.pod, node, ctx.useDra) : undefined;
+  const refusal = footprint ? draRefusal(footprint, ctx.options, sink) : undefined;
   if (refusal) return refusal;
-  const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0);
-  const adjust = plain ? undefined : adjustmentsFor(ctx, node, removal);
+  const adjust = adjustmentsFor(ctx, node, removal);
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
-  const verdict = fitKernel(node, demand, adjust, adjust ? undefined : draRowOn(ctx, node), sink);
+  const verdict = fitSlot(node.table, node.slot, demand, adjust, adjust ? undefined : draRowOn(ctx, node), sink);
   if (!verdict.fits) return verdict;
   if (footprint?.numa.required && !footprint.numa.fits) {
     const detail = footprint.numa.reason ?? 'NUMA alignment not possible';
@@ -175,4 +164,14 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
     return failure(NUMA_REASONS, false, detail, `numa:${footprint.numa.code ?? 'no_zone_room'}`);
   }
   return footprint ? fitting(footprint.notes) : FITS;
+}
+
+/**
+ * `assessFit` with the per-node numbers its causes report (`Insufficient cpu: requests 2, free 1 of 4`), joined as
+ * /debug/explain, the filter's debug line and the nominated-node fallback show them; undefined when no cause reported any.
+ */
+export function assessWithDetail(ctx: FitContext, node: NodeView): { verdict: FitVerdict; detail: string | undefined } {
+  const details: string[] = [];
+  const verdict = assessFit(ctx, node, undefined, (d) => details.push(d));
+  return { verdict, detail: details.length > 0 ? details.join('; ') : undefined };
 }

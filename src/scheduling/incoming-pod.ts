@@ -9,23 +9,8 @@ import { podEntryWithRequests, type PodEntry } from '../ledger/pod-entry.js';
 import { InputError } from '../protocol/errors.js';
 import type { WireObject } from '../protocol/types.js';
 
-/**
- * The last wire pod read and its entry. A prioritize that follows its filter is handed the filter's own Pod object
- * when its text is the same (protocol/extender-args-text.ts), so its entry is the filter's: the requests are not
- * computed again. Wire objects are never changed once decoded, and an entry depends on nothing but its pod.
- */
-let lastWire: WireObject | undefined;
-let lastEntry: PodEntry | undefined;
-
+/** The request's pod as an entry; the cycle cache keeps the last (a prioritize handed its filter's Pod object reuses it). */
 export function incomingPodFromWire(wire: WireObject | null, path = '$.Pod'): PodEntry {
-  if (wire !== null && wire === lastWire) return lastEntry!;
-  const entry = entryFromWire(wire, path);
-  lastWire = wire!;
-  lastEntry = entry;
-  return entry;
-}
-
-function entryFromWire(wire: WireObject | null, path: string): PodEntry {
   if (wire === null) throw new InputError(path, 'pod is required');
   const pod = wire as unknown as PodObject;
   const meta = pod.metadata;

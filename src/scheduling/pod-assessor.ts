@@ -1,22 +1,21 @@
 /**
- * One pod assessed against the many nodes of one call (filter, prioritize), on top of `assessFit` and the verdict
- * memo (scheduling's own, by node slot: see verdict-memo.ts).
+ * One pod assessed against the many nodes of one call (filter, prioritize), on top of `assessFit` and the cycle
+ * cache's verdict memo (by node slot: see verdict-memo.ts).
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
-import { assessIn, draRowOn, fitContext, type FitContext, type FitVerdict } from './fit.js';
+import type { CycleCache } from './cycle-cache.js';
+import { assessFit, draRowOn, fitContext, type FitContext, type FitVerdict } from './fit.js';
 import type { SchedulingOptions } from './options.js';
-import { demandKey, keyNumber, recall, remember } from './verdict-memo.js';
+import { demandKey, type VerdictMemo } from './verdict-memo.js';
 
 /**
- * What depends only on the pod, the options and the ledger (DRA on, the pod's claims, its demand key, the nodes it
- * is bound or nominated to) is settled once per call, so a node whose verdict is remembered costs a few lookups.
- * Anything not remembered goes through `assessFit`, and is remembered here.
+ * What depends only on the pod, the options and the ledger is settled once per call, so a node whose verdict is
+ * remembered costs a few lookups. Anything not remembered goes through `assessFit`, and is remembered here.
  */
 export class PodAssessor {
-  readonly useDra: boolean;
-  /** What verdicts for this pod are remembered under; undefined when they cannot be (see `memoKeyOf`). */
+  /** What verdicts for this pod are remembered under; undefined when they cannot be (see `claimsMemoKey`). */
   readonly memoKey: number | undefined;
   /**
    * The nodes the ledger has this pod bound or nominated to (UIDs are unique, so these are exactly the nodes whose
@@ -25,41 +24,36 @@ export class PodAssessor {
   private readonly boundTo: NodeView | undefined;
   private readonly nominatedTo: NodeView | undefined;
   private readonly memoText: string | undefined;
+  private readonly memo: VerdictMemo;
   /** Verdicts `assess` answered from the memo in this call. */
   remembered = 0;
   /** The pod's demand and facts, compiled once for the call. */
   readonly context: FitContext;
 
-  constructor(
-    private readonly ledger: ClusterLedger,
-    readonly pod: PodEntry,
-    private readonly options: SchedulingOptions,
-  ) {
-    this.context = fitContext(ledger, pod, options);
-    this.useDra = this.context.useDra;
-    // Only a pod with DRA claims is remembered: its per-node assessment is costly, while the kernel answers any other
-    // pod faster than a memo lookup-and-store (measured: with 200 distinct pods the memo halved filter throughput).
-    const memoText = this.context.claims ? claimsMemoKey(ledger, pod, options) : undefined;
+  constructor(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, cache: CycleCache) {
+    this.context = fitContext(ledger, pod, options, cache);
+    this.memo = cache.verdicts;
+    // Only a pod with DRA claims is remembered: the kernel answers any other pod faster than a lookup-and-store.
+    const memoText = this.context.claims ? claimsMemoKey(pod, this.context) : undefined;
     this.memoText = memoText;
-    this.memoKey = memoText === undefined ? undefined : keyNumber(memoText);
+    this.memoKey = memoText === undefined ? undefined : this.memo.keyNumber(memoText);
     const known = ledger.podByUid(pod.uid);
     this.boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;
     this.nominatedTo = known?.nominatedNodeName ? ledger.node(known.nominatedNodeName) : undefined;
   }
 
-  /** `memoisable` for this pod, without touching the node's maps. */
   private memoisable(node: NodeView): boolean {
     return node !== this.boundTo && node !== this.nominatedTo;
   }
 
   assess(node: NodeView | undefined): FitVerdict {
-    if (node === undefined || this.memoKey === undefined) return assessIn(this.context, node);
+    if (node === undefined || this.memoKey === undefined) return assessFit(this.context, node);
     const known = this.recallFor<FitVerdict>(node, this.memoKey);
     if (known !== undefined) {
       this.remembered++;
       return known;
     }
-    return this.rememberFor(node, this.memoKey, assessIn(this.context, node));
+    return this.rememberFor(node, this.memoKey, this.memo.sharedVerdict(assessFit(this.context, node)));
   }
 
   /**
@@ -67,30 +61,29 @@ export class PodAssessor {
    * under one scoring configuration); undefined when nothing can be remembered for this pod. Build it once per call.
    */
   keyFor(purpose: string): number | undefined {
-    return this.memoText === undefined ? undefined : keyNumber(`${purpose}|${this.memoText}`);
+    return this.memoText === undefined ? undefined : this.memo.keyNumber(`${purpose}|${this.memoText}`);
   }
 
   recallFor<V>(node: NodeView, key: number | undefined): V | undefined {
     if (key === undefined || !this.memoisable(node)) return undefined;
-    return recall<V>(node, key, draRowOn(this.context, node));
+    return this.memo.recall<V>(node, key, draRowOn(this.context, node));
   }
 
   rememberFor<V>(node: NodeView, key: number | undefined, value: V): V {
     if (key === undefined || !this.memoisable(node)) return value;
-    return remember(node, key, draRowOn(this.context, node), value);
+    return this.memo.remember(node, key, draRowOn(this.context, node), value);
   }
 }
 
 /**
  * A pod with DRA claims: its verdict on a node also depends on its claims, the slices, device classes and the pods
- * reserving claims, all of which move the DRA ledger's assessment epoch, and on the unsafe-node policy. Keyed by the
- * pod's UID and resourceVersion (its claim references), like the DRA ledger's own assessment cache; a pod without
- * them is not remembered.
+ * reserving claims (all of which move the DRA ledger's assessment epoch, which clears the memo), on DRA accounting
+ * being on and on the unsafe-node policy. Keyed by the pod's UID and resourceVersion (its claim references); a pod
+ * without them is not remembered.
  */
-function claimsMemoKey(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): string | undefined {
+function claimsMemoKey(pod: PodEntry, ctx: FitContext): string | undefined {
   const rv = pod.object.metadata.resourceVersion;
   const uid = pod.object.metadata.uid;
   if (!rv || !uid) return undefined;
-  const epoch = ledger.draAccounting().assessmentEpoch();
-  return `${demandKey(pod)}|claims:${uid}:${rv}:${epoch}:${options.dra.unsafePolicy}`;
+  return `${demandKey(pod)}|claims:${uid}:${rv}:${ctx.useDra}:${ctx.options.dra.unsafePolicy}`;
 }

@@ -15,10 +15,10 @@ import type { PodDisruptionBudgetObject } from '../ledger/objects.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { InputError } from '../protocol/errors.js';
 import type { ExtenderPreemptionArgs, ExtenderPreemptionResult, MetaVictims } from '../protocol/types.js';
-import { incomingPodFromWire } from './incoming-pod.js';
+import { CycleCache } from './cycle-cache.js';
+import { assessFit, fitContext, type FitContext } from './fit.js';
 import type { SchedulingOptions } from './options.js';
 import { compareImportance, splitByPdbViolation } from './pdb-violations.js';
-import { fitsWithoutVictims } from './preempt-fit.js';
 import { victimHold, type OtherFilter } from './victim-relevance.js';
 
 export interface ProposedNode {
@@ -77,13 +77,16 @@ export function proposedNodes(args: ExtenderPreemptionArgs): ProposedNode[] {
   return [];
 }
 
+/** The preempt verb; `staleNodes`: nodes the caller could not prove fresh, with why; `cache` as for `filter`. */
 export function preempt(
   ledger: ClusterLedger,
   args: ExtenderPreemptionArgs,
   options: SchedulingOptions,
   staleNodes: ReadonlyMap<string, string> = new Map(),
+  cache = new CycleCache({ enabled: false }),
 ): PreemptDecision {
-  const pod = incomingPodFromWire(args.Pod);
+  cache.begin(ledger);
+  const ctx = fitContext(ledger, cache.incomingPod(args.Pod), options, cache);
   const out: Record<string, MetaVictims> = {};
   const nodes: NodePreemptOutcome[] = [];
   const unknownVictims: Array<{ node: string; uid: string }> = [];
@@ -93,7 +96,7 @@ export function preempt(
       nodes.push({ node: proposal.node, outcome: 'dropped_stale', reason: stale });
       continue;
     }
-    const outcome = evaluateNode(ledger, pod, proposal, options, unknownVictims);
+    const outcome = evaluateNode(ctx, proposal, unknownVictims);
     nodes.push(outcome);
     if (outcome.outcome === 'kept') {
       out[proposal.node] = { Pods: outcome.victims.map((UID) => ({ UID })), NumPDBViolations: outcome.numPDBViolations };
@@ -102,13 +105,14 @@ export function preempt(
   return { result: { NodeNameToMetaVictims: out }, nodes, unknownVictims };
 }
 
-function evaluateNode(
-  ledger: ClusterLedger,
-  pod: PodEntry,
-  proposal: ProposedNode,
-  options: SchedulingOptions,
-  unknownVictims: Array<{ node: string; uid: string }>,
-): NodePreemptOutcome {
+/** Whether the pod fits the node once `removed` (victim UIDs) are gone. */
+function fitsWithout(ctx: FitContext, node: NodeView, removed: ReadonlySet<string>): { fits: true } | { fits: false; reason: string } {
+  const verdict = assessFit(ctx, node, { podUids: removed });
+  return verdict.fits ? { fits: true } : { fits: false, reason: verdict.reason };
+}
+
+function evaluateNode(ctx: FitContext, proposal: ProposedNode, unknownVictims: Array<{ node: string; uid: string }>): NodePreemptOutcome {
+  const { ledger, pod } = ctx;
   const node = ledger.node(proposal.node);
   if (!node) return { node: proposal.node, outcome: 'dropped_unknown_node', reason: 'node is not in kube-ledger\'s cache' };
   const victims: PodEntry[] = [];
@@ -126,7 +130,7 @@ function evaluateNode(
     return { node: proposal.node, outcome: 'dropped_stale', reason: 'none of the proposed victims is in kube-ledger\'s cache' };
   }
   const all = new Set(victims.map((v) => v.uid));
-  const withAll = fitsWithoutVictims(ledger, node, pod, options, all);
+  const withAll = fitsWithout(ctx, node, all);
   if (!withAll.fits) {
     return { node: proposal.node, outcome: 'dropped_does_not_fit', reason: `pod does not fit even without the proposed victims: ${withAll.reason}` };
   }
@@ -134,7 +138,7 @@ function evaluateNode(
   const budgets = ledger.disruptionBudgets();
   const pdbs = budgets.known ? budgetsFor(budgets, byImportance) : [];
   const { violating, nonViolating } = splitByPdbViolation(byImportance, pdbs);
-  const reprieve = reprieveVictims(ledger, node, pod, options, [...violating, ...nonViolating], all);
+  const reprieve = reprieveVictims(ctx, node, [...violating, ...nonViolating], all);
   let kept = byImportance.filter((v) => reprieve.remaining.has(v.uid));
   let reprieved = reprieve.reprieved;
   let keptProposal = false;
@@ -168,13 +172,12 @@ function budgetsFor(budgets: ReturnType<ClusterLedger['disruptionBudgets']>, vic
 
 /** Upstream's reprieve loop, restricted to victims no other filter may need: keep each the pod can live with. */
 function reprieveVictims(
-  ledger: ClusterLedger,
+  ctx: FitContext,
   node: NodeView,
-  pod: PodEntry,
-  options: SchedulingOptions,
   order: readonly PodEntry[],
   all: ReadonlySet<string>,
 ): { remaining: Set<string>; reprieved: string[]; held: Array<{ uid: string; filter: OtherFilter; reason: string }> } {
+  const pod = ctx.pod;
   const remaining = new Set(all);
   const reprieved: string[] = [];
   const held: Array<{ uid: string; filter: OtherFilter; reason: string }> = [];
@@ -185,7 +188,7 @@ function reprieveVictims(
       continue;
     }
     remaining.delete(victim.uid);
-    if (fitsWithoutVictims(ledger, node, pod, options, remaining).fits) reprieved.push(victim.uid);
+    if (fitsWithout(ctx, node, remaining).fits) reprieved.push(victim.uid);
     else remaining.add(victim.uid);
   }
   return { remaining, reprieved, held };

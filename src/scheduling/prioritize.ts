@@ -1,134 +1,73 @@
 /**
- * The prioritize verb: a score 0..10 per node, NodeResourcesFit's LeastAllocated (spreads) or MostAllocated
- * (bin-packs) with per-resource weights, computed by the scoring kernel (score-kernel.ts, the only copy of the
- * formula). The pod's nominated node gets the maximum score when it fits (unless the nominated-node policy is off).
+ * The prioritize verb: a score 0..10 per node, NodeResourcesFit's score under the configured strategy with
+ * per-resource weights, computed by the scoring kernel (score-kernel.ts, the only copy of the formula). The pod's
+ * nominated node gets the maximum score when it fits (unless the nominated-node policy is off).
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
-import type { PodEntry } from '../ledger/pod-entry.js';
 import { PriorityReply } from '../protocol/priority-reply.js';
-import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs, type HostPriorityList } from '../protocol/types.js';
-import { CallDedupe } from './call-dedupe.js';
-import { candidatesFromArgs, NO_SLOT } from './candidates.js';
-import { assessIn, draRowOn, fitContextWithDra, type FitContext } from './fit.js';
-import { withFootprint } from './fit-kernel.js';
+import { MAX_EXTENDER_PRIORITY, MIN_EXTENDER_PRIORITY, type ExtenderArgs } from '../protocol/types.js';
+import { candidatesFromArgs } from './candidates.js';
+import { CycleCache, type CompiledScoring } from './cycle-cache.js';
 import { draAssessmentFor } from './dra-verdict.js';
-import { incomingPodFromWire } from './incoming-pod.js';
-import { survivorSlots } from './filter-survivors.js';
+import { assessFit, draRowOn, rowsAnswer, type FitContext } from './fit.js';
+import { withFootprint } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
-import { compileWeights, nodeScore, scoreRequests, scoreSlot, toExtenderScore } from './score-kernel.js';
+import { compileWeights, scoreRequests, scoreSlot, toExtenderScore } from './score-kernel.js';
 
-export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions): HostPriorityList {
-  return prioritizeReply(ledger, args, options).toList();
-}
-
-/** The scores as the reply is encoded from them (protocol/priority-reply.ts). */
-export function prioritizeReply(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions): PriorityReply {
-  const pod = incomingPodFromWire(args.Pod);
+/** The scores, in request order, as the reply is encoded from them; `cache` as for `filter`. */
+export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions, cache = new CycleCache({ enabled: false })): PriorityReply {
+  cache.begin(ledger);
+  const pod = cache.incomingPod(args.Pod);
   const { names } = candidatesFromArgs(args);
-  const assessor = new PodAssessor(ledger, pod, options);
-  const scoreKey = assessor.keyFor(scoringPurpose(options));
-  const nominatedNode = options.nominatedNodePolicy === 'off' ? undefined : pod.nominatedNodeName;
-  const dedupe = new CallDedupe();
+  const assessor = new PodAssessor(ledger, pod, options, cache);
+  const ctx = assessor.context;
+  const scoring = cache.scoringOf(options.scoring);
+  const scoreKey = assessor.keyFor(scoring.purpose);
+  const dedupe = cache.dedupe();
   const scores = new PriorityReply(names);
-  const table = ledger.nodeTable();
-  const { quotedNames, entries } = table;
+  const { table, draRows } = ctx;
+  const fragments = cache.fragments;
   // The survivors of the filter before: the slots it found. Another list: resolved along the order the filter
   // taught, without rewriting it.
-  const slots = survivorSlots(names, table) ?? ledger.slotsNamed(names, false);
-  const ctx = assessor.context;
-  // A pod without DRA claims scores every node but its nominated one from the rows alone (scores count neither
-  // nominated pods nor the pod's own binding): the scoring rule on the slot, touching no entry.
-  const scoring = ctx.claims ? undefined : scoringScratch(ctx);
-  const requests = scoring === undefined ? undefined : podScoreRequests(ctx, scoring);
+  const slots = cache.survivorSlots(names) ?? cache.slotsOf(names, false);
+  const requests = scoreRequests(ctx.demand, scoring.weights);
   const strategy = options.scoring.strategy;
-  const draRows = ctx.draRows;
-  // The nominated node by slot: known names have one slot each, so the scan compares numbers, not names.
-  const nominatedSlot = nominatedNode === undefined ? NO_SLOT : ledger.node(nominatedNode)?.slot ?? NO_SLOT;
   for (let i = 0; i < names.length; i++) {
-    const slot = slots[i]!;
+    const slot = slots[i] ?? -1;
     if (slot < 0) {
-      if (!dedupe.repeatedName(names[i]!)) scores.add(i, undefined, MIN_EXTENDER_PRIORITY);
+      if (!dedupe.repeatedName(names[i] ?? '')) scores.add(i, MIN_EXTENDER_PRIORITY);
       continue;
     }
     if (dedupe.repeatedSlot(slot)) continue;
-    if (requests !== undefined && slot !== nominatedSlot) {
-      const score = scoreSlot(table, slot, requests, strategy, scoring!.weights, draRows === undefined ? undefined : draRows.rowAt(slot));
-      scores.add(i, quotedNames[slot], toExtenderScore(score), slot);
-      continue;
+    let score: number | undefined;
+    if (rowsAnswer(ctx, table, slot, 'score')) {
+      score = toExtenderScore(scoreSlot(table, slot, requests, strategy, scoring.weights, draRows === undefined ? undefined : draRows.rowAt(slot)));
+    } else {
+      // The nominated node's maximum depends on the pod's nomination, not only its demand: never remembered.
+      const node = table.entries[slot];
+      const memoised = slot !== ctx.nominatedSlot ? node : undefined;
+      score = memoised === undefined ? undefined : assessor.recallFor<number>(memoised, scoreKey);
+      if (score === undefined) {
+        score = scoreIn(ctx, node, scoring);
+        if (memoised !== undefined) assessor.rememberFor(memoised, scoreKey, score);
+      }
     }
-    const node = entries[slot];
-    // The nominated node's maximum score depends on the pod's nomination, not only its demand: never remembered.
-    const memoised = slot !== nominatedSlot ? node : undefined;
-    let score = memoised === undefined ? undefined : assessor.recallFor<number>(memoised, scoreKey);
-    if (score === undefined) {
-      score = scoreIn(ctx, node);
-      if (memoised !== undefined) assessor.rememberFor(memoised, scoreKey, score);
-    }
-    scores.add(i, quotedNames[slot], score, slot);
+    scores.add(i, score, fragments.entryAt(slot, score));
   }
   return scores;
 }
 
-/** The call's compiled weights, settled by the first score of the call. */
-function scoringScratch(ctx: FitContext): ScoringScratch {
-  return (ctx.scoring ??= { weights: compileWeights(ctx.options.scoring.weights), requests: undefined }) as ScoringScratch;
-}
-
-/** The pod's own scoring requests (no per-node footprint), settled once per call. */
-function podScoreRequests(ctx: FitContext, scratch: ScoringScratch): Float64Array {
-  return (scratch.requests ??= scoreRequests(ctx.demand, scratch.weights));
-}
-
-/** Scores depend on the scoring configuration as well as the node and the pod's demand: it is part of the memo key. */
-const scoringKeys = new WeakMap<SchedulingOptions['scoring'], string>();
-
-function scoringPurpose(options: SchedulingOptions): string {
-  let key = scoringKeys.get(options.scoring);
-  if (key === undefined) {
-    key = `score:${options.scoring.strategy}`;
-    for (const [resource, weight] of options.scoring.weights) key += `,${resource}=${weight}`;
-    scoringKeys.set(options.scoring, key);
-  }
-  return key;
-}
-
-export function scoreNode(
-  ledger: ClusterLedger,
-  node: NodeView | undefined,
-  pod: PodEntry,
-  options: SchedulingOptions,
-  useDra: boolean,
-): number {
-  return scoreIn(fitContextWithDra(ledger, pod, options, useDra), node);
-}
-
-/** The 0..10 score of one node within a call's context: the nominated node's maximum, or the kernel's score mapped. */
-export function scoreIn(ctx: FitContext, node: NodeView | undefined): number {
+/**
+ * The 0..10 score of one node within a call's context: the nominated node's maximum when it fits, else the kernel's
+ * score mapped (with the pod's DRA footprint on the node when the score counts it).
+ */
+export function scoreIn(ctx: FitContext, node: NodeView | undefined, scoring: Pick<CompiledScoring, 'weights'> = { weights: compileWeights(ctx.options.scoring.weights) }): number {
   if (!node) return MIN_EXTENDER_PRIORITY;
-  const { pod, options } = ctx;
-  if (options.nominatedNodePolicy !== 'off' && pod.nominatedNodeName === node.name && assessIn(ctx, node).fits) {
-    return MAX_EXTENDER_PRIORITY;
-  }
-  return toExtenderScore(nodeScoreIn(ctx, node));
-}
-
-/** The 0..100 NodeResourcesFit score of the node for the pod (nominated pods not counted, as upstream). */
-export function nodeScoreOf(ledger: ClusterLedger, node: NodeView, pod: PodEntry, options: SchedulingOptions, useDra: boolean): number {
-  return nodeScoreIn(fitContextWithDra(ledger, pod, options, useDra), node);
-}
-
-function nodeScoreIn(ctx: FitContext, node: NodeView): number {
-  const footprint = ctx.claims ? draAssessmentFor(ctx.ledger, ctx.pod, node, ctx.useDra) : undefined;
+  if (node.slot === ctx.nominatedSlot && node.name === ctx.pod.nominatedNodeName && assessFit(ctx, node).fits) return MAX_EXTENDER_PRIORITY;
+  const footprint = ctx.scoresFootprint ? draAssessmentFor(ctx.ledger, ctx.pod, node, ctx.useDra) : undefined;
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
-  const strategy = ctx.options.scoring.strategy;
-  const scratch = scoringScratch(ctx);
-  const requests = footprint ? scoreRequests(demand, scratch.weights) : podScoreRequests(ctx, scratch);
-  return nodeScore(node, requests, strategy, scratch.weights, draRowOn(ctx, node));
-}
-
-interface ScoringScratch {
-  weights: ReturnType<typeof compileWeights>;
-  requests: Float64Array | undefined;
+  const requests = scoreRequests(demand, scoring.weights);
+  return toExtenderScore(scoreSlot(node.table, node.slot, requests, ctx.options.scoring.strategy, scoring.weights, draRowOn(ctx, node)));
 }

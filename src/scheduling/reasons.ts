@@ -56,16 +56,9 @@ export interface Reason {
   categories?: readonly UnsafeCategory[];
 }
 
-const insufficientMessages = new Map<string, string>();
-
-/** Upstream's fitsRequest wording, `fmt.Sprintf("Insufficient %v", rName)`; interned so repeated reasons share a string. */
+/** Upstream's fitsRequest wording, `fmt.Sprintf("Insufficient %v", rName)`. */
 export function insufficientMessage(resource: string): string {
-  let message = insufficientMessages.get(resource);
-  if (message === undefined) {
-    message = `Insufficient ${resource}`;
-    if (insufficientMessages.size < 4096) insufficientMessages.set(resource, message);
-  }
-  return message;
+  return `Insufficient ${resource}`;
 }
 
 /** `DRA accounting unsafe: <the most fundamental category>` (the DRA ledger's wording). */
@@ -95,14 +88,4 @@ export const REASON_SEPARATOR = ', ';
 export function reasonsMessage(reasons: readonly Reason[]): string {
   if (reasons.length === 1) return reasonMessage(reasons[0]!);
   return reasons.map(reasonMessage).join(REASON_SEPARATOR);
-}
-
-/** The order upstream's fitsRequest reports resources in; others follow by name. */
-const RESOURCE_ORDER: Readonly<Record<string, number>> = { pods: 0, cpu: 1, memory: 2, 'ephemeral-storage': 3 };
-
-export function compareResources(a: string, b: string): number {
-  const ra = RESOURCE_ORDER[a] ?? 4;
-  const rb = RESOURCE_ORDER[b] ?? 4;
-  if (ra !== rb) return ra - rb;
-  return a < b ? -1 : a > b ? 1 : 0;
 }

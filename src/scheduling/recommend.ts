@@ -1,40 +1,27 @@
 /**
  * The nominator's recommendation: the best known node for a pending pod by kube-ledger's ledger — a fast pre-check,
- * not the final decision (the scheduler still runs every in-tree filter). Never a node whose Node object is unknown
- * (Cluster Autoscaler treats a nominated pod as placed, so a phantom node would suppress scale-up), never a cordoned
- * node, never a node with a NoSchedule/NoExecute taint.
- *
- * Trimmed pods carry no tolerations (nor node selectors or affinity), so every NoSchedule/NoExecute taint counts
- * as not tolerated: the recommendation errs towards nominating nothing rather than a node the scheduler rejects.
- * PreferNoSchedule taints are soft and ignored.
+ * not the final decision (the scheduler still runs every in-tree filter). Which nodes the pod may use at all (Node
+ * object known, not cordoned, node selector and affinity matched, NoSchedule/NoExecute taints tolerated) is the
+ * caller's `eligibility` (nomination/eligibility.ts); here: capacity and score.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
-import { assessFit, draIsEnabled } from './fit.js';
+import { assessFit, fitContext } from './fit.js';
 import type { SchedulingOptions } from './options.js';
-import { scoreNode } from './prioritize.js';
+import { scoreIn } from './prioritize.js';
+import { compileWeights } from './score-kernel.js';
 
 export type Recommendation =
   | { node: string; score: number; reason: string }
   | { node: undefined; reason: string };
 
-const HARD_TAINT_EFFECTS: ReadonlySet<string> = new Set(['NoSchedule', 'NoExecute']);
-
-/** Why a node can never be recommended regardless of capacity, or undefined when it is eligible. */
-export function ineligibility(node: NodeView): string | undefined {
-  if (!node.known) return 'node object unknown';
-  if (node.unschedulable) return 'node is cordoned (spec.unschedulable)';
-  const taint = node.taints.find((t) => HARD_TAINT_EFFECTS.has(t.effect));
-  if (taint) return `node has taint ${taint.key}:${taint.effect} (tolerations are not tracked)`;
-  return undefined;
-}
-
-/** Why `node` is ineligible for the pod being recommended (capacity aside); the nominator passes a pod-aware one. */
+/** Why `node` is ineligible for the pod being recommended (capacity aside). */
 export type NodeEligibility = (node: NodeView) => string | undefined;
 
-export function recommendNode(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, eligibility: NodeEligibility = ineligibility): Recommendation {
-  const useDra = draIsEnabled(ledger, options);
+export function recommendNode(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, eligibility: NodeEligibility): Recommendation {
+  const ctx = fitContext(ledger, pod, options);
+  const scoring = { weights: compileWeights(options.scoring.weights) };
   let best: { node: string; score: number } | undefined;
   let considered = 0;
   let ineligible = 0;
@@ -44,8 +31,8 @@ export function recommendNode(ledger: ClusterLedger, pod: PodEntry, options: Sch
       ineligible++;
       continue;
     }
-    if (!assessFit(ledger, node, pod, options).fits) continue;
-    const score = scoreNode(ledger, node, pod, options, useDra);
+    if (!assessFit(ctx, node).fits) continue;
+    const score = scoreIn(ctx, node, scoring);
     if (!best || score > best.score || (score === best.score && node.name < best.node)) best = { node: node.name, score };
   }
   if (best) return { node: best.node, score: best.score, reason: `best fit by ledger (score ${best.score} of ${considered} nodes)` };
@@ -55,9 +42,9 @@ export function recommendNode(ledger: ClusterLedger, pod: PodEntry, options: Sch
 }
 
 /** Whether `nodeName` is still a valid target for the pod: known, eligible and fitting. Undefined means valid. */
-export function invalidation(ledger: ClusterLedger, pod: PodEntry, nodeName: string, options: SchedulingOptions, eligibility: NodeEligibility = ineligibility): string | undefined {
+export function invalidation(ledger: ClusterLedger, pod: PodEntry, nodeName: string, options: SchedulingOptions, eligibility: NodeEligibility): string | undefined {
   const node = ledger.node(nodeName);
   if (!node) return 'node_gone';
   if (eligibility(node) !== undefined) return 'node_ineligible';
-  return assessFit(ledger, node, pod, options).fits ? undefined : 'no_longer_fits';
+  return assessFit(fitContext(ledger, pod, options), node).fits ? undefined : 'no_longer_fits';
 }

@@ -7,7 +7,6 @@ import type { RunningKubeLedger } from '../../src/app/start.js';
 import { promtool } from '../support/prometheus.js';
 import { serveSnapshot, type SnapshotServer } from '../support/snapshot-server.js';
 import { node, pod } from '../support/builders.js';
-import { candidateListReuses } from '../../src/protocol/extender-args-text.js';
 
 const CLUSTER = {
   apiVersion: 'v1',
@@ -54,14 +53,15 @@ describe('extender end to end over HTTP (snapshot source)', () => {
       return line === undefined ? 0 : Number(line.split(' ')[1]);
     };
     const metricBefore = await reusedMetric();
-    const before = candidateListReuses();
+    const reuses = () => running.cycleCache().argsReader.reuses;
+    const before = reuses();
     const followed = await post('/prioritize', prioritizeBody);
-    assert.equal(candidateListReuses() - before, 1, 'the prioritize body was decoded with the filter\'s list');
+    assert.equal(reuses() - before, 1, 'the prioritize body was decoded with the filter\'s list');
     assert.equal(await reusedMetric() - metricBefore, 1, 'and counted in kube_ledger_candidate_lists_reused_total{list="filter_survivors"}');
     // The same body after a filter that passed one node (nothing expected then): parsed whole, the same answer.
     await post('/filter', JSON.stringify({ Pod: WIRE_POD, Nodes: null, NodeNames: ['big'] }));
     const fresh = await post('/prioritize', prioritizeBody);
-    assert.equal(candidateListReuses() - before, 1);
+    assert.equal(reuses() - before, 1);
     assert.equal(followed.status, 200);
     assert.equal(followed.text, fresh.text);
     assert.deepEqual(followed.json.map((h: { Host: string }) => h.Host), ['full', 'small', 'big']);

@@ -11,6 +11,7 @@ import { createLogger, type LogLevel, type Logger } from '../../src/observabilit
 import type { FailureDescriber } from '../../src/scheduling/filter.js';
 import type { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
 import { ledgerOf, namesArgs, node, pod, schedulingOptions } from '../support/builders.js';
+import { CycleCache } from '../../src/scheduling/cycle-cache.js';
 
 /** 12 busy nodes (1 of 4 cpu free), one tiny node (250m allocatable), one with room. */
 function cluster(): ClusterLedger {
@@ -24,7 +25,9 @@ function cluster(): ClusterLedger {
 const NAMES = ['tiny', ...Array.from({ length: 12 }, (_, i) => `busy-${String(i).padStart(2, '0')}`), 'roomy'];
 
 function serviceWith(logger: Logger, describeFailure?: FailureDescriber) {
+  const cache = new CycleCache();
   return createExtenderService({
+    cycleCache: () => cache,
     ledger: cluster(),
     source: { hasSynced: () => true, freshness: () => ({}) as never },
     options: () => schedulingOptions(),

@@ -9,6 +9,7 @@ import { createMetrics, type Metrics } from '../../src/observability/metrics.js'
 import { createLogger } from '../../src/observability/logger.js';
 import type { HostPriorityList } from '../../src/protocol/types.js';
 import { ledgerOf, namesArgs, node, pod, schedulingOptions } from '../support/builders.js';
+import { CycleCache } from '../../src/scheduling/cycle-cache.js';
 
 async function differsCount(metrics: Metrics, differs: 'true' | 'false'): Promise<number> {
   const values = (await metrics.shadowDecisions.get()).values;
@@ -20,7 +21,9 @@ function shadowService(metrics: Metrics, busyCpu: string) {
     [node('a', { cpu: '4', memory: '8Gi' }), node('b', { cpu: '4', memory: '8Gi' })],
     [pod('ns', 'hog-a', { node: 'a', cpu: '2' }), pod('ns', 'hog-b', { node: 'b', cpu: busyCpu })],
   );
+  const cache = new CycleCache();
   return createExtenderService({
+    cycleCache: () => cache,
     ledger,
     source: { hasSynced: () => true, freshness: () => ({}) as never },
     options: () => schedulingOptions({ mode: 'shadow' }),

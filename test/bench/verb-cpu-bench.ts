@@ -1,19 +1,21 @@
 /**
- * In-process CPU time of one verb call as the node:http route runs it (JSON.parse of the body, decode, the scan,
- * encode, the reply bytes), without sockets: the fast, low-noise signal for request-path changes on a shared machine
- * (the HTTP bench's figures swing with load). Not a test: `npm run bench:verbs` (env VERB=filter|prioritize,
- * NODES=500|5000, ROUNDS). The bench's seeded cluster and 200 distinct-pod bodies; prints a digest of the replies
- * (a change that keeps answers identical keeps it) and the median CPU µs a call over the rounds.
+ * In-process CPU time of one verb call as the node:http route runs it (the body text decoded, the scan, encode, the
+ * reply bytes), without sockets: the fast, low-noise signal for request-path changes on a shared machine (the HTTP
+ * bench's figures swing with load). Not a test: `npm run bench:verbs` (env VERB=filter|prioritize|cycle,
+ * NODES=500|5000, ROUNDS, CACHE=on|off). `cycle`: a filter and the prioritize kube-scheduler sends after it with the
+ * filter's survivors, over a rotating window of 500 candidates. The bench's seeded cluster and 200 distinct-pod
+ * bodies; prints a digest of the replies (a change that keeps answers identical keeps it) and the median CPU µs a call.
  */
 import { createHash } from 'node:crypto';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
 import { DraLedger } from '../../src/ledger/dra/dra-ledger.js';
 import type { ClusterChange } from '../../src/ledger/changes.js';
-import { decodeExtenderArgs } from '../../src/protocol/decode.js';
 import { encodeFilterResultPieces, encodeHostPriorityListPieces } from '../../src/protocol/encode.js';
+import type { ExtenderArgs, WireObject } from '../../src/protocol/types.js';
+import { CycleCache } from '../../src/scheduling/cycle-cache.js';
 import { filter } from '../../src/scheduling/filter.js';
 import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
-import { prioritizeReply } from '../../src/scheduling/prioritize.js';
+import { prioritize } from '../../src/scheduling/prioritize.js';
 import { nodeNamesBodies } from './payloads.js';
 import { DISTINCT_BODIES, LARGE_CLUSTER, SMALL_CLUSTER } from './scenarios.js';
 import { generateCluster } from './synthetic-cluster.js';
@@ -21,17 +23,39 @@ import { generateCluster } from './synthetic-cluster.js';
 const verb = process.env['VERB'] ?? 'filter';
 const nodes = Number(process.env['NODES'] ?? 5000);
 const rounds = Number(process.env['ROUNDS'] ?? 7);
+const cache = new CycleCache({ enabled: (process.env['CACHE'] ?? 'on') === 'on' });
 
 const cluster = generateCluster(nodes > SMALL_CLUSTER.nodes ? LARGE_CLUSTER : SMALL_CLUSTER);
 const ledger = new ClusterLedger({ dra: new DraLedger({ freshnessWindowMs: 60_000 }) });
 for (const object of cluster.objects as Array<{ kind: string }>) ledger.apply({ type: 'upsert', kind: object.kind, object } as ClusterChange);
-const bodies = nodeNamesBodies(cluster, nodes, DISTINCT_BODIES);
 const options = DEFAULT_SCHEDULING_OPTIONS;
+
+/** Rotating windows of at most 500 candidates, as kube-scheduler's percentageOfNodesToScore sends them. */
+function windowBodies(): string[] {
+  const window = Math.min(nodes, 500);
+  const ring = [...cluster.nodeNames.slice(0, nodes), ...cluster.nodeNames.slice(0, nodes)];
+  return cluster.pendingPods.slice(0, DISTINCT_BODIES).map((pod, i) => {
+    const start = (i * 137) % nodes;
+    return JSON.stringify({ Pod: pod as unknown as WireObject, Nodes: null, NodeNames: ring.slice(start, start + window) } satisfies ExtenderArgs);
+  });
+}
+
+const bodies = verb === 'cycle' ? windowBodies() : nodeNamesBodies(cluster, nodes, DISTINCT_BODIES);
 
 /** As the route writes it: the reply's pieces, each encoded to bytes. */
 function call(body: string): Buffer[] {
-  const args = decodeExtenderArgs(JSON.parse(body));
-  const pieces = verb === 'filter' ? encodeFilterResultPieces(filter(ledger, args, options).reply) : encodeHostPriorityListPieces(prioritizeReply(ledger, args, options));
+  const reader = cache.argsReader;
+  const args = reader.decode(body, JSON.parse, verb === 'prioritize' ? 'prioritize' : 'filter');
+  if (verb === 'prioritize') return bytes(encodeHostPriorityListPieces(prioritize(ledger, args, options, cache)));
+  const reply = filter(ledger, args, options, cache).reply;
+  const out = bytes(encodeFilterResultPieces(reply));
+  reader.expectAfterFilter(args, reply);
+  if (verb !== 'cycle' || reply.passedCount < 2) return out;
+  const next = reader.decode(JSON.stringify({ Pod: args.Pod, Nodes: null, NodeNames: reply.NodeNames }), JSON.parse, 'prioritize');
+  return [...out, ...bytes(encodeHostPriorityListPieces(prioritize(ledger, next, options, cache)))];
+}
+
+function bytes(pieces: readonly string[]): Buffer[] {
   return pieces.map((piece) => Buffer.from(piece, 'utf8'));
 }
 
@@ -45,4 +69,5 @@ for (let r = 0; r < rounds; r++) {
   perCall.push((used.user + used.system) / bodies.length);
 }
 perCall.sort((a, b) => a - b);
-console.log(`${verb} x${nodes}, ${bodies.length} distinct pods: median ${perCall[rounds >> 1]!.toFixed(0)} us CPU a call (min ${perCall[0]!.toFixed(0)}), replies digest ${digest.digest('hex').slice(0, 16)}`);
+const median = perCall[rounds >> 1] ?? 0;
+console.log(`${verb} x${nodes} cache ${cache.enabled ? 'on' : 'off'}, ${bodies.length} distinct pods: median ${median.toFixed(0)} us CPU a call (min ${(perCall[0] ?? 0).toFixed(0)}), replies digest ${digest.digest('hex').slice(0, 16)}`);

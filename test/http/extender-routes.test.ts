@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { decodeFilterResult, decodeHostPriorityList, decodePreemptionResult } from '../../src/protocol/decode.js';
+import type { ExtenderFilterResult, ExtenderPreemptionResult, HostPriorityList } from '../../src/protocol/types.js';
 import * as fx from '../protocol/fixtures.js';
 import { post, startTestServer, type TestServer } from './support.js';
 
@@ -25,7 +25,7 @@ describe('extender verbs over HTTP', () => {
       assert.equal(res.status, 200);
       assert.match(String(res.headers['content-type']), /^application\/json/);
       assert.match(res.text, /^\{"Nodes":.*,"NodeNames":.*,"FailedNodes":\{\},"FailedAndUnresolvableNodes":\{\},"Error":""\}$/);
-      const result = decodeFilterResult(res.json());
+      const result = (res.json() as ExtenderFilterResult);
       if (mode === 'names') {
         assert.deepEqual(result.NodeNames, fx.NAMES);
         assert.equal(result.Nodes, null);
@@ -39,7 +39,7 @@ describe('extender verbs over HTTP', () => {
       const res = await post(port, '/scheduler/prioritize', body);
       assert.equal(res.status, 200);
       assert.equal(res.text, '[{"Host":"node-a","Score":0},{"Host":"node-b","Score":1},{"Host":"node-c","Score":2}]');
-      assert.equal(decodeHostPriorityList(res.json()).length, 3);
+      assert.equal((res.json() as HostPriorityList).length, 3);
     });
   }
 
@@ -53,7 +53,7 @@ describe('extender verbs over HTTP', () => {
       const res = await post(port, '/scheduler/preempt', body);
       assert.equal(res.status, 200);
       assert.match(res.text, /^\{"NodeNameToMetaVictims":\{"node-a":\{"Pods":\[\{"UID":"victim-1"\}/);
-      const result = decodePreemptionResult(res.json());
+      const result = (res.json() as ExtenderPreemptionResult);
       assert.equal(result.NodeNameToMetaVictims?.['node-a']?.Pods[0]?.UID, 'victim-1');
     });
   }
@@ -64,7 +64,7 @@ describe('extender verbs over HTTP', () => {
       assert.equal(res.status, 200, target);
       assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
       assert.equal(Number(res.headers['content-length']), Buffer.byteLength(res.text));
-      assert.deepEqual(decodeFilterResult(res.json()).NodeNames, JSON.parse(fx.GO_ARGS_NAMES).NodeNames, 'the stub passes every node');
+      assert.deepEqual((res.json() as ExtenderFilterResult).NodeNames, JSON.parse(fx.GO_ARGS_NAMES).NodeNames, 'the stub passes every node');
     }
   });
 

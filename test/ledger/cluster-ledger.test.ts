@@ -3,6 +3,7 @@ import { columnValue } from '../../src/ledger/node-table.js';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
+import { CycleCache } from '../../src/scheduling/cycle-cache.js';
 import type { ClusterChange } from '../../src/ledger/changes.js';
 import { exportLedger } from '../../src/ledger/ledger-export.js';
 import { objectKey, type NodeObject, type PodObject } from '../../src/ledger/objects.js';
@@ -252,7 +253,7 @@ describe('ClusterLedger', () => {
     });
   });
 
-  describe('slotsNamed (the candidate list resolved by position and by the order last seen)', () => {
+  describe('candidate lists resolved to slots through the cycle cache (by position and by the order last seen)', () => {
     it('answers as node(name) for every name after every change, whether the list repeats, changes order or names unknown nodes', () => {
       // Repeated lists, reorderings, unknown names, and rotating windows of one order (kube-scheduler's start index).
       const ring = [...NODE_NAMES, 'ghost'];
@@ -262,12 +263,13 @@ describe('ClusterLedger', () => {
       const lists = [[...NODE_NAMES, 'ghost'], [...NODE_NAMES, 'ghost'], ['ghost', 'n3', 'n1', 'n2', 'n1'], ['n1', 'x'], ...windows, ...survivors];
       fc.assert(fc.property(eventScript(), fc.nat(), fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), ({ changes }, start, learn) => {
         const ledger = new ClusterLedger();
+        const cache = new CycleCache();
         for (const [i, change] of changes.entries()) {
           ledger.apply(change);
           for (let k = 0; k < 2; k++) {
             const names = lists[(start + i + k) % lists.length]!;
             const learnOrder = learn[(i + k) % learn.length]!;
-            assert.deepEqual(nodesNamed(ledger, names, learnOrder), names.map((name) => ledger.node(name)), `after change ${i}`);
+            assert.deepEqual(nodesNamed(cache, ledger, names, learnOrder), names.map((name) => ledger.node(name)), `after change ${i}`);
           }
         }
       }), { numRuns: 200 });
@@ -276,13 +278,14 @@ describe('ClusterLedger', () => {
     it('never answers with another ledger\'s node of the same name, nor with a deleted and re-created node\'s old entry', () => {
       const first = ledgerOf([node('n1', { cpu: '4' })]);
       const second = ledgerOf([node('n1', { cpu: '8' })]);
-      assert.equal(nodesNamed(first, ['n1'])[0], first.node('n1'));
-      assert.equal(nodesNamed(second, ['n1'])[0], second.node('n1'));
-      const before = nodesNamed(first, ['n1'])[0];
+      const cache = new CycleCache();
+      assert.equal(nodesNamed(cache, first, ['n1'])[0], first.node('n1'));
+      assert.equal(nodesNamed(cache, second, ['n1'])[0], second.node('n1'));
+      const before = nodesNamed(cache, first, ['n1'])[0];
       first.apply(deleteNode('n1'));
-      assert.deepEqual(nodesNamed(first, ['n1']), [undefined]);
+      assert.deepEqual(nodesNamed(cache, first, ['n1']), [undefined]);
       first.apply(upsertNode(node('n1', { cpu: '2' }, { rv: '9' })));
-      const after = nodesNamed(first, ['n1'])[0];
+      const after = nodesNamed(cache, first, ['n1'])[0];
       assert.notEqual(after, before);
       assert.equal(after, first.node('n1'));
     });
@@ -339,10 +342,11 @@ describe('ClusterLedger', () => {
   });
 });
 
-/** The entries `slotsNamed` resolves the names to, as `node(name)` would answer each. */
-function nodesNamed(ledger: ClusterLedger, names: readonly string[], learnOrder = true) {
+/** The entries a verb call resolves the names to, as `node(name)` would answer each. */
+function nodesNamed(cache: CycleCache, ledger: ClusterLedger, names: readonly string[], learnOrder = true) {
   const { entries } = ledger.nodeTable();
-  return Array.from(ledger.slotsNamed(names, learnOrder), (slot) => (slot < 0 ? undefined : entries[slot]));
+  cache.begin(ledger);
+  return Array.from(cache.slotsOf(names, learnOrder), (slot) => (slot < 0 ? undefined : entries[slot]));
 }
 
 // ---- the property's event generator -----------------------------------------------------------------------------

@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import {
-  decodeExtenderArgs,
-  decodeFilterResult,
-  decodeHostPriorityList,
-  decodePreemptionArgs,
-  decodePreemptionResult,
-} from '../../src/protocol/decode.js';
+import { decodeExtenderArgs, decodePreemptionArgs } from '../../src/protocol/decode.js';
 import { InputError } from '../../src/protocol/errors.js';
 
-const DECODERS = { decodeExtenderArgs, decodePreemptionArgs, decodeFilterResult, decodeHostPriorityList, decodePreemptionResult };
+const DECODERS = { decodeExtenderArgs, decodePreemptionArgs };
 
 /** Keys that fold onto real fields, so random values land in the decoders' interesting branches. */
 const FIELD_KEYS = [

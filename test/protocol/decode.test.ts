@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import {
   decodeExtenderArgs,
-  decodeFilterResult,
-  decodeHostPriorityList,
   decodePreemptionArgs,
-  decodePreemptionResult,
 } from '../../src/protocol/decode.js';
 import { InputError } from '../../src/protocol/errors.js';
 import * as fx from './fixtures.js';
@@ -144,34 +141,4 @@ describe('decodePreemptionArgs', () => {
   for (const [name, body, path, problem] of badShapes) {
     it(`refuses ${name} with the JSON path ${path}`, () => assertInputError(() => decodePreemptionArgs(body), path, problem));
   }
-});
-
-describe('result decoders', () => {
-  it('decode a Go filter reply', () => {
-    const result = decodeFilterResult(
-      JSON.parse('{"Nodes":null,"NodeNames":["node-b"],"FailedNodes":{"node-a":"cpu"},"FailedAndUnresolvableNodes":{"node-c":"gone"},"Error":""}'),
-    );
-    assert.deepEqual(result.NodeNames, ['node-b']);
-    assert.equal(result.FailedNodes?.['node-a'], 'cpu');
-    assert.equal(result.FailedAndUnresolvableNodes?.['node-c'], 'gone');
-    assert.equal(result.Error, '');
-  });
-
-  it('keep a previous Error when a later folded key is null, as Go does for strings', () => {
-    assert.equal(decodeFilterResult(JSON.parse('{"Error":"boom","error":null}')).Error, 'boom');
-  });
-
-  it('decode a priority list, refusing fractional scores', () => {
-    assert.deepEqual(decodeHostPriorityList(JSON.parse('[{"Host":"node-a","Score":3},{"host":"node-b","score":10}]')), [
-      { Host: 'node-a', Score: 3 },
-      { Host: 'node-b', Score: 10 },
-    ]);
-    assertInputError(() => decodeHostPriorityList([{ Host: 'a', Score: 2.5 }]), '$[0].Score', /integer/);
-    assert.deepEqual(decodeHostPriorityList(null), []);
-  });
-
-  it('decode a preemption reply', () => {
-    const result = decodePreemptionResult(JSON.parse('{"NodeNameToMetaVictims":{"node-a":{"Pods":[{"UID":"u"}],"NumPDBViolations":0}}}'));
-    assert.deepEqual({ ...result.NodeNameToMetaVictims }, { 'node-a': { Pods: [{ UID: 'u' }], NumPDBViolations: 0 } });
-  });
 });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityList, encodeHostPriorityListPieces } from '../../src/protocol/encode.js';
 import { setNodeReason } from './failed-nodes.js';
 import { FilterReply, quotedReason } from '../../src/protocol/filter-reply.js';
-import { PriorityReply } from '../../src/protocol/priority-reply.js';
+import { hostEntry, PriorityReply } from '../../src/protocol/priority-reply.js';
 import type { ExtenderFilterResult, FailedNodesMap, HostPriorityList, WireObject } from '../../src/protocol/types.js';
 
 /** Names a request can carry: node-like, integer-like, prototype keys, quotes, backslashes, control and non-ASCII. */
@@ -117,28 +117,15 @@ describe('FilterReply: the filter reply encoded from fragments', () => {
 });
 
 describe('PriorityReply: the prioritize reply encoded from fragments', () => {
-  it('encodes byte for byte as the plain HostPriorityList does, for any names', () => {
+  it('encodes byte for byte as the plain HostPriorityList does, for any names, entries handed in or made', () => {
     fc.assert(
       fc.property(fc.array(fc.record({ name: nameArb, score: fc.integer({ min: 0, max: 10 }), preEncoded: fc.boolean() }), { maxLength: 30 }), (hosts) => {
         const reply = new PriorityReply(hosts.map((h) => h.name));
-        hosts.forEach((h, i) => reply.add(i, h.preEncoded ? JSON.stringify(h.name) : undefined, h.score));
-        const plain: HostPriorityList = hosts.map((h) => ({ Host: h.name, Score: h.score }));
-        assert.equal(encodeHostPriorityList(reply), encodeHostPriorityList(plain));
-        assert.deepEqual(reply.toList(), plain);
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  it('encodes kept entries (a known host under its table slot) byte for byte too, and drops them when the slot is reused', () => {
-    // Slots 0..3 shared by every reply of the run: a slot that carries another name must not answer with the old one's.
-    fc.assert(
-      fc.property(fc.array(fc.record({ name: nameArb, score: fc.integer({ min: 0, max: 10 }), slot: fc.integer({ min: 0, max: 3 }) }), { maxLength: 12 }), (hosts) => {
-        const reply = new PriorityReply(hosts.map((h) => h.name));
-        hosts.forEach((h, i) => reply.add(i, JSON.stringify(h.name), h.score, h.slot));
+        hosts.forEach((h, i) => reply.add(i, h.score, h.preEncoded ? hostEntry(JSON.stringify(h.name), h.score) : undefined));
         const plain: HostPriorityList = hosts.map((h) => ({ Host: h.name, Score: h.score }));
         assert.equal(encodeHostPriorityList(reply), encodeHostPriorityList(plain));
         assert.equal(encodeHostPriorityListPieces(reply).join(''), encodeHostPriorityList(plain));
+        assert.deepEqual(reply.toList(), plain);
       }),
       { numRuns: 300 },
     );
@@ -148,7 +135,7 @@ describe('PriorityReply: the prioritize reply encoded from fragments', () => {
     for (const count of [0, 1, 1023, 1024, 1025, 5000]) {
       const names = Array.from({ length: count }, (_, i) => `node-${i}`);
       const reply = new PriorityReply(names);
-      for (let i = 0; i < count; i++) reply.add(i, i % 3 === 0 ? undefined : JSON.stringify(names[i]), i % 11);
+      for (let i = 0; i < count; i++) reply.add(i, i % 11, i % 3 === 0 ? undefined : hostEntry(JSON.stringify(names[i]), i % 11));
       const pieces = encodeHostPriorityListPieces(reply);
       for (const piece of pieces) {
         assert.ok(piece.split('{"Host"').length - 1 <= 1024, `${count} hosts: at most 1024 a piece`);
@@ -160,45 +147,10 @@ describe('PriorityReply: the prioritize reply encoded from fragments', () => {
   });
 
   it('refuses a score that is not an integer, as the plain list does (when the entry is made)', () => {
-    for (const quoted of [undefined, '"n1"']) {
-      const reply = new PriorityReply(['n1']);
-      assert.throws(() => reply.add(0, quoted, 2.5), /not an integer/);
-      assert.throws(() => reply.add(0, quoted, Number.NaN), /not an integer/);
-    }
+    const reply = new PriorityReply(['n1']);
+    assert.throws(() => reply.add(0, 2.5), /not an integer/);
+    assert.throws(() => reply.add(0, Number.NaN), /not an integer/);
+    assert.throws(() => hostEntry('"n1"', 2.5), /not an integer/);
     assert.throws(() => encodeHostPriorityList([{ Host: 'n1', Score: 2.5 }]), /not an integer/);
   });
 });
-
-describe('PriorityReply: entries kept by node slot', () => {
-  it('never answers a slot reused by another node with the old node\'s entry', () => {
-    const first = new PriorityReply(['node-a', 'node-b']);
-    first.add(0, JSON.stringify('node-a'), 7, 3);
-    first.add(1, JSON.stringify('node-b'), 7, 4);
-    assert.equal(encodeHostPriorityList(first), '[{"Host":"node-a","Score":7},{"Host":"node-b","Score":7}]');
-    // Slot 3 now holds node-c (node-a deleted, its slot reused): its entry is node-c's.
-    const second = new PriorityReply(['node-c', 'node-b']);
-    second.add(0, JSON.stringify('node-c'), 7, 3);
-    second.add(1, JSON.stringify('node-b'), 2, 4);
-    assert.equal(encodeHostPriorityList(second), '[{"Host":"node-c","Score":7},{"Host":"node-b","Score":2}]');
-  });
-
-  it('encodes every reply as the plain list does while slots change hands between nodes, equal names as other strings (property)', () => {
-    const names = ['node-a', 'node-b', 'node-c', 'a"q', 'ü'];
-    const host = fc.record({ slot: fc.integer({ min: 0, max: 6 }), name: fc.constantFrom(...names), score: fc.oneof(fc.integer({ min: 0, max: 10 }), fc.integer({ min: 11, max: 100 })), fresh: fc.boolean() });
-    fc.assert(fc.property(fc.array(fc.array(host, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 6 }), (replies) => {
-      for (const hosts of replies) {
-        const reply = new PriorityReply(hosts.map((h) => h.name));
-        // A name quoted anew is another string with the same text (the ledger packs its names anew).
-        hosts.forEach((h, i) => reply.add(i, h.fresh ? JSON.stringify(`${h.name}`) : quotedOnce(h.name), h.score, h.slot));
-        assert.equal(encodeHostPriorityList(reply), JSON.stringify(hosts.map((h) => ({ Host: h.name, Score: h.score }))));
-      }
-    }), { numRuns: 300 });
-  });
-});
-
-const quotedByName = new Map<string, string>();
-function quotedOnce(name: string): string {
-  let quoted = quotedByName.get(name);
-  if (quoted === undefined) quotedByName.set(name, (quoted = JSON.stringify(name)));
-  return quoted;
-}

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
 import type { DeviceClassObject, PodObject, ResourceSliceObject } from '../../src/ledger/objects.js';
 import { podEntryFromObject } from '../../src/ledger/pod-entry.js';
-import { assessFit } from '../../src/scheduling/fit.js';
+import { assessFit, fitContext } from '../../src/scheduling/fit.js';
 import { node, pod, schedulingOptions } from '../support/builders.js';
 import { newLedger } from '../ledger/dra/builders.js';
 import { claim, gpuDevice, result, slice } from '../support/dra-builders.js';
@@ -113,7 +113,7 @@ describe('DRA-backed extended resources (upstream noderesources fitsRequest + Dy
   for (const c of CASES) {
     it(c.name, () => {
       const ledger = clusterFor(c);
-      const verdict = assessFit(ledger, ledger.node('n1'), podEntryFromObject(pendingWith(c.requests)), schedulingOptions());
+      const verdict = assessFit(fitContext(ledger, podEntryFromObject(pendingWith(c.requests)), schedulingOptions()), ledger.node('n1'));
       if (c.expect.fits) {
         assert.equal(verdict.fits, true, JSON.stringify(verdict));
         return;
@@ -139,10 +139,10 @@ describe('DRA-backed extended resources (upstream noderesources fitsRequest + Dy
     });
     assert.equal(ledger.draAccounting().nodeUsed('n1')?.get('cpu'), 2000n);
     // the bound pod itself is not charged twice when explained on its own node
-    const self = assessFit(ledger, ledger.node('n1'), podEntryFromObject(bound), schedulingOptions());
+    const self = assessFit(fitContext(ledger, podEntryFromObject(bound), schedulingOptions()), ledger.node('n1'));
     assert.equal(self.fits, true, JSON.stringify(self));
     // a second pod wanting 1 cpu and one more GPU (2 cpu): 4 - 2 (bound claim) < 1 + 2
-    const next = assessFit(ledger, ledger.node('n1'), podEntryFromObject(pendingWith({ 'example.com/gpu': '1', cpu: '1' })), schedulingOptions());
+    const next = assessFit(fitContext(ledger, podEntryFromObject(pendingWith({ 'example.com/gpu': '1', cpu: '1' })), schedulingOptions()), ledger.node('n1'));
     assert.equal(next.fits, false);
   });
 });

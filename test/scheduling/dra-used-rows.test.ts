@@ -1,13 +1,14 @@
 /**
- * Each node's DRA use kept by slot (scheduling/dra-used-rows.ts) must never outlive what it was read from: the DRA
- * accounting's usedEpoch (claims, slices, classes, levers) and the slot's version in the node table (the node's
- * object and pods; a slot handed to another node). A fake accounting counts the lookups the rows save.
+ * Each node's DRA use kept by slot (scheduling/dra-used-rows.ts, owned by the cycle cache) must never outlive what it
+ * was read from: the DRA accounting's usedEpoch (claims, slices, classes, levers) and the slot's version in the node
+ * table (the node's object and pods; a slot handed to another node). A fake accounting counts the lookups the rows save.
  */
 import assert from 'node:assert/strict';
 import { NO_DRA, type DraAccounting } from '../../src/ledger/dra-port.js';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
 import { resourceId } from '../../src/ledger/numeric-amounts.js';
-import { DraUsedRows, draUsedRows } from '../../src/scheduling/dra-used-rows.js';
+import { CycleCache } from '../../src/scheduling/cycle-cache.js';
+import { DraUsedRows } from '../../src/scheduling/dra-used-rows.js';
 import { node, pod, upsertNode, upsertPod } from '../support/builders.js';
 
 function fakeDra(): DraAccounting & { used: Map<string, Map<string, bigint>>; epoch: number; lookups: number } {
@@ -34,7 +35,13 @@ describe('DRA use rows by node slot', () => {
     ledger.apply(upsertNode(node('a', { cpu: '8', memory: '8Gi' })));
     ledger.apply(upsertNode(node('b', { cpu: '8', memory: '8Gi' })));
     dra.used.set('a', new Map([['cpu', 2000n]]));
-    return { dra, ledger, rows: () => draUsedRows(dra, ledger.nodeTable()) };
+    const cache = new CycleCache();
+    // As each verb call reads them: the cache begun for the ledger's current key.
+    const rows = (): DraUsedRows => {
+      cache.begin(ledger);
+      return cache.draRows();
+    };
+    return { dra, ledger, rows };
   }
 
   it('reads a node once while nothing moves, and answers undefined for a node with no DRA use', () => {
@@ -99,7 +106,11 @@ describe('DRA use rows by node slot', () => {
     for (const name of names) ledger.apply(upsertNode(node(name, { cpu: '8' })));
     for (const name of names) if (name.endsWith('7')) dra.used.set(name, new Map([['cpu', 1000n]]));
     const window = names.slice(2500);
-    const rowsNow = () => draUsedRows(dra, ledger.nodeTable());
+    const cache = new CycleCache();
+    const rowsNow = () => {
+      cache.begin(ledger);
+      return cache.draRows();
+    };
     const read = (list: string[]) => list.map((name) => rowsNow().rowOf(ledger.node(name)!)?.[CPU]);
     const expected = window.map((name) => (name.endsWith('7') ? 1000 : undefined));
     assert.deepEqual(read(window), expected);

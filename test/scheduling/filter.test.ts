@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { encodeFilterResult } from '../../src/protocol/encode.js';
 import { InputError } from '../../src/protocol/errors.js';
 import type { ExtenderArgs, ExtenderFilterResult } from '../../src/protocol/types.js';
-import { assessFit } from '../../src/scheduling/fit.js';
+import { assessFit, fitContext } from '../../src/scheduling/fit.js';
 import { filter } from '../../src/scheduling/filter.js';
 import { incomingPodFromWire } from '../../src/scheduling/incoming-pod.js';
 import type { NominatedNodePolicy } from '../../src/scheduling/options.js';
@@ -282,9 +282,9 @@ describe('filter', () => {
             else {
               const incoming = incomingPodFromWire(wire(pod('ns', 'new', { cpu: step.ask, priority: step.priority })));
               const entry = ledger.node('a')!;
-              const first = assessFit(ledger, entry, incoming, OPTIONS);
-              const again = assessFit(ledger, entry, incomingPodFromWire(wire(pod('ns', 'new', { cpu: step.ask, priority: step.priority }))), OPTIONS);
-              const full = assessFit(ledger, entry, incoming, OPTIONS, { podUids: new Set(['no-such-pod']) });
+              const first = assessFit(fitContext(ledger, incoming, OPTIONS), entry);
+              const again = assessFit(fitContext(ledger, incomingPodFromWire(wire(pod('ns', 'new', { cpu: step.ask, priority: step.priority }))), OPTIONS), entry);
+              const full = assessFit(fitContext(ledger, incoming, OPTIONS), entry, { podUids: new Set(['no-such-pod']) });
               assert.deepEqual(first, full);
               assert.deepEqual(again, full);
             }
@@ -310,8 +310,8 @@ describe('filter', () => {
             );
             const incoming = incomingPodFromWire(wire(pod('ns', 'new', { cpu: want.cpu, memory: want.memory, priority: want.priority })));
             const entry = ledger.node('a')!;
-            const fast = assessFit(ledger, entry, incoming, OPTIONS);
-            const full = assessFit(ledger, entry, incoming, OPTIONS, { podUids: new Set(['no-such-pod']) });
+            const fast = assessFit(fitContext(ledger, incoming, OPTIONS), entry);
+            const full = assessFit(fitContext(ledger, incoming, OPTIONS), entry, { podUids: new Set(['no-such-pod']) });
             assert.deepEqual(fast, full);
             // The float64 kernel against the exact upstream fitsRequest (test/support/upstream-oracle.ts).
             const expected = oracleFit(entry, incoming);
@@ -358,8 +358,8 @@ describe('filter', () => {
             );
             for (const name of ['a', 'b']) {
               const entry = ledger.node(name)!;
-              const fast = assessFit(ledger, entry, incomingPod, OPTIONS);
-              const full = assessFit(ledger, entry, incomingPod, OPTIONS, { podUids: new Set(['no-such-pod']) });
+              const fast = assessFit(fitContext(ledger, incomingPod, OPTIONS), entry);
+              const full = assessFit(fitContext(ledger, incomingPod, OPTIONS), entry, { podUids: new Set(['no-such-pod']) });
               assert.deepEqual(fast, full, name);
             }
           },

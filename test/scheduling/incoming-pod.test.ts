@@ -1,11 +1,16 @@
 /**
- * The pod a request is about (scheduling/incoming-pod.ts): read once per wire object, so a prioritize handed its
- * filter's Pod object (protocol/extender-args-text.ts) gets the filter's entry, and any other object is read anew.
+ * The pod a request is about (scheduling/incoming-pod.ts), kept by the cycle cache: read once per wire object, so a
+ * prioritize handed its filter's Pod object (protocol/extender-args-text.ts) gets the filter's entry, and any other
+ * object is read anew; a disabled cache reads every call's pod anew.
  */
 import assert from 'node:assert/strict';
 import { InputError } from '../../src/protocol/errors.js';
 import type { WireObject } from '../../src/protocol/types.js';
-import { incomingPodFromWire } from '../../src/scheduling/incoming-pod.js';
+import { CycleCache } from '../../src/scheduling/cycle-cache.js';
+import { ledgerOf } from '../support/builders.js';
+
+const cache = new CycleCache();
+const incomingPodFromWire = (wire: WireObject | null) => cache.incomingPod(wire);
 
 const wirePod = (name: string, cpu: string): WireObject => ({
   metadata: { name, namespace: 'ns', uid: `uid-${name}` },
@@ -33,5 +38,17 @@ describe('incoming pod from the wire', () => {
       assert.throws(() => incomingPodFromWire(bad), (err: unknown) => err instanceof InputError && /\$\.Pod\.spec\.containers\[0\]\.resources\.requests\.cpu/.test(err.message));
     }
     assert.throws(() => incomingPodFromWire(null), (err: unknown) => err instanceof InputError && /pod is required/.test(err.message));
+  });
+
+  it('a disabled cache reads the same wire object anew on every call', () => {
+    const off = new CycleCache({ enabled: false });
+    const ledger = ledgerOf([]);
+    const first = wirePod('p', '250m');
+    off.begin(ledger);
+    const entry = off.incomingPod(first);
+    off.begin(ledger);
+    const again = off.incomingPod(first);
+    assert.notEqual(again, entry);
+    assert.deepEqual(again.requests, entry.requests);
   });
 });

@@ -7,16 +7,31 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { compileDemand, fitKernel, withFootprint } from '../../src/scheduling/fit-kernel.js';
+import { CycleCache } from '../../src/scheduling/cycle-cache.js';
+import { compileDemand, fitSlot, withFootprint, type CompiledDemand, type FitVerdict } from '../../src/scheduling/fit-kernel.js';
 import { incomingPodFromWire } from '../../src/scheduling/incoming-pod.js';
-import { nodeScoreOf } from '../../src/scheduling/prioritize.js';
-import { toExtenderScore } from '../../src/scheduling/score-kernel.js';
+import { compileWeights, scoreRequests, scoreSlot, toExtenderScore } from '../../src/scheduling/score-kernel.js';
+import type { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
+import type { NodeView } from '../../src/ledger/node-entry.js';
+import type { PodEntry } from '../../src/ledger/pod-entry.js';
+import type { SchedulingOptions } from '../../src/scheduling/options.js';
 import { resourceName } from '../../src/ledger/numeric-amounts.js';
 import { bareNode, ledgerOf, node, pod, schedulingOptions, wire } from '../support/builders.js';
 import { oracleFit, oracleScore } from '../support/upstream-oracle.js';
 
+/** The 0..100 NodeResourcesFit score of the node for the pod, from the node's rows (no DRA use). */
+function nodeScoreOf(_ledger: ClusterLedger, node: NodeView, pod: PodEntry, options: SchedulingOptions): number {
+  const weights = compileWeights(options.scoring.weights);
+  return scoreSlot(node.table, node.slot, scoreRequests(compileDemand(pod), weights), options.scoring.strategy, weights, undefined);
+}
+
+/** The fit rule on the node's rows alone. */
+function fitKernel(node: NodeView, demand: CompiledDemand): FitVerdict {
+  return fitSlot(node.table, node.slot, demand, undefined, undefined);
+}
+
 const scoring = (strategy: 'LeastAllocated' | 'MostAllocated', weights: Record<string, bigint>) =>
-  schedulingOptions({ scoring: { strategy, weights: new Map(Object.entries(weights)) } });
+  schedulingOptions({ scoring: { strategy, weights: new Map(Object.entries(weights)), draAware: false } });
 
 describe('scoring kernel (NodeResourcesFit LeastAllocated / MostAllocated)', () => {
   const table: Array<{ name: string; nodes: Array<[string, Record<string, string>]>; bound?: Array<[string, Record<string, string> | undefined]>; want: Record<string, string>; strategy: 'LeastAllocated' | 'MostAllocated'; weights: Record<string, bigint>; expected: Record<string, number> }> = [
@@ -91,7 +106,7 @@ describe('scoring kernel (NodeResourcesFit LeastAllocated / MostAllocated)', () 
       );
       const incoming = incomingPodFromWire(wire(pod('ns', 'new', { requests: c.want })));
       const options = scoring(c.strategy, c.weights);
-      const got = Object.fromEntries(c.nodes.map(([name]) => [name, nodeScoreOf(ledger, ledger.node(name)!, incoming, options, false)]));
+      const got = Object.fromEntries(c.nodes.map(([name]) => [name, nodeScoreOf(ledger, ledger.node(name)!, incoming, options)]));
       assert.deepEqual(got, c.expected);
       for (const [name] of c.nodes) {
         assert.equal(BigInt(got[name]!), oracleScore(ledger, ledger.node(name)!, incoming, c.strategy, options.scoring.weights), `oracle on ${name}`);
@@ -105,28 +120,32 @@ describe('scoring kernel (NodeResourcesFit LeastAllocated / MostAllocated)', () 
 });
 
 describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
-  it('compiles a pod entry\'s demand once for consecutive calls (filter then prioritize), and anew for any other entry', () => {
+  it('the cycle cache compiles a pod entry\'s demand once for consecutive calls (filter then prioritize), and anew for any other entry', () => {
+    const cache = new CycleCache();
     const entry = incomingPodFromWire(wire(pod('ns', 'p', { cpu: '1', memory: '1Gi' })));
-    const demand = compileDemand(entry);
-    assert.equal(compileDemand(entry), demand);
+    const demand = cache.demandOf(entry);
+    assert.equal(cache.demandOf(entry), demand);
     const other = incomingPodFromWire(wire(pod('ns', 'p', { cpu: '2', memory: '1Gi' })));
-    const otherDemand = compileDemand(other);
+    const otherDemand = cache.demandOf(other);
     assert.notEqual(otherDemand, demand);
     assert.deepEqual(otherDemand.values, [2000, 1024 ** 3]);
-    assert.equal(compileDemand(entry).pod, entry, 'the first entry again: its own demand');
-    assert.deepEqual(compileDemand(entry).values, [1000, 1024 ** 3]);
+    assert.equal(cache.demandOf(entry).pod, entry, 'the first entry again: its own demand');
+    assert.deepEqual(cache.demandOf(entry).values, [1000, 1024 ** 3]);
+    const off = new CycleCache({ enabled: false });
+    off.begin(ledgerOf([]));
+    assert.deepEqual(off.demandOf(entry), cache.demandOf(entry));
   });
 
   it('a node without pods in allocatable admits no pod: Too many pods, resolvable (AllowedPodNumber 0)', () => {
     const ledger = ledgerOf([bareNode('n', { cpu: '4' })]);
-    const verdict = fitKernel(ledger.node('n')!, compileDemand(incomingPodFromWire(wire(pod('ns', 'p', { cpu: '1' })))), undefined, undefined);
+    const verdict = fitKernel(ledger.node('n')!, compileDemand(incomingPodFromWire(wire(pod('ns', 'p', { cpu: '1' })))));
     assert.deepEqual(verdict.fits ? 'fits' : [verdict.reason, verdict.unresolvable, verdict.code], ['Too many pods', false, 'too_many_pods']);
   });
 
   it('lists several causes in upstream order, unresolvable when any request exceeds the allocatable', () => {
     const ledger = ledgerOf([node('n', { cpu: '1', memory: '1Gi', 'example.com/gpu': '1', pods: '1' })], [pod('ns', 'b', { node: 'n' })]);
     const incoming = incomingPodFromWire(wire(pod('ns', 'p', { cpu: '2', memory: '512Mi', requests: { 'example.com/gpu': '1', 'example.com/fpga': '1' } })));
-    const verdict = fitKernel(ledger.node('n')!, compileDemand(incoming), undefined, undefined);
+    const verdict = fitKernel(ledger.node('n')!, compileDemand(incoming));
     assert.ok(!verdict.fits);
     assert.equal(verdict.reason, 'Too many pods, Insufficient cpu, Insufficient example.com/fpga');
     assert.equal(verdict.unresolvable, true);
@@ -136,7 +155,7 @@ describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
     const names = Array.from({ length: 33 }, (_, i) => `example.com/r${String(i).padStart(2, '0')}`);
     const ledger = ledgerOf([node('n', { cpu: '4' })]);
     const incoming = incomingPodFromWire(wire(pod('ns', 'p', { requests: Object.fromEntries(names.map((n) => [n, '1'])) })));
-    const verdict = fitKernel(ledger.node('n')!, compileDemand(incoming), undefined, undefined);
+    const verdict = fitKernel(ledger.node('n')!, compileDemand(incoming));
     assert.ok(!verdict.fits);
     assert.deepEqual(verdict.reasons.map((r) => r.resource), names);
     assert.equal(verdict.unresolvable, true);
@@ -146,13 +165,13 @@ describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
     const ledger = ledgerOf([node('n', { cpu: '4', memory: '8Gi' })], [pod('ns', 'small', { node: 'n', cpu: '1' })]);
     ledger.apply({ type: 'upsert', kind: 'Pod', object: pod('ns', 'huge', { node: 'n', cpu: '1e400', memory: '1e400' }) });
     const incoming = incomingPodFromWire(wire(pod('ns', 'p', { cpu: '2', memory: '1Gi' })));
-    assert.equal(fitKernel(ledger.node('n')!, compileDemand(incoming), undefined, undefined).fits, false);
+    assert.equal(fitKernel(ledger.node('n')!, compileDemand(incoming)).fits, false);
     ledger.apply({ type: 'delete', kind: 'Pod', key: 'ns/huge' });
     const entry = ledger.node('n')!;
-    assert.equal(fitKernel(entry, compileDemand(incoming), undefined, undefined).fits, true);
+    assert.equal(fitKernel(entry, compileDemand(incoming)).fits, true);
     assert.deepEqual([entry.table.nonZeroCpu[entry.slot], entry.table.nonZeroMemory[entry.slot]], [1000, 200 * 1024 * 1024]);
     // cpu (4000 − 3000)·100/4000 = 25, memory (8192 − 1224)Mi·100/8192Mi = 85 → 55.
-    assert.equal(nodeScoreOf(ledger, entry, incoming, scoring('LeastAllocated', { cpu: 1n, memory: 1n }), false), 55);
+    assert.equal(nodeScoreOf(ledger, entry, incoming, scoring('LeastAllocated', { cpu: 1n, memory: 1n })), 55);
   });
 
   it('agrees with the exact upstream oracle on any node and pod (property)', () => {
@@ -172,7 +191,7 @@ describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
           );
           const incoming = incomingPodFromWire(wire(pod('ns', 'p', { cpu: want.cpu, memory: want.memory, ...(want.gpu ? { requests: { 'example.com/gpu': want.gpu } } : {}) })));
           const entry = ledger.node('n')!;
-          const verdict = fitKernel(entry, compileDemand(incoming), undefined, undefined);
+          const verdict = fitKernel(entry, compileDemand(incoming));
           const expected = oracleFit(entry, incoming);
           assert.equal(verdict.fits, expected.fits);
           if (!verdict.fits) assert.deepEqual([verdict.reason, verdict.unresolvable], [expected.reasons.join(', '), expected.unresolvable]);

@@ -17,7 +17,7 @@ import { podEntryFromObject } from '../../src/ledger/pod-entry.js';
 import { compareImportance, splitByPdbViolation } from '../../src/scheduling/pdb-violations.js';
 import { incomingPodFromWire } from '../../src/scheduling/incoming-pod.js';
 import { preempt, type NodePreemptOutcome } from '../../src/scheduling/preempt.js';
-import { fitsWithoutVictims } from '../../src/scheduling/preempt-fit.js';
+import { assessFit, fitContext } from '../../src/scheduling/fit.js';
 import { whyVictimMayMatter } from '../../src/scheduling/victim-relevance.js';
 import { metaPreemptArgs, node, pod, podUid, schedulingOptions, wire } from '../support/builders.js';
 
@@ -240,7 +240,7 @@ describe('preempt never under-evicts (property)', () => {
             if (whyVictimMayMatter(incoming, entry(u).object) !== undefined) assert.ok(answeredUids.includes(u), `${u} may matter to another filter but was reprieved`);
           }
           const kept = answeredUids.map(entry);
-          assert.ok(fitsWithoutVictims(ledger, ledger.node('n1')!, incomingPodFromWire(wire(incoming)), OPTIONS, new Set(answeredUids)).fits, 'the answer makes room');
+          assert.ok(assessFit(fitContext(ledger, incomingPodFromWire(wire(incoming)), OPTIONS), ledger.node('n1'), { podUids: new Set(answeredUids) }).fits, 'the answer makes room');
           assert.equal(answered.NumPDBViolations, splitByPdbViolation(kept, [trimPodDisruptionBudget(budget)]).violating.length);
           for (let i = 1; i < kept.length; i++) assert.ok(compareImportance(kept[i - 1]!, kept[i]!) <= 0, 'victims most important first');
         },

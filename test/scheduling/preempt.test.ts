@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { InputError } from '../../src/protocol/errors.js';
-import { assessFit } from '../../src/scheduling/fit.js';
+import { assessFit, fitContext } from '../../src/scheduling/fit.js';
 import { incomingPodFromWire } from '../../src/scheduling/incoming-pod.js';
 import { preempt, type NodePreemptOutcome } from '../../src/scheduling/preempt.js';
 import { fullPreemptArgs, ledgerOf, metaPreemptArgs, node, pod, podUid, schedulingOptions, wire } from '../support/builders.js';
@@ -183,7 +183,7 @@ describe('preempt', () => {
           const outcome = outcomeOf(decision.nodes, 'n1')!;
           const entry = ledger.node('n1')!;
           const podEntry = incomingPodFromWire(wire(p));
-          const fitsWithout = (uids: string[]) => assessFit(ledger, entry, podEntry, OPTIONS, { podUids: new Set(uids) }).fits;
+          const fitsWithout = (uids: string[]) => assessFit(fitContext(ledger, podEntry, OPTIONS), entry, { podUids: new Set(uids) }).fits;
           if (outcome.outcome !== 'kept') {
             assert.equal(fitsWithout(proposed), false);
             return;

@@ -4,7 +4,10 @@ import { DraLedger } from '../../src/ledger/dra/dra-ledger.js';
 import type { NodeObject, PodObject } from '../../src/ledger/objects.js';
 import { podEntryFromObject } from '../../src/ledger/pod-entry.js';
 import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
-import { invalidation, recommendNode } from '../../src/scheduling/recommend.js';
+import { invalidation, recommendNode as recommendWith, type NodeEligibility } from '../../src/scheduling/recommend.js';
+import { nodeIneligibilityFor } from '../../src/nomination/eligibility.js';
+import type { PodEntry } from '../../src/ledger/pod-entry.js';
+import type { SchedulingOptions } from '../../src/scheduling/options.js';
 import { claim, deviceClass, gpuDevice, slice } from '../support/dra-builders.js';
 import { node, pod } from '../support/builders.js';
 
@@ -20,6 +23,11 @@ function ledgerWith(nodes: NodeObject[], pods: PodObject[] = []): ClusterLedger 
 
 const pending = podEntryFromObject(pod('ns', 'p', { cpu: '2' }));
 
+/** The nominator's eligibility for the pod (nomination/eligibility.ts): cordons, selectors, affinity, taints. */
+const eligibilityOf = (p: PodEntry): NodeEligibility => (n) => nodeIneligibilityFor(p.object, n);
+
+const recommendNode = (ledger: ClusterLedger, p: PodEntry, options: SchedulingOptions) => recommendWith(ledger, p, options, eligibilityOf(p));
+
 describe('recommendNode', () => {
   it('picks the best-scoring fitting node', () => {
     const ledger = ledgerWith([node('small', { cpu: '2', ...ROOM }), node('big', { cpu: '16', ...ROOM })], [pod('ns', 'busy', { cpu: '1', node: 'small' })]);
@@ -33,7 +41,7 @@ describe('recommendNode', () => {
     assert.equal(recommendNode(ledger, pending, DEFAULT_SCHEDULING_OPTIONS).node, 'a');
   });
 
-  it('never recommends a cordoned node or one with a NoSchedule/NoExecute taint (tolerations are not tracked)', () => {
+  it('never recommends a cordoned node or one with a NoSchedule/NoExecute taint the pod does not tolerate', () => {
     const ledger = ledgerWith([
       node('cordoned', { cpu: '64', ...ROOM }, { spec: { unschedulable: true } }),
       node('no-schedule', { cpu: '64', ...ROOM }, { spec: { taints: [{ key: 'gpu', effect: 'NoSchedule' }] } }),
@@ -68,10 +76,10 @@ describe('recommendNode', () => {
 describe('invalidation', () => {
   it('names why a target node stopped being valid', () => {
     const ledger = ledgerWith([node('ok', { cpu: '4', ...ROOM }), node('tiny', { cpu: '1', ...ROOM }), node('tainted', { cpu: '4', ...ROOM }, { spec: { taints: [{ key: 'k', effect: 'NoExecute' }] } })]);
-    assert.equal(invalidation(ledger, pending, 'ok', DEFAULT_SCHEDULING_OPTIONS), undefined);
-    assert.equal(invalidation(ledger, pending, 'tiny', DEFAULT_SCHEDULING_OPTIONS), 'no_longer_fits');
-    assert.equal(invalidation(ledger, pending, 'tainted', DEFAULT_SCHEDULING_OPTIONS), 'node_ineligible');
-    assert.equal(invalidation(ledger, pending, 'gone', DEFAULT_SCHEDULING_OPTIONS), 'node_gone');
+    assert.equal(invalidation(ledger, pending, 'ok', DEFAULT_SCHEDULING_OPTIONS, eligibilityOf(pending)), undefined);
+    assert.equal(invalidation(ledger, pending, 'tiny', DEFAULT_SCHEDULING_OPTIONS, eligibilityOf(pending)), 'no_longer_fits');
+    assert.equal(invalidation(ledger, pending, 'tainted', DEFAULT_SCHEDULING_OPTIONS, eligibilityOf(pending)), 'node_ineligible');
+    assert.equal(invalidation(ledger, pending, 'gone', DEFAULT_SCHEDULING_OPTIONS, eligibilityOf(pending)), 'node_gone');
   });
 
   it('never recommends a node without a device of the driver its DRA claim needs, even the emptiest one', () => {

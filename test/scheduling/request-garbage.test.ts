@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { failure } from '../../src/scheduling/fit-kernel.js';
+import { VerdictMemo } from '../../src/scheduling/verdict-memo.js';
 
 const PROBE = fileURLToPath(new URL('./probes/request-promotion.ts', import.meta.url));
 
@@ -23,16 +24,18 @@ describe('a request leaves nothing a scavenge cannot collect', () => {
   });
 });
 
-describe('refusals with a detail are shared', () => {
+describe('refusals with a detail are shared by the verdict memo', () => {
   it('equal content gives the same verdict; any difference gives its own, with its own fields', () => {
+    const memo = new VerdictMemo();
     const detail = (claim: string) => `DRA claims cannot be served here: claim ${claim} request gpu: 0 device(s) on this node, 1 needed`;
-    const a = failure([{ code: 'dra_device_missing' }], false, detail('ml/a'), 'dra_no_device');
-    const again = failure([{ code: 'dra_device_missing' }], false, detail('ml/a'), 'dra_no_device');
+    const shared = (...args: Parameters<typeof failure>) => memo.sharedVerdict(failure(...args));
+    const a = shared([{ code: 'dra_device_missing' }], false, detail('ml/a'), 'dra_no_device');
+    const again = shared([{ code: 'dra_device_missing' }], false, detail('ml/a'), 'dra_no_device');
     assert.equal(again, a);
-    const otherDetail = failure([{ code: 'dra_device_missing' }], false, detail('ml/b'), 'dra_no_device');
-    const unresolvable = failure([{ code: 'dra_device_missing' }], true, detail('ml/a'), 'dra_no_device');
-    const otherMetric = failure([{ code: 'dra_device_missing' }], false, detail('ml/a'), 'dra_paused');
-    const otherReason = failure([{ code: 'dra_claims_paused' }], false, detail('ml/a'), 'dra_no_device');
+    const otherDetail = shared([{ code: 'dra_device_missing' }], false, detail('ml/b'), 'dra_no_device');
+    const unresolvable = shared([{ code: 'dra_device_missing' }], true, detail('ml/a'), 'dra_no_device');
+    const otherMetric = shared([{ code: 'dra_device_missing' }], false, detail('ml/a'), 'dra_paused');
+    const otherReason = shared([{ code: 'dra_claims_paused' }], false, detail('ml/a'), 'dra_no_device');
     const distinct = new Set([a, otherDetail, unresolvable, otherMetric, otherReason]);
     assert.equal(distinct.size, 5);
     assert.ok(!otherDetail.fits && otherDetail.detail === detail('ml/b'));
@@ -42,6 +45,9 @@ describe('refusals with a detail are shared', () => {
   });
 
   it('verdicts without a detail are not pooled (the fit kernel caches those per demand itself)', () => {
-    assert.notEqual(failure([{ code: 'too_many_pods' }]), failure([{ code: 'too_many_pods' }]));
+    const memo = new VerdictMemo();
+    const verdict = failure([{ code: 'too_many_pods' }]);
+    assert.equal(memo.sharedVerdict(verdict), verdict);
+    assert.notEqual(memo.sharedVerdict(failure([{ code: 'too_many_pods' }])), verdict);
   });
 });

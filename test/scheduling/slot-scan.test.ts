@@ -1,6 +1,6 @@
 /**
  * filter and prioritize answer most candidates from the ledger's node table by slot (ledger/node-table.ts), resolving
- * names by position against the previous call (ClusterLedger.slotsNamed). These properties drive both verbs through
+ * names by position against the previous call (the cycle cache's CandidateOrder). These properties drive both verbs through
  * churn that moves every part of that path — pods bound, moved and deleted, nominations made and dropped, a node's
  * allocatable changed, a node deleted and created again (its slot released and handed out again), candidate lists
  * reordered with duplicates and unknown names — and check every answer against the exact upstream oracle
@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { CycleCache } from '../../src/scheduling/cycle-cache.js';
 import { filter } from '../../src/scheduling/filter.js';
 import { incomingPodFromWire } from '../../src/scheduling/incoming-pod.js';
 import { prioritize } from '../../src/scheduling/prioritize.js';
@@ -18,7 +19,7 @@ import type { ClusterChange } from '../../src/ledger/changes.js';
 
 const NODE_NAMES = ['a', 'b', 'c', 'd'];
 const OPTIONS = schedulingOptions({ nominatedNodePolicy: 'off' });
-const SCORING = schedulingOptions({ nominatedNodePolicy: 'off', scoring: { strategy: 'LeastAllocated', weights: new Map([['cpu', 1n], ['memory', 1n]]) } });
+const SCORING = schedulingOptions({ nominatedNodePolicy: 'off', scoring: { strategy: 'LeastAllocated', weights: new Map([['cpu', 1n], ['memory', 1n]]), draAware: false } });
 
 const podArb = fc.record({
   id: fc.nat(5),
@@ -55,6 +56,8 @@ describe('filter and prioritize by node slot', () => {
         fc.record({ cpu: fc.constantFrom('0', '100m', '1', '2', '4'), memory: fc.constantFrom('0', '1Gi', '4Gi'), priority: fc.constantFrom(0, 10) }),
         (steps, want) => {
           const ledger = ledgerOf(NODE_NAMES.map((n) => node(n, { cpu: '4', memory: '8Gi', pods: '2' })), []);
+          // One cache through the run, as the server keeps one: hints, survivors and slot texts carried across churn.
+          const cache = new CycleCache();
           const incomingObject = pod('ns', 'new', { cpu: want.cpu, memory: want.memory, priority: want.priority });
           const incoming = incomingPodFromWire(wire(incomingObject));
           const apply = (change: ClusterChange) => ledger.apply(change);
@@ -82,7 +85,7 @@ describe('filter and prioritize by node slot', () => {
             if ('prioritizeSurvivors' in step) {
               // After any churn since the filter (slots released and handed out again, nodes forgotten): by the oracle.
               if (survivors.length === 0) continue;
-              const list = prioritize(ledger, namesArgs(incomingObject, survivors as string[]), SCORING);
+              const list = prioritize(ledger, namesArgs(incomingObject, survivors as string[]), SCORING, cache).toList();
               assert.deepEqual(list.map((h) => h.Host), survivors);
               for (const h of list) checkScore(h.Host, h.Score);
               continue;
@@ -97,9 +100,9 @@ describe('filter and prioritize by node slot', () => {
               apply(upsertNode(node(step.removeNode, { cpu: '4', memory: '8Gi', pods: '110' })));
             } else {
               const names = step.call;
-              const result = filter(ledger, namesArgs(incomingObject, names), OPTIONS).result;
+              const result = filter(ledger, namesArgs(incomingObject, names), OPTIONS, cache).result;
               survivors = result.NodeNames ?? [];
-              const scores = new Map(prioritize(ledger, namesArgs(incomingObject, names), SCORING).map((h) => [h.Host, h.Score]));
+              const scores = new Map(prioritize(ledger, namesArgs(incomingObject, names), SCORING, cache).toList().map((h) => [h.Host, h.Score]));
               for (const name of new Set(names)) {
                 const entry = ledger.node(name);
                 if (entry === undefined) {

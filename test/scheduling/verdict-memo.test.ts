@@ -6,10 +6,24 @@ import assert from 'node:assert/strict';
 import type { ClusterChange } from '../../src/ledger/changes.js';
 import { DraLedger } from '../../src/ledger/dra/dra-ledger.js';
 import type { ResourceClaimObject } from '../../src/ledger/objects.js';
-import { filter } from '../../src/scheduling/filter.js';
-import { prioritize } from '../../src/scheduling/prioritize.js';
+import type { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
+import type { ExtenderArgs } from '../../src/protocol/types.js';
+import { CycleCache } from '../../src/scheduling/cycle-cache.js';
+import { filter as filterWith } from '../../src/scheduling/filter.js';
+import type { SchedulingOptions } from '../../src/scheduling/options.js';
+import { prioritize as prioritizeWith } from '../../src/scheduling/prioritize.js';
 import { claim, cpuDevice, deviceClass, gpuDevice, result, slice } from '../support/dra-builders.js';
 import { ledgerOf, namesArgs, node, pod, podUid, schedulingOptions } from '../support/builders.js';
+
+/** One cycle cache per ledger, kept across its calls as the server keeps its one. */
+const caches = new WeakMap<ClusterLedger, CycleCache>();
+function cacheOf(ledger: ClusterLedger): CycleCache {
+  let cache = caches.get(ledger);
+  if (cache === undefined) caches.set(ledger, (cache = new CycleCache()));
+  return cache;
+}
+const filter = (ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions) => filterWith(ledger, args, options, cacheOf(ledger));
+const prioritize = (ledger: ClusterLedger, args: ExtenderArgs, options: SchedulingOptions) => prioritizeWith(ledger, args, options, cacheOf(ledger));
 
 const CPU = 'cpu.example.com';
 const OPTIONS = schedulingOptions();
@@ -39,7 +53,7 @@ function build(changes: ClusterChange[]) {
 const incoming = pod('ns', 'new', { cpu: '4', memory: '1Gi' });
 const answer = (ledger: ReturnType<typeof build>) => ({
   filter: filter(ledger, namesArgs(incoming, ['n1', 'n2']), OPTIONS).result,
-  scores: prioritize(ledger, namesArgs(incoming, ['n1', 'n2']), OPTIONS),
+  scores: prioritize(ledger, namesArgs(incoming, ['n1', 'n2']), OPTIONS).toList(),
 });
 
 describe('verdict memo', () => {
@@ -96,7 +110,7 @@ describe('verdict memo', () => {
     const ledger = ledgerOf(NODES, [pod('ns', 'busy', { node: 'n1', cpu: '6', memory: '16Gi' })]);
     const twin = pod('ns', 'twin', { cpu: '1', memory: '1Gi' });
     const nominated = pod('ns', 'nominated', { cpu: '1', memory: '1Gi', nominated: 'n1' });
-    const scoreOn = (p: typeof twin) => prioritize(ledger, namesArgs(p, ['n1', 'n2']), OPTIONS).find((s) => s.Host === 'n1')!.Score;
+    const scoreOn = (p: typeof twin) => prioritize(ledger, namesArgs(p, ['n1', 'n2']), OPTIONS).toList().find((s) => s.Host === 'n1')!.Score;
     const before = scoreOn(twin);
     assert.ok(before < 10, `n1 is busy: ${before}`);
     assert.equal(scoreOn(nominated), 10);
@@ -148,7 +162,7 @@ describe('verdict memo', () => {
     const seen = new Set<string>();
     const ask = (ledger: ReturnType<typeof ledgerOf>) => ({
       filter: filter(ledger, namesArgs(trainer, ['n1', 'n2']), OPTIONS).result,
-      scores: prioritize(ledger, namesArgs(trainer, ['n1', 'n2']), OPTIONS),
+      scores: prioritize(ledger, namesArgs(trainer, ['n1', 'n2']), OPTIONS).toList(),
     });
     for (const step of steps) {
       if (step.change) {

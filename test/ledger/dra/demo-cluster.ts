@@ -10,7 +10,7 @@ import type { ClusterObject, ClusterObjectKind, PodObject, ResourceClaimObject, 
 import { objectKey } from '../../../src/ledger/objects.js';
 import { DraLedger } from '../../../src/ledger/dra/dra-ledger.js';
 import { ScopedDraAccounting } from '../../../src/ledger/dra/dra-scope.js';
-import { assessFit, type FitVerdict } from '../../../src/scheduling/fit.js';
+import { assessFit, fitContext, type FitVerdict } from '../../../src/scheduling/fit.js';
 import { podEntryFromObject } from '../../../src/ledger/pod-entry.js';
 import { schedulingOptions } from '../../support/builders.js';
 import type { SchedulingOptions } from '../../../src/scheduling/options.js';
@@ -45,7 +45,7 @@ export function plainPod(name: string, cpu: string): PodObject {
 }
 
 export function verdictOn(ledger: ClusterLedger, podObject: PodObject, node: string, options: SchedulingOptions = schedulingOptions()): FitVerdict {
-  return assessFit(ledger, ledger.node(node), podEntryFromObject(podObject), options);
+  return assessFit(fitContext(ledger, podEntryFromObject(podObject), options), ledger.node(node));
 }
 
 export function podOf(objects: DemoObjects, key: string): PodObject {

@@ -8,6 +8,7 @@ import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import { podEntryFromObject } from '../../../src/ledger/pod-entry.js';
 import { explainPod } from '../../../src/scheduling/explain.js';
 import { recommendNode } from '../../../src/scheduling/recommend.js';
+import { nodeIneligibilityFor } from '../../../src/nomination/eligibility.js';
 import { node, pod, schedulingOptions } from '../../support/builders.js';
 import { newLedger } from './builders.js';
 import { claim, deviceClass, gpuDevice, result, slice } from '../../support/dra-builders.js';
@@ -76,6 +77,6 @@ describe('DRA device check: free devices that match the selectors', () => {
     const explained = explainPod(ledger, pending, schedulingOptions());
     assert.equal(explained.nodes.find((n) => n.node === 'n1')!.verdict, 'fails');
     assert.equal(explained.nodes.find((n) => n.node === 'n2')!.verdict, 'fits');
-    assert.equal(recommendNode(ledger, pending, schedulingOptions()).node, 'n2');
+    assert.equal(recommendNode(ledger, pending, schedulingOptions(), (n) => nodeIneligibilityFor(pending.object, n)).node, 'n2');
   });
 });

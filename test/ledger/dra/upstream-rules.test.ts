@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { ResourceSliceObject } from '../../../src/ledger/objects.js';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import { podEntryFromObject } from '../../../src/ledger/pod-entry.js';
-import { assessFit } from '../../../src/scheduling/fit.js';
+import { assessFit, fitContext } from '../../../src/scheduling/fit.js';
 import { node, pod, schedulingOptions } from '../../support/builders.js';
 import { expectAmounts, newLedger, plain } from './builders.js';
 import { claim, gpuDevice, result, slice } from '../../support/dra-builders.js';
@@ -66,7 +66,7 @@ describe('DRA upstream rules: a mapped claim is not shared (validateNodeAllocata
       object: claim('ns', 'c', 'uid-c', { results: [result('gpu.example.com', 'n1', 'g0')], node: 'n1', reservedFor: ['pod-a'] }),
     });
     const second = podEntryFromObject(pod('ns', 'b', { uid: 'pod-b', rv: '1', claims: [{ name: 'g', claimName: 'c' }] }));
-    const verdict = assessFit(ledger, ledger.node('n1'), second, schedulingOptions());
+    const verdict = assessFit(fitContext(ledger, second, schedulingOptions()), ledger.node('n1'));
     assert.equal(verdict.fits, false);
     if (verdict.fits) return;
     assert.equal(verdict.unresolvable, true);

@@ -5,8 +5,8 @@
  */
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { compileDemand } from '../../../src/scheduling/fit-kernel.js';
-import { incomingPodFromWire } from '../../../src/scheduling/incoming-pod.js';
+import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
+import { CycleCache } from '../../../src/scheduling/cycle-cache.js';
 import { podEntryFromObject } from '../../../src/ledger/pod-entry.js';
 import type { PodObject } from '../../../src/ledger/objects.js';
 import { pod, wire } from '../../support/builders.js';
@@ -21,10 +21,15 @@ function oldSpaceUsed(): number {
 // As a request brings it: parsed from the body (JSON.parse output has no allocation site to pretenure).
 const bodies = Array.from({ length: 100 }, (_, i) => JSON.stringify(pod('default', `incoming-${i}`, { cpu: `${i + 1}m`, memory: '1Gi' })));
 
+/** The request path's memory: the cycle cache keeps the last call's pod and demand, no more. */
+const cache = new CycleCache();
+const ledger = new ClusterLedger();
+
 function promotedOver(calls: number): number {
   const before = oldSpaceUsed();
   for (let i = 0; i < calls; i++) {
-    compileDemand(incomingPodFromWire(wire(JSON.parse(bodies[i % bodies.length]!) as PodObject)));
+    cache.begin(ledger);
+    cache.demandOf(cache.incomingPod(wire(JSON.parse(bodies[i % bodies.length]!) as PodObject)));
     if (i % 100 === 99) collect({ type: 'minor' });
   }
   collect({ type: 'minor' });
