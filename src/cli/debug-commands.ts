@@ -30,8 +30,6 @@ export interface CliOutput {
   stderr: (text: string) => void;
 }
 
-export const CLI_COMMANDS: ReadonlySet<string> = new Set(['explain', 'ledger']);
-
 const processOutput: CliOutput = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),

@@ -18,7 +18,7 @@
  */
 import type { Container, ContainerPort, LabelSelector, PodAffinityTerm, PodObject, TopologySpreadConstraint } from '../ledger/objects.js';
 import { storageSourceOf } from '../ledger/storage-volumes.js';
-import { isExtendedResourceName } from './dra-verdict.js';
+import { isExtendedResourceName } from '../ledger/resources.js';
 import { parseSelector, selects, type Labels } from './label-selector.js';
 
 /** The filter a kept victim may matter to: a stable code for metrics, the message for logs and outcomes. */

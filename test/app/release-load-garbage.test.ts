@@ -3,7 +3,7 @@ import { startKubeLedger } from '../../src/app/start.js';
 import { releaseLoadGarbage } from '../../src/app/release-load-garbage.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { loopbackConfig } from '../support/loopback-config.js';
-import { sleep } from '../support/eventually.js';
+import { FakeClock } from '../support/fake-clock.js';
 
 const holder = globalThis as { gc?: () => void };
 
@@ -47,9 +47,14 @@ describe('releasing the initial load garbage', () => {
     };
     const config = loopbackConfig();
     const { lines, logger } = capture();
-    const running = await startKubeLedger(config, { logger });
+    // The root's freshness tick and gauges run on this clock: "never again" is every tick of a minute, not a sleep.
+    const clock = new FakeClock(Date.now());
+    const running = await startKubeLedger(config, { logger, timers: clock });
     try {
-      await sleep(1200); // one more freshness tick must not collect again
+      assert.equal(calls, 1);
+      const ticks = clock.requestedDelaysMs.length;
+      clock.advance(60_000);
+      assert.ok(clock.requestedDelaysMs.length - ticks >= 60, 'the freshness tick ran every second of the minute');
       assert.equal(calls, 1);
       const collected = lines.findIndex((l) => l['msg'] === 'collected the initial load garbage');
       assert.ok(collected >= 0, JSON.stringify(lines.map((l) => l['msg'])));
