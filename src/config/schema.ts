@@ -131,6 +131,9 @@ type Section<Prefix extends string, Keys extends string> = {
 /** The configuration's type, derived from `FIELDS`: a key added to the table is a property here. */
 export type ExtenderConfig = Section<'', Field['path']>;
 
+/** The keys marked live (each has a test that reloads it: test/config/live-keys.test.ts). */
+export type LiveKey = Extract<Field, { live: true }>['path'];
+
 /**
  * Keys that no longer do anything but are still accepted, so a configuration file written for an older release keeps
  * starting (an unknown key stops start-up). Each is checked against its old rule, ignored, and reported once as a
