@@ -102,10 +102,7 @@ export function coerce(field: Pick<FieldSpec, 'path' | 'rule'>, raw: unknown, or
       const v = typeof raw === 'string' && (raw === 'true' || raw === 'false') && rule.values.includes(raw === 'true') ? raw === 'true' : raw;
       const index = rule.values.indexOf(v as string | boolean);
       if (index < 0) return fail(`must be one of ${rule.values.join(', ')}, got ${JSON.stringify(raw)}`);
-      // The schema's own value, not the equal string the YAML parser or the environment made: a literal of the source
-      // is internalized by V8, so a hot path comparing the setting with a literal does a pointer check. Compared with
-      // the parser's copy, each such comparison was a runtime call walking the characters: the scoring kernel's
-      // per-node `strategy === 'LeastAllocated'` cost 1-3% of a scheduler-loop pod's CPU (perf).
+      // The schema's own (interned) value, not the parser's equal copy: hot paths compare settings by pointer.
       return rule.values[index];
     }
     case 'bool': {

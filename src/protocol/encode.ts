@@ -60,19 +60,10 @@ function encodeFailedNodes(map: FailedNodesMap | null | undefined): string {
   return JSON.stringify(map);
 }
 
-/**
- * Fragments per piece of a long reply. A reply is written as pieces of at most this many entries (~25-60 KB each)
- * rather than one string: V8 puts a string over ~128 KB in large-object space, and at 5000 candidates making and
- * encoding that one string cost twice as much as the pieces (measured ~600 against ~300 us).
- */
+/** Entries per piece of a long reply: pieces stay out of V8's large-object space (test/bench/HISTORY.md). */
 export const ENTRIES_PER_PIECE = 1024;
 
-/**
- * A joined text up to this many characters is glued to the punctuation around it; a longer one is a piece of its own.
- * Why: `${open}${joined}${close}` of a long join is a rope that the socket write (and Content-Length's byte count)
- * first copies flat, and Node glues the response head onto the first piece the same way: ~27 KB copied and
- * allocated twice over for a 500-candidate filter + prioritize.
- */
+/** A joined text up to this many characters is glued to the punctuation around it; a longer one is a piece of its own. */
 const GLUED_PIECE_CHARS = 1024;
 
 /** `text` between `open` and `close`, appended to `out` as one piece when short, as three when long. */

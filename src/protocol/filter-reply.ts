@@ -1,9 +1,8 @@
 /**
- * A filter answer as the scan builds it, kept as the JSON fragments the reply is made of: a node's name arrives
- * already encoded as a JSON string (the ledger encodes a known node's name once, when it first sees the node), a
- * reason is encoded once per run of nodes failing alike, and each failing node is one `"name":"reason"` fragment. Encoding the
- * reply is then joining fragments. Why: the map-shaped FailedNodes (a dictionary object keyed by a few hundred
- * fresh names, then JSON.stringify of it) cost more than the whole fit scan.
+ * A filter answer as the scan builds it, kept as the JSON fragments the reply is made of: a known node's name arrives
+ * already encoded as a JSON string (the cycle cache keeps it per node), a reason is encoded once per run of nodes
+ * failing alike, and each failing node is one `"name":"reason"` fragment, so encoding the reply is joining fragments
+ * (a map-shaped FailedNodes cost more than the whole fit scan).
  *
  * It reads as an ExtenderFilterResult for whoever inspects it (shadow mode, logs, tests): the fields are built on
  * first read, from the same fragments the wire gets, so what is read is what is sent.
@@ -21,10 +20,7 @@ export function quotedReason(reason: string): string {
 }
 
 export class FilterReply implements ExtenderFilterResult {
-  /**
-   * Indexes (into the request's candidates) of the passing nodes, in request order; `passedCount` of them. A plain
-   * array: a typed one this long lives outside V8's heap and costs microseconds to make (ClusterLedger.slotsNamed).
-   */
+  /** Indexes (into the request's candidates) of the passing nodes, in request order; `passedCount` of them. */
   private readonly passedIndexes: number[];
   passedCount = 0;
   /** NodeNames mode: the passing names as JSON strings, parallel to the indexes (sized once, trimmed when encoded). */

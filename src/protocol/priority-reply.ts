@@ -16,7 +16,7 @@ export function hostEntry(quotedName: string, score: number): string {
 
 export class PriorityReply {
   private readonly entryColumn: string[];
-  /** Plain arrays, sized for every candidate: typed ones this long live outside V8's heap and cost more to make. */
+  /** Plain arrays, sized once for every candidate. */
   private readonly scoreColumn: number[];
   /** The hosts' indexes among `names`. */
   private readonly indexes: number[];

@@ -13,7 +13,7 @@ export interface Candidates {
 }
 
 /**
- * A slot number no candidate resolves to: slots are never negative, and `ClusterLedger.slotsNamed` answers -1 for a
+ * A slot number no candidate resolves to: slots are never negative, and a candidate list resolves -1 for a
  * name without a known node, so comparing a candidate's slot with it never matches (a node to single out, absent).
  */
 export const NO_SLOT = -2;

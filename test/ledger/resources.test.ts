@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { nonZeroOf, podEntryFromObject } from '../../src/ledger/pod-entry.js';
 import { formatAmount, resourceAmount } from '../../src/ledger/resource-amounts.js';
 import { compareResources, gaugeValue, NAMED_RESOURCES, resourceFacts, type ResourceFacts } from '../../src/ledger/resources.js';
+import { isNodeAllocatableResource } from '../../src/ledger/dra/mapped-quantity.js';
 import { assessFit, fitContext } from '../../src/scheduling/fit.js';
 import { compileWeights } from '../../src/scheduling/score-kernel.js';
 import { ledgerOf, node, pod, schedulingOptions } from '../support/builders.js';
@@ -55,6 +56,12 @@ describe('resource registry', () => {
   it('extended resources (upstream IsExtendedResourceName) and DRA\'s implicit class names', () => {
     const extended = ['example.com/gpu', 'deviceclass.resource.kubernetes.io/gpu', 'kubernetes.io/batteries', 'requests.example.com/x', 'cpu', 'hugepages-2Mi'].map((r) => resourceFacts(r).extended);
     assert.deepEqual(extended, [true, true, false, false, false, false]);
+  });
+
+  it('DRA mapping targets (KEP-5517: node-allocatable resources, never extended ones) agree with the DRA ledger\'s rule', () => {
+    const names = ['cpu', 'memory', 'ephemeral-storage', 'hugepages-2Mi', 'hugepages-1Gi', 'pods', 'storage', 'example.com/gpu', 'nvidia.com/gpu'];
+    assert.deepEqual(names.map((r) => resourceFacts(r).draTarget), names.map(isNodeAllocatableResource));
+    assert.deepEqual(names.filter((r) => resourceFacts(r).draTarget), ['cpu', 'memory', 'ephemeral-storage', 'hugepages-2Mi', 'hugepages-1Gi']);
   });
 
   it('the gauges convert by the registry\'s unit: cores for millicores, the unit itself otherwise', async () => {
