@@ -157,7 +157,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     metrics,
     logger,
     ...(kube ? { victimFreshness: kube.victimFreshness, debugFreshness: kube.debugFreshness } : {}),
-    servingLag: throttled(() => servingLagProblem(source.freshness(), config.freshness.maxServeLagSeconds)),
+    servingLag: throttled(() => servingLagProblem(source.freshness(), config.freshness.maxServeLagSeconds), 250, () => timers.now()),
     onVictimsApproved: (uids) => victimClock.approved(uids, timers.now()),
     readinessNotes: () => source.readinessNotes(),
   });

@@ -41,22 +41,24 @@ export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: S
       continue;
     }
     if (dedupe.repeatedSlot(slot)) continue;
-    let score: number | undefined;
-    if (rowsAnswer(ctx, table, slot, 'score')) {
-      score = toExtenderScore(scoreSlot(table, slot, requests, strategy, scoring.weights, draRows === undefined ? undefined : draRows.rowAt(slot)));
-    } else {
-      // The nominated node's maximum depends on the pod's nomination, not only its demand: never remembered.
-      const node = table.entries[slot];
-      const memoised = slot !== ctx.nominatedSlot ? node : undefined;
-      score = memoised === undefined ? undefined : assessor.recallFor<number>(memoised, scoreKey);
-      if (score === undefined) {
-        score = scoreIn(ctx, node, scoring);
-        if (memoised !== undefined) assessor.rememberFor(memoised, scoreKey, score);
-      }
-    }
+    const score = rowsAnswer(ctx, table, slot, 'score')
+      ? toExtenderScore(scoreSlot(table, slot, requests, strategy, scoring.weights, draRows === undefined ? undefined : draRows.rowAt(slot)))
+      : assessedScore(assessor, slot, scoreKey, scoring);
     scores.add(i, score, fragments.entryAt(slot, score));
   }
   return scores;
+}
+
+/** The score of a node its rows alone do not answer: remembered for pods with claims, except on the nominated node. */
+function assessedScore(assessor: PodAssessor, slot: number, scoreKey: number | undefined, scoring: CompiledScoring): number {
+  const ctx = assessor.context;
+  const node = ctx.table.entries[slot];
+  // The nominated node's maximum depends on the pod's nomination, not only its demand: never remembered.
+  const memoised = slot !== ctx.nominatedSlot ? node : undefined;
+  const known = memoised === undefined ? undefined : assessor.recallFor<number>(memoised, scoreKey);
+  if (known !== undefined) return known;
+  const score = scoreIn(ctx, node, scoring);
+  return memoised === undefined ? score : assessor.rememberFor(memoised, scoreKey, score);
 }
 
 /**
