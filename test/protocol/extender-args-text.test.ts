@@ -274,3 +274,15 @@ describe('ExtenderArgs from the body text (a candidate list sent again is not pa
     });
   });
 });
+
+describe('a reader that remembers nothing (the cycle cache disabled)', () => {
+  it('decodes every body whole, sent again or expected, and answers as the remembering reader does', () => {
+    const forgetful = new ExtenderArgsReader(false);
+    const names = ['f-a', 'f-b', 'f-c'];
+    const text = body(names);
+    for (let i = 0; i < 4; i++) assert.deepEqual(outcome(() => forgetful.decode(text, JSON.parse, 'filter')), wholeBody(text));
+    forgetful.expectList('prioritize', names.length, JSON.stringify(names).slice(1, -1), () => names);
+    assert.deepEqual(outcome(() => forgetful.decode(text, JSON.parse, 'prioritize')), wholeBody(text));
+    assert.equal(forgetful.reuses, 0);
+  });
+});
