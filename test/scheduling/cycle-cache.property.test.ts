@@ -225,3 +225,34 @@ describe('cycle cache: enabled and disabled answer byte for byte alike', () => {
     );
   });
 });
+
+describe('cycle cache over HTTP', () => {
+  it('two servers on one cluster, the cache on and off, answer a filter-prioritize-preempt sequence byte for byte alike', async function () {
+    this.timeout(30_000);
+    const { serveSnapshot } = await import('../support/snapshot-server.js');
+    const objects = [
+      ...NODES.map((name) => node(name, { cpu: '4', memory: '16Gi', pods: '5' })),
+      pod('ns', 'r1', { node: 'n-a', cpu: '3', memory: '1Gi', rv: '1' }),
+      pod('ns', 'r2', { node: 'n-b', cpu: '1', memory: '6Gi', rv: '1', priority: 10 }),
+      pod('ns', 'r3', { nominated: 'n-c', cpu: '2', memory: '1Gi', rv: '1', priority: 100, phase: 'Pending' }),
+    ];
+    const servers = await Promise.all([true, false].map((enabled) => serveSnapshot(objects, { configure: (c) => (c.scheduling.cycleCache.enabled = enabled) })));
+    try {
+      const calls: Array<[string, string]> = [];
+      for (const spec of [...INCOMING, ...INCOMING]) {
+        const names = spec.id % 2 === 0 ? CANDIDATES : [...CANDIDATES].reverse();
+        calls.push(['/filter', JSON.stringify({ Pod: incomingPod(spec), Nodes: null, NodeNames: names })]);
+        calls.push(['/prioritize', JSON.stringify({ Pod: incomingPod(spec), Nodes: null, NodeNames: names.slice(0, 3) })]);
+        calls.push(['/preempt', JSON.stringify({ Pod: incomingPod(spec), NodeNameToVictims: null, NodeNameToMetaVictims: { 'n-a': { Pods: [{ UID: podUid('ns', 'r1') }], NumPDBViolations: 0 } } })]);
+      }
+      for (const [path, body] of calls) {
+        const [on, off] = await Promise.all(servers.map(async (s) => (await fetch(s.running.url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body })).text()));
+        assert.equal(on, off, `${path} ${body}`);
+      }
+      assert.equal(servers[0]?.running.cycleCache().enabled, true);
+      assert.equal(servers[1]?.running.cycleCache().enabled, false);
+    } finally {
+      await Promise.all(servers.map((s) => s.close()));
+    }
+  });
+});
