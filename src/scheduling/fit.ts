@@ -44,7 +44,7 @@ const UNKNOWN_NODE = failure([{ code: 'node_unknown' }]);
 const UNREADABLE_NODE = failure([{ code: 'node_allocatable_unreadable' }]);
 const NUMA_REASONS: readonly Reason[] = [{ code: 'numa_alignment' }];
 
-export function draIsEnabled(ledger: ClusterLedger, options: SchedulingOptions): boolean {
+function draIsEnabled(ledger: ClusterLedger, options: SchedulingOptions): boolean {
   const setting = options.dra.enabled;
   return setting === 'auto' ? ledger.draAccounting().hasMappings() : setting;
 }

@@ -23,7 +23,3 @@ export const RESOURCE_SCORERS: Readonly<Record<ScoringStrategy, ResourceScorer>>
   /** upstream mostResourceScorer: min(requested, allocatable) × 100 / allocatable. */
   MostAllocated: (requested, allocatable) => Math.floor(((requested > allocatable ? allocatable : requested) * MAX_NODE_SCORE) / allocatable),
 };
-
-export function isScoringStrategy(name: string): name is ScoringStrategy {
-  return (SCORING_STRATEGIES as readonly string[]).includes(name);
-}
