@@ -6,7 +6,7 @@
  * - a victim deleted behind the cache's back (the pod watch is slow) is still caught: the proof cannot complete,
  *   the fallback reads that victim directly and drops its node;
  * - degraded mode: once the Pod cache lags beyond freshness.maxServeLagSeconds, filter answers with Error set,
- *   prioritize fails and /readyz is 503; both recover; /debug/freshness shows the informers and written RVs;
+ *   prioritize answers 503 and /readyz is 503 (both counted as degraded); both recover; /debug/freshness shows the informers and written RVs;
  * - the rollback switch freshness.gate.enabled=false skips the victim proof, counted.
  */
 import assert from 'node:assert/strict';
@@ -141,7 +141,7 @@ describe('live source freshness end to end (fake API server)', function () {
     assert.equal(await metricValue(running.metrics, 'freshnessGateEnabled', {}), 0);
   });
 
-  it('degraded mode: a Pod cache lagging past maxServeLagSeconds makes filter answer with Error, prioritize fail and /readyz 503; all recover', async () => {
+  it('degraded mode: a Pod cache lagging past maxServeLagSeconds makes filter answer with Error, prioritize 503 and /readyz 503, counted as degraded; all recover', async () => {
     await start((c) => {
       c.freshness.maxServeLagSeconds = 1;
       c.freshness.bookmarkGraceSeconds = 1;
@@ -157,7 +157,11 @@ describe('live source freshness end to end (fake API server)', function () {
     const refused = await post(running.url, '/filter', filterBody);
     assert.match(String(refused.json['Error']), /degraded: Pod cache not known current/);
     assert.equal(refused.json['NodeNames'], null);
-    assert.equal((await post(running.url, '/prioritize', filterBody)).status, 500);
+    assert.equal((await post(running.url, '/prioritize', filterBody)).status, 503);
+    // Counted as degraded answers, not as ok (filter) nor as internal errors (prioritize).
+    assert.equal(await metricValue(running.metrics, 'httpRequests', { verb: 'filter', outcome: 'degraded' }), 1);
+    assert.equal(await metricValue(running.metrics, 'httpRequests', { verb: 'prioritize', outcome: 'degraded' }), 1);
+    assert.equal(await metricValue(running.metrics, 'httpRequests', { outcome: 'error' }), 0);
     const readyz = await fetch(`${running.opsUrl}/readyz`);
     assert.equal(readyz.status, 503);
     assert.match(JSON.stringify(await readyz.json()), /freshness.maxServeLagSeconds/);
