@@ -38,10 +38,9 @@ function preemptBody(nodeNames: string[]): string {
   return JSON.stringify({ Pod: PREEMPTOR, NodeNameToVictims: null, NodeNameToMetaVictims });
 }
 
-async function post(url: string, path: string, body: string): Promise<{ status: number; json: Record<string, unknown>; ms: number }> {
-  const started = performance.now();
+async function post(url: string, path: string, body: string): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown>, ms: performance.now() - started };
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
 describe('live source freshness end to end (fake API server)', function () {
@@ -70,29 +69,24 @@ describe('live source freshness end to end (fake API server)', function () {
     await api.close();
   });
 
-  it('/preempt with 100 candidates and 200 victims on a healthy quiet API server keeps every candidate, fast, with one quorum list', async () => {
+  // What keeps it fast is counted, not timed: one quorum list proves all 200 victims, no per-victim read, no wait
+  // beyond the informer catching up (the proof's outcome is `observed`).
+  it('/preempt with 100 candidates and 200 victims on a healthy quiet API server keeps every candidate with one quorum list', async () => {
     await start();
     api.clearRequests();
-    const started = performance.now();
     const reply = await post(running.url, '/preempt', preemptBody(nodeNames));
-    const elapsedMs = performance.now() - started;
     assert.equal(reply.status, 200);
     const kept = Object.keys(reply.json['NodeNameToMetaVictims'] as object);
     assert.equal(kept.length, NODES, 'no candidate dropped');
-    assert.ok(elapsedMs < 1000, `answered in ${elapsedMs.toFixed(0)} ms (kube-scheduler's default extender timeout is 5 s)`);
     assert.equal(api.countRequests({ verb: 'get', resource: 'pods' }), 0, 'no per-victim GET');
     assert.equal(api.countRequests({ verb: 'list', resource: 'pods' }), 1, 'one quorum list');
     assert.equal(api.requests({ verb: 'list', resource: 'pods' })[0]?.query['limit'], '1');
     assert.equal(await metricValue(running.metrics, 'freshnessProofs', { outcome: 'observed' }), 1);
-    const again: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const t = performance.now();
       const r = await post(running.url, '/preempt', preemptBody(nodeNames));
-      again.push(performance.now() - t);
       assert.equal(Object.keys(r.json['NodeNameToMetaVictims'] as object).length, NODES);
     }
-    again.sort((a, b) => a - b);
-    console.log(`      /preempt 100 candidates, 200 victims: first ${elapsedMs.toFixed(1)} ms, median of 5 more ${again[2]!.toFixed(1)} ms`);
+    assert.equal(api.countRequests({ verb: 'get', resource: 'pods' }), 0, 'still no per-victim GET');
 
     // Rollout telemetry: an approved victim that goes away is clocked from the approval.
     api.remove('pods', 'batch', 'n000-low-0');
@@ -109,7 +103,6 @@ describe('live source freshness end to end (fake API server)', function () {
     assert.equal(api.countRequests({ verb: 'get', resource: 'pods' }), 0, 'no per-victim GET');
     assert.equal(await metricValue(running.metrics, 'freshnessProofs', { outcome: 'quiet_probe' }), 1, 'proved by the probe, not by the informer');
     assert.equal(api.requests({ verb: 'watch', resource: 'pods' }).filter((r) => r.query['timeoutSeconds'] === '3').length, 1, 'one probe watch');
-    console.log(`      /preempt with quiet pods and a moved global RV: ${reply.ms.toFixed(0)} ms (quiet probe)`);
   });
 
   it('still catches a victim deleted behind the cache\'s back: the proof times out and that victim is read directly', async () => {
