@@ -9,6 +9,7 @@ import { requestPathMetrics } from './request-path-metrics.js';
 import { ledgerMetrics } from './ledger-metrics.js';
 import { clusterSourceMetrics } from './cluster-source-metrics.js';
 import { nominationMetrics } from './nomination-metrics.js';
+import { buildInfoMetrics } from './build-info-metrics.js';
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
@@ -25,6 +26,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     ...ledgerMetrics(r),
     ...clusterSourceMetrics(r),
     ...nominationMetrics(r),
+    ...buildInfoMetrics(r),
   };
 }
 
