@@ -6,7 +6,7 @@
  * two set-up commands and nothing else.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCliArguments } from '../../src/cli/debug-commands.js';
 import { parseCommandLine } from '../../src/config/cli.js';
@@ -88,8 +88,8 @@ function knownKey(text: string): boolean {
   return KNOWN_PATHS.some((known) => known === path || known.startsWith(`${path}.`));
 }
 
-/** The environment variables the code reads besides the configuration keys'. */
-const OTHER_VARIABLES = new Set(['KUBE_LEDGER_CONFIG', 'KUBE_LEDGER_SERVER']);
+/** The environment variables the code reads besides the configuration keys' (a test below finds each in src/). */
+const OTHER_VARIABLES = new Set(['KUBE_LEDGER_CONFIG', 'KUBE_LEDGER_SERVER', 'KUBE_LEDGER_REVISION']);
 const KNOWN_VARIABLES = new Set([...KNOWN_PATHS.map(envName), ...OTHER_VARIABLES]);
 
 /** A path in the repository; the docs also name files under src/ without that prefix (`config/cli.ts`). */
@@ -150,6 +150,14 @@ describe('documented commands, flags and settings', () => {
       assert.equal(check('npm start -- --prot 8888').length, 1);
       assert.equal(check('npm run no-such-script').length, 1);
       assert.equal(check('npm run bench -- --fast').length, 1);
+    });
+
+    it('knows only environment variables that the sources name', () => {
+      const sources = readdirSync(join(REPO_ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => readFileSync(join(REPO_ROOT, 'src', file), 'utf8'))
+        .join('\n');
+      for (const variable of OTHER_VARIABLES) assert.ok(sources.includes(`'${variable}'`), `${variable} is named nowhere in src/`);
     });
 
     it('refuses an unknown setting, variable or path and accepts keys, sections and wildcards', () => {
