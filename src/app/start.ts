@@ -15,6 +15,8 @@ import { ScopedDraAccounting } from '../ledger/dra/dra-scope.js';
 import { draLeversFrom, updateDraGauges } from './dra-telemetry.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { recordBuildInfo } from '../observability/build-info-metrics.js';
+import { buildIdentity } from './build-identity.js';
 import { SnapshotSource } from '../cluster/snapshot/snapshot-source.js';
 import type { ClusterSource } from '../cluster/source.js';
 import type { ReflectorTuning } from '../cluster/kube/reflector.js';
@@ -86,6 +88,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   let config = initial;
   const logger = deps.logger;
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
+  recordBuildInfo(metrics.buildInfo, buildIdentity());
   const dra = new DraLedger(
     { numaAttributes: [config.dra.numaAttribute, ...config.dra.extraNumaAttributes], freshnessWindowMs: config.dra.freshnessWindowSeconds * 1000 },
     {

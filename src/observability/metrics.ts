@@ -9,6 +9,7 @@ import { requestPathMetrics } from './request-path-metrics.js';
 import { ledgerMetrics } from './ledger-metrics.js';
 import { clusterSourceMetrics } from './cluster-source-metrics.js';
 import { nominationMetrics } from './nomination-metrics.js';
+import { buildInfoMetrics } from './build-info-metrics.js';
 import { collectProcessDefaults, processMetrics } from './process-metrics.js';
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
@@ -21,6 +22,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     ...ledgerMetrics(r),
     ...clusterSourceMetrics(r),
     ...nominationMetrics(r),
+    ...buildInfoMetrics(r),
     ...processMetrics(r),
   };
 }

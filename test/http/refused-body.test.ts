@@ -1,5 +1,5 @@
 /**
- * A refused body is still answered (issue: 3 of 1800 hostile clients saw EPIPE instead of the 413). The clients here
+ * A refused body is still answered (a client still sending could otherwise see EPIPE instead of the 413). The clients here
  * keep writing after the server has refused their body, as a client that sends its body before reading does; each
  * must read the whole 413, and the server must not let such a client hold the connection beyond the linger bound.
  */
