@@ -14,11 +14,14 @@ import { compareResourceVersions } from '../cluster/freshness/resource-version.j
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import { isTerminalPhase, type PodEntry } from '../ledger/pod-entry.js';
-import { assessIn, fitContext } from '../scheduling/fit.js';
+import { assessIn, fitContext, type FitContext } from '../scheduling/fit.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
 import type { NominationOverlay } from '../scheduling/recommend.js';
 import { ownedRecord } from './decision-record.js';
 import { admitsHint, displacement, type FitsWith, type NodeHint } from './node-hints.js';
+
+const NO_PODS: readonly PodEntry[] = [];
+const NO_HINTS: readonly NodeHint[] = [];
 
 interface BookEntry {
   pod: PodEntry;
@@ -87,6 +90,7 @@ function observed(cached: string, written: string): boolean {
 class BookOverlay implements NominationOverlay {
   private readonly hints = new Map<string, NodeHint[]>();
   private readonly booked = new Map<string, BookEntry[]>();
+  private readonly contexts = new Map<string, FitContext>();
 
   constructor(
     private readonly ledger: ClusterLedger,
@@ -102,7 +106,8 @@ class BookOverlay implements NominationOverlay {
   }
 
   reserving(node: NodeView, pod: PodEntry): readonly PodEntry[] {
-    return this.hintsOn(node).filter((h) => h.pod.uid !== pod.uid && h.pod.priority >= pod.priority).map((h) => h.pod);
+    const hints = this.hintsOn(node);
+    return hints.length === 0 ? NO_PODS : hints.filter((h) => h.pod.uid !== pod.uid && h.pod.priority >= pod.priority).map((h) => h.pod);
   }
 
   admits(node: NodeView, pod: PodEntry): boolean {
@@ -121,7 +126,9 @@ class BookOverlay implements NominationOverlay {
   }
 
   /** The ledger's nominations to the node, each replaced by the book's word where it has one, plus the book's own. */
-  private hintsOn(node: NodeView): NodeHint[] {
+  private hintsOn(node: NodeView): readonly NodeHint[] {
+    // Most nodes hold no nomination at all: nothing to look up or remember for them.
+    if (node.nominated.size === 0 && !this.booked.has(node.name)) return NO_HINTS;
     let hints = this.hints.get(node.name);
     if (hints) return hints;
     hints = [];
@@ -136,7 +143,14 @@ class BookOverlay implements NominationOverlay {
   }
 
   private fitsOn(node: NodeView): FitsWith {
-    return (pod, reserved) => assessIn({ ...fitContext(this.ledger, pod, this.options), reserving: () => reserved }, node).fits;
+    return (pod, reserved) => assessIn({ ...this.contextOf(pod), reserving: () => reserved }, node).fits;
+  }
+
+  /** One fit context per pod for this reconcile: its demand is compiled once, however many nodes and hints it meets. */
+  private contextOf(pod: PodEntry): FitContext {
+    let ctx = this.contexts.get(pod.uid);
+    if (!ctx) this.contexts.set(pod.uid, (ctx = fitContext(this.ledger, pod, this.options)));
+    return ctx;
   }
 }
 

@@ -24,17 +24,17 @@ import { trimPod } from '../cluster/trim.js';
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import { CONFIG_DEFAULTS } from '../config/defaults.js';
 import type { PodObject } from '../ledger/objects.js';
-import { isTerminalPhase, podEntryFromObject, type PodEntry } from '../ledger/pod-entry.js';
+import { podEntryFromObject, type PodEntry } from '../ledger/pod-entry.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
 import type { EventRecorder, PodRef, PodStatusClient } from './clients.js';
-import { ALGORITHM_VERSION, hasDecisionAnnotation, nominatePatch, tombstoneOf, withdrawPatch, type DecisionRecord } from './decision-record.js';
+import { ALGORITHM_VERSION, nominatePatch, tombstoneOf, withdrawPatch, type DecisionRecord } from './decision-record.js';
 import type { LeadershipView } from './leader-election.js';
 import { podIneligibility } from './eligibility.js';
 import { PendingPodTimes } from './pending-pod-times.js';
 import { NominationBook } from './nomination-book.js';
-import { DEFAULT_FALLBACK_COOLDOWN, inScope, planReconcile, type Cooldown, type NominationSettings, type Plan } from './reconcile-plan.js';
+import { bySchedulingOrder, DEFAULT_FALLBACK_COOLDOWN, inScope, isCandidate, planReconcile, type Cooldown, type NominationSettings, type Plan } from './reconcile-plan.js';
 
 export type NominatorMetrics = Pick<
   Metrics,
@@ -409,19 +409,4 @@ export class Nominator {
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => this.timers.setTimer(resolve, ms));
   }
-}
-
-/** Pending pods in scope, and pending pods with our record (which may need clearing even out of scope). */
-function isCandidate(pod: PodEntry, settings: NominationSettings): boolean {
-  if (pod.nodeName !== '' || isTerminalPhase(pod.phase) || pod.terminating) return false;
-  return inScope(pod, settings) || hasDecisionAnnotation(pod.object);
-}
-
-/** kube-scheduler's PrioritySort: higher priority first, then older (creation time), then by key. */
-function bySchedulingOrder(a: PodEntry, b: PodEntry): number {
-  if (a.priority !== b.priority) return b.priority - a.priority;
-  const ac = a.object.metadata.creationTimestamp ?? '';
-  const bc = b.object.metadata.creationTimestamp ?? '';
-  if (ac !== bc) return ac < bc ? -1 : 1;
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }

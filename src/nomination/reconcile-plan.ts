@@ -16,7 +16,7 @@ import { CONFIG_DEFAULTS } from '../config/defaults.js';
 import { isTerminalPhase, type PodEntry } from '../ledger/pod-entry.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
 import { invalidation, recommendNode, type NominationOverlay } from '../scheduling/recommend.js';
-import { expiresAtMs, fallbackCooldownEndMs, isTombstone, parseDecisionRecord, podSpecHash, type DecisionRecord } from './decision-record.js';
+import { expiresAtMs, fallbackCooldownEndMs, hasDecisionAnnotation, isTombstone, parseDecisionRecord, podSpecHash, type DecisionRecord } from './decision-record.js';
 import { nodeIneligibilityFor, podIneligibility } from './eligibility.js';
 
 export interface NominationSettings {
@@ -72,6 +72,21 @@ export function inScope(pod: PodEntry, settings: NominationSettings): boolean {
   if (!settings.namespaces.includes(pod.namespace)) return false;
   if (settings.priorityClasses.length === 0) return true;
   return settings.priorityClasses.includes(pod.object.spec?.priorityClassName ?? '');
+}
+
+/** Pending pods in scope, and pending pods with our record (which may need clearing even out of scope). */
+export function isCandidate(pod: PodEntry, settings: NominationSettings): boolean {
+  if (pod.nodeName !== '' || isTerminalPhase(pod.phase) || pod.terminating) return false;
+  return inScope(pod, settings) || hasDecisionAnnotation(pod.object);
+}
+
+/** The order pods are planned in, kube-scheduler's PrioritySort: higher priority first, then older, then by key. */
+export function bySchedulingOrder(a: PodEntry, b: PodEntry): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  const ac = a.object.metadata.creationTimestamp ?? '';
+  const bc = b.object.metadata.creationTimestamp ?? '';
+  if (ac !== bc) return ac < bc ? -1 : 1;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
 export function planReconcile(input: PlanInput): Plan {
