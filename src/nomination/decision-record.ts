@@ -59,12 +59,16 @@ export function parseDecisionRecord(pod: PodObject): DecisionRecord | undefined 
     };
     if (Number.isSafeInteger(value.fallbacks) && (value.fallbacks as number) > 0) record.fallbacks = value.fallbacks as number;
     // An unreadable withdrawal time still marks a tombstone (never mistaken for a live decision): it reads as long ago.
-    if (value.withdrawnAt !== undefined) record.withdrawnAt = typeof value.withdrawnAt === 'string' && !Number.isNaN(Date.parse(value.withdrawnAt)) ? value.withdrawnAt : new Date(0).toISOString();
+    if (value.withdrawnAt !== undefined) record.withdrawnAt = readableTime(value.withdrawnAt) ?? new Date(0).toISOString();
     if (typeof value.withdrawReason === 'string') record.withdrawReason = value.withdrawReason;
     return record;
   } catch {
     return undefined;
   }
+}
+
+function readableTime(value: unknown): string | undefined {
+  return typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? value : undefined;
 }
 
 /** A record that exists but cannot be read still marks the pod as touched by kube-ledger (never owned). */

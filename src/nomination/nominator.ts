@@ -4,15 +4,16 @@
  * workqueue contract (a key is handled by one worker at a time, re-adds coalesce, a re-add while processing is
  * delivered once afterwards), so one hung or slow key never delays the others (every API call has a deadline as
  * well). Workers plan from one shared book of decisions (nomination-book.ts): a decision is recorded there before its
- * PATCH is sent, so concurrent workers never over-nominate a node. Per-key backoff runs from 5 ms to `requeueCapMs`; the resync only queues idle keys, so it never resets or
- * bypasses a backoff. Each reconcile: written-RV gate first (never act on a cache older than our own last write;
- * skipped and counted when `gateEnabled()` is false), plan from one ledger view, then — right before the write —
- * re-check `enabled`, leadership and cache sync, so a config reload to `enabled: false` or a lost Lease stops writes
- * at once. A 409 re-reads the pod through the bounded direct reader, re-plans on that object and retries once, then
+ * PATCH is sent, so concurrent workers never over-nominate a node. Per-key backoff runs from 5 ms to `requeueCapMs`;
+ * the resync only queues idle keys (in the scheduler's queue order), so it never resets or bypasses a backoff. Each
+ * reconcile: written-RV gate first (never act on a cache older than our own last write; skipped and counted when
+ * `gateEnabled()` is false), plan from one ledger view and the book, then — right before the write — re-check
+ * `enabled`, leadership and cache sync, so a config reload to `enabled: false` or a lost Lease stops writes at once.
+ * A 409 re-reads the pod through the bounded direct reader, re-plans on that object and retries once, then
  * backs off; the re-plan stands back if someone else's value is now there (never overwrite). Nothing is written
- * before the cache has synced; after a restart owned nominations are recognised from their records (not re-issued)
- * and expired ones cleared by the same rules. Rollout telemetry (pending-to-bound by nominated or not) is recorded
- * by `PendingPodTimes`.
+ * before the cache has synced; after a restart owned nominations are recognised from their records (not re-issued),
+ * expired ones cleared by the same rules, and fallback cooldowns read back from the tombstones withdrawals leave.
+ * Rollout telemetry (pending-to-bound by nominated or not) is recorded by `PendingPodTimes`.
  */
 import { randomUUID } from 'node:crypto';
 import type { DirectReader } from '../cluster/freshness/direct-reader.js';

@@ -46,6 +46,9 @@ describe('decision record', () => {
     assert.equal(parseDecisionRecord(podWith('{not json', 'n1')), undefined);
     assert.equal(parseDecisionRecord(podWith(JSON.stringify({ ...record, node: '' }), 'n1')), undefined);
     assert.equal(parseDecisionRecord(podWith(JSON.stringify({ ...record, ttlSeconds: 0 }), 'n1')), undefined);
+    const garbled = podWith(JSON.stringify({ ...record, withdrawnAt: 'yesterday' }), 'n1');
+    assert.ok(isTombstone(parseDecisionRecord(garbled)!), 'an unreadable withdrawal time still marks a tombstone');
+    assert.equal(ownedRecord(garbled), undefined);
   });
 
   it('withdraw patch clears the value and leaves a tombstone; clear patch removes both (merge-patch nulls)', () => {
