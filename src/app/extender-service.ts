@@ -20,9 +20,9 @@ import type { SchedulingOptions } from '../scheduling/options.js';
 import { preempt, proposedNodes } from '../scheduling/preempt.js';
 import { prioritizeReply } from '../scheduling/prioritize.js';
 import type { PriorityReply } from '../protocol/priority-reply.js';
+import { HttpProblem } from '../http/http-problem.js';
 import type { ClusterSource, VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
 import type { ExtenderService, Readiness } from '../http/extender-port.js';
-import { HttpProblem } from '../http/http-problem.js';
 
 export interface ServiceDeps {
   ledger: ClusterLedger;
@@ -96,7 +96,7 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       refuseOnPartialView();
       // The prioritize reply has no error field: a failed call is kube-scheduler's way to score without us.
       const lagging = options.mode === 'shadow' ? undefined : laggingNow('prioritize');
-      if (lagging) throw new Error(lagging);
+      if (lagging) throw new HttpProblem(503, 'degraded', lagging);
       const scores = prioritizeReply(ledger, args, options);
       if (options.mode === 'shadow') {
         const differs = new Set(scores.scores).size > 1;
@@ -187,10 +187,10 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
     return `kube-ledger has not completed the first list of every resource yet${which}; not answering from a partial view`;
   }
 
-  /** prioritize and preempt have no error field: 503, as for any refusal of theirs (http/extender-routes.ts). */
+  /** prioritize and preempt have no error field: 503, counted as `degraded` like filter's answer with `Error` set. */
   function refuseOnPartialView(): void {
     const partial = partialView();
-    if (partial) throw new HttpProblem(503, 'unavailable', partial);
+    if (partial) throw new HttpProblem(503, 'degraded', partial);
   }
 
   function laggingNow(verb: 'filter' | 'prioritize'): string | undefined {
