@@ -63,7 +63,7 @@ export function draRowsFor(ledger: ClusterLedger, useDra: boolean): DraUsedRows 
  */
 export function adjustmentsFor(ctx: FitContext, node: NodeView, removal: Removal = NO_REMOVAL): NodeAdjustments | undefined {
   const { ledger, pod, draRows } = ctx;
-  const reserved = reservingPods(node, pod);
+  const reserved = ctx.reserving ? ctx.reserving(node) : reservingPods(node, pod);
   // UIDs are unique: the pod can be among this node's pods only where the ledger has it bound (settled per call).
   const self = node === ctx.boundTo ? node.pods.get(pod.uid) : undefined;
   if (reserved.length === 0 && self === undefined && removal.podUids.size === 0) return undefined;
@@ -105,6 +105,8 @@ export interface FitContext {
   boundTo: NodeView | undefined;
   /** Scoring scratch, filled by the first score of the call (prioritize.ts). */
   scoring?: unknown;
+  /** The nominated pods reserving room on a node for this pod, when the caller keeps its own view (the nominator's). */
+  reserving?: (node: NodeView) => readonly PodEntry[];
 }
 
 export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): FitContext {
@@ -152,7 +154,7 @@ export function assessWithDetail(ledger: ClusterLedger, node: NodeView, pod: Pod
 /** `assessFit` within a call's context. */
 export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: Removal, sink?: DetailSink): FitVerdict {
   if (!node) return UNKNOWN_NODE;
-  if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo) {
+  if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo && !ctx.reserving) {
     // The hot path: nothing but the node's rows and its DRA use.
     return fitKernel(node, ctx.demand, undefined, draRowOn(ctx, node), sink);
   }
@@ -164,7 +166,7 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
   const footprint = ctx.claims ? draAssessmentFor(ledger, pod, node, ctx.useDra) : undefined;
   const refusal = footprint ? draRefusal(footprint, options, sink) : undefined;
   if (refusal) return refusal;
-  const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0);
+  const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0) && !ctx.reserving;
   const adjust = plain ? undefined : adjustmentsFor(ctx, node, removal);
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
   const verdict = fitKernel(node, demand, adjust, adjust ? undefined : draRowOn(ctx, node), sink);
