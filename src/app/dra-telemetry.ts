@@ -6,8 +6,8 @@ import type { ExtenderConfig } from '../config/schema.js';
 import { parseLabelSelector } from '../config/label-selector-text.js';
 import type { DraLedger } from '../ledger/dra/dra-ledger.js';
 import type { DraLevers } from '../ledger/dra/dra-scope.js';
-import { gaugeValue } from '../ledger/resources.js';
 import type { Metrics } from '../observability/metrics.js';
+import { setResourceGauge } from './resource-gauge-values.js';
 
 export function draLeversFrom(config: ExtenderConfig): DraLevers {
   const text = config.dra.nodeSelector.trim();
@@ -23,9 +23,7 @@ export function updateDraGauges(dra: DraLedger, metrics: Metrics, now: number = 
   metrics.draStatusDivergingClaims.set(stats.divergingClaims);
   metrics.draCarriedOverClaims.set(stats.carriedOverClaims);
   metrics.draNodeAllocatableUsed.reset();
-  for (const [resource, amount] of stats.clusterUsed) {
-    metrics.draNodeAllocatableUsed.set({ resource }, gaugeValue(resource, Number(amount)));
-  }
+  for (const [resource, amount] of stats.clusterUsed) setResourceGauge(metrics.draNodeAllocatableUsed, resource, Number(amount));
   metrics.draSliceObservationAgeSeconds.reset();
   for (const [driver, observedAt] of stats.oldestSliceObservations) {
     metrics.draSliceObservationAgeSeconds.set({ driver }, Math.max(0, (now - observedAt) / 1000));

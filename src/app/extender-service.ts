@@ -2,6 +2,12 @@
  * Glue between HTTP and the pure scheduling functions: reads the current options, runs the verb on the ledger,
  * records metrics and logs, applies shadow mode, and for preemption first asks the freshness layer which candidate
  * nodes can be trusted (the only await, placed before the decision reads the ledger).
+ *
+ * No answer comes from a partial view: until the source has completed the first list of every resource, filter
+ * answers with `Error` set and prioritize and preempt with 503, whoever calls (readiness keeps only the Service away;
+ * a caller on the pod IP gets the same refusal). A relist in progress keeps the previous complete view (the source
+ * replaces it atomically), so it is answered from that. In shadow mode the answers are the pass-through ones, which
+ * read nothing.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import { exportLedger, exportNode } from '../ledger/ledger-export.js';
@@ -13,16 +19,17 @@ import { candidatesFromArgs, filter, type FailureDescriber, type FailureSampling
 import type { SchedulingOptions } from '../scheduling/options.js';
 import { preempt, proposedNodes } from '../scheduling/preempt.js';
 import { prioritize } from '../scheduling/prioritize.js';
-import type { CycleCache } from '../scheduling/cycle-cache.js';
+import { CycleCache } from '../scheduling/cycle-cache.js';
 import type { ExtenderArgsReader } from '../protocol/extender-args-text.js';
 import type { PriorityReply } from '../protocol/priority-reply.js';
+import { HttpProblem } from '../http/http-problem.js';
 import type { ClusterSource, VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
 import type { ExtenderService, Readiness } from '../http/extender-port.js';
 
 export interface ServiceDeps {
   ledger: ClusterLedger;
-  /** What the verbs remember between calls; read per call (a reload may replace it). */
-  cycleCache: () => CycleCache;
+  /** What the verbs remember between calls; read per call (a reload may replace it). Default: one of the service's own. */
+  cycleCache?: () => CycleCache;
   source: Pick<ClusterSource, 'hasSynced' | 'freshness'>;
   options: () => SchedulingOptions;
   metrics: Metrics;
@@ -45,21 +52,24 @@ export const FAILING_NODES_LOGGED = 10;
 
 export function createExtenderService(deps: ServiceDeps): ExtenderService {
   const { ledger, metrics, logger } = deps;
+  const cycleCache = deps.cycleCache ?? always(new CycleCache());
 
   const service: ExtenderService = {
     get argsReader(): ExtenderArgsReader {
-      return deps.cycleCache().argsReader;
+      return cycleCache().argsReader;
     },
 
     filter(args: ExtenderArgs): ExtenderFilterResult {
       const options = deps.options();
-      const lagging = options.mode === 'shadow' ? undefined : laggingNow('filter');
+      const partial = partialView();
+      if (partial && options.mode === 'shadow') return shadowFilter(args);
+      const lagging = partial ?? (options.mode === 'shadow' ? undefined : laggingNow('filter'));
       if (lagging) return { Nodes: null, NodeNames: null, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: lagging };
       // Checked once per call: at info level the scan keeps no per-node sample and computes no detail.
       const sampling: FailureSampling | undefined = logger.isEnabled('debug')
         ? { limit: FAILING_NODES_LOGGED, ...(deps.describeFailure ? { describe: deps.describeFailure } : {}) }
         : undefined;
-      const decision = filter(ledger, args, options, deps.cycleCache(), sampling);
+      const decision = filter(ledger, args, options, cycleCache(), sampling);
       if (decision.failingSample && decision.failingSample.length > 0) {
         logger.debug('filter: failing nodes', {
           pod: podName(args.Pod),
@@ -92,10 +102,11 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
 
     prioritize(args: ExtenderArgs): HostPriorityList | PriorityReply {
       const options = deps.options();
+      refuseOnPartialView();
       // The prioritize reply has no error field: a failed call is kube-scheduler's way to score without us.
       const lagging = options.mode === 'shadow' ? undefined : laggingNow('prioritize');
-      if (lagging) throw new Error(lagging);
-      const scores = prioritize(ledger, args, options, deps.cycleCache());
+      if (lagging) throw new HttpProblem(503, 'degraded', lagging);
+      const scores = prioritize(ledger, args, options, cycleCache());
       if (options.mode === 'shadow') {
         const differs = new Set(scores.scores).size > 1;
         metrics.shadowDecisions.inc({ verb: 'prioritize', differs: String(differs) });
@@ -106,9 +117,11 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
 
     async preempt(args: ExtenderPreemptionArgs): Promise<ExtenderPreemptionResult> {
       const proposals = proposedNodes(args);
+      if (deps.options().mode === 'shadow' && partialView()) return shadowPreempt(proposals);
+      refuseOnPartialView();
       const stale = deps.victimFreshness ? await deps.victimFreshness(victimRefs(ledger, proposals)) : new Map<string, string>();
       const options = deps.options();
-      const decision = preempt(ledger, args, options, stale, deps.cycleCache());
+      const decision = preempt(ledger, args, options, stale, cycleCache());
       for (const node of decision.nodes) {
         metrics.preemptCandidates.inc({ outcome: node.outcome });
         if (node.outcome !== 'kept') logger.debug('preemption candidate dropped', { node: node.node, outcome: node.outcome, reason: node.reason });
@@ -175,6 +188,20 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
     degradedShown = value;
   }
 
+  /** Why the view is partial (a resource has not completed its first list), or undefined once it is complete. */
+  function partialView(): string | undefined {
+    if (deps.source.hasSynced()) return undefined;
+    const pending = Object.entries(deps.source.freshness().resources).filter(([, f]) => f?.state === 'unsynced').map(([kind]) => kind);
+    const which = pending.length > 0 ? ` (${pending.join(', ')})` : '';
+    return `kube-ledger has not completed the first list of every resource yet${which}; not answering from a partial view`;
+  }
+
+  /** prioritize and preempt have no error field: 503, counted as `degraded` like filter's answer with `Error` set. */
+  function refuseOnPartialView(): void {
+    const partial = partialView();
+    if (partial) throw new HttpProblem(503, 'degraded', partial);
+  }
+
   function laggingNow(verb: 'filter' | 'prioritize'): string | undefined {
     const lagging = deps.servingLag?.();
     showDegraded(lagging);
@@ -182,6 +209,10 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
     return lagging;
   }
   return service;
+}
+
+function always<T>(value: T): () => T {
+  return () => value;
 }
 
 function podName(pod: ExtenderArgs['Pod']): string {

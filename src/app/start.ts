@@ -15,19 +15,21 @@ import { ScopedDraAccounting } from '../ledger/dra/dra-scope.js';
 import { draLeversFrom, updateDraGauges } from './dra-telemetry.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { recordBuildInfo } from '../observability/build-info-metrics.js';
+import { buildIdentity } from './build-identity.js';
 import { SnapshotSource } from '../cluster/snapshot/snapshot-source.js';
 import type { ClusterSource } from '../cluster/source.js';
 import type { ReflectorTuning } from '../cluster/kube/reflector.js';
 import type { RunningNominator } from '../nomination/kube-nominator.js';
 import type { KubeRuntime, NominatorKnobs } from './kube-runtime.js';
 import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
-import { gaugeValue } from '../ledger/resources.js';
 import { CycleCache } from '../scheduling/cycle-cache.js';
 import { repeatEvery } from './repeating-timer.js';
 import { httpOptionsFromConfig } from '../http/server-options.js';
 import { startExtenderServer } from '../http/server.js';
 import { createExtenderService } from './extender-service.js';
 import { releaseLoadGarbage } from './release-load-garbage.js';
+import { setResourceGauge } from './resource-gauge-values.js';
 import { schedulingOptionsFrom } from './scheduling-options.js';
 import { servingLagProblem, throttled } from './serving-lag.js';
 import { VictimTerminationClock } from '../nomination/victim-termination.js';
@@ -94,6 +96,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   const timers = deps.timers ?? realTimerScheduler;
   let cycleCache = new CycleCache({ enabled: config.scheduling.cycleCache.enabled });
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
+  recordBuildInfo(metrics.buildInfo, buildIdentity());
   const dra = new DraLedger(
     { numaAttributes: [config.dra.numaAttribute, ...config.dra.extraNumaAttributes], freshnessWindowMs: config.dra.freshnessWindowSeconds * 1000 },
     {
@@ -148,6 +151,8 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     source = kube.source;
   }
 
+  // The configured switch, whatever the source: a snapshot source has nothing to gate, but 0 would read as "off".
+  metrics.freshnessGateEnabled.set(config.freshness.gate.enabled ? 1 : 0);
   const victimClock = new VictimTerminationClock(metrics);
   const service = createExtenderService({
     ledger,
@@ -205,6 +210,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
       options = schedulingOptionsFrom(next);
       logger.setLevel(next.logging.level);
       if (next.scheduling.cycleCache.enabled !== cycleCache.enabled) cycleCache = new CycleCache({ enabled: next.scheduling.cycleCache.enabled });
+      metrics.freshnessGateEnabled.set(next.freshness.gate.enabled ? 1 : 0);
       scopedDra.setLevers(draLeversFrom(next));
       server.setLive({ debugEnabled: debugEnabledFor(next, choice), maxInFlightPerVerb: next.server.maxInFlightPerVerb });
       kube?.setConfig(next);
@@ -251,7 +257,7 @@ function updateLedgerGauges(ledger: ClusterLedger, dra: DraLedger, metrics: Metr
   metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
   const totals = ledger.resourceTotals();
   for (const [resource, total] of totals.allocatable) {
-    metrics.ledgerAllocatable.set({ resource }, gaugeValue(resource, total));
-    metrics.ledgerRequested.set({ resource }, gaugeValue(resource, totals.requested.get(resource) ?? 0));
+    setResourceGauge(metrics.ledgerAllocatable, resource, total);
+    setResourceGauge(metrics.ledgerRequested, resource, totals.requested.get(resource) ?? 0);
   }
 }

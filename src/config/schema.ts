@@ -1,11 +1,10 @@
 /**
  * The extender configuration: its shape, its defaults and the rules every value must satisfy. One table (`FIELDS`,
- * one entry per key) drives the type `ExtenderConfig`, the defaults, validation, live reload and the reference, so
- * they cannot drift apart.
+ * one entry per key) drives the type `ExtenderConfig`, the defaults, validation, live reload and the configuration
+ * reference (docs/configuration.md), so they cannot drift apart.
  */
 import { labelSelectorProblem } from './label-selector-text.js';
 import { SCORING_STRATEGIES } from '../scheduling/score-strategies.js';
-
 
 export type FieldRule =
   | { type: 'int'; min: number; max: number }
@@ -142,7 +141,7 @@ export type LiveKey = Extract<Field, { live: true }>['path'];
 export interface DeprecatedFieldSpec {
   path: string;
   rule: FieldRule;
-  /** Why it is gone and what replaces it; the warning and the README say this. */
+  /** Why it is gone and what replaces it; the warning and the configuration reference say this. */
   reason: string;
 }
 

@@ -71,6 +71,8 @@ export interface FitContext {
   boundSlot: number;
   /** The slot of the pod's nominated node when the nominated-node policy is not off, else NO_SLOT. */
   nominatedSlot: number;
+  /** The nominated pods reserving room on a node for this pod, when the caller keeps its own view (the nominator's). */
+  reserving?: (node: NodeView) => readonly PodEntry[];
 }
 
 /** The call's context; with a cycle cache (the verbs) the demand and DRA rows are the cache's, else made for this call. */
@@ -101,13 +103,14 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
  * Whether the node at `slot` of `table` is answered by its rows alone, with no per-node assessment or adjustment: the
  * one decision behind every fast path. Never the pod's nominated node (the fit checks its reservations there; the
  * score may be the maximum). For the fit: a pod without anything DRA could say, a plain node (known, allocatable
- * readable, no nominated pods reserving room) that is not the pod's own. For the score: unless the score counts
- * the pod's DRA footprint (scores count neither nominated pods nor the pod's own binding).
+ * readable, no nominated pods reserving room) that is not the pod's own, and reservations as the ledger holds them
+ * (not a caller's own view). For the score: unless the score counts the pod's DRA footprint (scores count neither
+ * nominated pods nor the pod's own binding).
  */
 export function rowsAnswer(ctx: FitContext, table: NodeTableView, slot: number, purpose: 'fit' | 'score'): boolean {
   if (slot === ctx.nominatedSlot) return false;
   if (purpose === 'score') return !ctx.scoresFootprint;
-  return !ctx.claims && table.plain[slot] === 1 && slot !== ctx.boundSlot;
+  return !ctx.claims && table.plain[slot] === 1 && slot !== ctx.boundSlot && ctx.reserving === undefined;
 }
 
 /** The node's DRA use as a row by resource id (undefined with DRA off or nothing used there). */
@@ -121,7 +124,7 @@ export function draRowOn(ctx: Pick<FitContext, 'draRows'>, node: NodeView): Read
  */
 export function adjustmentsFor(ctx: FitContext, node: NodeView, removal?: Removal): NodeAdjustments | undefined {
   const { ledger, pod, draRows } = ctx;
-  const reserved = reservingPods(node, pod);
+  const reserved = ctx.reserving ? ctx.reserving(node) : reservingPods(node, pod);
   // UIDs are unique: the pod can be among this node's pods only where the ledger has it bound (settled per call).
   const self = node === ctx.boundTo ? node.pods.get(pod.uid) : undefined;
   let removed: PodEntry[] | undefined = self ? [self] : undefined;

@@ -29,8 +29,8 @@ describe('configuration', () => {
 
   it('every schema field is documented in the configuration reference', async () => {
     const { readFile } = await import('node:fs/promises');
-    const reference = await readFile('docs/configuration-reference.md', 'utf8');
-    for (const field of FIELDS) assert.ok(reference.includes(`\`${field.path}\``), `the reference lacks ${field.path}`);
+    const reference = await readFile('docs/configuration.md', 'utf8');
+    for (const field of FIELDS) assert.ok(reference.includes(`\`${field.path}\``), `docs/configuration.md lacks ${field.path}`);
   });
 
   const invalid: Array<[string, string, RegExp]> = [
