@@ -12,6 +12,7 @@ import { isNodeAllocatableResource } from '../../src/ledger/dra/mapped-quantity.
 import { assessFit, fitContext } from '../../src/scheduling/fit.js';
 import { compileWeights } from '../../src/scheduling/score-kernel.js';
 import { ledgerOf, node, pod, schedulingOptions } from '../support/builders.js';
+import { gaugeUnitOf } from '../../src/app/resource-gauge-values.js';
 import { metricValue } from '../support/metric-value.js';
 import { serveSnapshot } from '../support/snapshot-server.js';
 
@@ -64,15 +65,16 @@ describe('resource registry', () => {
     assert.deepEqual(names.filter((r) => resourceFacts(r).draTarget), ['cpu', 'memory', 'ephemeral-storage', 'hugepages-2Mi', 'hugepages-1Gi']);
   });
 
-  it('the gauges convert by the registry\'s unit: cores for millicores, the unit itself otherwise', async () => {
+  it('the gauges take the registry\'s unit: cpu in cores, bytes in bytes, the rest in units', async () => {
     assert.equal(gaugeValue('cpu', 1500), 1.5);
     assert.equal(gaugeValue('memory', 1024), 1024);
+    assert.deepEqual(['cpu', 'memory', 'hugepages-2Mi', 'pods', 'example.com/widget'].map(gaugeUnitOf), ['cores', 'bytes', 'bytes', 'units', 'units']);
     const served = await serveSnapshot([node('n', { cpu: '3500m', memory: '2Gi', 'example.com/widget': '4' })]);
     try {
       const metrics = served.running.metrics;
-      assert.equal(await metricValue(metrics, 'ledgerAllocatable', { resource: 'cpu' }), 3.5);
-      assert.equal(await metricValue(metrics, 'ledgerAllocatable', { resource: 'memory' }), 2 * 1024 ** 3);
-      assert.equal(await metricValue(metrics, 'ledgerAllocatable', { resource: 'example.com/widget' }), 4);
+      assert.equal(await metricValue(metrics, 'kube_ledger_ledger_allocatable_cpu_cores'), 3.5);
+      assert.equal(await metricValue(metrics, 'kube_ledger_ledger_allocatable_bytes', { resource: 'memory' }), 2 * 1024 ** 3);
+      assert.equal(await metricValue(metrics, 'kube_ledger_ledger_allocatable_units', { resource: 'example.com/widget' }), 4);
     } finally {
       await served.close();
     }
@@ -80,15 +82,16 @@ describe('resource registry', () => {
 
   it('an entry added to the registry changes the fit rule\'s order, the units and the gauge, with no other edit', async () => {
     const named = NAMED_RESOURCES as Record<string, ResourceFacts>;
-    named['example.com/widget'] = { unit: 'millicores', scalar: false, extended: true, draTarget: false, reportOrder: 0, nonZeroDefault: undefined };
+    named['example.com/widget'] = { unit: 'bytes', scalar: false, extended: true, draTarget: false, reportOrder: 0, nonZeroDefault: undefined };
     try {
       assert.equal(reasonsFor(EVERYTHING), 'Too many pods, Insufficient example.com/widget, Insufficient cpu, Insufficient memory, Insufficient ephemeral-storage, Insufficient hugepages-2Mi');
-      assert.equal(resourceAmount('example.com/widget', '2'), 2000n);
-      assert.equal(formatAmount('example.com/widget', 2500n), '2500m');
+      assert.equal(formatAmount('example.com/widget', 2048n), '2Ki');
       assert.equal(compileWeights(new Map([['example.com/widget', 1n]]))[0]?.scalar, false);
-      const served = await serveSnapshot([node('n', { cpu: '1', 'example.com/widget': '2500m' })]);
+      const served = await serveSnapshot([node('n', { cpu: '1', 'example.com/widget': '2Ki' })]);
       try {
-        assert.equal(await metricValue(served.running.metrics, 'ledgerAllocatable', { resource: 'example.com/widget' }), 2.5);
+        const metrics = served.running.metrics;
+        assert.equal(await metricValue(metrics, 'kube_ledger_ledger_allocatable_bytes', { resource: 'example.com/widget' }), 2048);
+        assert.equal(await metricValue(metrics, 'kube_ledger_ledger_allocatable_units', { resource: 'example.com/widget' }), 0);
       } finally {
         await served.close();
       }
