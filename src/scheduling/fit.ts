@@ -24,7 +24,8 @@ import {
 } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
 import type { Reason } from './reasons.js';
-import { draAssessmentFor, draRefusal, podUsesDra } from './dra-verdict.js';
+import { draAssessmentFor, draRefusal, podUsesDra, unknownUseOf, unknownUseRefusal } from './dra-verdict.js';
+import type { DraUnknownUse } from '../ledger/dra-port.js';
 import { draUsedRows, type DraUsedRows } from './dra-used-rows.js';
 import type { DenseRow } from '../ledger/numeric-amounts.js';
 
@@ -100,6 +101,8 @@ export interface FitContext {
   draRows: DraUsedRows | undefined;
   /** DRA has something to say about the pod (claims, a DRA-made claim, DRA-served extended resources): per-node assessment. */
   claims: boolean;
+  /** Nodes whose DRA use is unknown since a restart (undefined when none or DRA is off). */
+  draUnknown: ReadonlyMap<string, DraUnknownUse> | undefined;
   demand: CompiledDemand;
   /** The node the ledger has this pod bound to (it is taken off there), if any. */
   boundTo: NodeView | undefined;
@@ -117,6 +120,7 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
     useDra,
     draRows: draRowsFor(ledger, useDra),
     claims: podUsesDra(pod, ledger.draAccounting()),
+    draUnknown: useDra ? unknownUseOf(ledger.draAccounting()) : undefined,
     demand: compileDemand(pod),
     boundTo: known?.nodeName ? ledger.node(known.nodeName) : undefined,
   };
@@ -125,7 +129,7 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
 /** `fitContext` with DRA accounting on or off as the caller says, whatever the options would settle. */
 export function fitContextWithDra(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, useDra: boolean): FitContext {
   const ctx = fitContext(ledger, pod, options);
-  return useDra === ctx.useDra ? ctx : { ...ctx, useDra, draRows: draRowsFor(ledger, useDra) };
+  return useDra === ctx.useDra ? ctx : { ...ctx, useDra, draRows: draRowsFor(ledger, useDra), draUnknown: useDra ? unknownUseOf(ledger.draAccounting()) : undefined };
 }
 
 export function assessFit(
@@ -152,6 +156,11 @@ export function assessWithDetail(ledger: ClusterLedger, node: NodeView, pod: Pod
 /** `assessFit` within a call's context. */
 export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: Removal, sink?: DetailSink): FitVerdict {
   if (!node) return UNKNOWN_NODE;
+  const unknown = ctx.draUnknown?.get(node.name);
+  if (unknown !== undefined && !ctx.claims) {
+    const refusal = unknownUseRefusal(unknown, [ctx.pod.requests], ctx.options, removal?.podUids, sink);
+    if (refusal) return refusal;
+  }
   if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo) {
     // The hot path: nothing but the node's rows and its DRA use.
     return fitKernel(node, ctx.demand, undefined, draRowOn(ctx, node), sink);
@@ -164,6 +173,10 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
   const footprint = ctx.claims ? draAssessmentFor(ledger, pod, node, ctx.useDra) : undefined;
   const refusal = footprint ? draRefusal(footprint, options, sink) : undefined;
   if (refusal) return refusal;
+  if (unknown !== undefined && ctx.claims) {
+    const refused = unknownUseRefusal(unknown, footprint ? [pod.requests, footprint.footprint] : [pod.requests], options, removal?.podUids, sink);
+    if (refused) return refused;
+  }
   const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0);
   const adjust = plain ? undefined : adjustmentsFor(ctx, node, removal);
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;

@@ -26,6 +26,8 @@ const NO_CLAIM_STATUSES: ReadonlyMap<string, PodClaimStatus> = new Map();
 export class ReservingPods {
   private readonly byKey = new Map<string, PodInfo>();
   private readonly byUid = new Map<string, PodInfo>();
+  /** Bound pods that report claim use in their status, by node (their use counts whatever happens to the claims). */
+  private readonly reportingByNode = new Map<string, Set<PodInfo>>();
 
   get size(): number {
     return this.byKey.size;
@@ -64,9 +66,37 @@ export class ReservingPods {
     // binding, a phase) is overwritten where it is: deleting and adding it again appended to two 150k-entry hash
     // tables per event and left a hole in each for a later rehash.
     const replaced = old !== undefined && old.uid !== info.uid ? this.forget(old) : [];
+    if (old !== undefined && old.uid === info.uid) this.unindexReporting(old);
     this.byKey.set(info.key, info);
     if (info.uid) this.byUid.set(info.uid, info);
+    this.indexReporting(info);
     return [...replaced, info.uid];
+  }
+
+  /** The node a pod of this key is bound to now (before an update: where its old use counted). */
+  nodeOf(key: string): string | undefined {
+    return this.byKey.get(key)?.node;
+  }
+
+  /** Bound, running pods on the node that report claim use in their status, by key (deterministic order). */
+  reportingOn(node: string): PodInfo[] {
+    const pods = this.reportingByNode.get(node);
+    if (!pods) return [];
+    return [...pods].filter(isRunning).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  private indexReporting(info: PodInfo): void {
+    if (info.claimStatuses.size === 0 || !info.node) return;
+    let pods = this.reportingByNode.get(info.node);
+    if (!pods) this.reportingByNode.set(info.node, (pods = new Set()));
+    pods.add(info);
+  }
+
+  private unindexReporting(info: PodInfo): void {
+    if (!info.node) return;
+    const pods = this.reportingByNode.get(info.node);
+    pods?.delete(info);
+    if (pods?.size === 0) this.reportingByNode.delete(info.node);
   }
 
   /** Returns the UIDs whose claims may count differently now. */
@@ -90,6 +120,7 @@ export class ReservingPods {
   }
 
   private forget(info: PodInfo): string[] {
+    this.unindexReporting(info);
     this.byKey.delete(info.key);
     if (this.byUid.get(info.uid) === info) this.byUid.delete(info.uid);
     return [info.uid];
