@@ -23,6 +23,8 @@ export interface DraPodFootprint {
    * another pod, or a pod-level request that does not cover containers plus claims.
    */
   refusal?: DraRefusal;
+  /** The devices the structured allocator would give each pending claim here: claim key → `driver/pool/device (request)`. */
+  predicted?: Record<string, string[]>;
   /** Unallocated claims whose estimate consumes mapped node resources here (held back by `dra.admitNewClaims: false`). */
   newMappedClaims?: string[];
   /** Set when `dra.admitNewClaims: false` holds this pod's new mapped claims back (rollback lever). */

@@ -117,7 +117,7 @@ class Search {
     this.devices = [];
     for (const pool of ctx.pools) {
       for (const d of pool.ordered) this.poolOf.set(d, pool);
-      if (pool.presentSlices < pool.expectedSlices || pool.invalid !== undefined) continue;
+      if (pool.presentSlices !== pool.expectedSlices || pool.invalid !== undefined) continue;
       this.devices.push(...pool.ordered);
     }
     this.results = claims.map(() => []);
@@ -181,7 +181,7 @@ class Search {
   private allDevicesFor(where: string, data: RequestData): DeviceRecord[] {
     const out: DeviceRecord[] = [];
     for (const pool of this.ctx.pools) {
-      if (pool.presentSlices < pool.expectedSlices) throw new Stop({ kind: 'failed', reason: `${where}: asks for all devices, but resource pool ${pool.key} is currently being updated` });
+      if (pool.presentSlices !== pool.expectedSlices) throw new Stop({ kind: 'failed', reason: `${where}: asks for all devices, but resource pool ${pool.key} is currently being updated` });
       if (pool.invalid !== undefined) throw new Stop({ kind: 'failed', reason: `${where}: asks for all devices, but resource pool ${pool.key} is currently invalid` });
       for (const device of pool.ordered) if (this.isSelectable(data, device) && this.capacityFor(data, device) !== undefined) out.push(device);
     }

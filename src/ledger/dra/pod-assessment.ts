@@ -187,7 +187,9 @@ function addAllocation(work: Working, key: string, results: readonly AllocatedDe
     addPrice(amounts, price.amounts);
     for (const p of price.problems) work.result.notes.push(`claim ${key}: ${p}`);
   }
-  if (results.length > 0) work.result.notes.push(`claim ${key}: the allocator would give it ${results.map((r) => `${r.device.key} (${r.request})`).join(', ')} on ${node}`);
+  const picked = results.map((r) => `${r.device.key} (${r.request})`);
+  (work.result.predicted ??= {})[key] = picked;
+  if (results.length > 0) work.result.notes.push(`claim ${key}: the allocator would give it ${picked.join(', ')} on ${node}`);
   if ([...byDevice.keys()].some((d) => d.mappings.length > 0 || d.unsupported)) {
     (work.result.newMappedClaims ??= []).push(key);
     work.result.estimated = true;
