@@ -403,6 +403,7 @@ export class DraLedger implements DraAccounting {
   }
 
   private refreshClaim(key: string, touched: { uids: Set<string>; devices: Set<string> }): void {
+    for (const node of this.pods.nodesReporting(key)) this.dirtyNodes.add(node);
     const old = this.records.get(key);
     if (old) {
       this.indexes.remove(old, touched);

@@ -28,6 +28,8 @@ export class ReservingPods {
   private readonly byUid = new Map<string, PodInfo>();
   /** Bound pods that report claim use in their status, by node (their use counts whatever happens to the claims). */
   private readonly reportingByNode = new Map<string, Set<PodInfo>>();
+  /** The same pods by the claim keys they report. */
+  private readonly reportingByClaim = new Map<string, Set<PodInfo>>();
 
   get size(): number {
     return this.byKey.size;
@@ -85,18 +87,21 @@ export class ReservingPods {
     return [...pods].filter(isRunning).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
+  /** The nodes of the bound pods that report use of the claim (a change to the claim changes what they count). */
+  nodesReporting(claimKey: string): string[] {
+    return [...(this.reportingByClaim.get(claimKey) ?? [])].flatMap((p) => (p.node ? [p.node] : []));
+  }
+
   private indexReporting(info: PodInfo): void {
     if (info.claimStatuses.size === 0 || !info.node) return;
-    let pods = this.reportingByNode.get(info.node);
-    if (!pods) this.reportingByNode.set(info.node, (pods = new Set()));
-    pods.add(info);
+    link(this.reportingByNode, info.node, info);
+    for (const key of info.claimStatuses.keys()) link(this.reportingByClaim, key, info);
   }
 
   private unindexReporting(info: PodInfo): void {
-    if (!info.node) return;
-    const pods = this.reportingByNode.get(info.node);
-    pods?.delete(info);
-    if (pods?.size === 0) this.reportingByNode.delete(info.node);
+    if (info.claimStatuses.size === 0 || !info.node) return;
+    unlink(this.reportingByNode, info.node, info);
+    for (const key of info.claimStatuses.keys()) unlink(this.reportingByClaim, key, info);
   }
 
   /** Returns the UIDs whose claims may count differently now. */
@@ -125,6 +130,18 @@ export class ReservingPods {
     if (this.byUid.get(info.uid) === info) this.byUid.delete(info.uid);
     return [info.uid];
   }
+}
+
+function link(index: Map<string, Set<PodInfo>>, key: string, info: PodInfo): void {
+  let pods = index.get(key);
+  if (!pods) index.set(key, (pods = new Set()));
+  pods.add(info);
+}
+
+function unlink(index: Map<string, Set<PodInfo>>, key: string, info: PodInfo): void {
+  const pods = index.get(key);
+  pods?.delete(info);
+  if (pods?.size === 0) index.delete(key);
 }
 
 function sameNames(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
