@@ -284,7 +284,9 @@ function checkNuma(work: Working, claim: ResourceClaimObject, key: string, input
   }
 }
 
+/** Only a pod whose claims bring node-allocatable amounts is checked (upstream: no mapped claim, no check). */
 function checkPodLevelBudget(work: Working, pod: PodObject): void {
+  if (![...work.result.footprint.values()].some((v) => v > 0n)) return;
   const shortfall = podLevelShortfall(pod, work.result.footprint);
   if (shortfall) refuse(work, { code: 'pod_level_budget', resource: shortfall.resource, detail: shortfall.detail });
 }
