@@ -1,6 +1,6 @@
 /**
  * The extender configuration: its shape, its defaults and the rules every value must satisfy. One table drives
- * defaults, validation and the README reference, so they cannot drift apart.
+ * defaults, validation and the configuration reference (docs/configuration.md), so they cannot drift apart.
  */
 
 export interface ExtenderConfig {
@@ -161,7 +161,7 @@ export const FIELDS: readonly FieldSpec[] = [
 export interface DeprecatedFieldSpec {
   path: string;
   rule: FieldRule;
-  /** Why it is gone and what replaces it; the warning and the README say this. */
+  /** Why it is gone and what replaces it; the warning and the configuration reference say this. */
   reason: string;
 }
 
