@@ -8,6 +8,8 @@
  * - train-0 reports its status and its claim is gone: the status still counts (PodInfo.CalculateResource).
  * - A pending claim is charged for the devices the allocator would give it (structured Allocator.Allocate), and a
  *   pod-level request that does not cover containers plus claims is unresolvable (validatePodLevelRequestsCoverDRA).
+ * - A mapping the API would refuse (a zero multiplier, an extended resource name) is never priced: the device is
+ *   unsupported and a pod that would get it is kept off the node (dra.unsafePolicy reject).
  */
 import assert from 'node:assert/strict';
 import type { PodObject, ResourceClaimObject } from '../../src/ledger/objects.js';
@@ -108,5 +110,31 @@ describe('DRA as the allocator decides it, and restarts that forget nothing, end
     const tight = await filterOn(server, withClaim('tight', '2'));
     assert.equal(tight.FailedAndUnresolvableNodes['numa-1'], 'pod level request for cpu is insufficient to cover the aggregated container and node-allocatable DRA requests');
     assert.deepEqual((await filterOn(server, withClaim('covered', '3'))).NodeNames, ['numa-1']);
+  });
+
+  it('reports a device whose mappings break the API\'s rules as unsupported and keeps pods that would get it off the node', async () => {
+    const items = await demoItems();
+    items.push(
+      { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', metadata: { name: 'odd.example.com' }, spec: { selectors: [{ cel: { expression: 'device.driver == "odd.example.com"' } }] } } as Item,
+      {
+        apiVersion: 'resource.k8s.io/v1',
+        kind: 'ResourceSlice',
+        metadata: { name: 'numa-1-odd', resourceVersion: '1' },
+        spec: { driver: 'odd.example.com', nodeName: 'numa-1', pool: { name: 'numa-1', generation: 1, resourceSliceCount: 1 }, devices: [{ name: 'o0', nodeAllocatableResourceMappings: { cpu: { allocationMultiplier: '0' }, 'example.com/widget': { allocationMultiplier: '1' } } }] },
+      } as Item,
+      { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name: 'odd', namespace: 'default', uid: 'uid-odd', resourceVersion: '1' }, spec: { devices: { requests: [{ name: 'o', exactly: { deviceClassName: 'odd.example.com' } }] } } } as Item,
+    );
+    const server = await serve(items);
+    const ledger = (await (await fetch(server.running.url + '/debug/ledger?node=numa-1')).json()) as { draUsed: Record<string, string>; dra: { devices: Array<{ device: string; unsupported: string | null }> } };
+    assert.match(ledger.dra.devices.find((d) => d.device === 'odd.example.com/numa-1/o0')?.unsupported ?? '', /allocationMultiplier 0 must be greater than zero/);
+    assert.equal(ledger.draUsed['cpu'], '22', 'nothing handed back');
+    const oddPod: PodObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'odd-user', namespace: 'default', uid: 'uid-odd-user', resourceVersion: '1' },
+      spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' }, claims: [{ name: 'o' }] } }], resourceClaims: [{ name: 'o', resourceClaimName: 'odd' }] },
+      status: { phase: 'Pending' },
+    };
+    assert.equal((await filterOn(server, oddPod)).FailedNodes['numa-1'], 'DRA accounting unsafe: unsupported mapping shape');
   });
 });

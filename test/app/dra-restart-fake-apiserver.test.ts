@@ -3,7 +3,11 @@
  * (numa-1: 64 cpu; train-0 holds train-0-numa, 22 cpu through DRA, and reports no pod status). The uninterrupted
  * kube-ledger carries the claim's last price after the slices go (a cpu-50 pod: Insufficient cpu). A kube-ledger
  * started while they are gone cannot price it and must not count it as zero: "DRA use unknown" until the slices come
- * back. Then train-0 reports its status and its claim is deleted: the status keeps counting.
+ * back. Then train-0 reports its status and its claim is deleted: the status keeps counting. Last, objects created
+ * through the API: a pending claim is charged for the device the allocator would give it (structured
+ * Allocator.Allocate), a pod-level request that does not cover it is unresolvable (validatePodLevelRequestsCoverDRA),
+ * a claim allocated for another node is unresolvable (the DynamicResources Filter), and a device with a negative
+ * multiplier is unsupported, never priced.
  */
 import assert from 'node:assert/strict';
 import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
@@ -94,4 +98,57 @@ describe('DRA: a kube-ledger restart while a driver\'s slices are away, through 
     }, 'the claim deletion to reach the ledger', { timeoutMs: 10_000, intervalMs: 50 });
     assert.match(await verdict(r, cpu50), /^Insufficient cpu/, 'the 22 cpu train-0 reports still count');
   });
+
+  it('judges claims created through the API as the DynamicResources Filter does', async () => {
+    const r = running[0]!;
+    const gpuClaim = (name: string, status?: unknown): KubeObject => ({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceClaim',
+      metadata: { name, namespace: 'default' },
+      spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com' } }] } },
+      ...(status ? { status } : {}),
+    } as KubeObject);
+    const claimPod = (name: string, claimName: string, podLevelCpu?: string): PodObject => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion: '1' },
+      spec: {
+        containers: [{ name: 'c', resources: { requests: { cpu: '1' }, claims: [{ name: 'gpu' }] } }],
+        resourceClaims: [{ name: 'gpu', resourceClaimName: claimName }],
+        ...(podLevelCpu ? { resources: { requests: { cpu: podLevelCpu } } } : {}),
+      },
+      status: { phase: 'Pending' },
+    });
+    api.create(gpuClaim('gpu-any'));
+    api.create(gpuClaim('pinned', {
+      allocation: {
+        devices: { results: [{ request: 'gpu', driver: 'gpu.example.com', pool: 'numa-1', device: 'gpu-1' }] },
+        nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['numa-1'] }] }] },
+      },
+    }));
+    api.create(claimPod('trainer', 'gpu-any') as unknown as KubeObject);
+    await eventually(async () => (await verdict(r, claimPod('trainer', 'gpu-any'))) === 'fits', 'the claim to arrive', { timeoutMs: 10_000, intervalMs: 50 });
+    const explained = (await (await fetch(r.url + '/debug/explain?pod=default/trainer')).json()) as { nodes: Array<{ node: string; notes?: string[] }> };
+    const notes = explained.nodes.find((n) => n.node === 'numa-1')?.notes ?? [];
+    assert.ok(notes.includes('claim default/gpu-any: the allocator would give it gpu.example.com/numa-1/gpu-0 (gpu) on numa-1'), notes.join('\n'));
+    assert.equal(await verdict(r, claimPod('tight', 'gpu-any', '2')), 'pod level request for cpu is insufficient to cover the aggregated container and node-allocatable DRA requests');
+    await eventually(async () => (await verdictOn(r, claimPod('elsewhere', 'pinned'), 'worker-a')) === 'resourceclaim not available on the node', 'the pinned claim', { timeoutMs: 10_000, intervalMs: 50 });
+
+    api.create({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceSlice',
+      metadata: { name: 'numa-1-bad' },
+      spec: { driver: 'bad.example.com', nodeName: 'numa-1', pool: { name: 'numa-1', generation: 1, resourceSliceCount: 1 }, devices: [{ name: 'b0', nodeAllocatableResourceMappings: { cpu: { allocationMultiplier: '-8' } } }] },
+    } as KubeObject);
+    await eventually(async () => {
+      const ledger = (await (await fetch(r.url + '/debug/ledger?node=numa-1')).json()) as { dra?: { devices: Array<{ device: string; unsupported: string | null }> } };
+      return /allocationMultiplier -8 must be greater than zero/.test(ledger.dra?.devices.find((d) => d.device === 'bad.example.com/numa-1/b0')?.unsupported ?? '');
+    }, 'the invalid mapping to be reported', { timeoutMs: 10_000, intervalMs: 50 });
+  });
+
+  async function verdictOn(r: RunningKubeLedger, pod: PodObject, node: string): Promise<string> {
+    const res = await fetch(r.url + '/filter', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ Pod: pod, Nodes: null, NodeNames: [node] }) });
+    const body = (await res.json()) as { NodeNames: string[]; FailedNodes: Record<string, string>; FailedAndUnresolvableNodes: Record<string, string> };
+    return body.NodeNames.includes(node) ? 'fits' : (body.FailedNodes[node] ?? body.FailedAndUnresolvableNodes[node] ?? '?');
+  }
 });
