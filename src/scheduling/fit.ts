@@ -1,7 +1,8 @@
 /**
  * Does a pod fit a node, by kube-ledger's ledger? The causes around the resource rule, in order: node unknown or
- * unreadable, DRA claims that cannot be served here, unsafe DRA accounting (policy `reject`), the resource rule
- * (fit-kernel.ts, the only copy), then NUMA alignment of the pod's claims.
+ * unreadable, the DynamicResources Filter's refusals of the pod's claims, unsafe DRA accounting (policy `reject`),
+ * DRA use unknown since a restart (policy `reject`), the resource rule (fit-kernel.ts, the only copy), then NUMA
+ * alignment of the pod's claims where the allocator's choice could not be reproduced.
  *
  * This runs once per candidate node per request (5000 nodes in a call): a pod without DRA claims and without
  * removals goes straight to the kernel with the node's DRA use and no allocation.
