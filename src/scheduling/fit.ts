@@ -65,7 +65,7 @@ export function draRowsFor(ledger: ClusterLedger, useDra: boolean): DraUsedRows 
  */
 export function adjustmentsFor(ctx: FitContext, node: NodeView, removal: Removal = NO_REMOVAL): NodeAdjustments | undefined {
   const { ledger, pod, draRows } = ctx;
-  const reserved = reservingPods(node, pod);
+  const reserved = ctx.reserving ? ctx.reserving(node) : reservingPods(node, pod);
   // UIDs are unique: the pod can be among this node's pods only where the ledger has it bound (settled per call).
   const self = node === ctx.boundTo ? node.pods.get(pod.uid) : undefined;
   if (reserved.length === 0 && self === undefined && removal.podUids.size === 0) return undefined;
@@ -109,6 +109,8 @@ export interface FitContext {
   boundTo: NodeView | undefined;
   /** Scoring scratch, filled by the first score of the call (prioritize.ts). */
   scoring?: unknown;
+  /** The nominated pods reserving room on a node for this pod, when the caller keeps its own view (the nominator's). */
+  reserving?: (node: NodeView) => readonly PodEntry[];
 }
 
 export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): FitContext {
@@ -162,7 +164,7 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
     const refusal = unknownUseRefusal(unknown, [ctx.pod.requests], ctx.options, removal?.podUids, sink);
     if (refusal) return refusal;
   }
-  if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo) {
+  if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo && !ctx.reserving) {
     // The hot path: nothing but the node's rows and its DRA use.
     return fitKernel(node, ctx.demand, undefined, draRowOn(ctx, node), sink);
   }
@@ -178,7 +180,7 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
     const refused = unknownUseRefusal(unknown, footprint ? [pod.requests, footprint.footprint] : [pod.requests], options, removal?.podUids, sink);
     if (refused) return refused;
   }
-  const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0);
+  const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0) && !ctx.reserving;
   const adjust = plain ? undefined : adjustmentsFor(ctx, node, removal);
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
   const verdict = fitKernel(node, demand, adjust, adjust ? undefined : draRowOn(ctx, node), sink);
