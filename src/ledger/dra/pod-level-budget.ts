@@ -9,7 +9,7 @@ import { podLevelBudgetNanos } from '../pod-requests.js';
 import { formatAmount } from '../resource-amounts.js';
 
 /** upstream's reason text, one per resource (stable across nodes). */
-export function podLevelBudgetMessage(resource: string): string {
+function podLevelBudgetMessage(resource: string): string {
   return `pod level request for ${resource} is insufficient to cover the aggregated container and node-allocatable DRA requests`;
 }
 
