@@ -11,6 +11,6 @@ export function schedulingOptionsFrom(config: ExtenderConfig): SchedulingOptions
       weights: new Map(Object.entries(config.scheduling.scoring.resources).map(([k, v]) => [k, BigInt(v)])),
       draAware: config.scheduling.scoring.draAware,
     },
-    dra: { enabled: config.dra.enabled, unsafePolicy: config.dra.unsafePolicy },
+    dra: { enabled: config.dra.enabled, unsafePolicy: config.dra.unsafePolicy, unknownUsePolicy: config.dra.unknownUsePolicy },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Does a pod fit a node, by kube-ledger's ledger? The causes around the resource rule, in order: node unknown or
- * unreadable, DRA claims that cannot be served here, unsafe DRA accounting (policy `reject`), the resource rule
- * (fit-kernel.ts, the only copy), then NUMA alignment of the pod's claims.
+ * unreadable, the DynamicResources Filter's refusals of the pod's claims, unsafe DRA accounting (policy `reject`),
+ * DRA use unknown since a restart (policy `reject`), the resource rule (fit-kernel.ts, the only copy), then NUMA
+ * alignment of the pod's claims where the allocator's choice could not be reproduced.
  *
  * A call settles what depends only on its pod once (`fitContext`); `rowsAnswer` decides for every verb which nodes
  * the node table's rows alone answer, and only the others are assessed here one by one.
@@ -13,7 +14,8 @@ import type { DenseRow } from '../ledger/numeric-amounts.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { NO_SLOT } from './candidates.js';
 import type { CycleCache } from './cycle-cache.js';
-import { draAssessmentFor, draRefusal, podUsesDra } from './dra-verdict.js';
+import { draAssessmentFor, draRefusal, podUsesDra, unknownUseOf, unknownUseRefusal } from './dra-verdict.js';
+import type { DraUnknownUse } from '../ledger/dra-port.js';
 import { DraUsedRows } from './dra-used-rows.js';
 import {
   FITS,
@@ -63,6 +65,8 @@ export interface FitContext {
   draRows: DraUsedRows | undefined;
   /** DRA has something to say about the pod (claims, a DRA-made claim, DRA-served extended resources): per-node assessment. */
   claims: boolean;
+  /** Nodes whose DRA use is unknown since a restart (undefined when none or DRA is off). */
+  draUnknown: ReadonlyMap<string, DraUnknownUse> | undefined;
   /** The pod's own score counts its DRA footprint on each node (`scheduling.scoring.draAware`, for a pod with claims). */
   scoresFootprint: boolean;
   demand: CompiledDemand;
@@ -91,6 +95,7 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
     useDra,
     draRows,
     claims,
+    draUnknown: useDra ? unknownUseOf(ledger.draAccounting()) : undefined,
     scoresFootprint: claims && options.scoring.draAware,
     demand: cache ? cache.demandOf(pod) : compileDemand(pod),
     boundTo,
@@ -103,14 +108,15 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
  * Whether the node at `slot` of `table` is answered by its rows alone, with no per-node assessment or adjustment: the
  * one decision behind every fast path. Never the pod's nominated node (the fit checks its reservations there; the
  * score may be the maximum). For the fit: a pod without anything DRA could say, a plain node (known, allocatable
- * readable, no nominated pods reserving room) that is not the pod's own, and reservations as the ledger holds them
- * (not a caller's own view). For the score: unless the score counts the pod's DRA footprint (scores count neither
+ * readable, no nominated pods reserving room, DRA use known) that is not the pod's own, and reservations as the
+ * ledger holds them (not a caller's own view). For the score: unless the score counts the pod's DRA footprint (scores count neither
  * nominated pods nor the pod's own binding).
  */
 export function rowsAnswer(ctx: FitContext, table: NodeTableView, slot: number, purpose: 'fit' | 'score'): boolean {
   if (slot === ctx.nominatedSlot) return false;
   if (purpose === 'score') return !ctx.scoresFootprint;
-  return !ctx.claims && table.plain[slot] === 1 && slot !== ctx.boundSlot && ctx.reserving === undefined;
+  return !ctx.claims && table.plain[slot] === 1 && slot !== ctx.boundSlot && ctx.reserving === undefined
+    && (ctx.draUnknown === undefined || !ctx.draUnknown.has(table.names[slot] ?? ''));
 }
 
 /** The node's DRA use as a row by resource id (undefined with DRA off or nothing used there). */
@@ -147,6 +153,11 @@ export function adjustmentsFor(ctx: FitContext, node: NodeView, removal?: Remova
 /** The verdict for one node within a call's context; `removal`: victims taken off first (preemption). */
 export function assessFit(ctx: FitContext, node: NodeView | undefined, removal?: Removal, sink?: DetailSink): FitVerdict {
   if (!node) return UNKNOWN_NODE;
+  const unknown = ctx.draUnknown?.get(node.name);
+  if (unknown !== undefined && !ctx.claims) {
+    const refusal = unknownUseRefusal(unknown, [ctx.pod.requests], ctx.options, removal?.podUids, sink);
+    if (refusal) return refusal;
+  }
   if (removal === undefined && rowsAnswer(ctx, node.table, node.slot, 'fit')) {
     return fitSlot(node.table, node.slot, ctx.demand, undefined, draRowOn(ctx, node), sink);
   }
@@ -157,6 +168,10 @@ export function assessFit(ctx: FitContext, node: NodeView | undefined, removal?:
   const footprint = ctx.claims ? draAssessmentFor(ctx.ledger, ctx.pod, node, ctx.useDra) : undefined;
   const refusal = footprint ? draRefusal(footprint, ctx.options, sink) : undefined;
   if (refusal) return refusal;
+  if (unknown !== undefined && ctx.claims) {
+    const refused = unknownUseRefusal(unknown, footprint ? [ctx.pod.requests, footprint.footprint] : [ctx.pod.requests], ctx.options, removal?.podUids, sink);
+    if (refused) return refused;
+  }
   const adjust = adjustmentsFor(ctx, node, removal);
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
   const verdict = fitSlot(node.table, node.slot, demand, adjust, adjust ? undefined : draRowOn(ctx, node), sink);

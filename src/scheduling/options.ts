@@ -10,12 +10,12 @@ export interface SchedulingOptions {
   nominatedNodePolicy: NominatedNodePolicy;
   /** `draAware`: the pod's own score counts its DRA footprint on each node (ours; off as upstream). */
   scoring: { strategy: ScoringStrategy; weights: ReadonlyMap<string, bigint>; draAware: boolean };
-  dra: { enabled: 'auto' | boolean; unsafePolicy: 'reject' | 'ignore' };
+  dra: { enabled: 'auto' | boolean; unsafePolicy: 'reject' | 'ignore'; unknownUsePolicy: 'reject' | 'accept' };
 }
 
 export const DEFAULT_SCHEDULING_OPTIONS: SchedulingOptions = {
   mode: 'enforce',
   nominatedNodePolicy: 'exclusive',
   scoring: { strategy: SCORING_STRATEGIES[0], weights: new Map([['cpu', 1n], ['memory', 1n]]), draAware: false },
-  dra: { enabled: 'auto', unsafePolicy: 'reject' },
+  dra: { enabled: 'auto', unsafePolicy: 'reject', unknownUsePolicy: 'reject' },
 };

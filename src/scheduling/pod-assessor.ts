@@ -78,12 +78,12 @@ export class PodAssessor {
 /**
  * A pod with DRA claims: its verdict on a node also depends on its claims, the slices, device classes and the pods
  * reserving claims (all of which move the DRA ledger's assessment epoch, which clears the memo), on DRA accounting
- * being on and on the unsafe-node policy. Keyed by the pod's UID and resourceVersion (its claim references); a pod
+ * being on and on the unsafe-node and unknown-use policies. Keyed by the pod's UID and resourceVersion (its claim references); a pod
  * without them is not remembered.
  */
 function claimsMemoKey(pod: PodEntry, ctx: FitContext): string | undefined {
   const rv = pod.object.metadata.resourceVersion;
   const uid = pod.object.metadata.uid;
   if (!rv || !uid) return undefined;
-  return `${demandKey(pod)}|claims:${uid}:${rv}:${ctx.useDra}:${ctx.options.dra.unsafePolicy}`;
+  return `${demandKey(pod)}|claims:${uid}:${rv}:${ctx.useDra}:${ctx.options.dra.unsafePolicy}:${ctx.options.dra.unknownUsePolicy}`;
 }

@@ -63,6 +63,7 @@ const optionsArb = fc.record({
   draAware: fc.boolean(),
   dra: fc.constantFrom<'auto' | boolean>('auto', true, false),
   unsafePolicy: fc.constantFrom<'reject' | 'ignore'>('reject', 'ignore'),
+  unknownUsePolicy: fc.constantFrom<'reject' | 'accept'>('reject', 'accept'),
   policy: fc.constantFrom<SchedulingOptions['nominatedNodePolicy']>('exclusive', 'prefer', 'off'),
 });
 
@@ -189,7 +190,7 @@ function applyStep(twins: Twins, dra: DraLedger, step: Step): void {
     twins.options = schedulingOptions({
       nominatedNodePolicy: o.policy,
       scoring: { strategy: o.strategy, weights: new Map([['cpu', 1n], ['memory', 1n]]), draAware: o.draAware },
-      dra: { enabled: o.dra, unsafePolicy: o.unsafePolicy },
+      dra: { enabled: o.dra, unsafePolicy: o.unsafePolicy, unknownUsePolicy: o.unknownUsePolicy },
     });
   } else callStep(twins, step);
 }

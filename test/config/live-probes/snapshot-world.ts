@@ -1,7 +1,8 @@
 /**
  * Live keys observed on a snapshot cluster: the verbs' answers, /debug, the load shedding, the metrics and the log.
- * Nodes: `a` holds a bound GPU claim (its mapping uses 2 cpu and 8Gi there), `b` a busy plain pod, `c` an incomplete
- * GPU pool (its DRA accounting is unsafe); `want` is a pending pod's unallocated GPU claim.
+ * Nodes: `a` holds a bound GPU claim (its mapping uses 2 cpu and 8Gi there), `b` a busy plain pod, `c` a device whose
+ * mapping the API would refuse (its DRA accounting is unsafe for pods that would get it), `d` a claim on a device no slice lists (its DRA use is unknown, as after a
+ * restart); `want` is a pending pod's unallocated GPU claim.
  */
 import assert from 'node:assert/strict';
 import { request, type ClientRequest } from 'node:http';
@@ -15,18 +16,24 @@ import { serveSnapshot } from '../../support/snapshot-server.js';
 import { post, worldOf, type World } from './world.js';
 
 const GPU = 'gpu.example.com';
+const ODD = 'odd.example.com';
 
 const OBJECTS = [
   node('a', { cpu: '8', memory: '32Gi' }, { labels: { canary: 'false' } }),
   node('b', { cpu: '8', memory: '32Gi' }),
   node('c', { cpu: '8', memory: '32Gi' }),
+  node('d', { cpu: '8', memory: '32Gi' }),
   deviceClass(GPU, GPU),
   slice('gpu-a', 'a', GPU, [gpuDevice('g0'), gpuDevice('g1')]),
   slice('gpu-b', 'b', GPU, [gpuDevice('g0')]),
-  slice('gpu-c-1', 'c', GPU, [gpuDevice('g0')], { name: 'c', count: 2 }),
+  deviceClass(ODD, ODD),
+  slice('odd-c', 'c', ODD, [{ name: 'o0', nodeAllocatableResourceMappings: { cpu: { allocationMultiplier: '0' } } }]),
+  claim('ns', 'odd', 'uid-odd', { requests: [{ name: 'o', exactly: { deviceClassName: ODD } }] }),
   claim('ns', 'held', 'uid-held', { results: [result(GPU, 'a', 'g0')], node: 'a', reservedFor: [podUid('ns', 'holder')] }),
   pod('ns', 'holder', { node: 'a', cpu: '1', memory: '1Gi', claims: [{ name: 'gpu', claimName: 'held' }], rv: '1' }),
   pod('ns', 'busy', { node: 'b', cpu: '4', memory: '4Gi', rv: '1' }),
+  claim('ns', 'unlisted', 'uid-unlisted', { results: [result(GPU, 'd', 'g0')], node: 'd', reservedFor: [podUid('ns', 'unlisted-holder')] }),
+  pod('ns', 'unlisted-holder', { node: 'd', cpu: '1', memory: '1Gi', claims: [{ name: 'gpu', claimName: 'unlisted' }], rv: '1' }),
   claim('ns', 'want', 'uid-want', { requests: [{ name: 'gpu', exactly: { deviceClassName: GPU, count: 1 } }] }),
 ].map((o) => ({ apiVersion: 'v1', kind: kindOf(o), ...o }));
 
@@ -39,6 +46,7 @@ function kindOf(object: object): string {
 }
 
 const trainer = pod('ns', 'trainer', { cpu: '1', memory: '1Gi', rv: '1', claims: [{ name: 'gpu', claimName: 'want' }] });
+const oddUser = pod('ns', 'odd-user', { cpu: '1', memory: '1Gi', rv: '1', claims: [{ name: 'o', claimName: 'odd' }] });
 const plain = (name: string, cpu: string, options: Partial<{ nominated: string }> = {}): PodObject => pod('ns', name, { cpu, memory: '1Gi', rv: '1', ...options });
 
 export async function snapshotWorld(): Promise<World> {
@@ -147,8 +155,12 @@ export const SNAPSHOT_PROBES = {
     async () => assert.deepEqual((await filter(w, plain('seven', '7'), ['a'])).NodeNames, ['a'])),
 
   'dra.unsafePolicy': (w) => flip(w, (c) => (c.dra.unsafePolicy = 'ignore'), (c) => (c.dra.unsafePolicy = 'reject'),
-    async () => assert.equal((await filter(w, trainer, ['c'])).FailedNodes['c'], 'DRA accounting unsafe: incomplete pool'),
-    async () => assert.notEqual((await filter(w, trainer, ['c'])).FailedNodes['c'], 'DRA accounting unsafe: incomplete pool')),
+    async () => assert.equal((await filter(w, oddUser, ['c'])).FailedNodes['c'], 'DRA accounting unsafe: unsupported mapping shape'),
+    async () => assert.deepEqual((await filter(w, oddUser, ['c'])).NodeNames, ['c'], 'ignored: judged by what is known')),
+
+  'dra.unknownUsePolicy': (w) => flip(w, (c) => (c.dra.unknownUsePolicy = 'accept'), (c) => (c.dra.unknownUsePolicy = 'reject'),
+    async () => assert.equal((await filter(w, plain('one', '1'), ['d'])).FailedNodes['d'], 'DRA use unknown'),
+    async () => assert.deepEqual((await filter(w, plain('one', '1'), ['d'])).NodeNames, ['d'], 'accepted: judged by what is known')),
 
   'dra.admitNewClaims': (w) => flip(w, (c) => (c.dra.admitNewClaims = false), (c) => (c.dra.admitNewClaims = true),
     async () => assert.deepEqual((await filter(w, trainer, ['b'])).NodeNames, ['b']),
