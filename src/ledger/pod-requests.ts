@@ -35,7 +35,7 @@ import type { Container, ContainerStatus, PodObject, ResourceList } from './obje
 import { QuantityError, parseQuantity, toMilliCeil, toUnitsCeil, toScaledCeil } from './quantity.js';
 import { CPU, addInto, maxInto, quantityText, type ResourceAmounts } from './resource-amounts.js';
 import { ClearingMemo } from './clearing-memo.js';
-import { NAMED_RESOURCES, resourceFacts } from './resources.js';
+import { NAMED_RESOURCES, resourceUnit } from './resources.js';
 
 /** Exact amounts in nano units (10^-9 of the resource's base unit), before the final rounding. */
 type NanoAmounts = Map<string, bigint>;
@@ -106,7 +106,7 @@ function containerList(kind: ListKind, container: Container, path: string, statu
 
 /** A ledger amount in nano units of the resource's base unit (cpu: millicores → 10^6 nanos each). */
 function ledgerToNanos(name: string, amount: bigint): bigint {
-  return amount * (resourceFacts(name).unit === 'millicores' ? 1_000_000n : 1_000_000_000n);
+  return amount * (resourceUnit(name) === 'millicores' ? 1_000_000n : 1_000_000_000n);
 }
 
 /** The registry's non-zero scoring defaults (cpu and memory), in nano units. */
@@ -387,7 +387,7 @@ function toLedgerUnits(nanos: NanoAmounts): ResourceAmounts {
   const amounts: ResourceAmounts = new Map();
   for (const [name, mantissa] of nanos) {
     const q = { mantissa, exp10: -9, exp2: 0, format: 'DecimalSI' } as const;
-    amounts.set(name, resourceFacts(name).unit === 'millicores' ? toMilliCeil(q) : toUnitsCeil(q));
+    amounts.set(name, resourceUnit(name) === 'millicores' ? toMilliCeil(q) : toUnitsCeil(q));
   }
   return amounts;
 }

@@ -4,7 +4,7 @@
  * zero. Values are bigint so sums stay exact beyond 2^53.
  */
 import { QuantityError, parseQuantity, toMilliCeil, toUnitsCeil } from './quantity.js';
-import { resourceFacts } from './resources.js';
+import { resourceUnit } from './resources.js';
 
 export type ResourceAmounts = Map<string, bigint>;
 
@@ -13,7 +13,7 @@ export const CPU = 'cpu';
 /** Parses one quantity into the resource's ledger unit, rounding up like the scheduler. Throws QuantityError. */
 export function resourceAmount(resourceName: string, quantity: string): bigint {
   const q = parseQuantity(quantity);
-  return resourceFacts(resourceName).unit === 'millicores' ? toMilliCeil(q) : toUnitsCeil(q);
+  return resourceUnit(resourceName) === 'millicores' ? toMilliCeil(q) : toUnitsCeil(q);
 }
 
 /** target += sign × source, per resource. Keys stay even when a subtraction brings them to zero. */
@@ -48,7 +48,7 @@ const BINARY_UNITS_NUMBER: ReadonlyArray<readonly [number, string]> = BINARY_SUF
 
 /** `formatAmount` for a safe integer (|amount| ≤ 2^53 − 1), without BigInt: the filter's failure reasons. */
 export function formatAmountNumber(resourceName: string, amount: number): string {
-  const unit = resourceFacts(resourceName).unit;
+  const unit = resourceUnit(resourceName);
   if (unit === 'millicores') return amount % 1000 === 0 ? String(amount / 1000) : `${amount}m`;
   if (unit !== 'bytes' || amount === 0) return String(amount);
   const magnitude = Math.abs(amount);
@@ -58,7 +58,7 @@ export function formatAmountNumber(resourceName: string, amount: number): string
 
 /** For people (explanations, logs, exports): cpu "500m" / "4", bytes "4Gi" / "512Mi" / "1000", counts "3". */
 export function formatAmount(resourceName: string, amount: bigint): string {
-  const unit = resourceFacts(resourceName).unit;
+  const unit = resourceUnit(resourceName);
   if (unit === 'millicores') return amount % 1000n === 0n ? (amount / 1000n).toString() : `${amount}m`;
   if (unit === 'bytes') return formatBytes(amount);
   return amount.toString();

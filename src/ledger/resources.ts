@@ -44,13 +44,26 @@ const ATTACHABLE_VOLUMES_PREFIX = 'attachable-volumes-';
 
 /** The facts of any resource name. */
 export function resourceFacts(name: string): ResourceFacts {
-  return (Object.hasOwn(NAMED_RESOURCES, name) ? NAMED_RESOURCES[name] : undefined) ?? factsByRule(name);
+  return namedFacts(name) ?? factsByRule(name);
+}
+
+/** The unit alone, without making an object (parsing and formatting ask it for every amount). */
+export function resourceUnit(name: string): ResourceUnit {
+  return namedFacts(name)?.unit ?? unitByRule(name);
+}
+
+function namedFacts(name: string): ResourceFacts | undefined {
+  return Object.hasOwn(NAMED_RESOURCES, name) ? NAMED_RESOURCES[name] : undefined;
+}
+
+function unitByRule(name: string): ResourceUnit {
+  return name.startsWith(HUGEPAGES_PREFIX) ? 'bytes' : 'count';
 }
 
 function factsByRule(name: string): ResourceFacts {
   const hugepages = name.startsWith(HUGEPAGES_PREFIX);
   return {
-    unit: hugepages ? 'bytes' : 'count',
+    unit: unitByRule(name),
     scalar: hugepages || name.startsWith(ATTACHABLE_VOLUMES_PREFIX) || name.includes('/'),
     extended: isExtended(name),
     draTarget: hugepages,
@@ -71,13 +84,13 @@ export function isExtendedResourceName(name: string): boolean {
 
 /** upstream fitsRequest's order: pods, cpu, memory, ephemeral-storage, then every other resource by name. */
 export function compareResources(a: string, b: string): number {
-  const ra = resourceFacts(a).reportOrder;
-  const rb = resourceFacts(b).reportOrder;
+  const ra = namedFacts(a)?.reportOrder ?? LATER;
+  const rb = namedFacts(b)?.reportOrder ?? LATER;
   if (ra !== rb) return ra - rb;
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** A ledger amount as a gauge shows it: cpu in cores, everything else in its own unit (floats, for dashboards). */
 export function gaugeValue(name: string, amount: number): number {
-  return resourceFacts(name).unit === 'millicores' ? amount / 1000 : amount;
+  return resourceUnit(name) === 'millicores' ? amount / 1000 : amount;
 }
