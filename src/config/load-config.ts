@@ -200,6 +200,7 @@ export function checkServerAgreement(
   if (server.headersTimeoutMs > server.requestTimeoutMs) {
     throw new ConfigError('server.headersTimeoutMs', `must not exceed server.requestTimeoutMs (${server.requestTimeoutMs}), got ${server.headersTimeoutMs}`, origin);
   }
+
 }
 
 function checkTlsPair(key: string, tls: { certFile: string; keyFile: string; clientCAFile: string }): void {

@@ -31,7 +31,8 @@ export interface OpsListenerOptions {
  */
 export interface HttpServerOptions extends Pick<
   ExtenderConfig['server'],
-  'host' | 'port' | 'pathPrefix' | 'bodyLimitBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'shutdownDeadlineMs'
+  | 'host' | 'port' | 'pathPrefix' | 'bodyLimitBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'shutdownDeadlineMs'
+  | 'bodyReadTimeoutMs' | 'maxBodyReaders' | 'requestMemoryBudgetBytes'
 > {
   tls?: HttpTlsOptions;
   ops: OpsListenerOptions;
@@ -72,6 +73,9 @@ export function httpOptionsFromConfig(server: ExtenderConfig['server'], debugEna
     requestTimeoutMs: server.requestTimeoutMs,
     keepAliveTimeoutMs: server.keepAliveTimeoutMs,
     shutdownDeadlineMs: server.shutdownDeadlineMs,
+    bodyReadTimeoutMs: server.bodyReadTimeoutMs,
+    maxBodyReaders: server.maxBodyReaders,
+    requestMemoryBudgetBytes: server.requestMemoryBudgetBytes,
     ...tlsOptionsFrom(server.tls),
     ops: { host: server.ops.host || server.host, port: server.ops.port, ...tlsOptionsFrom(server.ops.tls) },
     debugEnabled,
@@ -93,6 +97,9 @@ const KEY_OF_OPTION = {
   keepAliveTimeoutMs: 'server.keepAliveTimeoutMs',
   shutdownDeadlineMs: 'server.shutdownDeadlineMs',
   maxInFlightPerVerb: 'server.maxInFlightPerVerb',
+  bodyReadTimeoutMs: 'server.bodyReadTimeoutMs',
+  maxBodyReaders: 'server.maxBodyReaders',
+  requestMemoryBudgetBytes: 'server.requestMemoryBudgetBytes',
 } as const satisfies Partial<Record<keyof HttpServerOptions, string>>;
 
 /** `''`, `'/'` → `''`; `'/scheduler/'` → `'/scheduler'`. Refuses what `server.pathPrefix` refuses. */
