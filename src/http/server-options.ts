@@ -15,6 +15,8 @@ export interface HttpTlsOptions {
   requireClientCert?: boolean;
   /** Fallback poll period for certificate rotation when file watching misses a change (default 10 s). */
   reloadPollMs?: number;
+  /** The configuration section the files come from ('server.tls', 'server.ops.tls'), named in start-up errors. */
+  setting?: string;
 }
 
 /** A second listener for a different audience: kubelet probes and Prometheus, never kube-scheduler. */
@@ -48,10 +50,11 @@ export interface LiveHttpSettings {
   maxInFlightPerVerb: number;
 }
 
-function tlsOptionsFrom(tls: ExtenderConfig['server']['tls'] | ExtenderConfig['server']['ops']['tls']): { tls?: HttpTlsOptions } {
+function tlsOptionsFrom(tls: ExtenderConfig['server']['tls'] | ExtenderConfig['server']['ops']['tls'], setting: string): { tls?: HttpTlsOptions } {
   if (tls.certFile === '') return {};
   return {
     tls: {
+      setting,
       certFile: tls.certFile,
       keyFile: tls.keyFile,
       ...(tls.clientCAFile ? { clientCAFile: tls.clientCAFile, requireClientCert: true } : {}),
@@ -76,8 +79,8 @@ export function httpOptionsFromConfig(server: ExtenderConfig['server'], debugEna
     bodyReadTimeoutMs: server.bodyReadTimeoutMs,
     maxBodyReaders: server.maxBodyReaders,
     requestMemoryBudgetBytes: server.requestMemoryBudgetBytes,
-    ...tlsOptionsFrom(server.tls),
-    ops: { host: server.ops.host || server.host, port: server.ops.port, ...tlsOptionsFrom(server.ops.tls) },
+    ...tlsOptionsFrom(server.tls, 'server.tls'),
+    ops: { host: server.ops.host || server.host, port: server.ops.port, ...tlsOptionsFrom(server.ops.tls, 'server.ops.tls') },
     debugEnabled,
     maxInFlightPerVerb: server.maxInFlightPerVerb,
   };
