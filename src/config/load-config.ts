@@ -178,7 +178,10 @@ function editDistance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
+/** The valid variable an unknown one was most likely meant to be: one it is the start of, else the closest spelling. */
 export function nearestEnvName(name: string): string {
+  const extended = KNOWN_ENV_NAMES.filter((known) => known.startsWith(`${name}_`)).sort((a, b) => a.length - b.length)[0];
+  if (extended !== undefined) return extended;
   let best = KNOWN_ENV_NAMES[0]!;
   let bestDistance = Infinity;
   for (const known of KNOWN_ENV_NAMES) {
