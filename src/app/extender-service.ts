@@ -14,6 +14,7 @@ import type { SchedulingOptions } from '../scheduling/options.js';
 import { preempt, proposedNodes } from '../scheduling/preempt.js';
 import { prioritizeReply } from '../scheduling/prioritize.js';
 import type { PriorityReply } from '../protocol/priority-reply.js';
+import { HttpProblem } from '../http/http-problem.js';
 import type { ClusterSource, VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
 import type { ExtenderService, Readiness } from '../http/extender-port.js';
 import { boundedText } from '../observability/bounded-text.js';
@@ -87,7 +88,7 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       const options = deps.options();
       // The prioritize reply has no error field: a failed call is kube-scheduler's way to score without us.
       const lagging = options.mode === 'shadow' ? undefined : laggingNow('prioritize');
-      if (lagging) throw new Error(lagging);
+      if (lagging) throw new HttpProblem(503, 'degraded', lagging);
       const scores = prioritizeReply(ledger, args, options);
       if (options.mode === 'shadow') {
         const differs = new Set(scores.scores).size > 1;

@@ -1,6 +1,6 @@
 /**
  * The extender configuration: its shape, its defaults and the rules every value must satisfy. One table drives
- * defaults, validation and the README reference, so they cannot drift apart.
+ * defaults, validation and the configuration reference (docs/configuration.md), so they cannot drift apart.
  */
 
 export interface ExtenderConfig {
@@ -113,7 +113,7 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'server.ops.tls.keyFile', rule: { type: 'string' }, default: '', doc: 'PEM private key of the operations port.' },
   { path: 'server.ops.tls.clientCAFile', rule: { type: 'string' }, default: '', doc: 'CA bundle; when set, /metrics needs a client certificate it signed; /healthz and /readyz stay open for kubelet probes.' },
   { path: 'server.debug.enabled', rule: { type: 'enum', values: ['auto', true, false] }, default: 'auto', doc: '/debug/* on the extender port (every tenant\'s pods, claims, devices); auto = on for the demo and snapshot sources, off against a live cluster. 404 when off.', live: true },
-  { path: 'server.maxInFlightPerVerb', rule: { type: 'int', min: 1, max: 10_000 }, default: 16, doc: 'Requests in flight per verb; beyond it the server answers at once (filter: 200 with Error; prioritize, preempt: 503).', live: true },
+  { path: 'server.maxInFlightPerVerb', rule: { type: 'int', min: 1, max: 10_000 }, default: 16, doc: 'Requests being served per verb (a request counts once its body is read; one caller, a connection or a client certificate, holds at most a quarter); beyond it the server answers at once (filter: 200 with Error; prioritize, preempt: 503).', live: true },
   { path: 'cluster.source', rule: { type: 'enum', values: ['auto', 'snapshot', 'kube'] }, default: 'auto', doc: 'auto: snapshot when a path is given, else kube when a kubeconfig or in-cluster config exists, else the demo cluster.' },
   { path: 'cluster.snapshotPath', rule: { type: 'string' }, default: '', doc: 'Manifest file or directory (--cluster).' },
   { path: 'cluster.kubeconfig', rule: { type: 'string' }, default: '', doc: 'Kubeconfig file (--kubeconfig).' },
@@ -167,7 +167,7 @@ export const FIELDS: readonly FieldSpec[] = [
 export interface DeprecatedFieldSpec {
   path: string;
   rule: FieldRule;
-  /** Why it is gone and what replaces it; the warning and the README say this. */
+  /** Why it is gone and what replaces it; the warning and the configuration reference say this. */
   reason: string;
 }
 

@@ -144,7 +144,8 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
       const encoded = callService(args.Pod, () => encodeFilterResultPieces(result));
       expectPrioritizeAfter(args, result);
       writeJson(response, 200, encoded);
-      return 'ok';
+      // An answer with Error set (degraded: caches too stale to judge) is a refusal, not an ok.
+      return result.Error ? 'degraded' : 'ok';
     },
     prioritize: async (text, response) => {
       const args = decodeExtenderArgsText(text, parseJson, 'prioritize', countReuse);

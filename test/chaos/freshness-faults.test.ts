@@ -1,5 +1,5 @@
 /**
- * The faults of issue "nominator and freshness under real faults", each against kube-ledger in-process (live
+ * The nominator and the freshness checks under real API-server faults, each against kube-ledger in-process (live
  * source, nominator, real HTTP server) through the fake API server, bounded in time:
  * - a black-holed pods/status PATCH: the other canary pods are still nominated, the hung request ends at its
  *   deadline, and nothing waits on the API server without one;
@@ -8,7 +8,7 @@
  *   falls back to bounded direct reads and the answer still comes well within 5 s);
  * - a silent pod watch: degraded mode (filter Error, /readyz 503) and recovery by itself;
  * - black-holed Lease requests: leadership given up at the renew deadline, regained afterwards.
- * The figures are printed for the README's reliability section.
+ * The figures are printed for docs/reliability.md.
  */
 import assert from 'node:assert/strict';
 import { CANARY } from './support/cluster-churn.js';
@@ -110,7 +110,7 @@ describe('chaos: nominator and freshness under real faults (fake API server)', f
     };
     h.api.clearRequests();
     const quiet = await post(h, '/preempt', body);
-    assert.equal(Object.keys(quiet.json['NodeNameToMetaVictims'] as object).length, 20, 'every candidate kept (the issue saw 12 of 20 dropped)');
+    assert.equal(Object.keys(quiet.json['NodeNameToMetaVictims'] as object).length, 20, 'every candidate kept (none dropped for concurrency)');
     assert.equal(h.api.countRequests({ verb: 'get', resource: 'pods' }), 0);
 
     h.api.slowWatches('pods', 4000);

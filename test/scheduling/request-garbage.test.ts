@@ -1,7 +1,7 @@
 /**
  * What one request leaves behind: a request's pod and everything it reaches must be collectable by a scavenge (young
  * generation) as soon as the call is over, and refusals that say the same thing must not be kept once per node.
- * Both were regressions measured over HTTP (README "Performance"): every call's pod was promoted to old space
+ * Both were regressions measured over HTTP (docs/benchmark-history.md, 18270ae): every call's pod was promoted to old space
  * (a WeakMap value reaching its key; a pod-entry literal pretenured by V8 after the load), and the verdict memo held
  * 100k identical DRA refusals.
  */

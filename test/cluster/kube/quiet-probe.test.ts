@@ -33,6 +33,13 @@ describe('quiet probe (fake API server)', () => {
     api.create(node('n1', {}));
     api.create(node('n2', {}));
     assert.deepEqual(await probe('Pod', storeRv, api.currentResourceVersion(), signal()), { outcome: 'quiet' });
+    // No pod event follows the store RV and periodic bookmarks are off: the one bookmark that can prove it is the one
+    // the server sends before the deadline of a short watch that asked for bookmarks, from the store RV.
+    const [watch, ...more] = api.requests({ verb: 'watch', resource: 'pods' });
+    assert.equal(more.length, 0, 'one probe watch');
+    assert.equal(watch?.query['resourceVersion'], storeRv);
+    assert.equal(watch?.query['allowWatchBookmarks'], 'true');
+    assert.equal(watch?.query['timeoutSeconds'], '3');
   });
 
   it('changes: the pod changed last (its RV is the quorum RV) is listed at once, without waiting for a bookmark', async () => {

@@ -1,6 +1,6 @@
 /**
  * NUMA zone capacity comes from the devices that provide a resource (capacityKey mappings of a cpu/memory driver);
- * multiplier-only devices (a GPU whose allocation costs cpu) only consume. README "NUMA zones: who provides, who
+ * multiplier-only devices (a GPU whose allocation costs cpu) only consume. docs/dra.md "NUMA zones: who provides, who
  * consumes" works the same example.
  */
 import assert from 'node:assert/strict';
