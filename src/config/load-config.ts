@@ -158,8 +158,11 @@ export function envName(path: string): string {
 
 const ENV_PREFIX = 'KUBE_LEDGER_';
 
-/** KUBE_LEDGER_* names that are not configuration keys: the configuration file, and the debug CLI's server URL. */
-export const NON_KEY_ENV_NAMES: ReadonlySet<string> = new Set(['KUBE_LEDGER_CONFIG', 'KUBE_LEDGER_SERVER']);
+/**
+ * KUBE_LEDGER_* names that are not configuration keys: the configuration file, the debug CLI's server URL, and the
+ * revision the image was built from (app/build-identity.ts).
+ */
+export const NON_KEY_ENV_NAMES: ReadonlySet<string> = new Set(['KUBE_LEDGER_CONFIG', 'KUBE_LEDGER_SERVER', 'KUBE_LEDGER_REVISION']);
 
 const FIELD_BY_ENV_NAME = new Map(FIELDS.map((f) => [envName(f.path), f]));
 const DEPRECATED_BY_ENV_NAME = new Map(DEPRECATED_FIELDS.map((f) => [envName(f.path), f]));

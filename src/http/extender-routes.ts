@@ -28,7 +28,7 @@ import { requestEnded, requestStarted, type Metrics } from '../observability/met
 import type { CallerIdentityOf } from './caller-identity.js';
 import { certificateRefusal } from './client-certificate-gate.js';
 import type { ExtenderService } from './extender-port.js';
-import { ServiceFailure, type PodIdentity } from './http-problem.js';
+import { HttpProblem, ServiceFailure, type PodIdentity } from './http-problem.js';
 import type { InFlightLimit, InFlightRefusal } from './in-flight-limit.js';
 import { parseJson, type JsonBodyReader } from './json-body.js';
 import { lingerAfterReply, type LingerBounds } from './lingering-close.js';
@@ -105,12 +105,17 @@ function podIdentity(pod: WireObject | null | undefined): PodIdentity | undefine
   return { namespace: text(m['namespace']), name: text(m['name']), uid: text(m['uid']) };
 }
 
-/** Runs the service; anything but an InputError (the request's fault) becomes a ServiceFailure naming the pod. */
+/** An InputError (the request's fault) or an HttpProblem (a refusal the service chose) is answered as it is. */
+function isAnswerable(err: unknown): boolean {
+  return err instanceof InputError || err instanceof HttpProblem;
+}
+
+/** Runs the service; anything it did not throw on purpose becomes a ServiceFailure naming the pod. */
 function callService<T>(pod: WireObject | null | undefined, call: () => T): T {
   try {
     return call();
   } catch (err) {
-    if (err instanceof InputError) throw err;
+    if (isAnswerable(err)) throw err;
     throw new ServiceFailure(err, podIdentity(pod));
   }
 }
@@ -119,7 +124,7 @@ async function callServiceAsync<T>(pod: WireObject | null | undefined, call: () 
   try {
     return await call();
   } catch (err) {
-    if (err instanceof InputError) throw err;
+    if (isAnswerable(err)) throw err;
     throw new ServiceFailure(err, podIdentity(pod));
   }
 }

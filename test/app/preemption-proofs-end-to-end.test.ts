@@ -67,6 +67,7 @@ describe('preemption proofs behind a lagging pod watch (fake API server, default
     const config = loadConfig({ overrides: [['cluster.kubeconfig', api.kubeconfigFile(), 'test'], ['server.port', 0, 'test'], ['server.host', '127.0.0.1', 'test'], ['server.ops.port', 0, 'test']] });
     running = await startKubeLedger(config, { logger: silentLogger });
     await eventually(() => running.source.hasSynced(), 'first sync', 10_000);
+    await eventually(() => api.openWatches('pods') === 1, 'the informer\'s pod watch open', 10_000);
     assert.equal(api.slowOpenWatches('pods', 10_000), 1, 'the informer\'s pod watch falls behind');
   });
 

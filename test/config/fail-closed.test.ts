@@ -72,8 +72,8 @@ describe('configuration never fails open', function () {
       assert.throws(() => loadConfig({ env: { KUBE_LEDGER_SCHEDULING_SCORING_RESOURCES: 'cpu=1' } }), /scheduling\.scoring\.resources: a mapping cannot be set from the environment/);
     });
 
-    it('leaves the two KUBE_LEDGER_* variables that are not keys alone: the configuration file and the debug CLI\'s server', () => {
-      assert.doesNotThrow(() => loadConfig({ env: { KUBE_LEDGER_CONFIG: '/etc/kube-ledger/extender.yaml', KUBE_LEDGER_SERVER: 'http://127.0.0.1:8888' } }));
+    it('leaves the KUBE_LEDGER_* variables that are not keys alone: the configuration file, the debug CLI\'s server, the image\'s revision', () => {
+      assert.doesNotThrow(() => loadConfig({ env: { KUBE_LEDGER_CONFIG: '/etc/kube-ledger/extender.yaml', KUBE_LEDGER_SERVER: 'http://127.0.0.1:8888', KUBE_LEDGER_REVISION: 'abc123' } }));
     });
 
     it('the CLI exits 2 on an unknown variable, naming it and the nearest valid one', async () => {
