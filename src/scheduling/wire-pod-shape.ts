@@ -125,44 +125,91 @@ const status: Shape = {
 
 const POD: Shape = { object: { metadata, spec, status } };
 
-function refuse(path: string, expected: string, value: unknown): never {
-  throw new InputError(path, `expected ${expected}, got ${jsonTypeName(value)}`);
+/** A shape with each object's fields as an array, built once (no per-call Object.entries). */
+type Compiled =
+  | 'string'
+  | 'int'
+  | 'bool'
+  | 'quantity'
+  | { readonly fields: ReadonlyArray<readonly [string, Compiled]> }
+  | { readonly array: Compiled; readonly ofObjects: boolean }
+  | { readonly map: Compiled };
+
+function compile(shape: Shape): Compiled {
+  if (typeof shape === 'string') return shape;
+  if ('array' in shape) return { array: compile(shape.array), ofObjects: typeof shape.array === 'object' && 'object' in shape.array };
+  if ('map' in shape) return { map: compile(shape.map) };
+  return { fields: Object.entries(shape.object).map(([key, field]) => [key, compile(field)] as const) };
+}
+
+const COMPILED_POD = compile(POD);
+
+/**
+ * Where the walk is: keys and indexes below the pod, rendered into a JSON path only for an error (a path string per
+ * field visited would cost more than the check itself).
+ */
+type Trail = Array<string | number>;
+
+function pathOf(root: string, trail: Trail): string {
+  return trail.reduce<string>((path, step) => (typeof step === 'number' ? indexPath(path, step) : childPath(path, step)), root);
+}
+
+class ShapeError {
+  constructor(
+    readonly expected: string,
+    readonly value: unknown,
+  ) {}
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function check(value: unknown, shape: Shape, path: string): void {
+function check(value: unknown, shape: Compiled, trail: Trail): void {
   if (value === null || value === undefined) return;
   if (shape === 'string') {
-    if (typeof value !== 'string') refuse(path, 'string', value);
+    if (typeof value !== 'string') throw new ShapeError('string', value);
   } else if (shape === 'int') {
-    if (typeof value !== 'number' || !Number.isInteger(value)) refuse(path, 'integer', value);
+    if (typeof value !== 'number' || !Number.isInteger(value)) throw new ShapeError('integer', value);
   } else if (shape === 'bool') {
-    if (typeof value !== 'boolean') refuse(path, 'boolean', value);
+    if (typeof value !== 'boolean') throw new ShapeError('boolean', value);
   } else if (shape === 'quantity') {
-    if (typeof value !== 'string' && typeof value !== 'number') refuse(path, 'quantity (string or number)', value);
-  } else if ('array' in shape) {
-    if (!Array.isArray(value)) refuse(path, 'array', value);
-    // Go would read a null element of a struct slice as a zero struct; every reader here dereferences it, so refused.
-    const elementsAreObjects = typeof shape.array === 'object' && 'object' in shape.array;
-    for (let i = 0; i < value.length; i++) {
-      if (elementsAreObjects && value[i] === null) refuse(indexPath(path, i), 'object', null);
-      check(value[i], shape.array, indexPath(path, i));
+    if (typeof value !== 'string' && typeof value !== 'number') throw new ShapeError('quantity (string or number)', value);
+  } else if ('fields' in shape) {
+    if (!isObject(value)) throw new ShapeError('object', value);
+    for (const [key, field] of shape.fields) {
+      const child = value[key];
+      if (child === undefined || child === null || !Object.hasOwn(value, key)) continue;
+      trail.push(key);
+      check(child, field, trail);
+      trail.pop();
     }
-  } else if ('map' in shape) {
-    if (!isObject(value)) refuse(path, 'object', value);
-    for (const key of Object.keys(value)) check(value[key], shape.map, childPath(path, key));
+  } else if ('array' in shape) {
+    if (!Array.isArray(value)) throw new ShapeError('array', value);
+    for (let i = 0; i < value.length; i++) {
+      trail.push(i);
+      // Go would read a null element of a struct slice as a zero struct; every reader here dereferences it, so refused.
+      if (shape.ofObjects && value[i] === null) throw new ShapeError('object', null);
+      check(value[i], shape.array, trail);
+      trail.pop();
+    }
   } else {
-    if (!isObject(value)) refuse(path, 'object', value);
-    for (const [key, fieldShape] of Object.entries(shape.object)) {
-      if (Object.hasOwn(value, key)) check(value[key], fieldShape, childPath(path, key));
+    if (!isObject(value)) throw new ShapeError('object', value);
+    for (const key of Object.keys(value)) {
+      trail.push(key);
+      check(value[key], shape.map, trail);
+      trail.pop();
     }
   }
 }
 
 /** Throws an InputError naming the JSON path of the first value of the wrong type in the pod at `path`. */
 export function checkWirePodShape(pod: unknown, path: string): void {
-  check(pod, POD, path);
+  const trail: Trail = [];
+  try {
+    check(pod, COMPILED_POD, trail);
+  } catch (err) {
+    if (!(err instanceof ShapeError)) throw err;
+    throw new InputError(pathOf(path, trail), `expected ${err.expected}, got ${jsonTypeName(err.value)}`);
+  }
 }
