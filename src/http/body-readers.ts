@@ -19,14 +19,10 @@ export interface ActiveRead {
 export class BodyReaders {
   private readonly active = new Set<ActiveRead>();
 
-  constructor(private bound: number) {}
+  constructor(private readonly bound: number) {}
 
   get inUse(): number {
     return this.active.size;
-  }
-
-  setBound(bound: number): void {
-    this.bound = bound;
   }
 
   /** Admits `read`, ending the stalest reads when the bound is reached. */

@@ -24,8 +24,3 @@ function beforeQuery(target: string): string {
   return query < 0 ? target : target.slice(0, query);
 }
 
-/** The query string of a request-target (without `?`), '' when it has none. */
-export function queryOf(target: string | undefined): string {
-  const query = target?.indexOf('?') ?? -1;
-  return query < 0 ? '' : target!.slice(query + 1);
-}

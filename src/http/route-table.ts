@@ -22,7 +22,7 @@ export function pathOf(ctx: Context): string | undefined {
   return state.canonicalPath ?? undefined;
 }
 
-const READ_METHODS = new Set(['GET', 'HEAD']);
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 export function serveRoutes(routes: ReadonlyMap<string, RouteHandler>) {
   return async function route(ctx: Context, _next: Next): Promise<void> {

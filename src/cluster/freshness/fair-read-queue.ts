@@ -34,13 +34,6 @@ export class FairReadQueue {
 
   constructor(private readonly options: FairReadQueueOptions) {}
 
-  /** Reads waiting for their turn, over all callers. */
-  get queued(): number {
-    let total = 0;
-    for (const queue of this.queues.values()) total += queue.length;
-    return total;
-  }
-
   /**
    * Runs `start` (one direct read, which takes its own token) in `caller`'s turn, or resolves a `timeout` refusal if
    * its turn has not come by `deadlineMs` (on the queue's clock).
