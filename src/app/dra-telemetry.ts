@@ -22,6 +22,7 @@ export function updateDraGauges(dra: DraLedger, metrics: Metrics, now: number = 
   for (const [category, count] of stats.unsafeCategories) metrics.draUnsafeNodes.set({ reason: category }, count);
   metrics.draStatusDivergingClaims.set(stats.divergingClaims);
   metrics.draCarriedOverClaims.set(stats.carriedOverClaims);
+  metrics.draUnknownUseNodes.set(stats.unknownUseNodes);
   metrics.draNodeAllocatableUsed.reset();
   for (const [resource, amount] of stats.clusterUsed) setResourceGauge(metrics.draNodeAllocatableUsed, resource, Number(amount));
   metrics.draSliceObservationAgeSeconds.reset();

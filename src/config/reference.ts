@@ -35,6 +35,7 @@ export const YAML_REMARKS: Readonly<Record<string, string>> = {
   'scheduling.scoring.strategy': 'LeastAllocated | MostAllocated',
   'dra.enabled': 'auto (on when slices with mappings exist) | true | false',
   'dra.unsafePolicy': 'reject | ignore',
+  'dra.unknownUsePolicy': 'reject | accept; live (docs/dra.md "A restart forgets nothing")',
   'dra.admitNewClaims': 'false: stop new mapped claims (runbook step 1); bound claims keep counting',
   'dra.nodeSelector': 'e.g. "kube-ledger.io/dra-canary=true"; other nodes answer as with enabled: false',
   'freshness.requeueCapMs': "per-key backoff 5 ms doubling up to this (the nominator's queue)",

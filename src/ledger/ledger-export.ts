@@ -57,5 +57,6 @@ export function exportNode(ledger: ClusterLedger, node: NodeView): Record<string
 export function exportLedger(ledger: ClusterLedger): Record<string, unknown> {
   const nodes = [...ledger.knownNodes()].sort((a, b) => byName(a.name, b.name)).map((n) => exportNode(ledger, n));
   const unsafe = Object.fromEntries([...ledger.draAccounting().unsafeNodes()].sort(([a], [b]) => byName(a, b)));
-  return { counts: ledger.counts(), draUnsafeNodes: unsafe, nodes };
+  const unknown = Object.fromEntries([...ledger.draAccounting().unknownUse()].sort(([a], [b]) => byName(a, b)).map(([n, u]) => [n, { resources: u.resources, reason: u.reason }]));
+  return { counts: ledger.counts(), draUnsafeNodes: unsafe, draUnknownUseNodes: unknown, nodes };
 }

@@ -91,9 +91,14 @@ export function ledgerMetrics(r: Registry[]) {
       labelNames: ['reason'] as const,
       registers: r,
     }),
+    draUnknownUseNodes: new Gauge({
+      name: METRIC_PREFIX + 'dra_unknown_use_nodes',
+      help: 'Nodes whose DRA use is unknown since a restart (a counted claim whose devices no slice lists, whose pod reports no status): they refuse pods that request what it may consume while dra.unknownUsePolicy is reject.',
+      registers: r,
+    }),
     draRefusals: new Counter({
       name: METRIC_PREFIX + 'dra_refusals_total',
-      help: 'Per-node filter refusals for DRA causes, by stable reason code (dra_unsafe:<category>, dra_no_device, dra_shared_claim, dra_paused, numa).',
+      help: 'Per-node filter refusals for DRA causes, by stable reason code (dra_unsafe:<category>, dra_cannot_allocate, dra_claim_not_available, dra_shared_claim, dra_pod_level_budget, dra_use_unknown, dra_paused, numa).',
       labelNames: ['reason'] as const,
       registers: r,
     }),
