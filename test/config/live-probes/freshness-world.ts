@@ -1,6 +1,7 @@
 /**
- * Live freshness keys, observed through the verbs, the metrics and the log: the composition root against the fake API
- * server, preempting nodes whose victims the cache must first be proven to hold.
+ * Live freshness keys and the in-flight bound, observed through the verbs, the metrics and the log: the composition
+ * root against the fake API server, preempting nodes whose victims the cache must first be proven to hold (a
+ * preemption waiting on its proof holds its slot).
  */
 import assert from 'node:assert/strict';
 import { startKubeLedger } from '../../../src/app/start.js';
@@ -35,20 +36,46 @@ export async function freshnessWorld(): Promise<FreshnessWorld> {
   return { ...world, api };
 }
 
-/** A pod written while pod watch events are delayed: the cache is behind the quorum until they arrive. */
+/** A pod written while pod watch events are delayed (longer than any proof waits here): the cache is behind for a while. */
 let churn = 0;
 function writeBehindTheCache(w: FreshnessWorld): void {
-  w.api.slowWatches('pods', 60_000);
+  w.api.slowWatches('pods', 2500);
   w.api.create(pod('batch', `churn-${churn++}`, { node: 'n1', cpu: '1m', priority: 0 }));
 }
 
 /** The detail of the proof's give-up line of the last preemption. */
 function lastIncompleteProof(w: FreshnessWorld): string {
-  const lines = w.lines.filter((l) => l.msg === 'consistent-read proof incomplete; reading victims directly');
+  const lines = w.lines.filter((l) => l.msg === 'consistent-read proof incomplete');
   return String(lines[lines.length - 1]?.['detail'] ?? '');
 }
 
 export const FRESHNESS_PROBES = {
+  'server.maxInFlightPerVerb': async (w: FreshnessWorld) => {
+    await w.reload((c) => {
+      c.server.maxInFlightPerVerb = 1;
+      c.freshness.proof.waitMs = 1000;
+    });
+    try {
+      writeBehindTheCache(w);
+      const held = post(w.running, '/preempt', PREEMPT);
+      await eventually(async () => (await metricValue(w.running.metrics, 'httpInFlight', { verb: 'preempt' })) === 1, 'a preemption waiting on its proof');
+      const refused = await post(w.running, '/preempt', PREEMPT);
+      assert.equal(refused.status, 503);
+      assert.match(String(refused.json['error']), /overloaded: 1 preempt requests already in flight/);
+      await held;
+      await w.reload((c) => (c.server.maxInFlightPerVerb = 16));
+      writeBehindTheCache(w);
+      const both = await Promise.all([post(w.running, '/preempt', PREEMPT), post(w.running, '/preempt', PREEMPT)]);
+      assert.deepEqual(both.map((r) => r.status), [200, 200], 'both admitted under the wider bound');
+    } finally {
+      w.api.slowWatches('pods', 0);
+      await w.reload((c) => {
+        c.server.maxInFlightPerVerb = 16;
+        c.freshness.proof.waitMs = 300;
+      });
+    }
+  },
+
   'freshness.gate.enabled': async (w: FreshnessWorld) => {
     const bypassed = () => metricValue(w.running.metrics, 'freshnessGateBypassed', { check: 'victim_proof' });
     const proofs = () => metricValue(w.running.metrics, 'freshnessProofs');
@@ -83,7 +110,7 @@ export const FRESHNESS_PROBES = {
     const filterError = async () => String((await post(w.running, '/filter', FILTER)).json['Error']);
     await w.reload((c) => (c.freshness.maxServeLagSeconds = 1));
     try {
-      assert.equal(await filterError(), '');
+      await eventually(async () => (await filterError()) === '', 'filter answers while the Pod cache is current', { timeoutMs: 8000, intervalMs: 50 });
       w.api.stallWatches('pods', 60_000); // silent watch: no events, no bookmarks
       await eventually(async () => /degraded: Pod cache not known current/.test(await filterError()), 'filter refuses once the Pod cache lags past 1 s', { timeoutMs: 8000, intervalMs: 50 });
       await w.reload((c) => (c.freshness.maxServeLagSeconds = 3600));

@@ -1,16 +1,14 @@
 /**
- * Live keys observed on a snapshot cluster: the verbs' answers, /debug, the load shedding, the metrics and the log.
+ * Live keys observed on a snapshot cluster: the verbs' answers, /debug, the metrics and the log.
  * Nodes: `a` holds a bound GPU claim (its mapping uses 2 cpu and 8Gi there), `b` a busy plain pod, `c` a device whose
  * mapping the API would refuse (its DRA accounting is unsafe for pods that would get it), `d` a claim on a device no slice lists (its DRA use is unknown, as after a
  * restart); `want` is a pending pod's unallocated GPU claim.
  */
 import assert from 'node:assert/strict';
-import { request, type ClientRequest } from 'node:http';
 import type { ExtenderConfig } from '../../../src/config/schema.js';
 import type { PodObject } from '../../../src/ledger/objects.js';
 import { node, pod, podUid } from '../../support/builders.js';
 import { claim, deviceClass, gpuDevice, result, slice } from '../../support/dra-builders.js';
-import { eventually } from '../../support/eventually.js';
 import { metricValue } from '../../support/metric-value.js';
 import { serveSnapshot } from '../../support/snapshot-server.js';
 import { post, worldOf, type World } from './world.js';
@@ -61,14 +59,6 @@ export async function snapshotWorld(): Promise<World> {
 const filter = async (w: World, p: PodObject, names: string[]) => (await post(w.running, '/filter', { Pod: p, Nodes: null, NodeNames: names })).json as { NodeNames: string[]; FailedNodes: Record<string, string>; Error: string };
 const scores = async (w: World, p: PodObject, names: string[]) => JSON.stringify((await post(w.running, '/prioritize', { Pod: p, Nodes: null, NodeNames: names })).json);
 
-/** A filter whose body is never finished: it holds one filter slot until destroyed. */
-function heldFilter(w: World): ClientRequest {
-  const req = request({ host: '127.0.0.1', port: w.running.port, method: 'POST', path: '/filter', headers: { 'content-type': 'application/json', 'content-length': '100000' } });
-  req.on('error', () => {});
-  req.write('{"Pod":');
-  return req;
-}
-
 type Probe = (w: World) => Promise<void>;
 type Change = (config: ExtenderConfig) => void;
 
@@ -88,19 +78,6 @@ export const SNAPSHOT_PROBES = {
   'server.debug.enabled': (w) => flip(w, (c) => (c.server.debug.enabled = false), (c) => (c.server.debug.enabled = 'auto'),
     async () => assert.equal((await fetch(`${w.running.url}/debug/ledger`)).status, 200),
     async () => assert.equal((await fetch(`${w.running.url}/debug/ledger`)).status, 404)),
-
-  'server.maxInFlightPerVerb': async (w) => {
-    await w.reload((c) => (c.server.maxInFlightPerVerb = 1));
-    const held = heldFilter(w);
-    try {
-      await eventually(async () => (await metricValue(w.running.metrics, 'httpInFlight', { verb: 'filter' })) === 1, 'the held filter in flight');
-      assert.match((await filter(w, plain('p', '1'), ['a'])).Error, /overloaded: 1 filter requests already in flight/);
-      await w.reload((c) => (c.server.maxInFlightPerVerb = 16));
-      assert.equal((await filter(w, plain('p', '1'), ['a'])).Error, '');
-    } finally {
-      held.destroy();
-    }
-  },
 
   'scheduling.mode': (w) => flip(w, (c) => (c.scheduling.mode = 'shadow'), (c) => (c.scheduling.mode = 'enforce'),
     async () => assert.deepEqual((await filter(w, plain('huge', '100'), ['a', 'b'])).NodeNames, []),
