@@ -127,8 +127,12 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
     },
 
     explain(namespace: string, name: string): unknown | undefined {
-      const pod = ledger.podByKey(`${namespace}/${name}`);
-      return pod ? explainPod(ledger, pod, deps.options()) : undefined;
+      const key = `${namespace}/${name}`;
+      const pod = ledger.podByKey(key);
+      if (pod) return explainPod(ledger, pod, deps.options());
+      // A pod held apart as unreadable: why, and which node it makes refuse (ledger/quarantine.ts).
+      const held = ledger.quarantinedObject('Pod', key);
+      return held ? { pod: key, uid: held.uid, quarantined: held.reason, refusedNode: held.node || null, nodes: [] } : undefined;
     },
 
     exportLedger(nodeName?: string): unknown | undefined {

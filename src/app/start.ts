@@ -28,6 +28,7 @@ import { releaseLoadGarbage } from './release-load-garbage.js';
 import { schedulingOptionsFrom } from './scheduling-options.js';
 import { servingLagProblem, throttled } from './serving-lag.js';
 import { VictimTerminationClock } from '../nomination/victim-termination.js';
+import { admissionTelemetry } from './admission-telemetry.js';
 
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEMO_CLUSTER = join(PACKAGE_ROOT, 'config', 'cluster', 'demo.yaml');
@@ -103,9 +104,10 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   // The live rollback levers (dra.admitNewClaims, dra.nodeSelector) wrap the DRA ledger where every verb reads it.
   const scopedDra: ScopedDraAccounting = new ScopedDraAccounting(dra, (name): Readonly<Record<string, string>> | undefined => ledger.node(name)?.labels);
   scopedDra.setLevers(draLeversFrom(config));
+  const admission = admissionTelemetry(metrics, logger);
   const ledger: ClusterLedger = new ClusterLedger({ dra: scopedDra }, {
     onChange: (kind, type) => metrics.ledgerEventCounts.add(kind, type),
-    onPodError: (pod, message) => logger.warn('pod requests unreadable; counted as zero', { pod, error: message }),
+    onQuarantine: (note, held) => admission.quarantine(note, held),
   });
   let options = schedulingOptionsFrom(config);
 
@@ -121,8 +123,10 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
         if (outcome === 'ok') {
           metrics.ledgerRebuildSeconds.set(detail.ledgerBuildSeconds ?? detail.durationSeconds);
           metrics.snapshotLoadSeconds.set(detail.durationSeconds);
+          metrics.relistDurationSeconds.observe({ source: 'snapshot', resource: 'all' }, detail.durationSeconds);
         }
       },
+      onDropped: (kind, reason, message) => admission.dropped(kind, reason, message),
     });
     logger.info(choice.demo ? 'serving the embedded demo cluster' : 'serving a snapshot cluster', { path: choice.path });
   } else {
@@ -135,6 +139,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
       ...(choice.kubeconfig ? { kubeconfig: choice.kubeconfig } : {}),
       ...(deps.live?.tuning ? { tuning: deps.live.tuning } : {}),
       ...(deps.live?.timers ? { timers: deps.live.timers, reflectorTimers: deps.live.timers } : {}),
+      onDropped: (kind, reason, message) => admission.dropped(kind, reason, message),
     });
     source = kube.source;
   }

@@ -40,6 +40,7 @@ const NO_PODS: readonly PodEntry[] = [];
 
 const UNKNOWN_NODE = failure([{ code: 'node_unknown' }]);
 const UNREADABLE_NODE = failure([{ code: 'node_allocatable_unreadable' }]);
+const UNCOUNTABLE_NODE = failure([{ code: 'node_pods_unreadable' }]);
 const NUMA_REASONS: readonly Reason[] = [{ code: 'numa_alignment' }];
 
 export function draIsEnabled(ledger: ClusterLedger, options: SchedulingOptions): boolean {
@@ -152,13 +153,18 @@ export function assessWithDetail(ledger: ClusterLedger, node: NodeView, pod: Pod
 /** `assessFit` within a call's context. */
 export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: Removal, sink?: DetailSink): FitVerdict {
   if (!node) return UNKNOWN_NODE;
-  if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo) {
+  if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo
+    && node.quarantined.size === 0) {
     // The hot path: nothing but the node's rows and its DRA use.
     return fitKernel(node, ctx.demand, undefined, draRowOn(ctx, node), sink);
   }
   if (node.allocatableError) {
     sink?.(`node allocatable unreadable: ${node.allocatableError}`);
     return UNREADABLE_NODE;
+  }
+  if (node.quarantined.size > 0) {
+    sink?.(`unreadable here: ${[...node.quarantined].map(([id, reason]) => `${id}: ${reason}`).join('; ')}`);
+    return UNCOUNTABLE_NODE;
   }
   const { ledger, pod, options } = ctx;
   const footprint = ctx.claims ? draAssessmentFor(ledger, pod, node, ctx.useDra) : undefined;

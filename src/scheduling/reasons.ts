@@ -20,6 +20,8 @@ export type ReasonCode =
   | 'node_unknown'
   /** The Node's status.allocatable could not be parsed; it offers nothing. */
   | 'node_allocatable_unreadable'
+  /** A pod bound or nominated here could not be read (quarantined): what it holds cannot be counted. */
+  | 'node_pods_unreadable'
   /** The pod's DRA claims cannot be served here (claim allocated elsewhere, too few devices of the driver). */
   | 'dra_device_missing'
   /** The pod would consume node-allocatable resources through DRA on a node whose DRA accounting is unsafe. */
@@ -40,6 +42,7 @@ const FIXED_MESSAGES: Readonly<Record<Exclude<ReasonCode, 'insufficient_resource
   too_many_pods: 'Too many pods',
   node_unknown: "node(s) not in kube-ledger's cache",
   node_allocatable_unreadable: 'node(s) had unreadable allocatable',
+  node_pods_unreadable: 'node(s) had pods kube-ledger could not read',
   dra_device_missing: "node(s) cannot serve the pod's DRA claims",
   numa_alignment: "node(s) cannot NUMA-align the pod's DRA devices",
   dra_claim_shared: 'DRA claim with node-allocatable mappings is in use by another pod',

@@ -26,8 +26,8 @@ export interface PodChangeAck { id: number; applyMicros: number; error?: string 
 
 let session: Session | undefined;
 
-/** What the kube source's reflector does to a watched pod before the ledger applies it. */
-const handOnPod = kubeResource('Pod').handOn;
+/** What the kube source's reflector does to a watched pod before the ledger applies it: its trim. */
+const trimPod = kubeResource('Pod').trim;
 
 async function profile(message: ProfileMessage): Promise<void> {
   if (message.profile === 'start') {
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     const started = performance.now();
     let error: string | undefined;
     try {
-      if ('upsert' in message) running.ledger.apply({ type: 'upsert', kind: 'Pod', object: handOnPod(message.upsert) as PodObject });
+      if ('upsert' in message) running.ledger.apply({ type: 'upsert', kind: 'Pod', object: trimPod(message.upsert) as PodObject });
       else running.ledger.apply({ type: 'delete', kind: 'Pod', key: message.delete });
     } catch (err) {
       error = (err as Error).message;

@@ -1,0 +1,53 @@
+/**
+ * Long work (reading a list, applying a relist, loading a snapshot) done in slices of the event loop: the work checks
+ * `due()` between small steps and, once its slice is used up, `pause()` lets the event loop run everything waiting
+ * (a /healthz probe, a verb, a watch event of another resource) before it goes on. One slice is short enough that no
+ * waiting request notices it (default 10 ms), long enough that the pauses cost next to nothing.
+ */
+import type { ReplaceSession } from '../ledger/changes.js';
+
+export const DEFAULT_SLICE_MS = 10;
+
+/** Objects of a replace session applied between two checks of the slice (each a few microseconds). */
+const APPLY_BUDGET = 256;
+
+export class EventLoopSlices {
+  private started = performance.now();
+  /** How many times the work let the event loop run. */
+  pauses = 0;
+
+  constructor(private readonly sliceMs = DEFAULT_SLICE_MS) {}
+
+  /** True once the current slice is used up. */
+  due(): boolean {
+    return performance.now() - this.started >= this.sliceMs;
+  }
+
+  /** Lets the event loop run what waits (I/O callbacks, timers), then starts a new slice. */
+  async pause(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.pauses++;
+    this.started = performance.now();
+  }
+
+  /** `pause()` when the slice is used up. */
+  async maybePause(): Promise<void> {
+    if (this.due()) await this.pause();
+  }
+}
+
+/**
+ * Applies a replace session's diff in slices. `onSliced` is called before the first pause, if one is needed: from
+ * then on until this resolves, readers would see a store partly new.
+ */
+export async function applyInSlices(session: ReplaceSession, slices: EventLoopSlices, onSliced?: () => void): Promise<void> {
+  let paused = false;
+  while (!session.applyStep(APPLY_BUDGET)) {
+    if (!slices.due()) continue;
+    if (!paused) {
+      paused = true;
+      onSliced?.();
+    }
+    await slices.pause();
+  }
+}
