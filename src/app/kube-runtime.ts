@@ -94,7 +94,7 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
   const tuning: Partial<ReflectorTuning> = {
     listTimeoutMs: deadlines.listMs,
     watchIdleTimeoutMs: deadlines.watchIdleMs,
-    listBounds: { ...config.cluster.list },
+    listBounds: { maxPages: config.cluster.list.maxPages, maxBytes: config.cluster.list.maxBytes, maxSeconds: config.cluster.list.maxSeconds },
     watchList: config.cluster.watchList,
     ...options.tuning,
   };

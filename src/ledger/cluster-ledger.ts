@@ -159,7 +159,7 @@ export class ClusterLedger implements ClusterSink {
         pod: (key) => this.podsByKey.get(key),
         pods: () => this.podsByKey.values(),
         quarantine,
-        put: (entry) => this.putPod(entry, entry.object),
+        put: (entry, object) => this.putPod(entry, object),
         remove: (key) => this.deletePod(key),
         quarantineObject: (note) => this.quarantineObject(note),
         replaced,

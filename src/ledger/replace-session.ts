@@ -20,8 +20,11 @@ export interface PodStore {
   pod(key: string): PodEntry | undefined;
   pods(): IterableIterator<PodEntry>;
   readonly quarantine: QuarantineStore;
-  /** Puts a built entry in place of the key's current entry or quarantine (quarantined itself if unreadable). */
-  put(entry: PodEntry): void;
+  /**
+   * Puts a built entry in place of the key's current entry or quarantine (quarantined itself if unreadable);
+   * `object` is what DRA accounting reads of the pod.
+   */
+  put(entry: PodEntry, object: PodObject): void;
   /** Removes the key's entry or quarantine. */
   remove(key: string): void;
   quarantineObject(note: QuarantineNote): void;
@@ -48,6 +51,8 @@ export class PodReplace implements ReplaceSession {
   readonly kind = 'Pod' as const;
   private phase: Phase = 'offering';
   private changed: PodEntry[] = [];
+  /** The listed pod beside its entry where DRA accounting reads more than the entry keeps (pod-level resources). */
+  private readonly wholePods = new Map<PodEntry, PodObject>();
   private notes: QuarantineNote[] = [];
   /** Quarantined keys listed again unchanged, or listed at all (a quarantine not listed again is released). */
   private readonly quarantineListed = new Set<string>();
@@ -76,6 +81,8 @@ export class PodReplace implements ReplaceSession {
     const entry = podEntryFromObject(pod);
     entry.listMark = this.mark;
     this.changed.push(entry);
+    // DRA derives a pod-level request's covered resources with the containers' requests, which a bound entry drops.
+    if (pod.spec?.resources !== undefined && entry.object !== pod) this.wholePods.set(entry, pod);
   }
 
   quarantine(note: QuarantineNote): void {
@@ -104,6 +111,7 @@ export class PodReplace implements ReplaceSession {
   abort(): void {
     this.changed = [];
     this.notes = [];
+    this.wholePods.clear();
     this.phase = 'done';
   }
 
@@ -124,15 +132,14 @@ export class PodReplace implements ReplaceSession {
   private putStep(units: number): void {
     const end = Math.min(this.changed.length, this.putAt + Math.max(1, units));
     for (; this.putAt < end; this.putAt++) {
-      this.store.put(this.changed[this.putAt]!);
+      const entry = this.changed[this.putAt]!;
+      this.store.put(entry, this.wholePods.get(entry) ?? entry.object);
       // Let go of each entry once it is in the store: the array must not keep a replaced entry alive.
       this.changed[this.putAt] = undefined as unknown as PodEntry;
     }
     if (this.putAt < this.changed.length) return;
     for (const note of this.notes) this.store.quarantineObject(note);
-    this.changed = [];
-    this.notes = [];
-    this.phase = 'done';
+    this.abort();
     this.store.replaced();
   }
 
