@@ -24,7 +24,7 @@ import type { ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
 import { isTerminalPhase, occupiesNode, podEntryFromObject, reservesNominatedNode, type PodEntry } from './pod-entry.js';
 import { quarantineId, QuarantineStore, type QuarantineNote } from './quarantine.js';
-import { NodeReplace, PodReplace, replaceAll } from './replace-session.js';
+import { NodeReplace, PodReplace, replaceAll, VersionedReplace } from './replace-session.js';
 
 export interface LedgerCounts {
   nodes: number;
@@ -75,6 +75,8 @@ export class ClusterLedger implements ClusterSink {
   private replaceMarks = 0;
   /** Sessions whose diff has started but not finished applying. */
   private replacesApplying = 0;
+  /** The resourceVersion of every object of the kinds DRA accounting keeps by the thousand, by key: their relists are diffs too. */
+  private readonly versions = new Map<ClusterObjectKind, Map<string, string>>(VERSIONED_KINDS.map((kind) => [kind, new Map()]));
   /** What a change of each kind does (ledger/kinds.ts). */
   private readonly handlers: BoundKindHandlers;
 
@@ -99,10 +101,12 @@ export class ClusterLedger implements ClusterSink {
       case 'upsert':
         if (!ownsQuarantine(change.kind)) this.release(change.kind, objectKey(change.object.metadata));
         handler.upsert(change.object);
+        this.versions.get(change.kind)?.set(objectKey(change.object.metadata), change.object.metadata.resourceVersion ?? '');
         break;
       case 'delete':
         if (!ownsQuarantine(change.kind)) this.release(change.kind, change.key);
         handler.delete(change.key);
+        this.versions.get(change.kind)?.delete(change.key);
         break;
       case 'quarantine':
         this.quarantineObject(change.note);
@@ -179,6 +183,28 @@ export class ClusterLedger implements ClusterSink {
         replaced,
       });
     }
+    const versions = this.versions.get(kind);
+    if (versions) {
+      return new VersionedReplace({
+        kind,
+        version: (key) => versions.get(key),
+        keys: () => [...versions.keys()],
+        quarantine,
+        upsert: (object) => {
+          const key = objectKey(object.metadata);
+          this.release(kind, key);
+          this.handlers[kind].upsert(object);
+          versions.set(key, object.metadata.resourceVersion ?? '');
+        },
+        remove: (key) => {
+          this.release(kind, key);
+          this.handlers[kind].delete(key);
+          versions.delete(key);
+        },
+        quarantineObject: (note) => this.quarantineObject(note),
+        replaced,
+      });
+    }
     return replaceAsOneChange(kind, (change) => {
       if (change.type !== 'replaced') return;
       const listed = new Set(change.objects.map((object) => objectKey(object.metadata)));
@@ -198,7 +224,10 @@ export class ClusterLedger implements ClusterSink {
     const previous = this.quarantine.get(note.kind, note.key);
     if (previous && previous.reason === note.reason && previous.node === note.node && previous.resourceVersion === note.resourceVersion) return;
     if (note.kind === 'Pod') this.deletePod(note.key);
-    else if (note.kind !== 'Node') this.handlers[note.kind].delete(note.key);
+    else if (note.kind !== 'Node') {
+      this.handlers[note.kind].delete(note.key);
+      this.versions.get(note.kind)?.delete(note.key);
+    }
     if (previous) this.refuseNode(previous, false);
     this.quarantine.set(note);
     this.refuseNode(note, true);
@@ -483,6 +512,13 @@ export class ClusterLedger implements ClusterSink {
     return { allocatable: allocatableTotals, requested: requestedTotals };
   }
 }
+
+/**
+ * Kinds kept by DRA accounting in the thousands at scale (one slice or more per DRA node, claims per pod): relisted
+ * as diffs in steps. DeviceClasses and PodDisruptionBudgets, a few each, are replaced whole (a budget's replace also
+ * tells preemption that budgets were listed, even none).
+ */
+const VERSIONED_KINDS: readonly ClusterObjectKind[] = ['ResourceSlice', 'ResourceClaim'];
 
 /** Kinds whose own upsert and delete end a quarantine (the ledger reads their objects itself). */
 function ownsQuarantine(kind: ClusterObjectKind): boolean {

@@ -6,7 +6,7 @@
  * what the list no longer holds, then puts the new and changed entries in. A relist of an unchanged cluster therefore
  * holds almost nothing beside the store, and its application is a walk over the store.
  */
-import type { ClusterObject, NodeObject, PodObject } from './objects.js';
+import type { ClusterObject, ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
 import { podEntryFromObject, type PodEntry } from './pod-entry.js';
 import { QuarantineStore, type QuarantineNote } from './quarantine.js';
@@ -212,6 +212,90 @@ export class NodeReplace implements ReplaceSession {
     this.listed = new Set();
     this.changed = [];
     this.notes = [];
+    this.phase = 'done';
+  }
+}
+
+/** What a session of a kind kept in another store (DRA accounting) needs: the resourceVersion of what it holds. */
+export interface VersionedStore {
+  /** The resourceVersion of the object the store holds under `key` ('' when unknown); undefined when none. */
+  version(key: string): string | undefined;
+  keys(): string[];
+  readonly quarantine: QuarantineStore;
+  readonly kind: ClusterObjectKind;
+  upsert(object: ClusterObject): void;
+  remove(key: string): void;
+  quarantineObject(note: QuarantineNote): void;
+  replaced(): void;
+}
+
+/**
+ * The session of a kind whose objects another store keeps (ResourceSlices, ResourceClaims): kept keys in a set, the
+ * changed objects staged, the diff applied as deletes and upserts (what the store's own replace does), in steps.
+ */
+export class VersionedReplace implements ReplaceSession {
+  private phase: Phase = 'offering';
+  private listed = new Set<string>();
+  private changed: ClusterObject[] = [];
+  private notes: QuarantineNote[] = [];
+  private removals: string[] = [];
+  private at = 0;
+
+  constructor(private readonly store: VersionedStore) {}
+
+  get kind(): VersionedStore['kind'] {
+    return this.store.kind;
+  }
+
+  offer(object: ClusterObject): void {
+    const key = objectKey(object.metadata);
+    this.listed.add(key);
+    const resourceVersion = object.metadata.resourceVersion ?? '';
+    if (resourceVersion !== '' && this.store.version(key) === resourceVersion) return;
+    this.changed.push(object);
+  }
+
+  quarantine(note: QuarantineNote): void {
+    this.listed.add(note.key);
+    this.notes.push(note);
+  }
+
+  staged(): number {
+    return this.changed.length + this.notes.length;
+  }
+
+  applyStep(budget: number): boolean {
+    if (this.phase === 'offering') {
+      this.phase = 'sweeping';
+      this.removals = this.store.keys().filter((key) => !this.listed.has(key));
+      for (const key of this.store.quarantine.keysOf(this.kind)) if (!this.listed.has(key)) this.removals.push(key);
+    }
+    let units = Math.max(1, budget);
+    if (this.phase === 'sweeping') {
+      while (units > 0 && this.at < this.removals.length) {
+        this.store.remove(this.removals[this.at++]!);
+        units--;
+      }
+      if (this.at < this.removals.length) return false;
+      this.phase = 'putting';
+      this.at = 0;
+    }
+    while (units > 0 && this.at < this.changed.length) {
+      this.store.upsert(this.changed[this.at++]!);
+      units--;
+    }
+    if (this.at < this.changed.length) return false;
+    for (const note of this.notes) this.store.quarantineObject(note);
+    this.abort();
+    this.store.replaced();
+    return true;
+  }
+
+  abort(): void {
+    this.listed = new Set();
+    this.changed = [];
+    this.notes = [];
+    this.removals = [];
     this.phase = 'done';
   }
 }

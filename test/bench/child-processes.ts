@@ -64,6 +64,8 @@ export interface LedgerOptions {
   compiledEntry?: string;
   /** V8/node flags after the deployment's (experiments: --trace-gc, a heap flag under evaluation). */
   extraNodeFlags?: readonly string[];
+  /** Called once the process is spawned, before it is ready (a probe that watches the start-up). */
+  onSpawned?: (spawned: { pid: number; opsBaseUrl: string }) => void;
 }
 
 let compiledByDefault: string | undefined;
@@ -133,6 +135,7 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
   const baseUrl = `http://${HOST}:${port}`;
   const opsBaseUrl = `http://${HOST}:${opsPort}`;
   const stop = stopper(child);
+  options.onSpawned?.({ pid: child.pid ?? -1, opsBaseUrl });
   try {
     await waitReady(opsBaseUrl, child, options.readyTimeoutMs ?? 180_000, options.logPath);
   } catch (err) {

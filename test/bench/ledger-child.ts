@@ -69,6 +69,8 @@ async function main(): Promise<void> {
     const ack: PodChangeAck = { id: message.id, applyMicros: (performance.now() - started) * 1000, ...(error ? { error } : {}) };
     process.send?.(ack);
   });
+  // As src/main.ts: SIGHUP reads the cluster again (the scale bench's forced snapshot reload).
+  process.on('SIGHUP', () => void running.source.reload().catch(() => {}));
   const stop = () => void running.close().finally(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

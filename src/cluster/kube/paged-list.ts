@@ -49,12 +49,10 @@ export async function readPagedList(deps: PagedListDeps, signal: AbortSignal): P
   let pages = 0;
   let current = requestPage(deps, undefined, signal);
   for (;;) {
-    if (++pages > deps.bounds.maxPages) {
-      current.cancel();
-      throw new ListBoundError('pages', deps.bounds.maxPages, `list ${deps.resource.collectionPath}`);
-    }
+    pages++;
     const early = await current.early;
-    let next = early ? requestPage(deps, early, signal) : undefined;
+    // No page past the bound is asked for, not even ahead of time.
+    let next = early && pages < deps.bounds.maxPages ? requestPage(deps, early, signal) : undefined;
     let page: ListPage;
     try {
       page = (await current.page) as ListPage;
@@ -78,6 +76,7 @@ export async function readPagedList(deps: PagedListDeps, signal: AbortSignal): P
       next = undefined;
     }
     if (token === undefined) return { resourceVersion: page.metadata?.resourceVersion };
+    if (pages >= deps.bounds.maxPages) throw new ListBoundError('pages', deps.bounds.maxPages, `list ${deps.resource.collectionPath}`);
     current = next ?? requestPage(deps, token, signal);
   }
 }
