@@ -24,7 +24,6 @@ import type { TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 import { httpOptionsFromConfig } from '../http/server-options.js';
 import { startExtenderServer } from '../http/server.js';
 import { createExtenderService } from './extender-service.js';
-import { releaseLoadGarbage } from './release-load-garbage.js';
 import { schedulingOptionsFrom } from './scheduling-options.js';
 import { servingLagProblem, throttled } from './serving-lag.js';
 import { VictimTerminationClock } from '../nomination/victim-termination.js';
@@ -170,14 +169,9 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     ...(deps.live?.timers ? { timers: deps.live.timers } : {}),
   });
   metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
-  let loadGarbageReleased = false;
   const trackFreshness = (): void => {
     feedDraFreshness(dra, source);
     victimClock.sweep(ledger, Date.now());
-    if (!loadGarbageReleased && source.hasSynced()) {
-      loadGarbageReleased = true;
-      releaseLoadGarbage(logger);
-    }
   };
   trackFreshness();
   const freshnessTimer = setInterval(trackFreshness, 1000);

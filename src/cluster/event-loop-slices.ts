@@ -8,8 +8,8 @@ import type { ReplaceSession } from '../ledger/changes.js';
 
 export const DEFAULT_SLICE_MS = 10;
 
-/** Objects of a replace session applied between two checks of the slice (each a few microseconds). */
-const APPLY_BUDGET = 256;
+/** Objects of a replace session applied between two checks of the slice (a pod with its DRA use: up to ~100 µs). */
+const APPLY_BUDGET = 64;
 
 export class EventLoopSlices {
   private started = performance.now();

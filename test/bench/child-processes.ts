@@ -108,7 +108,7 @@ export interface LedgerProcess extends ServerProcess {
 }
 
 /** deploy/base/deployment.yaml's NODE_OPTIONS (a test keeps them equal): kube-ledger is measured as it is shipped. */
-export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768', '--max-semi-space-size=32', '--expose-gc'];
+export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768', '--max-semi-space-size=32'];
 
 /** The flags its `command` gives node before the script (Node.js refuses them in NODE_OPTIONS); a test keeps them equal. */
 export const DEPLOYED_COMMAND_FLAGS: readonly string[] = ['--min-semi-space-size=32', '--no-memory-reducer'];
