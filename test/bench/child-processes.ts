@@ -102,6 +102,8 @@ export type PodChange = { upsert: object } | { delete: string };
 export interface LedgerProcess extends ServerProcess {
   /** Applies a pod change to the running ledger (see ledger-child.ts); resolves with the ledger's own time for it. */
   applyPod(change: PodChange): Promise<{ applyMicros: number }>;
+  /** One full collection in the process (started with --expose-gc), then its heap's used bytes: the live heap. */
+  collectGarbage(): Promise<number>;
   /** Starts a V8 CPU profile; `stopProfile` writes it (a .cpuprofile, as `--cpu-prof` writes) to `path`. */
   startProfile(): Promise<void>;
   stopProfile(path: string): Promise<void>;
@@ -143,12 +145,12 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
     throw err;
   }
   let nextId = 0;
-  const waiting = new Map<number, (ack: { applyMicros: number; error?: string }) => void>();
-  child.on('message', (ack: { id: number; applyMicros: number; error?: string }) => {
+  const waiting = new Map<number, (ack: { applyMicros: number; error?: string; heapUsedBytes?: number }) => void>();
+  child.on('message', (ack: { id: number; applyMicros: number; error?: string; heapUsedBytes?: number }) => {
     waiting.get(ack.id)?.(ack);
     waiting.delete(ack.id);
   });
-  const ask = (message: object) => new Promise<{ applyMicros: number }>((resolve, reject) => {
+  const ask = (message: object) => new Promise<{ applyMicros: number; heapUsedBytes?: number }>((resolve, reject) => {
     const id = ++nextId;
     waiting.set(id, (ack) => (ack.error ? reject(new Error(`kube-ledger refused ${JSON.stringify(message).slice(0, 80)}: ${ack.error}`))
       : resolve(ack)));
@@ -156,9 +158,10 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
   });
   const applyPod = (change: PodChange) => ask(change);
   const startProfile = async () => void await ask({ profile: 'start' });
+  const collectGarbage = async () => (await ask({ collect: true })).heapUsedBytes ?? Number.NaN;
   const stopProfile = async (path: string) => void await ask({ profile: 'stop', path });
   return { name: 'kube-ledger', pid: child.pid ?? -1, baseUrl, opsBaseUrl, readyAfterMs: performance.now() - started, stop,
-    applyPod, startProfile, stopProfile };
+    applyPod, startProfile, stopProfile, collectGarbage };
 }
 
 /** The floor server (plain node:http), or with `koa` the same replies through bare Koa + @koa/router. */

@@ -22,7 +22,9 @@ import { createLogger } from '../../src/observability/logger.js';
 
 export type PodChangeMessage = { id: number; upsert: PodObject } | { id: number; delete: string };
 export type ProfileMessage = { id: number; profile: 'start' } | { id: number; profile: 'stop'; path: string };
-export interface PodChangeAck { id: number; applyMicros: number; error?: string }
+/** A full collection, then the heap's used bytes (only with --expose-gc: the scale bench's live-heap figure). */
+export interface CollectMessage { id: number; collect: true }
+export interface PodChangeAck { id: number; applyMicros: number; error?: string; heapUsedBytes?: number }
 
 let session: Session | undefined;
 
@@ -52,7 +54,13 @@ async function main(): Promise<void> {
   const config = loadConfig({ ...(file ? { file } : {}), env: process.env, overrides: cli.overrides });
   const logger = createLogger({ level: config.logging.level });
   const running = await startKubeLedger(config, { logger });
-  process.on('message', (message: PodChangeMessage | ProfileMessage) => {
+  process.on('message', (message: PodChangeMessage | ProfileMessage | CollectMessage) => {
+    if ('collect' in message) {
+      const collect = (globalThis as { gc?: () => void }).gc;
+      collect?.();
+      process.send?.({ id: message.id, applyMicros: 0, heapUsedBytes: process.memoryUsage().heapUsed, ...(collect ? {} : { error: 'no --expose-gc' }) });
+      return;
+    }
     if ('profile' in message) {
       profile(message).then(() => process.send?.({ id: message.id, applyMicros: 0 }),
         (err: Error) => process.send?.({ id: message.id, applyMicros: 0, error: err.message }));

@@ -133,7 +133,8 @@ async function measureOnce(size: ScaleSize, source: 'snapshot' | 'live', setting
   const run: ScaleRun = { size: size.label, nodes: size.nodes, pods, source, clusterFileBytes: cluster.fileBytes, loadAverage: loadavg()[0] ?? 0 };
   let ledger: LedgerProcess | undefined;
   try {
-    const heapFlags = settings.heapMb === undefined ? [] : [`--max-old-space-size=${settings.heapMb}`];
+    // --expose-gc only for the live-heap figure, taken after the RSS and loop figures (a full collection is a pause).
+    const heapFlags = ['--expose-gc', ...(settings.heapMb === undefined ? [] : [`--max-old-space-size=${settings.heapMb}`])];
     probe.phase('start-up');
     ledger = await startLedger({
       ...(api ? { kubeconfig: writeKubeconfigFile(api.url, dir) } : { clusterFile: cluster.file }),
@@ -151,9 +152,11 @@ async function measureOnce(size: ScaleSize, source: 'snapshot' | 'live', setting
     const samples = await scrapeMetrics(ledger.opsBaseUrl);
     run.heapUsedBytes = findSample(samples, 'nodejs_heap_size_used_bytes');
     run.rssBytes = readProcessMemory(ledger.pid).rssBytes;
-    run.heapBytesPerPod = run.heapUsedBytes === null ? null : run.heapUsedBytes / pods;
     log(`${size.label} ${source}: ready in ${run.readyAfterSeconds.toFixed(1)} s (CPU ${run.cpuToReadySeconds.toFixed(1)} s), heap ${mib(run.heapUsedBytes)}, RSS ${mib(run.rssBytes)}, peak ${mib(run.startupPeakRssBytes)}, longest /healthz ${run.startupHealthzMaxMs?.toFixed(0)} ms`);
     await reload(ledger, api, run, probe);
+    run.liveHeapBytes = await ledger.collectGarbage();
+    run.heapBytesPerPod = run.liveHeapBytes / pods;
+    log(`  live heap after a full collection: ${mib(run.liveHeapBytes)} (${run.heapBytesPerPod.toFixed(0)} B a pod)`);
   } catch (err) {
     run.failure = err instanceof Error ? err.message.split('\n')[0] : String(err);
     log(`${size.label} ${source}: ${run.failure}`);

@@ -16,6 +16,8 @@ export interface ScaleRun {
   readyAfterSeconds?: number;
   cpuToReadySeconds?: number;
   heapUsedBytes?: number | null;
+  /** Heap used after a full collection, after the reload: what the ledger keeps. */
+  liveHeapBytes?: number;
   heapBytesPerPod?: number | null;
   rssBytes?: number | null;
   startupPeakRssBytes?: number | null;
@@ -89,7 +91,7 @@ export function renderScaleReport(runs: readonly ScaleRun[], misses: readonly st
   return [
     `**Scale** (${about.date}, ${about.commit}; the Deployment's node flags${about.heapMb ? `, heap raised to ${about.heapMb} MiB` : ''}):`,
     '',
-    '| pods | nodes | source | CPU to ready s | heap after ready | heap B/pod | RSS after ready / start-up peak | longest /healthz ms (loop delay) start-up | reload | reload peak RSS | longest /healthz ms (loop delay) reload | load |',
+    '| pods | nodes | source | CPU to ready s | heap after ready | live heap B/pod | RSS after ready / start-up peak | longest /healthz ms (loop delay) start-up | reload | reload peak RSS | longest /healthz ms (loop delay) reload | load |',
     '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
