@@ -20,6 +20,7 @@ COPY src ./src
 RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+# The image's version label; test/image/dockerfile.test.ts holds this default equal to package.json's version.
 ARG VERSION=0.1.0
 ARG REVISION=unknown
 LABEL org.opencontainers.image.title="kube-ledger" \
@@ -30,11 +31,14 @@ LABEL org.opencontainers.image.title="kube-ledger" \
       org.opencontainers.image.base.name="docker.io/library/node:${NODE_VERSION}-bookworm-slim"
 WORKDIR /app
 ENV NODE_ENV=production
+# The commit the image was built from, for kube_ledger_build_info (the version is read from package.json).
+ENV KUBE_LEDGER_REVISION=${REVISION}
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY config ./config
 COPY bin ./bin
+COPY LICENSE ./
 # `kubectl exec deploy/kube-ledger -- kube-ledger explain NS/POD` asks the replica itself why a pod is pending.
 RUN ln -s /app/bin/kube-ledger.js /usr/local/bin/kube-ledger
 # 65532 is the conventional "nonroot" UID/GID; the Deployment's securityContext names the same numbers.

@@ -4,6 +4,8 @@
 #   openssl    — test certificates for the TLS tests
 #   go         — Debian's golang-go builds the benchmark's reference Go extender (test/bench/go-extender.test.ts);
 #                standard library only, built offline (no Go module is ever downloaded)
+# and checks for one that comes with the machine rather than from Debian:
+#   kubectl    — `kubectl kustomize` renders every kustomization under deploy/ (test/deploy/kubectl-kustomize.test.ts)
 # Idempotent and quiet: does nothing when every tool is already on PATH. Needs root (CI runs as root).
 set -euo pipefail
 
@@ -13,6 +15,11 @@ declare -A PACKAGE_FOR_COMMAND=(
   [openssl]=openssl
   [go]=golang-go
 )
+
+if ! command -v kubectl >/dev/null 2>&1; then
+  echo "install-tools: kubectl is not on PATH; install a kubectl >= 1.27 (it carries kustomize) first" >&2
+  exit 1
+fi
 
 missing=()
 for command in "${!PACKAGE_FOR_COMMAND[@]}"; do

@@ -3,12 +3,13 @@
  * (`app/start.ts`), watch the configuration file for live reload, and map signals (SIGHUP reload, SIGTERM/SIGINT
  * graceful stop). It wires no parts together itself.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCommandLine, UsageError, USAGE } from './config/cli.js';
 import { watchConfigFile } from './config/config-watcher.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { createLogger } from './observability/logger.js';
+import { packageVersion } from './app/build-identity.js';
 import { clearNominations, PACKAGE_ROOT, startKubeLedger } from './app/start.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -29,8 +30,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (cli.command === 'version') {
-    const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
-    process.stdout.write(`kube-ledger ${pkg.version}\n`);
+    process.stdout.write(`kube-ledger ${packageVersion()}\n`);
     return 0;
   }
   const defaultFile = join(PACKAGE_ROOT, 'config', 'extender.yaml');

@@ -7,6 +7,7 @@ import { parseLabelSelector } from '../config/label-selector-text.js';
 import type { DraLedger } from '../ledger/dra/dra-ledger.js';
 import type { DraLevers } from '../ledger/dra/dra-scope.js';
 import type { Metrics } from '../observability/metrics.js';
+import { setResourceGauge } from './resource-gauge-values.js';
 
 export function draLeversFrom(config: ExtenderConfig): DraLevers {
   const text = config.dra.nodeSelector.trim();
@@ -21,10 +22,9 @@ export function updateDraGauges(dra: DraLedger, metrics: Metrics, now: number = 
   for (const [category, count] of stats.unsafeCategories) metrics.draUnsafeNodes.set({ reason: category }, count);
   metrics.draStatusDivergingClaims.set(stats.divergingClaims);
   metrics.draCarriedOverClaims.set(stats.carriedOverClaims);
+  metrics.draUnknownUseNodes.set(stats.unknownUseNodes);
   metrics.draNodeAllocatableUsed.reset();
-  for (const [resource, amount] of stats.clusterUsed) {
-    metrics.draNodeAllocatableUsed.set({ resource }, resource === 'cpu' ? Number(amount) / 1000 : Number(amount));
-  }
+  for (const [resource, amount] of stats.clusterUsed) setResourceGauge(metrics.draNodeAllocatableUsed, resource, Number(amount));
   metrics.draSliceObservationAgeSeconds.reset();
   for (const [driver, observedAt] of stats.oldestSliceObservations) {
     metrics.draSliceObservationAgeSeconds.set({ driver }, Math.max(0, (now - observedAt) / 1000));

@@ -2,6 +2,12 @@
  * Glue between HTTP and the pure scheduling functions: reads the current options, runs the verb on the ledger,
  * records metrics and logs, applies shadow mode, and for preemption first asks the freshness layer which candidate
  * nodes can be trusted (the only await, placed before the decision reads the ledger).
+ *
+ * No answer comes from a partial view: until the source has completed the first list of every resource, filter
+ * answers with `Error` set and prioritize and preempt with 503, whoever calls (readiness keeps only the Service away;
+ * a caller on the pod IP gets the same refusal). A relist in progress keeps the previous complete view (the source
+ * replaces it atomically), so it is answered from that. In shadow mode the answers are the pass-through ones, which
+ * read nothing.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import { exportLedger, exportNode } from '../ledger/ledger-export.js';
@@ -14,6 +20,7 @@ import type { SchedulingOptions } from '../scheduling/options.js';
 import { preempt, proposedNodes } from '../scheduling/preempt.js';
 import { prioritizeReply } from '../scheduling/prioritize.js';
 import type { PriorityReply } from '../protocol/priority-reply.js';
+import { HttpProblem } from '../http/http-problem.js';
 import type { ClusterSource, VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
 import type { ExtenderService, Readiness } from '../http/extender-port.js';
 
@@ -45,7 +52,9 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
   const service: ExtenderService = {
     filter(args: ExtenderArgs): ExtenderFilterResult {
       const options = deps.options();
-      const lagging = options.mode === 'shadow' ? undefined : laggingNow('filter');
+      const partial = partialView();
+      if (partial && options.mode === 'shadow') return shadowFilter(args);
+      const lagging = partial ?? (options.mode === 'shadow' ? undefined : laggingNow('filter'));
       if (lagging) return { Nodes: null, NodeNames: null, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: lagging };
       // Checked once per call: at info level the scan keeps no per-node sample and computes no detail.
       const sampling: FailureSampling | undefined = logger.isEnabled('debug')
@@ -84,9 +93,10 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
 
     prioritize(args: ExtenderArgs): HostPriorityList | PriorityReply {
       const options = deps.options();
+      refuseOnPartialView();
       // The prioritize reply has no error field: a failed call is kube-scheduler's way to score without us.
       const lagging = options.mode === 'shadow' ? undefined : laggingNow('prioritize');
-      if (lagging) throw new Error(lagging);
+      if (lagging) throw new HttpProblem(503, 'degraded', lagging);
       const scores = prioritizeReply(ledger, args, options);
       if (options.mode === 'shadow') {
         const differs = new Set(scores.scores).size > 1;
@@ -98,6 +108,8 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
 
     async preempt(args: ExtenderPreemptionArgs): Promise<ExtenderPreemptionResult> {
       const proposals = proposedNodes(args);
+      if (deps.options().mode === 'shadow' && partialView()) return shadowPreempt(proposals);
+      refuseOnPartialView();
       const stale = deps.victimFreshness ? await deps.victimFreshness(victimRefs(ledger, proposals)) : new Map<string, string>();
       const options = deps.options();
       const decision = preempt(ledger, args, options, stale);
@@ -169,6 +181,20 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
     if (value === degradedShown) return;
     metrics.freshnessDegraded.set(value);
     degradedShown = value;
+  }
+
+  /** Why the view is partial (a resource has not completed its first list), or undefined once it is complete. */
+  function partialView(): string | undefined {
+    if (deps.source.hasSynced()) return undefined;
+    const pending = Object.entries(deps.source.freshness().resources).filter(([, f]) => f?.state === 'unsynced').map(([kind]) => kind);
+    const which = pending.length > 0 ? ` (${pending.join(', ')})` : '';
+    return `kube-ledger has not completed the first list of every resource yet${which}; not answering from a partial view`;
+  }
+
+  /** prioritize and preempt have no error field: 503, counted as `degraded` like filter's answer with `Error` set. */
+  function refuseOnPartialView(): void {
+    const partial = partialView();
+    if (partial) throw new HttpProblem(503, 'degraded', partial);
   }
 
   function laggingNow(verb: 'filter' | 'prioritize'): string | undefined {

@@ -131,7 +131,6 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
     }
     return found;
   };
-  metrics.freshnessGateEnabled.set(config.freshness.gate.enabled ? 1 : 0);
   logger.info('live Kubernetes source configured', { server: client.server });
   return {
     kubeConfig,
@@ -147,7 +146,6 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
         logger.warn(next.freshness.gate.enabled ? 'freshness gate switched on' : 'freshness gate switched OFF (rollback): no written-RV gate, no victim proof');
       }
       config = next;
-      metrics.freshnessGateEnabled.set(next.freshness.gate.enabled ? 1 : 0);
     },
     debugFreshness: () => freshnessDebugReport({ tracker, source, gates: [...gates.values()], config, nowMs: now() }),
     startNominator: (ledger, schedulingOptions, knobs = {}) =>

@@ -10,6 +10,6 @@ export function schedulingOptionsFrom(config: ExtenderConfig): SchedulingOptions
       strategy: config.scheduling.scoring.strategy,
       weights: new Map(Object.entries(config.scheduling.scoring.resources).map(([k, v]) => [k, BigInt(v)])),
     },
-    dra: { enabled: config.dra.enabled, unsafePolicy: config.dra.unsafePolicy },
+    dra: { enabled: config.dra.enabled, unsafePolicy: config.dra.unsafePolicy, unknownUsePolicy: config.dra.unknownUsePolicy },
   };
 }

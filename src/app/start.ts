@@ -15,6 +15,8 @@ import { ScopedDraAccounting } from '../ledger/dra/dra-scope.js';
 import { draLeversFrom, updateDraGauges } from './dra-telemetry.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { recordBuildInfo } from '../observability/build-info-metrics.js';
+import { buildIdentity } from './build-identity.js';
 import { SnapshotSource } from '../cluster/snapshot/snapshot-source.js';
 import type { ClusterSource } from '../cluster/source.js';
 import type { ReflectorTuning } from '../cluster/kube/reflector.js';
@@ -24,6 +26,7 @@ import type { TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 import { httpOptionsFromConfig } from '../http/server-options.js';
 import { startExtenderServer } from '../http/server.js';
 import { createExtenderService } from './extender-service.js';
+import { setResourceGauge } from './resource-gauge-values.js';
 import { schedulingOptionsFrom } from './scheduling-options.js';
 import { servingLagProblem, throttled } from './serving-lag.js';
 import { VictimTerminationClock } from '../nomination/victim-termination.js';
@@ -85,6 +88,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   let config = initial;
   const logger = deps.logger;
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
+  recordBuildInfo(metrics.buildInfo, buildIdentity());
   const dra = new DraLedger(
     { numaAttributes: [config.dra.numaAttribute, ...config.dra.extraNumaAttributes], freshnessWindowMs: config.dra.freshnessWindowSeconds * 1000 },
     {
@@ -143,6 +147,8 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     source = kube.source;
   }
 
+  // The configured switch, whatever the source: a snapshot source has nothing to gate, but 0 would read as "off".
+  metrics.freshnessGateEnabled.set(config.freshness.gate.enabled ? 1 : 0);
   const victimClock = new VictimTerminationClock(metrics);
   const service = createExtenderService({
     ledger,
@@ -193,6 +199,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     updateConfig(next: ExtenderConfig) {
       config = next;
       options = schedulingOptionsFrom(next);
+      metrics.freshnessGateEnabled.set(next.freshness.gate.enabled ? 1 : 0);
       scopedDra.setLevers(draLeversFrom(next));
       server.setLive({ debugEnabled: debugEnabledFor(next, choice), maxInFlightPerVerb: next.server.maxInFlightPerVerb });
       kube?.setConfig(next);
@@ -239,12 +246,7 @@ function updateLedgerGauges(ledger: ClusterLedger, dra: DraLedger, metrics: Metr
   metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
   const totals = ledger.resourceTotals();
   for (const [resource, total] of totals.allocatable) {
-    metrics.ledgerAllocatable.set({ resource }, toGaugeValue(resource, total));
-    metrics.ledgerRequested.set({ resource }, toGaugeValue(resource, totals.requested.get(resource) ?? 0));
+    setResourceGauge(metrics.ledgerAllocatable, resource, total);
+    setResourceGauge(metrics.ledgerRequested, resource, totals.requested.get(resource) ?? 0);
   }
-}
-
-/** Gauges are floats: cpu is exported in cores, everything else in its unit. Precision loss is fine for dashboards. */
-function toGaugeValue(resource: string, amount: number): number {
-  return resource === 'cpu' ? amount / 1000 : amount;
 }

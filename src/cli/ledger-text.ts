@@ -20,6 +20,8 @@ function renderCluster(body: Record<string, unknown>): string {
   if (unsafe.length > 0) {
     lines.push(`DRA unsafe nodes: ${unsafe.map(([node, why]) => `${node} (${describeUnsafe(why)})`).join('; ')}`);
   }
+  const unknown = Object.entries(asRecord(body['draUnknownUseNodes']));
+  if (unknown.length > 0) lines.push(`DRA use unknown: ${unknown.map(([node, u]) => `${node} (${describeUnknown(u)})`).join('; ')}`);
   if (lines.length > 0) lines.push('');
 
   const resources = orderResources(nodes.flatMap((node) => Object.keys(amountRecord(node['allocatable']))));
@@ -92,6 +94,7 @@ function renderNode(node: Record<string, unknown>): string {
     );
   }
   if (dra['unsafe'] !== undefined && dra['unsafe'] !== null) lines.push('', `DRA unsafe: ${describeUnsafe(dra['unsafe'])}`);
+  if (dra['unknownUse'] !== undefined && dra['unknownUse'] !== null) lines.push('', `DRA use unknown: ${describeUnknown(dra['unknownUse'])}`);
   return lines.join('\n') + '\n';
 }
 
@@ -102,6 +105,13 @@ function describeUnsafe(value: unknown): string {
   const detail = asString(record['detail']) || asString(record['message']);
   if (reason !== '' || detail !== '') return [reason, detail].filter((part) => part !== '').join(': ');
   return JSON.stringify(value);
+}
+
+/** `cpu, memory: <why>` of a node whose DRA use is unknown since a restart. */
+function describeUnknown(value: unknown): string {
+  const record = asRecord(value);
+  const resources = Array.isArray(record['resources']) ? record['resources'].map((r) => asString(r)).join(', ') : '';
+  return [resources, asString(record['reason'])].filter((part) => part !== '').join(': ');
 }
 
 function compare(a: string, b: string): number {

@@ -1,8 +1,10 @@
 /**
  * Trimming for the cluster source: keep only what the DRA ledger reads, so the cache does not hold whole
- * ResourceSlices or claim specs. Every device keeps its name, attributes, capacity and allowMultipleAllocations (CEL
- * selectors read them to count the devices a request can use); mapped devices also keep their mappings. Everything
- * else (taints, counters, binding conditions) is dropped. Claim and class selectors keep their CEL expressions.
+ * ResourceSlices or claim specs. A device keeps what the structured allocator decides with (name, attributes,
+ * capacity with its requestPolicy, allowMultipleAllocations, consumesCounters, taints, binding conditions, per-device
+ * node selection) and, when mapped, its node-allocatable mappings; a slice keeps its counter sets. A claim keeps its
+ * requests (exactly / firstAvailable with count, mode, capacity, selectors, tolerations, adminAccess), constraints and
+ * allocation results. Device configuration, status conditions and the like are dropped.
  */
 import type {
   Device,
@@ -34,6 +36,12 @@ function trimDevice(device: Device): Device {
   if (device.attributes) out.attributes = device.attributes;
   if (device.capacity) out.capacity = device.capacity;
   if (device.allowMultipleAllocations !== undefined) out.allowMultipleAllocations = device.allowMultipleAllocations;
+  if (device.consumesCounters?.length) out.consumesCounters = device.consumesCounters;
+  if (device.taints?.length) out.taints = device.taints.map((t) => ({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect: t.effect }));
+  if (device.bindingConditions?.length) out.bindingConditions = device.bindingConditions;
+  if (device.nodeName !== undefined) out.nodeName = device.nodeName;
+  if (device.allNodes !== undefined) out.allNodes = device.allNodes;
+  if (device.nodeSelector !== undefined) out.nodeSelector = device.nodeSelector;
   if (!hasMappings(device)) return out;
   if (device.nodeAllocatableResourceMappings) out.nodeAllocatableResourceMappings = device.nodeAllocatableResourceMappings;
   if (device.nodeAllocatableResources) out.nodeAllocatableResources = device.nodeAllocatableResources;
@@ -52,7 +60,9 @@ export function trimResourceSlice(slice: ResourceSliceObject): ResourceSliceObje
   if (spec.nodeName !== undefined) out.spec.nodeName = spec.nodeName;
   if (spec.nodeSelector !== undefined) out.spec.nodeSelector = spec.nodeSelector;
   if (spec.allNodes !== undefined) out.spec.allNodes = spec.allNodes;
+  if (spec.perDeviceNodeSelection !== undefined) out.spec.perDeviceNodeSelection = spec.perDeviceNodeSelection;
   if (spec.devices) out.spec.devices = spec.devices.map(trimDevice);
+  if (spec.sharedCounters?.length) out.spec.sharedCounters = spec.sharedCounters.map((c) => ({ name: c.name, ...(c.counters ? { counters: c.counters } : {}) }));
   return out;
 }
 
@@ -64,6 +74,8 @@ function trimExact<T extends ExactDeviceRequest & { name?: string }>(request: T)
   if (request.count !== undefined) out.count = request.count;
   if (request.capacity?.requests) out.capacity = { requests: request.capacity.requests };
   if (request.selectors?.length) out.selectors = request.selectors.map((sel) => (sel.cel ? { cel: { expression: sel.cel.expression } } : {}));
+  if (request.adminAccess !== undefined) out.adminAccess = request.adminAccess;
+  if (request.tolerations?.length) out.tolerations = request.tolerations;
   return out;
 }
 
@@ -78,9 +90,11 @@ export function trimResourceClaim(claim: ResourceClaimObject): ResourceClaimObje
           ...(r.exactly ? { exactly: trimExact(r.exactly) } : {}),
           ...(r.firstAvailable ? { firstAvailable: r.firstAvailable.map(trimExact) } : {}),
         })),
-        constraints: devices.constraints
-          ?.filter((c) => c.matchAttribute !== undefined)
-          .map((c) => ({ requests: c.requests, matchAttribute: c.matchAttribute })),
+        constraints: devices.constraints?.map((c) => ({
+          requests: c.requests,
+          ...(c.matchAttribute !== undefined ? { matchAttribute: c.matchAttribute } : {}),
+          ...(c.distinctAttribute !== undefined ? { distinctAttribute: c.distinctAttribute } : {}),
+        })),
       },
     };
   }
@@ -97,6 +111,7 @@ export function trimResourceClaim(claim: ResourceClaimObject): ResourceClaimObje
             device: r.device,
             ...(r.shareID !== undefined ? { shareID: r.shareID } : {}),
             ...(r.consumedCapacity !== undefined ? { consumedCapacity: r.consumedCapacity } : {}),
+            ...(r.adminAccess !== undefined ? { adminAccess: r.adminAccess } : {}),
           })),
         },
         ...(status.allocation.nodeSelector !== undefined ? { nodeSelector: status.allocation.nodeSelector } : {}),

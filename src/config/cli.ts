@@ -15,7 +15,8 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-const FLAG_TO_KEY: Record<string, string> = {
+/** Each serve flag and the configuration key it sets (the configuration reference lists them). */
+export const FLAG_TO_KEY: Readonly<Record<string, string>> = {
   cluster: 'cluster.snapshotPath',
   kubeconfig: 'cluster.kubeconfig',
   port: 'server.port',

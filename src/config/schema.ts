@@ -1,6 +1,6 @@
 /**
  * The extender configuration: its shape, its defaults and the rules every value must satisfy. One table drives
- * defaults, validation and the README reference, so they cannot drift apart.
+ * defaults, validation and the configuration reference (docs/configuration.md), so they cannot drift apart.
  */
 
 export interface ExtenderConfig {
@@ -36,6 +36,7 @@ export interface ExtenderConfig {
     numaAttribute: string;
     extraNumaAttributes: string[];
     unsafePolicy: 'reject' | 'ignore';
+    unknownUsePolicy: 'reject' | 'accept';
     freshnessWindowSeconds: number;
     admitNewClaims: boolean;
     nodeSelector: string;
@@ -130,6 +131,7 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'dra.numaAttribute', rule: { type: 'string', pattern: /^\S+$/, hint: 'a qualified attribute name' }, default: 'resource.kubernetes.io/numaNode', doc: 'Device attribute that names the NUMA zone.' },
   { path: 'dra.extraNumaAttributes', rule: { type: 'stringList' }, default: [], doc: 'Driver-specific NUMA attributes also accepted.' },
   { path: 'dra.unsafePolicy', rule: { type: 'enum', values: ['reject', 'ignore'] }, default: 'reject', doc: 'reject: pods needing DRA node resources fail on nodes whose DRA data is stale or inconsistent.', live: true },
+  { path: 'dra.unknownUsePolicy', rule: { type: 'enum', values: ['reject', 'accept'] }, default: 'reject', doc: 'reject: after a restart, a node holding a claim whose devices no slice lists and whose pod reports no status refuses pods that request what the claim may consume ("DRA use unknown") until slices or pod status price it; accept: judge it by what is known (risk of over-commit).', live: true },
   { path: 'dra.freshnessWindowSeconds', rule: { type: 'int', min: 1, max: 86400 }, default: 120, doc: 'Slice data older than this makes DRA accounting unsafe.' },
   { path: 'dra.admitNewClaims', rule: { type: 'bool' }, default: true, doc: 'false: pending pods whose unallocated claims would consume mapped node resources are refused (rollback lever); bound claims keep counting.', live: true },
   { path: 'dra.nodeSelector', rule: { type: 'string', check: labelSelectorProblem }, default: '', doc: 'Label selector (kubectl -l syntax) of the nodes with DRA accounting; other nodes answer as with dra.enabled false. Empty = all nodes.', live: true },
@@ -171,7 +173,7 @@ export const FIELDS: readonly FieldSpec[] = [
 export interface DeprecatedFieldSpec {
   path: string;
   rule: FieldRule;
-  /** Why it is gone and what replaces it; the warning and the README say this. */
+  /** Why it is gone and what replaces it; the warning and the configuration reference say this. */
   reason: string;
 }
 

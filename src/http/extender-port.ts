@@ -1,6 +1,7 @@
 /**
  * What the HTTP layer needs from the rest of the process. `main.ts` builds one from the scheduling functions and the
- * ledger; tests substitute their own. Methods may throw `InputError` (→ 400); any other throw is an internal failure.
+ * ledger; tests substitute their own. Methods may throw `InputError` (→ 400) or `HttpProblem` (its status and outcome,
+ * e.g. 503 `degraded`); any other throw is an internal failure.
  */
 import type {
   ExtenderArgs,

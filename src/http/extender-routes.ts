@@ -137,6 +137,8 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
       let outcome = 'ok';
       try {
         const result = service.filter(args);
+        // An answer with Error set (degraded: caches too stale to judge) is a refusal, not an ok.
+        if (result.Error) outcome = 'degraded';
         encoded = encodeFilterResultPieces(result);
         expectPrioritizeAfter(args, result);
       } catch (err) {

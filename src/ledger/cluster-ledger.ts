@@ -14,6 +14,7 @@ import {
   removeBoundPod,
   setNomination,
   setNodeQuarantine,
+  PODS_RESOURCE,
   type NodeEntry,
   type NodeView,
 } from './node-entry.js';
@@ -488,10 +489,11 @@ export class ClusterLedger implements ClusterSink {
   /**
    * Allocatable and requested per resource summed over the known nodes, as floats (the gauges' precision), from the
    * table's columns: O(slots × resources) over contiguous arrays instead of every node's bigint maps (~10 ms at 5000
-   * nodes, on the event loop). A resource is listed once any node has had it allocatable.
+   * nodes, on the event loop). A resource is listed once any node has had it allocatable. Pods request no `pods`:
+   * their count on the node is what the scheduler holds against allocatable pods, so `requested.pods` is that count.
    */
   resourceTotals(): { allocatable: Map<string, number>; requested: Map<string, number> } {
-    const { known, allocatable, requested } = this.table;
+    const { known, allocatable, requested, podCount } = this.table;
     const slots = Math.min(this.slotCount, known.length);
     const allocatableTotals = new Map<string, number>();
     const requestedTotals = new Map<string, number>();
@@ -508,6 +510,11 @@ export class ClusterLedger implements ClusterSink {
       }
       allocatableTotals.set(resourceName(id), allocatableSum);
       requestedTotals.set(resourceName(id), requestedSum);
+    }
+    if (allocatableTotals.has(PODS_RESOURCE)) {
+      let pods = 0;
+      for (let slot = 0; slot < slots; slot++) if (known[slot] === 1) pods += podCount[slot]!;
+      requestedTotals.set(PODS_RESOURCE, pods);
     }
     return { allocatable: allocatableTotals, requested: requestedTotals };
   }

@@ -18,15 +18,13 @@ export interface DraPodFootprint {
   /** The codes of `unsafe` (see dra/unsafe-category.ts), most fundamental first. */
   unsafeCategories?: string[];
   /**
-   * Set when the pod's claims cannot be served on this node at all: a claim allocated for another node, or a request
-   * no device of its driver on this node can satisfy (judged only for drivers whose slices are all node-local).
+   * Set when the DynamicResources Filter refuses the node whatever is evicted (UnschedulableAndUnresolvable upstream):
+   * a claim allocated for another node, claims the allocator cannot satisfy here, a mapped claim already used by
+   * another pod, or a pod-level request that does not cover containers plus claims.
    */
-  unavailable?: string;
-  /**
-   * Set when the pod can never use this node for its claims, whatever is evicted: a claim with node-allocatable
-   * mappings already used by another pod here (upstream validateNodeAllocatableDRAClaimSharing).
-   */
-  unresolvable?: string;
+  refusal?: DraRefusal;
+  /** The devices the structured allocator would give each pending claim here: claim key → `driver/pool/device (request)`. */
+  predicted?: Record<string, string[]>;
   /** Unallocated claims whose estimate consumes mapped node resources here (held back by `dra.admitNewClaims: false`). */
   newMappedClaims?: string[];
   /** Set when `dra.admitNewClaims: false` holds this pod's new mapped claims back (rollback lever). */
@@ -36,6 +34,33 @@ export interface DraPodFootprint {
    * as upstream noderesources Fit leaves them to the DynamicResources plugin; their devices' cost is in `footprint`.
    */
   delegatedExtended?: string[];
+}
+
+export type DraRefusalCode = 'claim_not_available' | 'cannot_allocate' | 'claim_shared' | 'pod_level_budget';
+
+export interface DraRefusal {
+  code: DraRefusalCode;
+  /** The per-node specifics (claims, devices, amounts), for /debug/explain and logs. */
+  detail: string;
+  /** pod_level_budget: the resource the pod-level request does not cover. */
+  resource?: string;
+  /** cannot_allocate: set when no NUMA zone can hold the claims' aligned devices (a bounded metric label). */
+  numa?: 'no_zone_room' | 'no_device_in_zone';
+}
+
+/** A node whose DRA use kube-ledger cannot know (see dra/unknown-use.ts). */
+export interface DraUnknownUse {
+  /** Resources some claim on the node may consume in an unknown amount, sorted; `hugepages-*` stands for every size. */
+  resources: readonly string[];
+  /** Why, naming the claims and drivers. */
+  reason: string;
+  /** Pods whose removal (as preemption victims) resolves it: the bound pods holding those claims. */
+  holders: ReadonlySet<string>;
+}
+
+/** Whether a claim of unknown use may consume `resource` on the node. */
+export function mayBeUnknown(unknown: DraUnknownUse, resource: string): boolean {
+  return unknown.resources.some((r) => r === resource || (r.endsWith('*') && resource.startsWith(r.slice(0, -1))));
 }
 
 export interface DraAccounting {
@@ -66,9 +91,16 @@ export interface DraAccounting {
   /** `delegated`: the pod's extended resources DRA serves on this node (see DraPodFootprint.delegatedExtended). */
   assessPod(pod: PodObject, node: string, delegated?: ReadonlyMap<string, { className: string; count: bigint }>): DraPodFootprint;
   releasedBy(victimPodUids: ReadonlySet<string>, node: string): ResourceAmounts;
+  /**
+   * Nodes whose DRA use is unknown (a counted claim whose devices no slice lists, whose pod reports no status, with
+   * nothing remembered of it since a restart), with what they may consume; empty when none. Read per call.
+   */
+  unknownUse(): ReadonlyMap<string, DraUnknownUse>;
   unsafeNodes(): Map<string, string>;
   exportNode(node: string): unknown;
 }
+
+const NO_UNKNOWN_USE: ReadonlyMap<string, DraUnknownUse> = new Map();
 
 const NO_FOOTPRINT: DraPodFootprint = Object.freeze({
   footprint: new Map(),
@@ -98,6 +130,7 @@ export const NO_DRA: DraAccounting = {
   usedEpoch: () => 0,
   assessPod: () => NO_FOOTPRINT,
   releasedBy: () => new Map(),
+  unknownUse: () => NO_UNKNOWN_USE,
   unsafeNodes: () => new Map(),
   exportNode: () => undefined,
 };

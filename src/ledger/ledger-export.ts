@@ -58,7 +58,8 @@ export function exportNode(ledger: ClusterLedger, node: NodeView): Record<string
 export function exportLedger(ledger: ClusterLedger): Record<string, unknown> {
   const nodes = [...ledger.knownNodes()].sort((a, b) => byName(a.name, b.name)).map((n) => exportNode(ledger, n));
   const unsafe = Object.fromEntries([...ledger.draAccounting().unsafeNodes()].sort(([a], [b]) => byName(a, b)));
+  const unknown = Object.fromEntries([...ledger.draAccounting().unknownUse()].sort(([a], [b]) => byName(a, b)).map(([n, u]) => [n, { resources: u.resources, reason: u.reason }]));
   const quarantined = [...ledger.quarantined()].sort((a, b) => byName(`${a.kind} ${a.key}`, `${b.kind} ${b.key}`))
     .map(({ kind, key, node, reason }) => ({ kind, key, ...(node ? { node } : {}), reason }));
-  return { counts: ledger.counts(), draUnsafeNodes: unsafe, quarantined, nodes };
+  return { counts: ledger.counts(), draUnsafeNodes: unsafe, draUnknownUseNodes: unknown, quarantined, nodes };
 }

@@ -1,7 +1,7 @@
 /**
  * The ledger's nodes as dense columns indexed by node slot: what the scheduling kernels read for every candidate of
- * every call. A call at 5000 candidates used to chase each node's entry object, its maps and its own small rows,
- * scattered over the heap between requests; the kernels now read a few contiguous float64 columns (free, allocatable
+ * every call. Rather than chase each node's entry object, its maps and its own small rows, scattered over the heap,
+ * at 5000 candidates a call, the kernels read a few contiguous float64 columns (free, allocatable
  * and requested amount per resource id, pod count, NonZeroRequested cpu/memory) and touch an entry only for a node
  * that needs more than the rows (nominated pods, unreadable allocatable, the pod's own node).
  *

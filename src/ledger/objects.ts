@@ -219,11 +219,37 @@ export interface NodeAllocatableResourceMaster {
   overhead?: { perPod?: string; perContainer?: string };
 }
 
+/** A counter set a partitionable device draws from (KEP-4815): counter name → amount. */
+export interface DeviceCounterConsumption {
+  counterSet: string;
+  counters?: Record<string, { value: string }>;
+}
+
+export interface DeviceTaint {
+  key: string;
+  value?: string;
+  effect: string;
+}
+
+export interface DeviceToleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+}
+
 export interface Device {
   name: string;
   attributes?: Record<string, DeviceAttributeValue>;
   capacity?: Record<string, DeviceCapacityValue>;
   allowMultipleAllocations?: boolean;
+  consumesCounters?: DeviceCounterConsumption[];
+  taints?: DeviceTaint[];
+  bindingConditions?: string[];
+  /** perDeviceNodeSelection slices only. */
+  nodeName?: string;
+  allNodes?: boolean;
+  nodeSelector?: unknown;
   nodeAllocatableResourceMappings?: Record<string, NodeAllocatableResourceMapping>;
   nodeAllocatableResources?: Record<string, NodeAllocatableResourceMaster>;
 }
@@ -238,7 +264,10 @@ export interface ResourceSliceObject {
     nodeName?: string;
     nodeSelector?: unknown;
     allNodes?: boolean;
+    perDeviceNodeSelection?: boolean;
     devices?: Device[];
+    /** Counter sets of partitionable devices (KEP-4815), published in slices of their own. */
+    sharedCounters?: Array<{ name: string; counters?: Record<string, { value: string }> }>;
   };
 }
 
@@ -249,6 +278,7 @@ export interface DeviceRequestResult {
   device: string;
   shareID?: string;
   consumedCapacity?: ResourceList;
+  adminAccess?: boolean;
 }
 
 export interface ExactDeviceRequest {
@@ -257,6 +287,8 @@ export interface ExactDeviceRequest {
   allocationMode?: string;
   count?: number;
   capacity?: { requests?: ResourceList };
+  adminAccess?: boolean;
+  tolerations?: DeviceToleration[];
 }
 
 export interface ResourceClaimObject {
@@ -270,7 +302,7 @@ export interface ResourceClaimObject {
         exactly?: ExactDeviceRequest;
         firstAvailable?: Array<ExactDeviceRequest & { name: string }>;
       }>;
-      constraints?: Array<{ requests?: string[]; matchAttribute?: string }>;
+      constraints?: Array<{ requests?: string[]; matchAttribute?: string; distinctAttribute?: string }>;
     };
   };
   status?: {

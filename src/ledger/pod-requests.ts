@@ -359,3 +359,21 @@ export function effectivePodRequests(pod: PodObject, options: { nonZero?: boolea
   }
   return toLedgerUnits(total);
 }
+
+/**
+ * What upstream's validatePodLevelRequestsCoverDRA compares for a pod with pod-level requests, in exact nano units:
+ * each pod-level requested resource (cpu, memory, hugepages-*, after defaulting) and the containers' aggregate of it
+ * (spec requests, pod-level values and overhead left out: the overhead is on both sides upstream). Undefined when the
+ * pod sets no pod-level request; a resource the containers do not request is absent from `containers`.
+ */
+export function podLevelBudgetNanos(pod: PodObject): { podLevel: Map<string, bigint>; containers: Map<string, bigint> } | undefined {
+  const spec = pod.spec;
+  const resources = spec?.resources;
+  if (!spec || !resources || (!resources.requests && !resources.limits)) return undefined;
+  const containers = aggregateContainers(spec, { kind: 'spec', infeasible: false, nonZero: false, statuses: NO_STATUSES });
+  const podLevel = new Map<string, bigint>();
+  for (const [name, from] of podLevelSources(resources, (n) => containers.has(n))) {
+    podLevel.set(name, from === 'requests' ? nanosAt(resources.requests!, name, 'spec.resources.requests') : nanosAt(resources.limits!, name, 'spec.resources.limits'));
+  }
+  return podLevel.size === 0 ? undefined : { podLevel, containers };
+}

@@ -9,7 +9,7 @@ import { isApiError } from '../cluster/kube/api-error.js';
 import type { PodObject } from '../ledger/objects.js';
 import type { Logger } from '../observability/logger.js';
 import type { EventRecorder, PodStatusClient } from './clients.js';
-import { ownedRecord, withdrawPatch } from './decision-record.js';
+import { clearPatch, ownedRecord } from './decision-record.js';
 
 export interface ClearResult {
   cleared: number;
@@ -44,7 +44,7 @@ async function clearOne(listed: PodObject, deps: ClearDeps): Promise<keyof Clear
     const record = pod ? ownedRecord(pod) : undefined;
     if (!pod || !record) return 'skipped';
     try {
-      const written = await deps.pods.patchStatus(namespace, name, withdrawPatch(), pod.metadata.resourceVersion ?? '');
+      const written = await deps.pods.patchStatus(namespace, name, clearPatch(), pod.metadata.resourceVersion ?? '');
       await deps.events.record(
         { namespace, name, ...(written.metadata.uid ? { uid: written.metadata.uid } : {}) },
         'Normal',

@@ -89,7 +89,8 @@ export function startKubeNominator(options: KubeNominatorOptions): RunningNomina
     ...(options.reader ? { reader: options.reader } : {}),
     ...(options.gateEnabled ? { gateEnabled: options.gateEnabled } : {}),
     ...(options.resyncIntervalMs ? { resyncIntervalMs: options.resyncIntervalMs } : {}),
-    ...(options.timers ? { timers: options.timers } : {}),
+    // One clock for timers and timestamps (issuedAt, TTL, cooldowns): a test's injected clock moves both.
+    ...(options.timers ? { timers: options.timers, now: () => options.timers!.now() } : {}),
   });
   nominator.start();
   if (settings.enabled) elector.start();

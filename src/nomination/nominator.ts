@@ -3,15 +3,17 @@
  * every pod carrying kube-ledger's record; a pool of `workers` reconciles keys from a RequeueQueue with the client-go
  * workqueue contract (a key is handled by one worker at a time, re-adds coalesce, a re-add while processing is
  * delivered once afterwards), so one hung or slow key never delays the others (every API call has a deadline as
- * well). Per-key backoff runs from 5 ms to `requeueCapMs`; the resync only queues idle keys, so it never resets or
- * bypasses a backoff. Each reconcile: written-RV gate first (never act on a cache older than our own last write;
- * skipped and counted when `gateEnabled()` is false), plan from one ledger view, then — right before the write —
- * re-check `enabled`, leadership and cache sync, so a config reload to `enabled: false` or a lost Lease stops writes
- * at once. A 409 re-reads the pod through the bounded direct reader, re-plans on that object and retries once, then
+ * well). Workers plan from one shared book of decisions (nomination-book.ts): a decision is recorded there before its
+ * PATCH is sent, so concurrent workers never over-nominate a node. Per-key backoff runs from 5 ms to `requeueCapMs`;
+ * the resync only queues idle keys (in the scheduler's queue order), so it never resets or bypasses a backoff. Each
+ * reconcile: written-RV gate first (never act on a cache older than our own last write; skipped and counted when
+ * `gateEnabled()` is false), plan from one ledger view and the book, then — right before the write — re-check
+ * `enabled`, leadership and cache sync, so a config reload to `enabled: false` or a lost Lease stops writes at once.
+ * A 409 re-reads the pod through the bounded direct reader, re-plans on that object and retries once, then
  * backs off; the re-plan stands back if someone else's value is now there (never overwrite). Nothing is written
- * before the cache has synced; after a restart owned nominations are recognised from their records (not re-issued)
- * and expired ones cleared by the same rules. Rollout telemetry (pending-to-bound by nominated or not) is recorded
- * by `PendingPodTimes`.
+ * before the cache has synced; after a restart owned nominations are recognised from their records (not re-issued),
+ * expired ones cleared by the same rules, and fallback cooldowns read back from the tombstones withdrawals leave.
+ * Rollout telemetry (pending-to-bound by nominated or not) is recorded by `PendingPodTimes`.
  */
 import { randomUUID } from 'node:crypto';
 import type { DirectReader } from '../cluster/freshness/direct-reader.js';
@@ -23,16 +25,17 @@ import { trimPod } from '../cluster/trim.js';
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import { CONFIG_DEFAULTS } from '../config/defaults.js';
 import type { PodObject } from '../ledger/objects.js';
-import { isTerminalPhase, podEntryFromObject, type PodEntry } from '../ledger/pod-entry.js';
+import { podEntryFromObject, type PodEntry } from '../ledger/pod-entry.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
-import type { EventRecorder, PodStatusClient } from './clients.js';
-import { ALGORITHM_VERSION, hasDecisionAnnotation, nominatePatch, withdrawPatch, type DecisionRecord } from './decision-record.js';
+import type { EventRecorder, PodRef, PodStatusClient } from './clients.js';
+import { ALGORITHM_VERSION, nominatePatch, tombstoneOf, withdrawPatch, type DecisionRecord } from './decision-record.js';
 import type { LeadershipView } from './leader-election.js';
 import { podIneligibility } from './eligibility.js';
 import { PendingPodTimes } from './pending-pod-times.js';
-import { inScope, planReconcile, type Cooldown, type NominationSettings, type Plan } from './reconcile-plan.js';
+import { NominationBook } from './nomination-book.js';
+import { bySchedulingOrder, DEFAULT_FALLBACK_COOLDOWN, inScope, isCandidate, planReconcile, type Cooldown, type NominationSettings, type Plan } from './reconcile-plan.js';
 
 export type NominatorMetrics = Pick<
   Metrics,
@@ -47,6 +50,7 @@ export type NominatorMetrics = Pick<
   | 'nominationPendingToBoundSeconds'
   | 'oldestWaitingKeyAgeSeconds'
   | 'freshnessGateBypassed'
+  | 'nominationUnobservedDecisions'
 >;
 
 export interface NominatorDeps {
@@ -68,8 +72,13 @@ export interface NominatorDeps {
   resyncIntervalMs?: number;
   /** How long kube-ledger leaves a pod alone after someone else set or cleared its nomination. Default 5 min. */
   standBackMs?: number;
-  /** How long a pod whose nomination was withdrawn or expired is left to the scheduler's full pass. Default 30 s. */
+  /**
+   * How long a pod whose nomination was withdrawn or expired is left to the scheduler's full pass: this after its
+   * first fallback, doubling with each further one up to `maxFallbackCooldownMs`. Default 30 s.
+   */
   fallbackCooldownMs?: number;
+  /** Cap of the growing fallback cooldown. Default 5 min. */
+  maxFallbackCooldownMs?: number;
   /** Re-read-and-retry rounds after a 409 inside one reconcile before requeueing with backoff. Default 1. */
   conflictRetries?: number;
   /** Cap of the per-key backoff (freshness.requeueCapMs; default: the schema's). */
@@ -91,6 +100,8 @@ export class Nominator {
   private readonly timers: TimerScheduler;
   /** Decisions kube-ledger owns right now, by pod key. */
   private readonly active = new Map<string, DecisionRecord>();
+  /** Decisions every worker plans with, recorded before their PATCH is sent. */
+  private readonly book = new NominationBook();
   private readonly cooldowns = new Map<string, Cooldown>();
   private readonly pendingTimes: PendingPodTimes;
   private cancelResync: (() => void) | undefined;
@@ -126,14 +137,18 @@ export class Nominator {
     if (!leading || !settings.enabled || !this.deps.hasSynced()) return 0;
     let queued = 0;
     const nowMs = this.now();
+    const due: PodEntry[] = [];
     for (const pod of this.deps.ledger.pods()) {
       // Telemetry compares like with like: pods the nominator could have nominated (served scheduler, no gates).
       if (pod.nodeName === '' && inScope(pod, settings) && !podIneligibility(pod.object, settings.schedulerNames ?? CONFIG_DEFAULTS.nomination.schedulerNames)) {
         this.pendingTimes.notePending(pod, settings, nowMs);
       }
-      // Never a key serving its backoff (the delay is neither reset nor bypassed); a scheduled recheck is brought forward.
-      if ((this.active.has(pod.key) || isCandidate(pod, settings)) && this.queue.addIfIdle(pod.key)) queued++;
+      if (this.active.has(pod.key) || isCandidate(pod, settings)) due.push(pod);
     }
+    // In the scheduler's queue order, so a batch's higher-priority pods are planned (and get the room) first.
+    due.sort(bySchedulingOrder);
+    // Never a key serving its backoff (the delay is neither reset nor bypassed); a scheduled recheck is brought forward.
+    for (const pod of due) if (this.queue.addIfIdle(pod.key)) queued++;
     for (const key of this.active.keys()) if (!this.deps.ledger.podByKey(key)) this.queue.addIfIdle(key);
     this.pendingTimes.sweep(this.deps.ledger, nowMs);
     this.publishQueue();
@@ -182,13 +197,22 @@ export class Nominator {
 
   private async reconcile(pod: PodEntry, conflicts: number): Promise<void> {
     const nowMs = this.now();
+    const options = this.deps.schedulingOptions();
+    this.book.settle(this.deps.ledger);
+    this.publishBook();
+    // From here to the PATCH leaving (write) nothing awaits: no other worker plans in between.
     const plan = planReconcile({
       pod,
       ledger: this.deps.ledger,
       settings: this.deps.settings(),
-      options: this.deps.schedulingOptions(),
+      options,
       nowMs,
       cooldown: this.cooldowns.get(pod.key),
+      fallbackCooldown: {
+        baseMs: this.deps.fallbackCooldownMs ?? DEFAULT_FALLBACK_COOLDOWN.baseMs,
+        maxMs: this.deps.maxFallbackCooldownMs ?? DEFAULT_FALLBACK_COOLDOWN.maxMs,
+      },
+      overlay: this.book.overlay(this.deps.ledger, options),
     });
     switch (plan.kind) {
       case 'retire':
@@ -225,34 +249,46 @@ export class Nominator {
 
   private async write(pod: PodEntry, plan: Extract<Plan, { kind: 'nominate' | 'withdraw' }>, conflicts: number): Promise<void> {
     if (!this.mayWrite()) return this.count('skipped_disabled');
-    const record = plan.kind === 'nominate' ? this.newRecord(plan) : undefined;
-    const body = record ? nominatePatch(record) : withdrawPatch();
+    const nominating = plan.kind === 'nominate';
+    // A withdrawal writes the tombstone the fallback cooldown is derived from.
+    const record = nominating ? this.newRecord(plan) : tombstoneOf(plan.record, plan.reason, this.now());
+    const body = nominating ? nominatePatch(record) : withdrawPatch(record);
+    // Recorded before the request leaves: every other worker plans with this decision from now on.
+    const undo = this.book.record(pod, nominating ? record.node : '', this.now());
+    this.publishBook();
     let written: PodObject;
     try {
       written = await this.deps.pods.patchStatus(pod.namespace, pod.name, body, pod.resourceVersion);
     } catch (err) {
+      undo();
+      this.publishBook();
       return this.writeFailed(pod, err, conflicts);
     }
     const rv = written.metadata.resourceVersion;
+    this.book.written(pod.key, rv);
     if (rv) this.deps.gate.recordWrite(pod.key, 'Pod', rv);
     this.handled(pod.key);
     const ref = { namespace: pod.namespace, name: pod.name, uid: pod.uid, ...(rv ? { resourceVersion: rv } : {}) };
-    if (record) {
-      this.count('written');
-      this.pendingTimes.noteNominated(pod.key);
-      this.active.set(pod.key, record);
-      this.publishInFlight();
-      this.queue.addAfter(pod.key, record.ttlSeconds * 1000);
-      this.deps.logger.info('nominated', { pod: pod.key, node: record.node, decisionId: record.decisionId, reason: record.reason, ttlSeconds: record.ttlSeconds });
-      await this.deps.events.record(ref, 'Normal', 'Nominated',
-        `kube-ledger nominated node ${record.node} (decision ${record.decisionId}, ${record.reason}, ttl ${record.ttlSeconds}s)`);
-      return;
-    }
-    const withdrawal = plan as Extract<Plan, { kind: 'withdraw' }>;
+    if (plan.kind === 'nominate') await this.nominated(pod, record, ref);
+    else await this.withdrawn(pod, plan, ref);
+  }
+
+  private async nominated(pod: PodEntry, record: DecisionRecord, ref: PodRef): Promise<void> {
+    this.count('written');
+    this.pendingTimes.noteNominated(pod.key);
+    this.active.set(pod.key, record);
+    this.publishInFlight();
+    this.queue.addAfter(pod.key, record.ttlSeconds * 1000);
+    this.deps.logger.info('nominated', { pod: pod.key, node: record.node, decisionId: record.decisionId, reason: record.reason, ttlSeconds: record.ttlSeconds });
+    await this.deps.events.record(ref, 'Normal', 'Nominated',
+      `kube-ledger nominated node ${record.node} (decision ${record.decisionId}, ${record.reason}, ttl ${record.ttlSeconds}s)`);
+  }
+
+  private async withdrawn(pod: PodEntry, withdrawal: Extract<Plan, { kind: 'withdraw' }>, ref: PodRef): Promise<void> {
     const expired = withdrawal.reason === 'expired';
     this.count(expired ? 'expired' : 'withdrawn');
+    // No cooldown kept here: the tombstone just written gives it, to this replica and to any other.
     this.fallback(pod.key, withdrawal.record, withdrawal.reason);
-    this.cooldowns.set(pod.key, { untilMs: this.now() + (this.deps.fallbackCooldownMs ?? 30_000), token: 'fallback', reason: `fell back: ${withdrawal.reason}` });
     this.deps.logger.info(expired ? 'nomination expired' : 'nomination withdrawn', {
       pod: pod.key,
       node: withdrawal.record.node,
@@ -324,7 +360,9 @@ export class Nominator {
     }
     this.active.delete(key);
     this.cooldowns.delete(key);
+    this.book.forget(key);
     this.publishInFlight();
+    this.publishBook();
     this.handled(key);
     if (outcome === 'deleted') this.deps.gate.forget(key);
   }
@@ -349,6 +387,7 @@ export class Nominator {
       issuedAt: new Date(this.now()).toISOString(),
       ttlSeconds: this.deps.settings().ttlSeconds,
       specHash: plan.specHash,
+      ...(plan.fallbacks > 0 ? { fallbacks: plan.fallbacks } : {}),
     };
   }
 
@@ -360,6 +399,10 @@ export class Nominator {
     this.deps.metrics?.nominationDecisionsInFlight.set(this.active.size);
   }
 
+  private publishBook(): void {
+    this.deps.metrics?.nominationUnobservedDecisions.set(this.book.size());
+  }
+
   private count(outcome: Outcome): void {
     this.deps.metrics?.nominationWrites.inc({ outcome });
   }
@@ -367,10 +410,4 @@ export class Nominator {
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => this.timers.setTimer(resolve, ms));
   }
-}
-
-/** Pending pods in scope, and pending pods with our record (which may need clearing even out of scope). */
-function isCandidate(pod: PodEntry, settings: NominationSettings): boolean {
-  if (pod.nodeName !== '' || isTerminalPhase(pod.phase) || pod.terminating) return false;
-  return inScope(pod, settings) || hasDecisionAnnotation(pod.object);
 }

@@ -139,7 +139,7 @@ export function clusterSourceMetrics(r: Registry[]) {
     // --- freshness under faults: lag, degraded mode, consistent-read proof (cluster/freshness/, app/) ---
     freshnessLagSeconds: new Gauge({
       name: METRIC_PREFIX + 'freshness_lag_seconds',
-      help: 'Seconds since the informer cache of a resource was last known current (0 while its watch is healthy, bookmarks included; see README "Reliability").',
+      help: 'Seconds since the informer cache of a resource was last known current (0 while its watch is healthy, bookmarks included, and for an optional API the cluster does not serve; see docs/reliability.md).',
       labelNames: ['resource'] as const,
       registers: r,
     }),

@@ -39,7 +39,7 @@ export class HistogramTally {
   readonly help: string;
   readonly type = 'histogram';
   readonly aggregator = 'sum';
-  private readonly labelNames: readonly string[];
+  readonly labelNames: readonly string[];
   private readonly upperBounds: Float64Array;
   private readonly byFirst = new Map<string, Map<string, Series>>();
   /** In the order each series was first observed: the order prom-client exports them in. */

@@ -5,6 +5,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { CounterTally } from './counter-tally.js';
 import { METRIC_PREFIX } from './metric-conventions.js';
+import { ResourceGauges } from './resource-gauges.js';
 
 export function ledgerMetrics(r: Registry[]) {
   /** Every watch event counts here: a plain number per (kind, type), handed to the counter when it is read. */
@@ -34,18 +35,12 @@ export function ledgerMetrics(r: Registry[]) {
       labelNames: ['kind'] as const,
       registers: r,
     }),
-    ledgerAllocatable: new Gauge({
-      name: METRIC_PREFIX + 'ledger_allocatable',
-      help: 'Sum of node allocatable in the ledger by resource (cpu in cores, memory and storage in bytes, others in units).',
-      labelNames: ['resource'] as const,
-      registers: r,
-    }),
-    ledgerRequested: new Gauge({
-      name: METRIC_PREFIX + 'ledger_requested',
-      help: 'Sum of effective requests of bound pods in the ledger by resource (same units as ledger_allocatable).',
-      labelNames: ['resource'] as const,
-      registers: r,
-    }),
+    ledgerAllocatable: new ResourceGauges(METRIC_PREFIX + 'ledger_allocatable', 'Sum of node allocatable over the nodes in the ledger', r),
+    ledgerRequested: new ResourceGauges(
+      METRIC_PREFIX + 'ledger_requested',
+      'Sum of the effective requests of the pods bound to the nodes in the ledger (for pods: how many are bound, as the scheduler counts them against allocatable pods)',
+      r,
+    ),
     draUnsafeNodes: new Gauge({
       name: METRIC_PREFIX + 'dra_unsafe_nodes',
       help: 'Nodes whose DRA node-allocatable accounting is unsafe (stale or inconsistent slices), by reason category.',
@@ -79,12 +74,11 @@ export function ledgerMetrics(r: Registry[]) {
       help: 'Counted claims whose contribution is carried over because their slices cannot price them now (deleted, device missing, mapping changed).',
       registers: r,
     }),
-    draNodeAllocatableUsed: new Gauge({
-      name: METRIC_PREFIX + 'dra_node_allocatable_used',
-      help: 'Node-allocatable resources consumed through DRA claims, cluster total by resource (cpu in cores, others in bytes or units).',
-      labelNames: ['resource'] as const,
-      registers: r,
-    }),
+    draNodeAllocatableUsed: new ResourceGauges(
+      METRIC_PREFIX + 'dra_node_allocatable_used',
+      'Node-allocatable resources consumed through DRA claims, cluster total',
+      r,
+    ),
     draSliceObservationAgeSeconds: new Gauge({
       name: METRIC_PREFIX + 'dra_slice_observation_age_seconds',
       help: 'Age of the oldest ResourceSlice observation per driver: seconds since the least recently added or updated slice of the driver was seen.',
@@ -97,9 +91,14 @@ export function ledgerMetrics(r: Registry[]) {
       labelNames: ['reason'] as const,
       registers: r,
     }),
+    draUnknownUseNodes: new Gauge({
+      name: METRIC_PREFIX + 'dra_unknown_use_nodes',
+      help: 'Nodes whose DRA use is unknown since a restart (a counted claim whose devices no slice lists, whose pod reports no status): they refuse pods that request what it may consume while dra.unknownUsePolicy is reject.',
+      registers: r,
+    }),
     draRefusals: new Counter({
       name: METRIC_PREFIX + 'dra_refusals_total',
-      help: 'Per-node filter refusals for DRA causes, by stable reason code (dra_unsafe:<category>, dra_no_device, dra_shared_claim, dra_paused, numa).',
+      help: 'Per-node filter refusals for DRA causes, by stable reason code (dra_unsafe:<category>, dra_cannot_allocate, dra_claim_not_available, dra_shared_claim, dra_pod_level_budget, dra_use_unknown, dra_paused, numa).',
       labelNames: ['reason'] as const,
       registers: r,
     }),

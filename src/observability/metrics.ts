@@ -1,23 +1,20 @@
 /**
  * Every kube-ledger metric, defined in one place per concern (request-path-metrics.ts, ledger-metrics.ts,
- * cluster-source-metrics.ts, nomination-metrics.ts) with help text and units in the name. Each process builds one
+ * cluster-source-metrics.ts, nomination-metrics.ts, process-metrics.ts) with help text and units in the name, and
+ * listed with their type, labels and unit in docs/metrics.md (`npm run metrics:generate`). Each process builds one
  * `Metrics` (tests build their own, so registries never leak between cases). Add new metrics there, never ad hoc.
  */
-import { Registry, collectDefaultMetrics } from 'prom-client';
-import { METRIC_PREFIX } from './metric-conventions.js';
+import { Registry } from 'prom-client';
 import { requestPathMetrics } from './request-path-metrics.js';
 import { ledgerMetrics } from './ledger-metrics.js';
 import { clusterSourceMetrics } from './cluster-source-metrics.js';
 import { nominationMetrics } from './nomination-metrics.js';
+import { buildInfoMetrics } from './build-info-metrics.js';
+import { collectProcessDefaults, processMetrics } from './process-metrics.js';
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
-  if (options.defaultMetrics) {
-    collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
-    // prom-client names three gauges `..._total`, which Prometheus reserves for counters (promtool rejects them);
-    // the same figures stay available per type as kube_ledger_nodejs_active_{handles,requests,resources}.
-    for (const kind of ['handles', 'requests', 'resources']) registry.removeSingleMetric(`${METRIC_PREFIX}nodejs_active_${kind}_total`);
-  }
+  if (options.defaultMetrics) collectProcessDefaults(registry);
   const r = [registry];
   return {
     registry,
@@ -25,6 +22,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     ...ledgerMetrics(r),
     ...clusterSourceMetrics(r),
     ...nominationMetrics(r),
+    ...buildInfoMetrics(r),
+    ...processMetrics(r),
   };
 }
 

@@ -19,7 +19,7 @@ export function nominationMetrics(r: Registry[]) {
     }),
     nominationResults: new Counter({
       name: METRIC_PREFIX + 'nomination_results_total',
-      help: 'How kube-ledger nominations ended: result hit (bound to the nominated node) or fallback, with the reason (bound_elsewhere, expired, no_longer_fits, node_gone, spec_changed, overridden, cleared_by_other, deleted, ...).',
+      help: 'How kube-ledger nominations ended: result hit (bound to the nominated node) or fallback, with the reason (bound_elsewhere, expired, no_longer_fits, excess = the node holds only the hints of higher priority or older, node_gone, spec_changed, overridden, cleared_by_other, deleted, ...).',
       labelNames: ['result', 'reason'] as const,
       registers: r,
     }),
@@ -40,6 +40,11 @@ export function nominationMetrics(r: Registry[]) {
       help: 'Seconds from a kube-ledger nomination to its fallback (withdrawn, expired, overridden), by reason.',
       labelNames: ['reason'] as const,
       buckets: NOMINATION_OUTCOME_BUCKETS,
+      registers: r,
+    }),
+    nominationUnobservedDecisions: new Gauge({
+      name: METRIC_PREFIX + 'nomination_unobserved_decisions',
+      help: 'Nominations and withdrawals every nominator worker already counts but the cache does not show yet (PATCH in flight, or written and not yet watched).',
       registers: r,
     }),
     nominationLeader: new Gauge({

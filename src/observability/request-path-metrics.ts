@@ -33,7 +33,7 @@ export function requestPathMetrics(r: Registry[]) {
     // --- http ---
     httpRequests: new Counter({
       name: METRIC_PREFIX + 'http_requests_total',
-      help: 'Extender HTTP requests by verb (filter, prioritize, preempt, other) and outcome (ok, bad_request, error, ...).',
+      help: 'Extender HTTP requests by verb (filter, prioritize, preempt, other) and outcome (ok, degraded, shed, bad_request, error, ...; docs/metrics.md lists them).',
       labelNames: ['verb', 'outcome'] as const,
       collect() {
         httpRequestCounts.flushInto(this);

@@ -5,21 +5,13 @@
  * pools, times) go to `detail` for /debug/explain and debug logs.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
-import type { DraAccounting, DraPodFootprint } from '../ledger/dra-port.js';
+import { mayBeUnknown, type DraAccounting, type DraPodFootprint, type DraRefusal, type DraUnknownUse } from '../ledger/dra-port.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import type { UnsafeCategory } from '../ledger/dra/unsafe-category.js';
 import { failure, type DetailSink, type FitVerdict } from './fit-kernel.js';
 import type { Reason } from './reasons.js';
 import type { SchedulingOptions } from './options.js';
-
-/** Stable reason texts of DRA refusals (for the reason-code table). */
-export const DRA_REASONS = {
-  /** Upstream validateNodeAllocatableDRAClaimSharing: UnschedulableAndUnresolvable. */
-  sharedMappedClaim: 'DRA claim with node-allocatable mappings is in use by another pod',
-  newClaimsPaused: 'DRA new claims paused',
-  unsafePrefix: 'DRA accounting unsafe: ',
-} as const;
 
 /** Upstream `v1helper.IsExtendedResourceName` plus the implicit DRA class name `deviceclass.resource.kubernetes.io/<class>`. */
 export function isExtendedResourceName(name: string): boolean {
@@ -66,14 +58,53 @@ function delegatedExtended(dra: DraAccounting, pod: PodEntry, node: NodeView): M
 
 /** The DRA refusal of a node for the pod, before capacity is compared; the per-node specifics go to `detail` and `sink`. */
 export function draRefusal(dra: DraPodFootprint, options: SchedulingOptions, sink?: DetailSink): FitVerdict | undefined {
-  if (dra.unresolvable) return refused([{ code: 'dra_claim_shared' }], true, dra.unresolvable, 'dra_shared_claim', sink);
-  if (dra.unavailable) return refused([{ code: 'dra_device_missing' }], false, `DRA claims cannot be served here: ${dra.unavailable}`, 'dra_no_device', sink);
+  if (dra.refusal) return filterRefusal(dra.refusal, sink);
   if (dra.paused) return refused([{ code: 'dra_claims_paused' }], false, dra.paused, 'dra_paused', sink);
   if (dra.unsafe && options.dra.unsafePolicy === 'reject') {
     const category = (dra.unsafeCategories?.[0] ?? 'missing_device') as UnsafeCategory;
     return refused([{ code: 'dra_accounting_unsafe', categories: [category] }], false, dra.unsafe, `dra_unsafe:${category}`, sink);
   }
   return undefined;
+}
+
+/** What the DynamicResources Filter answers UnschedulableAndUnresolvable, with upstream's reason texts. */
+function filterRefusal(refusal: DraRefusal, sink: DetailSink | undefined): FitVerdict {
+  switch (refusal.code) {
+    case 'claim_shared':
+      return refused([{ code: 'dra_claim_shared' }], true, refusal.detail, 'dra_shared_claim', sink);
+    case 'claim_not_available':
+      return refused([{ code: 'dra_claim_not_available' }], true, refusal.detail, 'dra_claim_not_available', sink);
+    case 'cannot_allocate':
+      return refused([{ code: 'dra_cannot_allocate' }], true, refusal.detail, refusal.numa ? `numa:${refusal.numa}` : 'dra_cannot_allocate', sink);
+    case 'pod_level_budget':
+      return refused([{ code: 'dra_pod_level_budget', resource: refusal.resource ?? '' }], true, refusal.detail, 'dra_pod_level_budget', sink);
+  }
+}
+
+/** The nodes whose DRA use is unknown, or undefined when there are none (the common case costs one size check per node). */
+export function unknownUseOf(dra: DraAccounting): ReadonlyMap<string, DraUnknownUse> | undefined {
+  const unknown = dra.unknownUse();
+  return unknown.size === 0 ? undefined : unknown;
+}
+
+/**
+ * A node whose DRA use is unknown since a restart (ledger/dra/unknown-use.ts) refuses, resolvably, a pod that requests
+ * a resource such a claim may be consuming, unless `dra.unknownUsePolicy: accept`; removing every pod that holds those
+ * claims (preemption) resolves it. Undefined when the node may be judged by its rows.
+ */
+export function unknownUseRefusal(
+  unknown: DraUnknownUse,
+  demands: ReadonlyArray<ReadonlyMap<string, bigint>>,
+  options: SchedulingOptions,
+  removed?: ReadonlySet<string>,
+  sink?: DetailSink,
+): FitVerdict | undefined {
+  if (options.dra.unknownUsePolicy === 'accept') return undefined;
+  if (removed && removed.size > 0 && [...unknown.holders].every((uid) => removed.has(uid))) return undefined;
+  const requested = new Set(demands.flatMap((d) => [...d].flatMap(([name, amount]) => (amount > 0n ? [name] : []))));
+  const touched = [...requested].filter((name) => mayBeUnknown(unknown, name)).sort();
+  if (touched.length === 0) return undefined;
+  return refused([{ code: 'dra_use_unknown' }], false, `DRA use unknown for ${touched.join(', ')}: ${unknown.reason}`, 'dra_use_unknown', sink);
 }
 
 function refused(reasons: Reason[], unresolvable: boolean, detail: string, metric: string, sink: DetailSink | undefined): FitVerdict {

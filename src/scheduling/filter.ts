@@ -98,7 +98,7 @@ export function filter(ledger: ClusterLedger, args: ExtenderArgs, options: Sched
     // A node whose rows alone answer (table.plain: no nominated pods, readable allocatable), for a pod without DRA
     // claims, not the pod's own node: the fit rule on the slot, touching no entry. Every other node: the assessor.
     const ctx = assessor.context;
-    const rowsAnswer = !ctx.claims;
+    const rowsAnswer = !ctx.claims && ctx.draUnknown === undefined;
     const boundSlot = ctx.boundTo?.slot ?? -1;
     const checkedSlot = nominated.checkedSlot;
     const { demand, draRows } = ctx;

@@ -1,7 +1,8 @@
 /**
  * Does a pod fit a node, by kube-ledger's ledger? The causes around the resource rule, in order: node unknown or
- * unreadable, DRA claims that cannot be served here, unsafe DRA accounting (policy `reject`), the resource rule
- * (fit-kernel.ts, the only copy), then NUMA alignment of the pod's claims.
+ * unreadable, the DynamicResources Filter's refusals of the pod's claims, unsafe DRA accounting (policy `reject`),
+ * DRA use unknown since a restart (policy `reject`), the resource rule (fit-kernel.ts, the only copy), then NUMA
+ * alignment of the pod's claims where the allocator's choice could not be reproduced.
  *
  * This runs once per candidate node per request (5000 nodes in a call): a pod without DRA claims and without
  * removals goes straight to the kernel with the node's DRA use and no allocation.
@@ -24,7 +25,8 @@ import {
 } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
 import type { Reason } from './reasons.js';
-import { draAssessmentFor, draRefusal, podUsesDra } from './dra-verdict.js';
+import { draAssessmentFor, draRefusal, podUsesDra, unknownUseOf, unknownUseRefusal } from './dra-verdict.js';
+import type { DraUnknownUse } from '../ledger/dra-port.js';
 import { draUsedRows, type DraUsedRows } from './dra-used-rows.js';
 import type { DenseRow } from '../ledger/numeric-amounts.js';
 
@@ -64,7 +66,7 @@ export function draRowsFor(ledger: ClusterLedger, useDra: boolean): DraUsedRows 
  */
 export function adjustmentsFor(ctx: FitContext, node: NodeView, removal: Removal = NO_REMOVAL): NodeAdjustments | undefined {
   const { ledger, pod, draRows } = ctx;
-  const reserved = reservingPods(node, pod);
+  const reserved = ctx.reserving ? ctx.reserving(node) : reservingPods(node, pod);
   // UIDs are unique: the pod can be among this node's pods only where the ledger has it bound (settled per call).
   const self = node === ctx.boundTo ? node.pods.get(pod.uid) : undefined;
   if (reserved.length === 0 && self === undefined && removal.podUids.size === 0) return undefined;
@@ -101,11 +103,15 @@ export interface FitContext {
   draRows: DraUsedRows | undefined;
   /** DRA has something to say about the pod (claims, a DRA-made claim, DRA-served extended resources): per-node assessment. */
   claims: boolean;
+  /** Nodes whose DRA use is unknown since a restart (undefined when none or DRA is off). */
+  draUnknown: ReadonlyMap<string, DraUnknownUse> | undefined;
   demand: CompiledDemand;
   /** The node the ledger has this pod bound to (it is taken off there), if any. */
   boundTo: NodeView | undefined;
   /** Scoring scratch, filled by the first score of the call (prioritize.ts). */
   scoring?: unknown;
+  /** The nominated pods reserving room on a node for this pod, when the caller keeps its own view (the nominator's). */
+  reserving?: (node: NodeView) => readonly PodEntry[];
 }
 
 export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): FitContext {
@@ -118,6 +124,7 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
     useDra,
     draRows: draRowsFor(ledger, useDra),
     claims: podUsesDra(pod, ledger.draAccounting()),
+    draUnknown: useDra ? unknownUseOf(ledger.draAccounting()) : undefined,
     demand: compileDemand(pod),
     boundTo: known?.nodeName ? ledger.node(known.nodeName) : undefined,
   };
@@ -126,7 +133,7 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
 /** `fitContext` with DRA accounting on or off as the caller says, whatever the options would settle. */
 export function fitContextWithDra(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, useDra: boolean): FitContext {
   const ctx = fitContext(ledger, pod, options);
-  return useDra === ctx.useDra ? ctx : { ...ctx, useDra, draRows: draRowsFor(ledger, useDra) };
+  return useDra === ctx.useDra ? ctx : { ...ctx, useDra, draRows: draRowsFor(ledger, useDra), draUnknown: useDra ? unknownUseOf(ledger.draAccounting()) : undefined };
 }
 
 export function assessFit(
@@ -153,7 +160,12 @@ export function assessWithDetail(ledger: ClusterLedger, node: NodeView, pod: Pod
 /** `assessFit` within a call's context. */
 export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: Removal, sink?: DetailSink): FitVerdict {
   if (!node) return UNKNOWN_NODE;
-  if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo
+  const unknown = ctx.draUnknown?.get(node.name);
+  if (unknown !== undefined && !ctx.claims) {
+    const refusal = unknownUseRefusal(unknown, [ctx.pod.requests], ctx.options, removal?.podUids, sink);
+    if (refusal) return refusal;
+  }
+  if (!ctx.claims && node.allocatableError === undefined && removal === undefined && node.nominated.size === 0 && node !== ctx.boundTo && !ctx.reserving
     && node.quarantined.size === 0) {
     // The hot path: nothing but the node's rows and its DRA use.
     return fitKernel(node, ctx.demand, undefined, draRowOn(ctx, node), sink);
@@ -170,7 +182,11 @@ export function assessIn(ctx: FitContext, node: NodeView | undefined, removal?: 
   const footprint = ctx.claims ? draAssessmentFor(ledger, pod, node, ctx.useDra) : undefined;
   const refusal = footprint ? draRefusal(footprint, options, sink) : undefined;
   if (refusal) return refusal;
-  const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0);
+  if (unknown !== undefined && ctx.claims) {
+    const refused = unknownUseRefusal(unknown, footprint ? [pod.requests, footprint.footprint] : [pod.requests], options, removal?.podUids, sink);
+    if (refused) return refused;
+  }
+  const plain = node.nominated.size === 0 && node !== ctx.boundTo && (removal === undefined || removal.podUids.size === 0) && !ctx.reserving;
   const adjust = plain ? undefined : adjustmentsFor(ctx, node, removal);
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
   const verdict = fitKernel(node, demand, adjust, adjust ? undefined : draRowOn(ctx, node), sink);

@@ -7,12 +7,12 @@ export interface SchedulingOptions {
   mode: SchedulingMode;
   nominatedNodePolicy: NominatedNodePolicy;
   scoring: { strategy: ScoringStrategy; weights: ReadonlyMap<string, bigint> };
-  dra: { enabled: 'auto' | boolean; unsafePolicy: 'reject' | 'ignore' };
+  dra: { enabled: 'auto' | boolean; unsafePolicy: 'reject' | 'ignore'; unknownUsePolicy: 'reject' | 'accept' };
 }
 
 export const DEFAULT_SCHEDULING_OPTIONS: SchedulingOptions = {
   mode: 'enforce',
   nominatedNodePolicy: 'exclusive',
   scoring: { strategy: 'LeastAllocated', weights: new Map([['cpu', 1n], ['memory', 1n]]) },
-  dra: { enabled: 'auto', unsafePolicy: 'reject' },
+  dra: { enabled: 'auto', unsafePolicy: 'reject', unknownUsePolicy: 'reject' },
 };

@@ -92,5 +92,5 @@ function claimsMemoKey(ledger: ClusterLedger, pod: PodEntry, options: Scheduling
   const uid = pod.object.metadata.uid;
   if (!rv || !uid) return undefined;
   const epoch = ledger.draAccounting().assessmentEpoch();
-  return `${demandKey(pod)}|claims:${uid}:${rv}:${epoch}:${options.dra.unsafePolicy}`;
+  return `${demandKey(pod)}|claims:${uid}:${rv}:${epoch}:${options.dra.unsafePolicy}:${options.dra.unknownUsePolicy}`;
 }

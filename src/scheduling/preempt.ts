@@ -6,8 +6,9 @@
  * otherwise it stays, because the scheduler's filters needed it gone. A proposed victim the cache does not hold on
  * that node stays too: nothing can be proven about it, and the ledger's arithmetic (which lacks it) matches the node
  * once it is evicted. Never adds a victim that was not proposed.
- * NumPDBViolations is recounted for the victims that remain once the cluster's PDBs are known. Nodes the caller
- * could not prove fresh are dropped with a reason.
+ * NumPDBViolations is counted as SelectVictimsOnNode counts it once the cluster's PDBs are known: the victims
+ * filterPodsWithPDBViolation marks violating (over all known proposed victims, most important first) that are not
+ * reprieved. Nodes the caller could not prove fresh are dropped with a reason.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
@@ -146,8 +147,9 @@ function evaluateNode(
     keptProposal = true;
   }
   // A victim the cache does not hold cannot be matched against budgets: then the scheduler's count stands.
+  const keptUids = new Set(kept.map((v) => v.uid));
   const pdbViolations = budgets.known && unknown.length === 0
-    ? { numPDBViolations: splitByPdbViolation(kept, pdbs).violating.length, pdbViolationsFrom: 'recounted' as const }
+    ? { numPDBViolations: violating.filter((v) => keptUids.has(v.uid)).length, pdbViolationsFrom: 'recounted' as const }
     : { numPDBViolations: proposal.numPDBViolations, pdbViolationsFrom: 'scheduler' as const };
   return {
     node: proposal.node,

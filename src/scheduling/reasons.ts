@@ -22,8 +22,14 @@ export type ReasonCode =
   | 'node_allocatable_unreadable'
   /** A pod bound or nominated here could not be read (quarantined): what it holds cannot be counted. */
   | 'node_pods_unreadable'
-  /** The pod's DRA claims cannot be served here (claim allocated elsewhere, too few devices of the driver). */
-  | 'dra_device_missing'
+  /** DynamicResources Filter: a claim of the pod is allocated for another node (unresolvable upstream). */
+  | 'dra_claim_not_available'
+  /** DynamicResources Filter: the structured allocator cannot satisfy the pod's claims here (unresolvable upstream). */
+  | 'dra_cannot_allocate'
+  /** validatePodLevelRequestsCoverDRA: the pod-level request does not cover containers plus claims (message names the resource). */
+  | 'dra_pod_level_budget'
+  /** The node's DRA use is unknown since a restart (a counted claim no slice prices and no pod status reports). */
+  | 'dra_use_unknown'
   /** The pod would consume node-allocatable resources through DRA on a node whose DRA accounting is unsafe. */
   | 'dra_accounting_unsafe'
   /** The pod's claims require NUMA-aligned devices and no NUMA zone can hold them. */
@@ -38,12 +44,14 @@ export type ReasonCode =
 import { unsafeWording, type UnsafeCategory } from '../ledger/dra/unsafe-category.js';
 
 /** The stable message of each code that does not depend on a resource or category. */
-const FIXED_MESSAGES: Readonly<Record<Exclude<ReasonCode, 'insufficient_resource' | 'dra_accounting_unsafe'>, string>> = {
+const FIXED_MESSAGES: Readonly<Record<Exclude<ReasonCode, 'insufficient_resource' | 'dra_accounting_unsafe' | 'dra_pod_level_budget'>, string>> = {
   too_many_pods: 'Too many pods',
   node_unknown: "node(s) not in kube-ledger's cache",
   node_allocatable_unreadable: 'node(s) had unreadable allocatable',
   node_pods_unreadable: 'node(s) had pods kube-ledger could not read',
-  dra_device_missing: "node(s) cannot serve the pod's DRA claims",
+  dra_claim_not_available: 'resourceclaim not available on the node',
+  dra_cannot_allocate: 'cannot allocate all claims',
+  dra_use_unknown: 'DRA use unknown',
   numa_alignment: "node(s) cannot NUMA-align the pod's DRA devices",
   dra_claim_shared: 'DRA claim with node-allocatable mappings is in use by another pod',
   dra_claims_paused: 'DRA new claims paused',
@@ -53,7 +61,7 @@ const FIXED_MESSAGES: Readonly<Record<Exclude<ReasonCode, 'insufficient_resource
 /** One cause: a code, plus the resource it concerns (insufficient_resource) or the DRA unsafe category. */
 export interface Reason {
   code: ReasonCode;
-  /** The resource name, for `insufficient_resource`. */
+  /** The resource name, for `insufficient_resource` and `dra_pod_level_budget`. */
   resource?: string;
   /** The categories, for `dra_accounting_unsafe`, most fundamental first (ledger/dra/unsafe-category.ts). */
   categories?: readonly UnsafeCategory[];
@@ -83,6 +91,8 @@ export function reasonMessage(reason: Reason): string {
       return insufficientMessage(reason.resource ?? '');
     case 'dra_accounting_unsafe':
       return draUnsafeMessage(reason.categories);
+    case 'dra_pod_level_budget':
+      return `pod level request for ${reason.resource ?? ''} is insufficient to cover the aggregated container and node-allocatable DRA requests`;
     default:
       return FIXED_MESSAGES[reason.code];
   }

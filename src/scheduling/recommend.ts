@@ -7,11 +7,14 @@
  * Trimmed pods carry no tolerations (nor node selectors or affinity), so every NoSchedule/NoExecute taint counts
  * as not tolerated: the recommendation errs towards nominating nothing rather than a node the scheduler rejects.
  * PreferNoSchedule taints are soft and ignored.
+ *
+ * With a `NominationOverlay` (the nominator's own view, nomination/nomination-book.ts) reservations are counted from
+ * it instead of the ledger's nominations, and a node is recommended only when it still holds every hint already there.
  */
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
-import { assessFit, draIsEnabled } from './fit.js';
+import { assessFit, assessIn, draIsEnabled, fitContext, type FitContext } from './fit.js';
 import type { SchedulingOptions } from './options.js';
 import { scoreNode } from './prioritize.js';
 
@@ -33,8 +36,33 @@ export function ineligibility(node: NodeView): string | undefined {
 /** Why `node` is ineligible for the pod being recommended (capacity aside); the nominator passes a pod-aware one. */
 export type NodeEligibility = (node: NodeView) => string | undefined;
 
-export function recommendNode(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, eligibility: NodeEligibility = ineligibility): Recommendation {
+/**
+ * The nominations a node holds as the nominator sees them: the ledger's, with its own decisions that the cache does
+ * not show yet (kube-scheduler's in-memory nominator, which records a nomination before the API call).
+ */
+export interface NominationOverlay {
+  /** The nominated pods reserving room on `node` for `pod`: equal or higher priority, not the pod itself (addGENominatedPods). */
+  reserving(node: NodeView, pod: PodEntry): readonly PodEntry[];
+  /** Whether nominating `pod` to `node` as well leaves every hint already there fitting. */
+  admits(node: NodeView, pod: PodEntry): boolean;
+  /** Why `node` no longer holds the pod's own hint ('no_longer_fits' or 'excess'), or undefined when it does. */
+  displaced(node: NodeView, pod: PodEntry): string | undefined;
+}
+
+function contextWith(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, overlay: NominationOverlay | undefined): FitContext {
+  const ctx = fitContext(ledger, pod, options);
+  return overlay ? { ...ctx, reserving: (node) => overlay.reserving(node, pod) } : ctx;
+}
+
+export function recommendNode(
+  ledger: ClusterLedger,
+  pod: PodEntry,
+  options: SchedulingOptions,
+  eligibility: NodeEligibility = ineligibility,
+  overlay?: NominationOverlay,
+): Recommendation {
   const useDra = draIsEnabled(ledger, options);
+  const ctx = contextWith(ledger, pod, options, overlay);
   let best: { node: string; score: number } | undefined;
   let considered = 0;
   let ineligible = 0;
@@ -44,7 +72,7 @@ export function recommendNode(ledger: ClusterLedger, pod: PodEntry, options: Sch
       ineligible++;
       continue;
     }
-    if (!assessFit(ledger, node, pod, options).fits) continue;
+    if (!assessIn(ctx, node).fits || (overlay && !overlay.admits(node, pod))) continue;
     const score = scoreNode(ledger, node, pod, options, useDra);
     if (!best || score > best.score || (score === best.score && node.name < best.node)) best = { node: node.name, score };
   }
@@ -55,9 +83,17 @@ export function recommendNode(ledger: ClusterLedger, pod: PodEntry, options: Sch
 }
 
 /** Whether `nodeName` is still a valid target for the pod: known, eligible and fitting. Undefined means valid. */
-export function invalidation(ledger: ClusterLedger, pod: PodEntry, nodeName: string, options: SchedulingOptions, eligibility: NodeEligibility = ineligibility): string | undefined {
+export function invalidation(
+  ledger: ClusterLedger,
+  pod: PodEntry,
+  nodeName: string,
+  options: SchedulingOptions,
+  eligibility: NodeEligibility = ineligibility,
+  overlay?: NominationOverlay,
+): string | undefined {
   const node = ledger.node(nodeName);
   if (!node) return 'node_gone';
   if (eligibility(node) !== undefined) return 'node_ineligible';
+  if (overlay) return overlay.displaced(node, pod);
   return assessFit(ledger, node, pod, options).fits ? undefined : 'no_longer_fits';
 }

@@ -1,6 +1,8 @@
 /**
  * DRA through the real server: a snapshot built from the KEP-5517 worked example (test/fixtures) plus nodes without
- * DRA and a node with an incomplete pool. Filter, prioritize and preempt change exactly as the DRA ledger says.
+ * DRA and a node with an incomplete pool. Filter, prioritize and preempt change exactly as the DRA ledger says; the
+ * DynamicResources Filter's own refusals ("cannot allocate all claims": structured Allocator.Allocate found no
+ * devices) come back UnschedulableAndUnresolvable, as upstream's statusUnschedulable makes them.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -39,12 +41,17 @@ function pendingPod(name: string, claim?: string, cpu = '500m'): Obj {
   });
 }
 
-function incompletePoolSlice(): Obj {
-  const slice = structuredClone(EXAMPLE.items.find((i) => i.kind === 'ResourceSlice' && i.spec.driver === 'cpu.example.com')!);
-  slice.metadata.name = 'worker-3-cpu';
-  slice.spec.nodeName = 'worker-3';
-  slice.spec.pool = { name: 'worker-3', generation: 1, resourceSliceCount: 2 };
-  return slice;
+/** worker-3: a complete cpu pool (claims can be allocated there) next to a GPU pool still missing one of its two slices. */
+function incompletePoolSlices(): Obj[] {
+  const cpu = structuredClone(EXAMPLE.items.find((i) => i.kind === 'ResourceSlice' && i.spec.driver === 'cpu.example.com')!);
+  cpu.metadata.name = 'worker-3-cpu';
+  cpu.spec.nodeName = 'worker-3';
+  cpu.spec.pool = { name: 'worker-3', generation: 1, resourceSliceCount: 1 };
+  const gpu = structuredClone(EXAMPLE.items.find((i) => i.kind === 'ResourceSlice' && i.spec.driver === 'gpu.example.com')!);
+  gpu.metadata.name = 'worker-3-gpu';
+  gpu.spec.nodeName = 'worker-3';
+  gpu.spec.pool = { name: 'worker-3', generation: 1, resourceSliceCount: 2 };
+  return [cpu, gpu];
 }
 
 function bound(pod: Obj, nodeName: string): Obj {
@@ -63,7 +70,7 @@ function cluster(extra: Obj[] = []): Obj {
       node('worker-1', WORKER_ALLOCATABLE, { rv: '1' }),
       node('worker-2', WORKER_ALLOCATABLE, { rv: '1' }),
       node('worker-3', WORKER_ALLOCATABLE, { rv: '1' }),
-      incompletePoolSlice(),
+      ...incompletePoolSlices(),
       bound(pendingPod('twin', undefined, '500m'), 'worker-2'),
       claimFor('fits-zone-1', '26', 'claim-26'),
       claimFor('no-zone', '33', 'claim-33'),
@@ -106,35 +113,36 @@ describe('DRA end to end over HTTP', () => {
     assert.ok(fits.NodeNames.includes('worker-1'), JSON.stringify(fits));
     const tooBig = await post(running, '/filter', { Pod: pendingPod('p33', 'no-zone'), Nodes: null, NodeNames: names });
     assert.ok(!tooBig.NodeNames.includes('worker-1'));
-    assert.equal(tooBig.FailedNodes['worker-1'], "node(s) cannot NUMA-align the pod's DRA devices", 'one stable reason per cause');
+    assert.equal(tooBig.FailedAndUnresolvableNodes['worker-1'], 'cannot allocate all claims', 'upstream\'s reason, unresolvable');
   });
 
-  it('filter refuses (resolvably) a node with no device of the claim\'s driver; a pod without claims still passes there', async () => {
+  it('filter refuses (unresolvably) a node with no device of the claim\'s driver; a pod without claims still passes there', async () => {
     const running = servers[0]!.running;
     const reply = await post(running, '/filter', { Pod: pendingPod('p26', 'fits-zone-1'), Nodes: null, NodeNames: ['worker-1', 'worker-2'] });
     assert.deepEqual(reply.NodeNames, ['worker-1']);
-    assert.equal(reply.FailedNodes['worker-2'], "node(s) cannot serve the pod's DRA claims", 'one stable reason per cause');
-    assert.deepEqual(reply.FailedAndUnresolvableNodes, {});
+    assert.equal(reply.FailedAndUnresolvableNodes['worker-2'], 'cannot allocate all claims', 'one stable reason per cause');
+    assert.deepEqual(reply.FailedNodes, {});
     const plain = await post(running, '/filter', { Pod: pendingPod('plain'), Nodes: null, NodeNames: ['worker-2'] });
     assert.deepEqual(plain.NodeNames, ['worker-2']);
   });
 
-  it('explain shows the DRA estimate note, the NUMA reason and the numbers behind it (the zones)', async () => {
+  it('explain shows the devices the allocator would pick, the NUMA reason and the numbers behind it (the zones)', async () => {
     const running = servers[0]!.running;
     // Pending pods must be in the ledger for explain: use a second server whose snapshot has them.
     const withPods = await serve(cluster([pendingPod('p26', 'fits-zone-1'), pendingPod('p33', 'no-zone')]));
     const fits = (await (await fetch(withPods.url + '/debug/explain?pod=ml/p26')).json()) as any;
     const w1 = fits.nodes.find((n: any) => n.node === 'worker-1');
     assert.equal(w1.verdict, 'fits');
-    assert.match(w1.notes.join(' '), /estimate/);
+    assert.match(w1.notes.join(' '), /the allocator would give it cpu\.example\.com\/worker-1\/numa1 \(cpus\)/, 'numa0 has 22 of its 32 cpu left: 26 go to numa1');
     const fails = (await (await fetch(withPods.url + '/debug/explain?pod=ml/p33')).json()) as any;
     const w1Fails = fails.nodes.find((n: any) => n.node === 'worker-1');
-    assert.equal(w1Fails.reason, "node(s) cannot NUMA-align the pod's DRA devices");
-    assert.equal(w1Fails.code, 'numa_alignment');
+    assert.equal(w1Fails.reason, 'cannot allocate all claims');
+    assert.equal(w1Fails.code, 'dra_cannot_allocate');
+    assert.equal(w1Fails.verdict, 'unresolvable');
     assert.match(w1Fails.detail, /NUMA alignment: no single zone has room for cpu 33.*zone 0 free: cpu 22.*zone 1 free: cpu 32/);
     const w2Fails = (await (await fetch(withPods.url + '/debug/explain?pod=ml/p26')).json() as any).nodes.find((n: any) => n.node === 'worker-2');
-    assert.equal(w2Fails.code, 'dra_device_missing');
-    assert.equal(w2Fails.detail, 'DRA claims cannot be served here: claim ml/fits-zone-1 request cpus: 0 device(s) of driver cpu.example.com on this node, 1 needed');
+    assert.equal(w2Fails.code, 'dra_cannot_allocate');
+    assert.equal(w2Fails.detail, 'cannot allocate all claims on worker-2: claim ml/fits-zone-1 request cpus: 0 free matching device(s) of driver cpu.example.com, 1 needed');
     assert.ok(running);
   });
 
@@ -144,7 +152,7 @@ describe('DRA end to end over HTTP', () => {
     assert.equal(withClaim.FailedNodes['worker-3'], 'DRA accounting unsafe: incomplete pool', 'one stable reason per cause');
     const withPods = servers[1]!.running; // the previous test's server, which knows ml/p26
     const explained = (await (await fetch(withPods.url + '/debug/explain?pod=ml/p26')).json()) as any;
-    assert.match(explained.nodes.find((n: any) => n.node === 'worker-3').detail, /pool .*worker-3 generation 1 is incomplete \(1 of 2 slices\)/);
+    assert.match(explained.nodes.find((n: any) => n.node === 'worker-3').detail, /pool gpu\.example\.com\/worker-3 generation 1 is incomplete \(1 of 2 slices\)/);
     const plain = await post(running, '/filter', { Pod: pendingPod('plain'), Nodes: null, NodeNames: ['worker-3'] });
     assert.deepEqual(plain.NodeNames, ['worker-3']);
     const metrics = await (await fetch(running.opsUrl + '/metrics')).text();

@@ -36,7 +36,7 @@ describe('DRA-backed extended resources end to end (--cluster snapshot)', () => 
   });
   after(async () => server.close());
 
-  it('passes the DRA node, judges the device-plugin node by allocatable, fails the bare node resolvably', async () => {
+  it('passes the DRA node, judges the device-plugin node by allocatable, fails the bare node as the allocator does (unresolvable)', async () => {
     const pod = {
       metadata: { name: 'trainer', namespace: 'ml', uid: 'uid-trainer', resourceVersion: '7' },
       spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1', 'example.com/gpu': '2' }, limits: { 'example.com/gpu': '2' } } }] },
@@ -50,6 +50,6 @@ describe('DRA-backed extended resources end to end (--cluster snapshot)', () => 
     const reply = (await res.json()) as { NodeNames: string[]; FailedNodes: Record<string, string>; FailedAndUnresolvableNodes: Record<string, string> };
     assert.deepEqual(reply.NodeNames, ['dra-node']);
     assert.match(reply.FailedAndUnresolvableNodes['plugin-node']!, /^Insufficient example.com\/gpu/);
-    assert.equal(reply.FailedNodes['bare-node']!, "node(s) cannot serve the pod's DRA claims");
+    assert.equal(reply.FailedAndUnresolvableNodes['bare-node']!, 'cannot allocate all claims');
   });
 });

@@ -182,7 +182,9 @@ describe('extender end to end over HTTP (snapshot source)', () => {
   it('serves /metrics that promtool check metrics accepts as a whole, default process metrics included', async () => {
     const text = await (await fetch(running.opsUrl + '/metrics')).text();
     assert.match(text, /kube_ledger_http_requests_total\{verb="filter",outcome="ok"\} \d+/);
-    assert.match(text, /kube_ledger_process_resident_memory_bytes \d+/);
+    assert.match(text, /^process_resident_memory_bytes \d+/m, 'conventional name, no project prefix');
+    assert.match(text, /^nodejs_heap_size_used_bytes \d+/m);
+    assert.doesNotMatch(text, /kube_ledger_(process|nodejs)_/);
     const check = promtool(['check', 'metrics'], text);
     assert.equal(check.status, 0, check.output);
   });

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 1: the wire reasons are stable strings without numbers (kube-scheduler counts identical strings), so
+ * The wire reasons are stable strings without numbers (kube-scheduler counts identical strings), so
  * the per-node numbers live in /debug/explain and in debug logs. A filter call at debug level writes one structured
  * line with the counts by code and the first failing nodes' code and numbers; at info level the call asks the
  * logger's level once and builds nothing (the detail function is never called, no line is formatted).

@@ -6,7 +6,7 @@
  * - a victim deleted behind the cache's back (the pod watch is slow) is still caught: the proof cannot complete,
  *   the fallback reads that victim directly and drops its node;
  * - degraded mode: once the Pod cache lags beyond freshness.maxServeLagSeconds, filter answers with Error set,
- *   prioritize fails and /readyz is 503; both recover; /debug/freshness shows the informers and written RVs;
+ *   prioritize answers 503 and /readyz is 503 (both counted as degraded); both recover; /debug/freshness shows the informers and written RVs;
  * - the rollback switch freshness.gate.enabled=false skips the victim proof, counted.
  */
 import assert from 'node:assert/strict';
@@ -38,10 +38,9 @@ function preemptBody(nodeNames: string[]): string {
   return JSON.stringify({ Pod: PREEMPTOR, NodeNameToVictims: null, NodeNameToMetaVictims });
 }
 
-async function post(url: string, path: string, body: string): Promise<{ status: number; json: Record<string, unknown>; ms: number }> {
-  const started = performance.now();
+async function post(url: string, path: string, body: string): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown>, ms: performance.now() - started };
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
 describe('live source freshness end to end (fake API server)', function () {
@@ -70,29 +69,24 @@ describe('live source freshness end to end (fake API server)', function () {
     await api.close();
   });
 
-  it('/preempt with 100 candidates and 200 victims on a healthy quiet API server keeps every candidate, fast, with one quorum list', async () => {
+  // What keeps it fast is counted, not timed: one quorum list proves all 200 victims, no per-victim read, no wait
+  // beyond the informer catching up (the proof's outcome is `observed`).
+  it('/preempt with 100 candidates and 200 victims on a healthy quiet API server keeps every candidate with one quorum list', async () => {
     await start();
     api.clearRequests();
-    const started = performance.now();
     const reply = await post(running.url, '/preempt', preemptBody(nodeNames));
-    const elapsedMs = performance.now() - started;
     assert.equal(reply.status, 200);
     const kept = Object.keys(reply.json['NodeNameToMetaVictims'] as object);
     assert.equal(kept.length, NODES, 'no candidate dropped');
-    assert.ok(elapsedMs < 1000, `answered in ${elapsedMs.toFixed(0)} ms (kube-scheduler's default extender timeout is 5 s)`);
     assert.equal(api.countRequests({ verb: 'get', resource: 'pods' }), 0, 'no per-victim GET');
     assert.equal(api.countRequests({ verb: 'list', resource: 'pods' }), 1, 'one quorum list');
     assert.equal(api.requests({ verb: 'list', resource: 'pods' })[0]?.query['limit'], '1');
     assert.equal(await metricValue(running.metrics, 'freshnessProofs', { outcome: 'observed' }), 1);
-    const again: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const t = performance.now();
       const r = await post(running.url, '/preempt', preemptBody(nodeNames));
-      again.push(performance.now() - t);
       assert.equal(Object.keys(r.json['NodeNameToMetaVictims'] as object).length, NODES);
     }
-    again.sort((a, b) => a - b);
-    console.log(`      /preempt 100 candidates, 200 victims: first ${elapsedMs.toFixed(1)} ms, median of 5 more ${again[2]!.toFixed(1)} ms`);
+    assert.equal(api.countRequests({ verb: 'get', resource: 'pods' }), 0, 'still no per-victim GET');
 
     // Rollout telemetry: an approved victim that goes away is clocked from the approval.
     api.remove('pods', 'batch', 'n000-low-0');
@@ -109,7 +103,6 @@ describe('live source freshness end to end (fake API server)', function () {
     assert.equal(api.countRequests({ verb: 'get', resource: 'pods' }), 0, 'no per-victim GET');
     assert.equal(await metricValue(running.metrics, 'freshnessProofs', { outcome: 'quiet_probe' }), 1, 'proved by the probe, not by the informer');
     assert.equal(api.requests({ verb: 'watch', resource: 'pods' }).filter((r) => r.query['timeoutSeconds'] === '3').length, 1, 'one probe watch');
-    console.log(`      /preempt with quiet pods and a moved global RV: ${reply.ms.toFixed(0)} ms (quiet probe)`);
   });
 
   it('still catches a victim deleted behind the cache\'s back: the proof times out and that victim is read directly', async () => {
@@ -141,7 +134,7 @@ describe('live source freshness end to end (fake API server)', function () {
     assert.equal(await metricValue(running.metrics, 'freshnessGateEnabled', {}), 0);
   });
 
-  it('degraded mode: a Pod cache lagging past maxServeLagSeconds makes filter answer with Error, prioritize fail and /readyz 503; all recover', async () => {
+  it('degraded mode: a Pod cache lagging past maxServeLagSeconds makes filter answer with Error, prioritize 503 and /readyz 503, counted as degraded; all recover', async () => {
     await start((c) => {
       c.freshness.maxServeLagSeconds = 1;
       c.freshness.bookmarkGraceSeconds = 1;
@@ -157,7 +150,11 @@ describe('live source freshness end to end (fake API server)', function () {
     const refused = await post(running.url, '/filter', filterBody);
     assert.match(String(refused.json['Error']), /degraded: Pod cache not known current/);
     assert.equal(refused.json['NodeNames'], null);
-    assert.equal((await post(running.url, '/prioritize', filterBody)).status, 500);
+    assert.equal((await post(running.url, '/prioritize', filterBody)).status, 503);
+    // Counted as degraded answers, not as ok (filter) nor as internal errors (prioritize).
+    assert.equal(await metricValue(running.metrics, 'httpRequests', { verb: 'filter', outcome: 'degraded' }), 1);
+    assert.equal(await metricValue(running.metrics, 'httpRequests', { verb: 'prioritize', outcome: 'degraded' }), 1);
+    assert.equal(await metricValue(running.metrics, 'httpRequests', { outcome: 'error' }), 0);
     const readyz = await fetch(`${running.opsUrl}/readyz`);
     assert.equal(readyz.status, 503);
     assert.match(JSON.stringify(await readyz.json()), /freshness.maxServeLagSeconds/);

@@ -43,7 +43,14 @@ const PODS = [
   pod('shop', 'low', { node: 'n1', cpu: '1', priority: 1, uid: 'u-low', status: { startTime: '2026-11-30T03:00:00Z' } }),
   pod('shop', 'keep', { node: 'n2', cpu: '1500m', priority: 50, uid: 'u-keep' }),
   pod('shop', 'spare', { node: 'n2', cpu: '500m', priority: 1, uid: 'u-spare' }),
+  // n3 (4 cpu) is full: two web pods under the same budget and another pod.
+  pod('shop', 'web-1', { node: 'n3', cpu: '1', priority: 3, uid: 'u-web-1', labels: { app: 'web' } }),
+  pod('shop', 'web-2', { node: 'n3', cpu: '2', priority: 1, uid: 'u-web-2', labels: { app: 'web' } }),
+  pod('shop', 'other', { node: 'n3', cpu: '1', priority: 1, uid: 'u-other' }),
 ];
+
+const N3 = node('n3', { cpu: '4', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n3' } });
+
 
 const PREEMPTOR = {
   metadata: { name: 'ingress', namespace: 'shop', uid: 'u-ingress' },
@@ -59,6 +66,18 @@ const PREEMPT_BODY = JSON.stringify({
     n2: { Pods: [{ UID: 'u-spare' }], NumPDBViolations: 0 },
   },
 });
+
+/**
+ * SelectVictimsOnNode over [web-1, web-2] with one disruption allowed: filterPodsWithPDBViolation gives web-1 the
+ * disruption and marks web-2 violating; web-2 is tried first and cannot be reprieved (2 cpu needed), web-1 then is.
+ * The one victim, web-2, counts as a violation (numViolatingVictim), though alone it would have fit the budget.
+ */
+const N3_BODY = JSON.stringify({
+  Pod: { ...PREEMPTOR, spec: { priority: 100, containers: [{ name: 'c', resources: { requests: { cpu: '2' } } }] } },
+  NodeNameToVictims: null,
+  NodeNameToMetaVictims: { n3: { Pods: [{ UID: 'u-web-1' }, { UID: 'u-web-2' }], NumPDBViolations: 0 } },
+});
+const N3_ANSWER = { NodeNameToMetaVictims: { n3: { Pods: [{ UID: 'u-web-2' }], NumPDBViolations: 1 } } };
 
 async function preempt(base: string, body = PREEMPT_BODY): Promise<any> {
   const res = await fetch(`${base}/preempt`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
@@ -78,7 +97,7 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kl-preempt-'));
     file = join(dir, 'cluster.json');
-    await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', { cpu: '4', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n1' } }), node('n2', { cpu: '2', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n2' } }), ...PODS, webBudget(0)] }));
+    await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', { cpu: '4', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n1' } }), node('n2', { cpu: '2', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n2' } }), N3, ...PODS, webBudget(0)] }));
     const port = await freePort();
     const opsPort = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--cluster', file, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1'], {
@@ -118,8 +137,13 @@ describe('preempt end to end: npm start -- --cluster with a PodDisruptionBudget'
       NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-web' }], NumPDBViolations: 0 } },
     });
     assert.deepEqual(await preempt(base, onlyWeb), { NodeNameToMetaVictims: { n1: { Pods: [{ UID: 'u-web' }], NumPDBViolations: 1 } } });
-    await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', { cpu: '4', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n1' } }), node('n2', { cpu: '2', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n2' } }), ...PODS, webBudget(1)] }));
+    await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [node('n1', { cpu: '4', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n1' } }), node('n2', { cpu: '2', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n2' } }), N3, ...PODS, webBudget(1)] }));
     await eventuallyValue(() => preempt(base, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 0, 'the reloaded budget', { timeoutMs: 10_000, intervalMs: 100 });
+  });
+
+  it('counts a violating victim that is not reprieved as SelectVictimsOnNode does, over all proposed victims', async () => {
+    // the budget now allows one disruption (the previous test's edit)
+    assert.deepEqual(await preempt(base, N3_BODY), N3_ANSWER);
   });
 });
 
@@ -129,7 +153,7 @@ describe('preempt end to end: PodDisruptionBudgets listed and watched from the A
   let running: RunningKubeLedger;
 
   before(async () => {
-    api = await startFakeApiServer({ objects: [node('n1', { cpu: '4', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n1' } }), node('n2', { cpu: '2', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n2' } }), ...PODS] });
+    api = await startFakeApiServer({ objects: [node('n1', { cpu: '4', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n1' } }), node('n2', { cpu: '2', memory: '8Gi' }, { labels: { 'kubernetes.io/hostname': 'n2' } }), N3, ...PODS] });
     api.create(webBudget(0));
     api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 0 });
     const config = loopbackConfig();
@@ -159,5 +183,10 @@ describe('preempt end to end: PodDisruptionBudgets listed and watched from the A
     api.create(webBudget(0));
     api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 0 });
     await eventuallyValue(() => preempt(url, onlyWeb), (j) => j.NodeNameToMetaVictims?.n1?.NumPDBViolations === 1, 'the re-created budget', { timeoutMs: 10_000, intervalMs: 100 });
+  });
+
+  it('counts a violating victim that is not reprieved as SelectVictimsOnNode does, over all proposed victims', async () => {
+    api.patchStatus('poddisruptionbudgets', 'shop', 'web', { disruptionsAllowed: 1 });
+    await eventuallyValue(() => preempt(running.url, N3_BODY), (j) => JSON.stringify(j) === JSON.stringify(N3_ANSWER), 'the watched budget allowing one', { timeoutMs: 10_000, intervalMs: 100 });
   });
 });

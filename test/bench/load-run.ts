@@ -39,24 +39,24 @@ let ticksPerSecond: number | undefined;
  * time on a CPU in /proc/<pid>/task/<tid>/schedstat (nanoseconds, proc(5)); utime + stime of /proc/<pid>/stat only
  * where schedstat is missing: those count 10 ms clock ticks, a step of 2% on a 450-pod pass of the scheduler loop
  * (~300 ms). A thread that ends between two readings takes its time with it; Node's threads (V8's platform workers,
- * libuv's pool) live as long as the process.
+ * libuv's pool) live as long as the process. `procRoot` is for tests (a fixed tree in place of /proc).
  */
-export function processCpuSeconds(pid: number): number {
-  return processCpuReading(pid).total;
+export function processCpuSeconds(pid: number, procRoot = '/proc'): number {
+  return processCpuReading(pid, procRoot).total;
 }
 
 /**
  * One reading of a process's CPU seconds: `total` as `processCpuSeconds` counts it, and `helpers`, the part of it on
  * threads other than the event loop's (`threadCpuSeconds`; NaN where only /proc/<pid>/stat could tell the total).
  */
-export function processCpuReading(pid: number): { total: number; helpers: number } {
-  const split = threadCpuSeconds(pid);
+export function processCpuReading(pid: number, procRoot = '/proc'): { total: number; helpers: number } {
+  const split = threadCpuSeconds(pid, procRoot);
   const scheduled = split.main + split.others;
   if (Number.isFinite(scheduled) && scheduled > 0) return { total: scheduled, helpers: split.others };
   try {
     ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
     // Fields after the parenthesised command name: state is field 3, utime 14 and stime 15 (proc(5)).
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`${procRoot}/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return { total: (Number(fields[11]) + Number(fields[12])) / ticksPerSecond, helpers: Number.NaN };
   } catch {
@@ -69,13 +69,13 @@ export function processCpuReading(pid: number): { total: number; helpers: number
  * of all its other threads (V8's optimizing compiler and GC helpers, libuv's pool), from /proc schedstat; NaN when
  * /proc cannot tell. The other threads' share falls as V8 stops compiling: a warm-up that still compiles shows there.
  */
-export function threadCpuSeconds(pid: number): { main: number; others: number } {
+export function threadCpuSeconds(pid: number, procRoot = '/proc'): { main: number; others: number } {
   let main = 0;
   let others = 0;
   try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    for (const tid of readdirSync(`${procRoot}/${pid}/task`)) {
       try {
-        const nanos = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+        const nanos = Number(readFileSync(`${procRoot}/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
         if (Number(tid) === pid) main += nanos;
         else others += nanos;
       } catch {

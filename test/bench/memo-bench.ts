@@ -1,5 +1,5 @@
 /**
- * Micro-benchmark behind the choice of lru-cache for the bounded parse memos (README "Bounded caches"): the quantity
+ * Micro-benchmark behind the choice of lru-cache for the bounded parse memos (docs/performance.md "Bounded caches"): the quantity
  * memo is on the request path (every pod's requests are parsed per call), so a bounded LRU must not cost that path
  * noticeably more than the plain Map it replaces. Not a test: run it by hand on a quiet machine with
  * `npm run bench:memo` and read the figures. The lookup mix is every quantity string of the bench's synthetic

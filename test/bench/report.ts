@@ -1,5 +1,5 @@
 /**
- * Benchmark results: medians over rounds and the --check targets (issue "faster than a Go extender"). Pure
+ * Benchmark results: medians over rounds and the --check targets (docs/performance.md "Targets"). Pure
  * functions, so the target logic is unit-tested without running any load; report-markdown.ts renders them.
  */
 import type { LoadResult } from './load-run.js';
@@ -188,7 +188,7 @@ export function invalidReasons(scenarios: ScenarioResult[]): string[] {
 }
 
 const GIB = 1024 ** 3;
-/** The issue's targets. */
+/** The benchmark's targets (docs/performance.md). */
 export const TARGETS = {
   minReferenceRatio: 1.5,
   minDistinctFloorRatio: 0.5,
@@ -233,7 +233,7 @@ function loopCheck(loop: LoopResult | undefined, nodes: number): CheckResult {
   const cpuRate = 1000 / cpuMillis;
   const judged = Number.isFinite(cpuRate) ? cpuRate : loop.ledger.podsPerSecondThroughExtender;
   const ceiling = loop.floor ? `; the loop's ceiling with the floor ${loop.floor.podsPerSecondThroughExtender.toFixed(0)}` : '';
-  // The floor's CPU a pod in the same run is how fast the host was: the judged rate moves with it (README, Performance).
+  // The floor's CPU a pod in the same run is how fast the host was: the judged rate moves with it (docs/performance.md).
   const floorMillis = loop.floor?.serverCpuMillisPerPod ?? Number.NaN;
   const cpu = !Number.isFinite(cpuRate) ? ''
     : Number.isFinite(floorMillis) && floorMillis > 0

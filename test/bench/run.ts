@@ -16,6 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { agrees, checkAgreement, post, type AgreementReport } from './agreement.js';
+import { checkCpuMeter } from './cpu-meter.js';
 import { cachedClusterFile, type CachedCluster } from './cluster-cache.js';
 import {
   REPO_ROOT, compileLedger, findSample, readProcessMemory, scrapeMetrics, startFloor, startLedger, useCompiledLedger,
@@ -267,6 +268,8 @@ async function main(): Promise<number> {
     process.stdout.write(summary);
     return 0;
   }
+  const meter = await checkCpuMeter();
+  for (const check of meter) log(`${check.pass ? 'ok' : 'OFF'}: ${check.name} (${check.detail})`);
   log('generating synthetic clusters (cached in .tmp/bench)');
   const small = cachedClusterFile(cacheDir, SMALL_CLUSTER);
   const large = cachedClusterFile(cacheDir, LARGE_CLUSTER);
@@ -372,7 +375,7 @@ async function main(): Promise<number> {
   writeFileSync(join(settings.outDir, 'bench.md'), markdown);
   process.stdout.write(markdown);
   if (report.invalidReasons.length > 0) log('INVALID: some requests failed; the figures above cannot be trusted');
-  const missed = report.checks.filter((c) => !c.pass);
+  const missed = [...report.checks, ...meter].filter((c) => !c.pass);
   if (settings.check && missed.length > 0) {
     log(`--check: ${missed.length} target(s) missed: ${missed.map((c) => c.name).join('; ')}`);
     return 1;

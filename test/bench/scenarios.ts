@@ -41,5 +41,5 @@ export const SCENARIOS: readonly Scenario[] = [
     body: 'nodeNames', nodes: 5000, connections: 4, pods: 'distinct', reference: true },
 ];
 
-/** The scenario the issue's latency and floor targets name, and whose CPU profile `--cpu-prof` records. */
+/** The scenario the latency and floor targets name, and whose CPU profile `--cpu-prof` records. */
 export const DISTINCT_FILTER_SCENARIO = 'filter-names-500-c1-distinct';

@@ -1,7 +1,8 @@
 /**
  * Hostile input against the REAL extender process (a child `node src/main.ts`, loopback only): property-based
  * random and mutated requests for all three verbs, slow clients, oversized chunked uploads, and a memory check.
- * Every request must end with 2xx or 4xx and a JSON body within 2 s; a valid request sent right after a sample of
+ * Every request must end with 2xx or 4xx and a JSON body (a client that waited 10 s for it gives up: a hang, not a
+ * latency target; latency is the bench's); a valid request sent right after a sample of
  * the bad ones must get exactly the answer it got before any of them; the process must never exit or log a crash.
  * The `after` hook prints a table of every case tried (category → count, statuses seen).
  */
@@ -21,7 +22,8 @@ import { CaseTally } from './support/tally.js';
 const BODY_LIMIT = 1024 * 1024;
 const HEADERS_TIMEOUT_MS = 1000;
 const REQUEST_TIMEOUT_MS = 2000;
-const ANSWER_WITHIN_MS = 2000;
+/** How long a client waits before it calls the server hung (no timing is asserted; the tally reports the times). */
+const HANG_AFTER_MS = 10_000;
 /** One valid request after every Nth hostile one, on the same keep-alive connection pool. */
 const VALID_CHECK_EVERY = 3;
 const MiB = 1024 * 1024;
@@ -57,13 +59,12 @@ const CATEGORIES: Record<string, Category> = {
   'wrong media types': { arbitrary: hostile.wrongMediaTypes, runs: 30, only: [415] },
 };
 
-/** 2xx or 4xx, a JSON body (with an `error` string on 4xx), in time. */
+/** 2xx or 4xx, a JSON body (with an `error` string on 4xx). */
 function assertWellFormedAnswer(exchange: Exchange, sent: HostileCase, only?: number[]): void {
   const context = `${describeCase(sent)}\n→ ${exchange.status} ${exchange.error ?? ''} ${exchange.text.slice(0, 300)}`;
   assert.equal(exchange.error, undefined, `no answer: ${context}`);
   assert.ok(exchange.status >= 200 && exchange.status < 500, `status: ${context}`);
   if (only) assert.ok(only.includes(exchange.status), `expected ${only.join('/')}: ${context}`);
-  assert.ok(exchange.elapsedMs < ANSWER_WITHIN_MS, `took ${Math.round(exchange.elapsedMs)} ms: ${context}`);
   let parsed: unknown;
   assert.doesNotThrow(() => (parsed = JSON.parse(exchange.text)), `body is not JSON: ${context}`);
   if (exchange.status >= 400) assert.equal(typeof (parsed as { error?: unknown }).error, 'string', context);
@@ -81,7 +82,7 @@ describe('hostile input against the real extender process', function () {
   let sentSoFar = 0;
 
   async function sendValid(request: ValidRequest): Promise<unknown> {
-    const exchange = await sendHostile(child.port, { verb: request.verb, body: Buffer.from(JSON.stringify(request.body)) }, agent, ANSWER_WITHIN_MS);
+    const exchange = await sendHostile(child.port, { verb: request.verb, body: Buffer.from(JSON.stringify(request.body)) }, agent, HANG_AFTER_MS);
     assert.equal(exchange.status, 200, `${request.name}: ${exchange.status} ${exchange.error ?? ''} ${exchange.text.slice(0, 300)}`);
     return JSON.parse(exchange.text);
   }
@@ -94,7 +95,7 @@ describe('hostile input against the real extender process', function () {
   }
 
   async function sendAndCheck(category: string, sent: HostileCase, only?: number[]): Promise<void> {
-    const exchange = await sendHostile(child.port, sent, agent, ANSWER_WITHIN_MS + 1000);
+    const exchange = await sendHostile(child.port, sent, agent, HANG_AFTER_MS);
     tally.record(category, exchange.error ? `${exchange.status}/${exchange.error}` : String(exchange.status), exchange.elapsedMs, sent.body.length);
     assertWellFormedAnswer(exchange, sent, only);
     sentSoFar += 1;
@@ -129,7 +130,7 @@ describe('hostile input against the real extender process', function () {
   });
 
   for (const [category, { arbitrary, runs, only }] of Object.entries(CATEGORIES)) {
-    it(`${category}: every request ends 2xx/4xx with a JSON body within ${ANSWER_WITHIN_MS} ms, valid requests after it still answered exactly`, async () => {
+    it(`${category}: every request ends 2xx/4xx with a JSON body, valid requests after it still answered exactly`, async () => {
       await fc.assert(fc.asyncProperty(arbitrary, (sent) => sendAndCheck(category, sent, only)), { numRuns: runs, endOnFailure: true });
       assert.equal(child.exited(), null, 'the process exited');
     });
@@ -140,8 +141,8 @@ describe('hostile input against the real extender process', function () {
     const outcome = await trickle(child.port, head, 500);
     tally.record('slow loris (headers)', outcome.reply.slice(9, 12) || 'closed', outcome.closedAfterMs, outcome.bytesSent);
     assert.match(outcome.reply, /^HTTP\/1\.1 408/);
+    // A byte every 500 ms against a 1 s headers timeout: the server hung up after a handful, not after all 250.
     assert.ok(outcome.bytesSent < 10, `the server took ${outcome.bytesSent} header bytes before hanging up`);
-    assert.ok(outcome.closedAfterMs < HEADERS_TIMEOUT_MS + 2000, `closed after ${Math.round(outcome.closedAfterMs)} ms`);
   });
 
   it('cuts off a client that sends complete headers, then trickles its body one byte every 300 ms, at the request timeout', async () => {
@@ -149,7 +150,6 @@ describe('hostile input against the real extender process', function () {
     const head = `POST /filter HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
     const outcome = await trickle(child.port, head + body, 300, head.length);
     tally.record('slow body (trickle)', outcome.reply.slice(9, 12) || 'closed', outcome.closedAfterMs, outcome.bytesSent);
-    assert.ok(outcome.closedAfterMs < REQUEST_TIMEOUT_MS + 2000, `closed after ${Math.round(outcome.closedAfterMs)} ms`);
     assert.ok(outcome.bytesSent < head.length + 20, `the server took ${outcome.bytesSent - head.length} body bytes`);
     // Node answers 408 when it can; a socket closed without a reply is as good: the request is not left hanging.
     assert.ok(outcome.reply === '' || /^HTTP\/1\.1 408/.test(outcome.reply), outcome.reply.slice(0, 200));

@@ -134,7 +134,7 @@ describe('chaos: kill -9 and restart', function () {
     const o = await restart(api, dir, 'gen2', 1500);
     replicas.push(o.replica);
     assert.deepEqual(writesBeforeSync(api, o), [], 'no status write before the caches synced');
-    assert.equal(o.preemptWhileSyncing.status, 200);
+    assert.equal(o.preemptWhileSyncing.status, 503, 'preempt refused before every resource has been listed');
     assert.equal(o.preemptWhileSyncing.approved, 0, 'no preemption victim approved before sync');
     const validAtSync = owned.filter((n) => n.expiresAt > Date.now());
     assert.ok(validAtSync.length >= 3, `some of gen1's nominations are still valid after the restart (${validAtSync.length})`);

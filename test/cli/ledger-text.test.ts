@@ -53,4 +53,12 @@ describe('ledger text renderer', () => {
     assert.match(renderLedgerText({ nodes: [{}] }), /^-\s+-/m);
     assert.match(renderLedgerText({}), /^node - \(resourceVersion -\)$/m);
   });
+
+  it('names the nodes whose DRA use is unknown since a restart, with the resources refused and why', () => {
+    const unknownUse = { resources: ['cpu', 'memory'], reason: 'claim ml/x holds cpu.example.com/numa-1/numa0, which no ResourceSlice lists', holders: ['uid-a'] };
+    const cluster = renderLedgerText({ ...CLUSTER, draUnknownUseNodes: { 'numa-1': unknownUse } });
+    assert.ok(cluster.includes('DRA use unknown: numa-1 (cpu, memory: claim ml/x holds cpu.example.com/numa-1/numa0, which no ResourceSlice lists)'), cluster);
+    const node = renderLedgerText({ ...NODE, dra: { ...NODE.dra, unknownUse } });
+    assert.ok(node.trimEnd().endsWith('DRA use unknown: cpu, memory: claim ml/x holds cpu.example.com/numa-1/numa0, which no ResourceSlice lists'), node);
+  });
 });

@@ -20,15 +20,31 @@ describe('DRA trimming for the cluster source', () => {
     assert.deepEqual(small.assessPod(pending, 'worker-1'), full.assessPod(pending, 'worker-1'));
   });
 
-  it('drops metadata the ledger never reads and keeps what selectors read of unmapped devices', () => {
+  it('drops metadata the ledger never reads and keeps what the allocator reads of every device', () => {
     const raw: ResourceSliceObject = slice('s', 'n1', 'nic.example.com', [
-      { name: 'nic0', attributes: { 'nic.example.com/speed': { string: '100G' } }, capacity: { bw: { value: '100' } } },
+      {
+        name: 'nic0',
+        attributes: { 'nic.example.com/speed': { string: '100G' } },
+        capacity: { bw: { value: '100', requestPolicy: { default: '10', validRange: { min: '10', step: '10' } } } },
+        consumesCounters: [{ counterSet: 'ports', counters: { lanes: { value: '4' } } }],
+        taints: [{ key: 'x', effect: 'NoSchedule' }],
+        bindingConditions: ['ready'],
+      },
     ]);
-    (raw.spec.devices![0] as unknown as Record<string, unknown>)['taints'] = [{ key: 'x', effect: 'NoSchedule' }];
+    raw.spec.sharedCounters = [{ name: 'ports', counters: { lanes: { value: '8' } } }];
+    (raw.spec.devices![0] as unknown as Record<string, unknown>)['bindingFailureConditions'] = ['failed'];
     raw.metadata = { ...raw.metadata, labels: { a: 'b' }, ownerReferences: [{ kind: 'Node', name: 'n1' }], uid: 'u' };
     const out = trimResourceSlice(raw);
     assert.deepEqual(out.metadata, { name: 's', uid: 'u', resourceVersion: '1' });
-    assert.deepEqual(out.spec.devices, [{ name: 'nic0', attributes: { 'nic.example.com/speed': { string: '100G' } }, capacity: { bw: { value: '100' } } }]);
+    assert.deepEqual(out.spec.devices, [{
+      name: 'nic0',
+      attributes: { 'nic.example.com/speed': { string: '100G' } },
+      capacity: { bw: { value: '100', requestPolicy: { default: '10', validRange: { min: '10', step: '10' } } } },
+      consumesCounters: [{ counterSet: 'ports', counters: { lanes: { value: '4' } } }],
+      taints: [{ key: 'x', effect: 'NoSchedule' }],
+      bindingConditions: ['ready'],
+    }]);
+    assert.deepEqual(out.spec.sharedCounters, [{ name: 'ports', counters: { lanes: { value: '8' } } }]);
   });
 
   it('keeps the unreleased master mapping shape so it can be reported', () => {
@@ -38,14 +54,16 @@ describe('DRA trimming for the cluster source', () => {
     assert.deepEqual(trimResourceSlice(raw).spec.devices![0]!.nodeAllocatableResources, { cpu: { mapping: { deviceMultiplier: '2' } } });
   });
 
-  it('keeps claim selectors\' CEL expressions and drops other constraints', () => {
+  it('keeps claim selectors\' CEL expressions, tolerations and every constraint (an empty one makes the allocator refuse the claim)', () => {
     const [c] = loadExample().claims;
     const withSelectors = structuredClone(c!);
     withSelectors.spec!.devices!.requests![0]!.exactly!.selectors = [{ cel: { expression: 'device.attributes["x"].y == 1' } }];
-    withSelectors.spec!.devices!.constraints!.push({ requests: ['gpu'] });
+    withSelectors.spec!.devices!.requests![0]!.exactly!.tolerations = [{ key: 'x', operator: 'Exists' }];
+    withSelectors.spec!.devices!.constraints!.push({ requests: ['gpu'] }, { requests: ['gpu'], distinctAttribute: 'gpu.example.com/id' });
     const out = trimResourceClaim(withSelectors);
     assert.deepEqual(out.spec!.devices!.requests![0]!.exactly!.selectors, [{ cel: { expression: 'device.attributes["x"].y == 1' } }]);
-    assert.equal(out.spec!.devices!.constraints!.length, 1);
+    assert.deepEqual(out.spec!.devices!.requests![0]!.exactly!.tolerations, [{ key: 'x', operator: 'Exists' }]);
+    assert.deepEqual(out.spec!.devices!.constraints!.slice(1), [{ requests: ['gpu'] }, { requests: ['gpu'], distinctAttribute: 'gpu.example.com/id' }]);
     assert.equal(out.status!.allocation!.devices!.results!.length, 2);
     assert.equal((out.metadata as Record<string, unknown>)['annotations'], undefined);
   });

@@ -1,12 +1,13 @@
 /**
- * config/extender.yaml and the README's configuration table are what the schema renders (regenerate with
+ * config/extender.yaml and the tables of docs/configuration.md are what the schema renders (regenerate with
  * `npm run config:generate`), and, read back, the YAML holds exactly the schema's keys at their defaults.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { defaultConfig, loadConfig } from '../../src/config/load-config.js';
-import { renderExtenderYaml, renderReferenceTable, withReferenceTable, YAML_REMARKS } from '../../src/config/reference.js';
+import { FLAG_TO_KEY } from '../../src/config/cli.js';
+import { REFERENCE_DOCUMENT, renderExtenderYaml, renderReferenceTable, withReferenceTable, YAML_REMARKS } from '../../src/config/reference.js';
 import { DEPRECATED_FIELDS, FIELDS } from '../../src/config/schema.js';
 
 const REGENERATE = 'run `npm run config:generate`';
@@ -41,10 +42,18 @@ describe('configuration reference generated from the schema', () => {
     assert.notDeepEqual(leafPaths(withExtra).sort(), FIELDS.map((f) => f.path).sort());
   });
 
-  it('the README table is what the schema renders', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    assert.equal(readme, withReferenceTable(readme), REGENERATE);
+  it('the tables of docs/configuration.md are what the schema renders', () => {
+    const document = readFileSync(REFERENCE_DOCUMENT, 'utf8');
+    assert.equal(document, withReferenceTable(document), REGENERATE);
     for (const field of [...FIELDS, ...DEPRECATED_FIELDS]) assert.ok(renderReferenceTable().includes(`\`${field.path}\``), field.path);
+  });
+
+  it('every flag is listed with the key it sets, and every such key is in the schema', () => {
+    const table = renderReferenceTable();
+    for (const [flag, key] of Object.entries(FLAG_TO_KEY)) {
+      assert.ok(table.includes(`| \`--${flag}\` | \`${key}\` |`), `--${flag}`);
+      assert.ok(FIELDS.some((f) => f.path === key), `--${flag} sets ${key}, which is not a schema key`);
+    }
   });
 
   it('every YAML remark belongs to a key or section of the schema', () => {

@@ -1,7 +1,8 @@
 /**
- * A small kustomize renderer for the subset of features deploy/ uses, so tests can validate what
- * `kubectl apply -k` would send without a kubectl or kustomize binary. It refuses any kustomization key it does not
- * implement, so a new feature in deploy/ fails loudly instead of being ignored.
+ * A small kustomize renderer for the subset of features deploy/ uses, so the many tests that read the manifests do
+ * not each run a binary. It refuses any kustomization key it does not implement, so a new feature in deploy/ fails
+ * loudly instead of being ignored, and test/deploy/kubectl-kustomize.test.ts proves that it renders every
+ * kustomization exactly as `kubectl kustomize` does.
  * Differences from kustomize, on purpose: no name hash suffix on generated ConfigMaps (tests compare names without it).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -76,7 +77,12 @@ export function render(dir: string): KubeObject[] {
 function renderResource(path: string): KubeObject[] {
   if (!existsSync(path)) throw new Error(`resource ${path} does not exist`);
   if (statSync(path).isDirectory()) return render(path);
-  return readYamlDocuments(path) as KubeObject[];
+  return (readYamlDocuments(path) as KubeObject[]).flatMap((object) => (isList(object) ? object.items : [object]));
+}
+
+/** A `v1 List`: kustomize (and kubectl) take its items as the objects. */
+function isList(object: KubeObject): object is KubeObject & { items: KubeObject[] } {
+  return object.apiVersion === 'v1' && object.kind === 'List';
 }
 
 function sourcePath(source: string): string {
@@ -179,4 +185,4 @@ export function allContainers(objects: KubeObject[]): Record<string, unknown>[] 
 
 /** Directories under deploy/ that hold a kustomization.yaml. */
 export const DEPLOY_DIR = resolve(dirname(new URL(import.meta.url).pathname), '../../deploy');
-export const KUSTOMIZATIONS = ['base', 'nominator', 'monitoring', 'overlays/dev', 'overlays/production', 'scheduler'];
+export const KUSTOMIZATIONS = ['base', 'nominator', 'monitoring', 'overlays/dev', 'overlays/dev-scheduler', 'overlays/production', 'scheduler'];

@@ -169,7 +169,7 @@ describe('deploy overlays wire Service, probes and monitoring to one port per au
     assert.equal(find(objects, 'Service', 'kube-ledger').spec.ports[0].name, 'http');
   });
 
-  it('production serves TLS from the cert-manager secret that its configuration names, with mTLS and the nominator', () => {
+  it('production serves TLS from the cert-manager secret that its configuration names, with mTLS and the nominator\'s RBAC', () => {
     const objects = render(join(DEPLOY_DIR, 'overlays/production'));
     const pod = find(objects, 'Deployment', 'kube-ledger').spec.template.spec;
     const tlsVolume = pod.volumes.find((v: any) => v.secret?.secretName === 'kube-ledger-tls');
@@ -181,8 +181,36 @@ describe('deploy overlays wire Service, probes and monitoring to one port per au
     const config = (find(objects, 'ConfigMap', 'kube-ledger-config') as any).data['extender.yaml'] as string;
     for (const file of ['tls.crt', 'tls.key', 'ca.crt']) assert.ok(config.includes(`${mount.mountPath}/${file}`), file);
     assert.match(config, /clientCAFile: \/etc\/kube-ledger-tls\/ca\.crt/);
-    assert.match(config, /^ {2}enabled: true/m);
+    assert.equal((parseYaml(config) as ExtenderConfig).nomination.enabled, false, 'the nominator is off until a namespace is opted in');
     find(objects, 'ClusterRole', 'kube-ledger-nominator');
     find(objects, 'PrometheusRule', 'kube-ledger');
+  });
+
+  it('production mounts an operator client certificate and serves localhost, so /debug/* is reachable from inside a replica', () => {
+    const objects = render(join(DEPLOY_DIR, 'overlays/production'));
+    const pod = find(objects, 'Deployment', 'kube-ledger').spec.template.spec;
+    const volume = pod.volumes.find((v: any) => v.secret?.secretName === 'kube-ledger-debug-client-tls');
+    assert.ok(volume, 'kube-ledger-debug-client-tls not mounted');
+    assert.equal(pod.containers[0].volumeMounts.find((m: any) => m.name === volume.name).mountPath, '/etc/kube-ledger-debug-client');
+    const client = objects.find((o: any) => o.kind === 'Certificate' && o.spec.secretName === 'kube-ledger-debug-client-tls') as any;
+    assert.deepEqual(client.spec.usages, ['client auth', 'digital signature', 'key encipherment']);
+    assert.equal(client.spec.issuerRef.name, 'kube-ledger-ca', 'signed by the CA the extender port trusts');
+    const serving = objects.find((o: any) => o.kind === 'Certificate' && o.spec.secretName === 'kube-ledger-tls') as any;
+    assert.ok(serving.spec.dnsNames.includes('localhost') && serving.spec.ipAddresses.includes('127.0.0.1'));
+  });
+
+  it('dev-scheduler wires the second scheduler to the dev Service over plain HTTP, with no certificate', () => {
+    const objects = render(join(DEPLOY_DIR, 'overlays/dev-scheduler'));
+    const schedulerConfig = parseYaml((find(objects, 'ConfigMap', 'kube-ledger-scheduler-config') as any).data['config.yaml']) as any;
+    const [extender] = schedulerConfig.extenders;
+    const dev = render(join(DEPLOY_DIR, 'overlays/dev'));
+    const service = find(dev, 'Service', 'kube-ledger');
+    const devConfig = parseYaml((find(dev, 'ConfigMap', 'kube-ledger-config') as any).data['extender.yaml']) as ExtenderConfig;
+    assert.equal(devConfig.server.tls.certFile, '', 'the dev extender serves plain HTTP');
+    assert.equal(extender.urlPrefix, `http://${service.metadata.name}.${service.metadata.namespace}.svc:${service.spec.ports[0].port}${devConfig.server.pathPrefix}`);
+    assert.equal(extender.tlsConfig, undefined);
+    const pod = find(objects, 'Deployment', 'kube-ledger-scheduler').spec.template.spec;
+    assert.ok(!JSON.stringify(pod).includes('kube-ledger-scheduler-client-tls'), 'no cert-manager secret to wait for');
+    assert.deepEqual(pod.containers[0].volumeMounts.map((m: any) => m.name).sort(), pod.volumes.map((v: any) => v.name).sort());
   });
 });

@@ -36,6 +36,16 @@ describe('KubeSchedulerConfiguration rules', () => {
     });
   }
 
+  it('overlays/dev-scheduler/kube-ledger-scheduler-config.yaml passes every rule, and differs from the shipped one only in plain HTTP', () => {
+    const dev = load('overlays/dev-scheduler/kube-ledger-scheduler-config.yaml');
+    assert.deepEqual(validateKubeSchedulerConfiguration(dev), []);
+    const shipped = load(SHIPPED[0]!);
+    assert.equal(dev.extenders[0].urlPrefix, shipped.extenders[0].urlPrefix.replace('https://', 'http://'));
+    delete shipped.extenders[0].tlsConfig;
+    shipped.extenders[0].urlPrefix = dev.extenders[0].urlPrefix;
+    assert.deepEqual(dev, shipped);
+  });
+
   it('the second scheduler is named kube-ledger-scheduler, never ignores the extender, and has its own lease', () => {
     const config = load(SHIPPED[0]!);
     assert.deepEqual(config.profiles.map((p: { schedulerName: string }) => p.schedulerName), ['kube-ledger-scheduler']);

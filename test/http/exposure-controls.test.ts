@@ -1,5 +1,5 @@
 /**
- * The HTTP controls of the threat model (README "Threat model"): one listener per audience, /debug off unless asked
+ * The HTTP controls of the threat model (docs/threat-model.md): one listener per audience, /debug off unless asked
  * for (404, live switch, start-up warning without mTLS), and a bound on requests in flight per verb past which the
  * server answers at once in the way kube-scheduler treats as an error. (403 without a client certificate: tls.test.ts.)
  */

@@ -75,6 +75,11 @@ describe('image: Dockerfile ⇄ replay ⇄ Deployment', () => {
       assert.ok(labels[`org.opencontainers.image.${key}`], `missing LABEL org.opencontainers.image.${key}`);
     }
     assert.equal(labels['org.opencontainers.image.version'], pkg.version);
+    // The revision label and kube_ledger_build_info's revision are the same build argument.
+    const source = readFileSync(join(REPO, 'Dockerfile'), 'utf8');
+    assert.match(source, /org\.opencontainers\.image\.revision="\$\{REVISION\}"/);
+    assert.match(source, /^ENV KUBE_LEDGER_REVISION=\$\{REVISION\}$/m);
+    assert.equal(runtimeEnv()['KUBE_LEDGER_REVISION'], labels['org.opencontainers.image.revision']);
     assert.equal(labels['org.opencontainers.image.licenses'], pkg.license);
     assert.equal(labels['org.opencontainers.image.title'], 'kube-ledger');
   });

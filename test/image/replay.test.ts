@@ -15,8 +15,8 @@ describe('image: the runtime stage replayed without a container engine', functio
     report = await replayImage();
   });
 
-  it('holds only package files, production dependencies, dist/, config/ and bin/ — no tsx, no compiler, no tests', () => {
-    assert.deepEqual(report.runtimeFiles, ['bin', 'config', 'dist', 'node_modules', 'package-lock.json', 'package.json']);
+  it('holds only package files, the licence, production dependencies, dist/, config/ and bin/ — no tsx, no compiler, no tests', () => {
+    assert.deepEqual(report.runtimeFiles, ['LICENSE', 'bin', 'config', 'dist', 'node_modules', 'package-lock.json', 'package.json']);
     // (@types/node is there: @kubernetes/client-node lists it among its own dependencies; type files only.)
     for (const dev of ['tsx', 'typescript', 'mocha', 'esbuild', 'fast-check', 'autocannon', '@types/mocha']) {
       assert.ok(!report.productionPackages.includes(dev), `${dev} must not be in the image`);

@@ -33,11 +33,13 @@ export const REPLAYED_STAGES: Record<'build' | 'runtime', string[]> = {
   runtime: [
     'WORKDIR /app',
     'ENV NODE_ENV=production',
+    'ENV KUBE_LEDGER_REVISION=unknown',
     'COPY package.json package-lock.json ./',
     'RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force',
     'COPY --from=build /app/dist ./dist',
     'COPY config ./config',
     'COPY bin ./bin',
+    'COPY LICENSE ./',
     'RUN ln -s /app/bin/kube-ledger.js /usr/local/bin/kube-ledger',
     'USER 65532:65532',
     'ENV NODE_OPTIONS="--max-old-space-size=768 --max-semi-space-size=32"',

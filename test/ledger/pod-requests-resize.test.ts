@@ -55,7 +55,7 @@ function podOf(c: Case): PodObject {
 
 const CASES: Case[] = [
   {
-    name: 'the issue example: spec cpu 1, allocated cpu 3 holds 3 (max of spec and allocated)',
+    name: 'spec cpu 1, allocated cpu 3 holds 3 (max of spec and allocated)',
     containers: [{ name: 'app', requests: { cpu: '1' } }],
     statuses: [{ name: 'app', allocatedResources: { cpu: '3' }, resources: { requests: { cpu: '3' } } }],
     expected: { cpu: 3000n },

@@ -5,7 +5,11 @@ import {
   nominatePatch,
   ownedRecord,
   parseDecisionRecord,
+  clearPatch,
+  fallbackCooldownEndMs,
+  isTombstone,
   podSpecHash,
+  tombstoneOf,
   withdrawPatch,
   type DecisionRecord,
 } from '../../src/nomination/decision-record.js';
@@ -42,10 +46,31 @@ describe('decision record', () => {
     assert.equal(parseDecisionRecord(podWith('{not json', 'n1')), undefined);
     assert.equal(parseDecisionRecord(podWith(JSON.stringify({ ...record, node: '' }), 'n1')), undefined);
     assert.equal(parseDecisionRecord(podWith(JSON.stringify({ ...record, ttlSeconds: 0 }), 'n1')), undefined);
+    const garbled = podWith(JSON.stringify({ ...record, withdrawnAt: 'yesterday' }), 'n1');
+    assert.ok(isTombstone(parseDecisionRecord(garbled)!), 'an unreadable withdrawal time still marks a tombstone');
+    assert.equal(ownedRecord(garbled), undefined);
   });
 
-  it('withdraw patch removes both the value and the record (merge-patch nulls)', () => {
-    assert.deepEqual(withdrawPatch(), { metadata: { annotations: { [NOMINATION_ANNOTATION]: null } }, status: { nominatedNodeName: null } });
+  it('withdraw patch clears the value and leaves a tombstone; clear patch removes both (merge-patch nulls)', () => {
+    const tombstone = tombstoneOf(record, 'excess', Date.parse('2026-03-01T10:00:10Z'));
+    const patch = withdrawPatch(tombstone) as { metadata: { annotations: Record<string, string> }; status: { nominatedNodeName: null } };
+    assert.equal(patch.status.nominatedNodeName, null);
+    const pod = podWith(patch.metadata.annotations[NOMINATION_ANNOTATION], undefined);
+    assert.deepEqual(parseDecisionRecord(pod), { ...record, fallbacks: 1, withdrawnAt: '2026-03-01T10:00:10.000Z', withdrawReason: 'excess' });
+    assert.ok(isTombstone(parseDecisionRecord(pod)!));
+    assert.equal(ownedRecord(podWith(patch.metadata.annotations[NOMINATION_ANNOTATION], 'n1')), undefined, 'a tombstone is never owned, even if someone sets the same node');
+    assert.deepEqual(clearPatch(), { metadata: { annotations: { [NOMINATION_ANNOTATION]: null } }, status: { nominatedNodeName: null } });
+  });
+
+  it('the fallback cooldown runs from the withdrawal, doubling with each fallback up to the cap', () => {
+    const at = Date.parse('2026-03-01T10:00:00Z');
+    let tombstone = tombstoneOf(record, 'expired', at);
+    assert.equal(fallbackCooldownEndMs(tombstone, 30_000, 300_000) - at, 30_000);
+    tombstone = tombstoneOf({ ...tombstone, withdrawnAt: undefined }, 'expired', at);
+    assert.equal(tombstone.fallbacks, 2);
+    assert.equal(fallbackCooldownEndMs(tombstone, 30_000, 300_000) - at, 60_000);
+    assert.equal(fallbackCooldownEndMs({ ...tombstone, fallbacks: 9 }, 30_000, 300_000) - at, 300_000);
+    assert.equal(fallbackCooldownEndMs({ ...tombstone, fallbacks: 10_000 }, 30_000, 300_000) - at, 300_000);
   });
 
   it('spec hash ignores key order and placement fields but sees requests and priority', () => {

@@ -137,7 +137,9 @@ describe('nominator against the fake API server (injected clock)', () => {
     await h.runFor(100);
     h.clock!.advance(61_000);
     await h.runUntil(() => nominatedNodeName(h.api, 'ours') === undefined, 'expired nomination cleared');
-    assert.equal(h.api.get('pods', 'canary', 'ours')?.metadata?.annotations?.[NOMINATION_ANNOTATION], undefined, 'record removed');
+    const tombstone = recordOf(h, 'ours');
+    assert.equal(tombstone?.withdrawReason, 'expired', 'the record stays as a tombstone');
+    assert.equal(tombstone?.fallbacks, 1);
     assert.equal(nominatedNodeName(h.api, 'scheduler-nominated'), 'n1', 'someone else\'s nomination untouched');
     await h.runUntil(() => eventReasons(h.api).includes('NominationExpired'), 'NominationExpired event');
     await h.runFor(200);

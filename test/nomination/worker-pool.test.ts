@@ -121,7 +121,7 @@ describe('nominator worker pool and backoff (injected clock)', () => {
     // One reconcile = the write, one bounded re-read, one retry; then the key backs off.
     const starts = s.pods.patches.filter((_, i) => i % 2 === 0).map((p) => p.atMs);
     const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
-    assert.ok(patches <= 30, `at most ~2 PATCH per backoff step in 20 s (${patches}; the issue saw 104)`);
+    assert.ok(patches <= 30, `at most ~2 PATCH per backoff step in 20 s (${patches}; without backoff it would be ~100)`);
     assert.ok(gaps.length >= 8, `kept retrying (${gaps.length + 1} reconciles)`);
     for (let i = 1; i < gaps.length; i++) assert.ok(gaps[i]! >= gaps[i - 1]!, `gaps never shrink (a resync would reset them): ${gaps.join(', ')}`);
     assert.ok(gaps.slice(-2).every((g) => g >= 5000 && g <= 5020), `capped at requeueCapMs: ${gaps.join(', ')}`);

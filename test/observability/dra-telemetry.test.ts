@@ -1,5 +1,5 @@
 /**
- * DRA telemetry with bounded cardinality (no per-pod or per-claim labels): cluster DRA use by resource, oldest slice
+ * DRA telemetry with bounded cardinality (no per-pod or per-claim labels): cluster DRA use by resource (cpu in cores), oldest slice
  * observation per driver, divergence and carried-over gauges, refusals by stable reason code and NUMA placement
  * failures by reason; the alerts and the dashboard's DRA row read them.
  */
@@ -20,21 +20,21 @@ async function valueOf(metrics: ReturnType<typeof createMetrics>, name: string, 
 }
 
 describe('DRA telemetry', () => {
-  it('gauges: cluster DRA use by resource, oldest slice observation per driver, carried-over claims, unsafe categories', async () => {
+  it('gauges: cluster DRA use by resource (cpu in cores), oldest slice observation per driver, carried-over claims, unsafe categories', async () => {
     const objects = await demoObjects();
     let now = T0;
     const { ledger, dra } = demoLedger(objects, () => now);
     const metrics = createMetrics();
     now = T0 + 90_000;
     updateDraGauges(dra, metrics, now);
-    assert.equal(await valueOf(metrics, 'kube_ledger_dra_node_allocatable_used', { resource: 'cpu' }), 22);
+    assert.equal(await valueOf(metrics, 'kube_ledger_dra_node_allocatable_used_cpu_cores'), 22);
     assert.equal(await valueOf(metrics, 'kube_ledger_dra_slice_observation_age_seconds', { driver: 'gpu.example.com' }), 90);
     assert.equal(await valueOf(metrics, 'kube_ledger_dra_carried_over_claims'), 0);
     for (const s of objects.ResourceSlice) ledger.apply({ type: 'delete', kind: 'ResourceSlice', key: s.metadata.name! });
     updateDraGauges(dra, metrics, now);
     assert.equal(await valueOf(metrics, 'kube_ledger_dra_carried_over_claims'), 1);
     assert.equal(await valueOf(metrics, 'kube_ledger_dra_unsafe_nodes', { reason: 'missing_device' }), 1);
-    assert.equal(await valueOf(metrics, 'kube_ledger_dra_node_allocatable_used', { resource: 'cpu' }), 22, 'still counted');
+    assert.equal(await valueOf(metrics, 'kube_ledger_dra_node_allocatable_used_cpu_cores'), 22, 'still counted');
     assert.equal(await valueOf(metrics, 'kube_ledger_dra_slice_observation_age_seconds', { driver: 'gpu.example.com' }), undefined);
   });
 
@@ -68,7 +68,7 @@ describe('DRA telemetry', () => {
     const dashboard = JSON.parse(readFileSync('deploy/monitoring/grafana-dashboard.json', 'utf8')) as { panels: Array<{ type: string; title: string; targets?: Array<{ expr: string }> }> };
     assert.ok(dashboard.panels.some((p) => p.type === 'row' && /DRA/.test(p.title)));
     const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr)).join('\n');
-    for (const name of ['kube_ledger_dra_node_allocatable_used', 'kube_ledger_dra_refusals_total', 'kube_ledger_dra_numa_placement_failures_total',
+    for (const name of ['kube_ledger_dra_node_allocatable_used_cpu_cores', 'kube_ledger_dra_refusals_total', 'kube_ledger_dra_numa_placement_failures_total',
       'kube_ledger_dra_slice_observation_age_seconds', 'kube_ledger_dra_status_diverging_claims', 'kube_ledger_dra_carried_over_claims']) {
       assert.ok(exprs.includes(name), name);
     }

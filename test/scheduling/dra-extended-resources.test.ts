@@ -6,7 +6,8 @@
  *   `deviceclass.resource.kubernetes.io/<class>`), and left to the DynamicResources plugin; otherwise
  *   "Insufficient <name>", unresolvable when the request exceeds the node's allocatable;
  * - a node offering the resource in allocatable (device plugin) is judged by allocatable as before;
- * - DynamicResources Filter: the node must have enough devices of the class (else Unschedulable, resolvable); the
+ * - DynamicResources Filter: the allocator must find devices of the class ("cannot allocate all claims", else, which
+ *   statusUnschedulable makes UnschedulableAndUnresolvable); the
  *   devices' node-allocatable mappings (KEP-5517) add to the pod's demand; the claim the scheduler creates for the pod
  *   (`status.extendedResourceClaimStatus`) is counted like any claim once the pod is bound.
  */
@@ -57,11 +58,11 @@ const CASES: Case[] = [
     expect: { fits: true },
   },
   {
-    name: 'more devices requested than the node has: DynamicResources cannot allocate (resolvable)',
+    name: 'more devices requested than the node has: DynamicResources cannot allocate all claims (unresolvable)',
     classes: [gpuClass('example.com/gpu')],
     devices: [plainGpu('g0'), plainGpu('g1')],
     requests: { 'example.com/gpu': '3' },
-    expect: { fits: false, unresolvable: false, reason: /^DRA claims cannot be served here: extended resource example.com\/gpu .*2 device\(s\) of driver gpu.example.com on this node, 3 needed/ },
+    expect: { fits: false, unresolvable: true, reason: /^cannot allocate all claims on n1: .*2 free matching device\(s\) of driver gpu.example.com, 3 needed/ },
   },
   {
     name: 'no DeviceClass names it: Insufficient, unresolvable (request above allocatable 0)',

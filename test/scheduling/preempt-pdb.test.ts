@@ -4,7 +4,9 @@
  *   matching pods of its namespace not already in `disruptedPods`; a pod is violating once a budget goes below zero;
  *   pods without labels, nil/empty/invalid selectors match nothing.
  * - defaultpreemption `SelectVictimsOnNode`: victims sorted by `util.MoreImportantPod` (priority, then earlier
- *   status.startTime; GetPodStartTime treats a missing one as now), PDB-violating ones reprieved first, then the others.
+ *   status.startTime; GetPodStartTime treats a missing one as now), PDB-violating ones reprieved first, then the others;
+ *   NumPDBViolations is `numViolatingVictim`: the victims filterPodsWithPDBViolation marked violating (over all
+ *   potential victims, in that order) that could not be reprieved.
  * - `pickOneNodeForPreemption` reads Victims.Pods[0] as the most important victim, so victims are answered in that order.
  * Objects go through the real trims (trimPod, trimPodDisruptionBudget), as from a snapshot or the API server.
  */
@@ -157,6 +159,21 @@ describe('preempt: reprieve order and NumPDBViolations (SelectVictimsOnNode)', (
     assert.equal(decision.result.NodeNameToMetaVictims!['n1']!.NumPDBViolations, 1);
   });
 
+  it('counts a violating victim that stays even when the victims that remain alone would not violate (SelectVictimsOnNode numViolatingVictim)', () => {
+    // 4 cpu full: w1 (1 cpu, more important), w2 (2 cpu), other (1 cpu). One disruption allowed for app=web.
+    const pods = [victim('w1', { cpu: '1', priority: 3, labels: { app: 'web' } }), victim('w2', { cpu: '2', priority: 1, labels: { app: 'web' } }), victim('other', { cpu: '1' })];
+    const ledger = ledgerWith(N1, pods, [pdb('web', { selector: { matchLabels: { app: 'web' } }, allowed: 1 })]);
+    const decision = preempt(ledger, metaPreemptArgs(preemptor('2'), { n1: { uids: [uid('w1'), uid('w2')], pdb: 0 } }), OPTIONS);
+    const outcome = kept(decision.nodes);
+    // filterPodsWithPDBViolation over [w1, w2]: w1 takes the one allowed disruption, w2 violates. The violating w2 is
+    // tried first and cannot be reprieved (1 cpu would be free); then w1 is reprieved (2 free). w2 alone would take the
+    // budget without violating, but upstream counts it as the violating victim it was classified as.
+    assert.deepEqual(outcome.reprieved, [uid('w1')]);
+    assert.deepEqual(outcome.victims, [uid('w2')]);
+    assert.equal(outcome.numPDBViolations, 1);
+    assert.equal(decision.result.NodeNameToMetaVictims!['n1']!.NumPDBViolations, 1);
+  });
+
   it('keeps the scheduler\'s count when a proposed victim is unknown to the cache (it cannot be matched)', () => {
     const ledger = ledgerWith(N1, [victim('a', { cpu: '4', labels: { app: 'a' } })], []);
     const decision = preempt(ledger, metaPreemptArgs(preemptor('1'), { n1: { uids: [uid('a'), 'uid-unseen'], pdb: 2 } }), OPTIONS);
@@ -241,7 +258,9 @@ describe('preempt never under-evicts (property)', () => {
           }
           const kept = answeredUids.map(entry);
           assert.ok(fitsWithoutVictims(ledger, ledger.node('n1')!, incomingPodFromWire(wire(incoming)), OPTIONS, new Set(answeredUids)).fits, 'the answer makes room');
-          assert.equal(answered.NumPDBViolations, splitByPdbViolation(kept, [trimPodDisruptionBudget(budget)]).violating.length);
+          const potential = proposed.map(entry).sort(compareImportance);
+          const violating = splitByPdbViolation(potential, [trimPodDisruptionBudget(budget)]).violating;
+          assert.equal(answered.NumPDBViolations, violating.filter((v) => answeredUids.includes(v.uid)).length);
           for (let i = 1; i < kept.length; i++) assert.ok(compareImportance(kept[i - 1]!, kept[i]!) <= 0, 'victims most important first');
         },
       ),

@@ -1,7 +1,7 @@
 /**
  * What one request leaves behind: a request's pod and everything it reaches must be collectable by a scavenge (young
  * generation) as soon as the call is over, and refusals that say the same thing must not be kept once per node.
- * Both were regressions measured over HTTP (README "Performance"): every call's pod was promoted to old space
+ * Both were regressions measured over HTTP (docs/benchmark-history.md, 18270ae): every call's pod was promoted to old space
  * (a WeakMap value reaching its key; a pod-entry literal pretenured by V8 after the load), and the verdict memo held
  * 100k identical DRA refusals.
  */
@@ -26,13 +26,13 @@ describe('a request leaves nothing a scavenge cannot collect', () => {
 describe('refusals with a detail are shared', () => {
   it('equal content gives the same verdict; any difference gives its own, with its own fields', () => {
     const detail = (claim: string) => `DRA claims cannot be served here: claim ${claim} request gpu: 0 device(s) on this node, 1 needed`;
-    const a = failure([{ code: 'dra_device_missing' }], false, detail('ml/a'), 'dra_no_device');
-    const again = failure([{ code: 'dra_device_missing' }], false, detail('ml/a'), 'dra_no_device');
+    const a = failure([{ code: 'dra_cannot_allocate' }], false, detail('ml/a'), 'dra_cannot_allocate');
+    const again = failure([{ code: 'dra_cannot_allocate' }], false, detail('ml/a'), 'dra_cannot_allocate');
     assert.equal(again, a);
-    const otherDetail = failure([{ code: 'dra_device_missing' }], false, detail('ml/b'), 'dra_no_device');
-    const unresolvable = failure([{ code: 'dra_device_missing' }], true, detail('ml/a'), 'dra_no_device');
-    const otherMetric = failure([{ code: 'dra_device_missing' }], false, detail('ml/a'), 'dra_paused');
-    const otherReason = failure([{ code: 'dra_claims_paused' }], false, detail('ml/a'), 'dra_no_device');
+    const otherDetail = failure([{ code: 'dra_cannot_allocate' }], false, detail('ml/b'), 'dra_cannot_allocate');
+    const unresolvable = failure([{ code: 'dra_cannot_allocate' }], true, detail('ml/a'), 'dra_cannot_allocate');
+    const otherMetric = failure([{ code: 'dra_cannot_allocate' }], false, detail('ml/a'), 'dra_paused');
+    const otherReason = failure([{ code: 'dra_claims_paused' }], false, detail('ml/a'), 'dra_cannot_allocate');
     const distinct = new Set([a, otherDetail, unresolvable, otherMetric, otherReason]);
     assert.equal(distinct.size, 5);
     assert.ok(!otherDetail.fits && otherDetail.detail === detail('ml/b'));

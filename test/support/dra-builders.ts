@@ -91,6 +91,7 @@ export function claim(
   return c;
 }
 
-export function result(driver: string, pool: string, device: string, consumed?: Record<string, string>, request = 'r'): DeviceRequestResult {
-  return { request, driver, pool, device, ...(consumed ? { consumedCapacity: consumed } : {}) };
+/** An allocation result; on a device that allows multiple allocations the allocator also sets a shareID (pass one). */
+export function result(driver: string, pool: string, device: string, consumed?: Record<string, string>, request = 'r', shareID?: string): DeviceRequestResult {
+  return { request, driver, pool, device, ...(consumed ? { consumedCapacity: consumed } : {}), ...(shareID ? { shareID } : {}) };
 }

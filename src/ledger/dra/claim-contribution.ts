@@ -12,7 +12,7 @@ import { formatAmount, type ResourceAmounts } from '../resource-amounts.js';
 import type { ClaimRecord } from './claim-indexes.js';
 import type { DivergenceInfo } from './dra-types.js';
 import type { ClaimPlacement, PlacedEntry } from './claim-placement.js';
-import { addAll } from './claim-estimate.js';
+import { addAll } from './conservative-estimate.js';
 
 /** The last contribution computed from slices for one allocation of one claim. */
 export interface ContributionMemory {

@@ -12,6 +12,8 @@ export interface ClaimRecord {
   placement: ClaimPlacement;
   /** Allocated for a node and reserved by a known, bound, non-terminal pod there. */
   counted: boolean;
+  /** UIDs of those pods, sorted. */
+  holders: string[];
   /** Counted and not rejected as a duplicate: its entries are in the node totals. */
   accepted: boolean;
   /** Rejections already reported (node|reason), so a persisting duplicate is reported once. */

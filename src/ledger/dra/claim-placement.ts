@@ -1,16 +1,14 @@
 /**
- * Where an allocated ResourceClaim lands and what it contributes there (KEP-5517):
- * - capacityKey mapping: Σ over the claim's results on the device of consumedCapacity[key] × allocationMultiplier
- *   (consumedCapacity missing the key → the capacity's requestPolicy default, else the whole device capacity);
- * - multiplier-only mapping: allocationMultiplier × number of the claim's results on the device.
- * Pure: depends only on the claim and the current device index.
+ * Where an allocated ResourceClaim lands and what it contributes there (KEP-5517): each mapped device its results
+ * use, priced by device-pricing.ts (the one pricing rule). Pure: depends only on the claim and the current device
+ * index.
  */
 import type { DeviceRequestResult, ResourceClaimObject } from '../objects.js';
 import { objectKey } from '../objects.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
 import type { DeviceRecord } from './device-index.js';
 import { deviceKeyOf, poolKeyOf } from './device-index.js';
-import { mappedAmount, quantityOf } from './mapped-quantity.js';
+import { priceDevice } from './device-pricing.js';
 
 export interface PlacedEntry {
   claimUid: string;
@@ -127,27 +125,8 @@ export function nodeFromSelector(selector: unknown): string | undefined {
 }
 
 function entryFor(placement: ClaimPlacement, device: DeviceRecord, results: DeviceRequestResult[]): PlacedEntry {
-  const amounts: ResourceAmounts = new Map();
-  for (const mapping of device.mappings) {
-    let total = 0n;
-    try {
-      if (mapping.capacityKey) {
-        for (const r of results) {
-          const base = consumedOrDefault(device, mapping.capacityKey, r);
-          if (base === undefined) {
-            placement.problems.push(`device ${device.key} has no capacity ${mapping.capacityKey}`);
-            continue;
-          }
-          total += mappedAmount(mapping.resource, quantityOf(base), mapping.multiplier, 1n);
-        }
-      } else {
-        total = mappedAmount(mapping.resource, undefined, mapping.multiplier, BigInt(results.length));
-      }
-    } catch (err) {
-      placement.problems.push(`device ${device.key} ${mapping.resource}: ${(err as Error).message}`);
-    }
-    if (total !== 0n) amounts.set(mapping.resource, (amounts.get(mapping.resource) ?? 0n) + total);
-  }
+  const price = priceDevice(device, results);
+  placement.problems.push(...price.problems);
   return {
     claimUid: placement.uid,
     claimKey: placement.key,
@@ -157,17 +136,10 @@ function entryFor(placement: ClaimPlacement, device: DeviceRecord, results: Devi
     pool: device.pool,
     device: device.name,
     zone: device.zone,
-    amounts,
+    amounts: price.amounts,
     sliceName: device.sliceName,
     sliceResourceVersion: device.sliceResourceVersion,
     poolGeneration: device.poolGeneration,
     exclusive: !device.shared,
   };
-}
-
-function consumedOrDefault(device: DeviceRecord, capacityKey: string, result: DeviceRequestResult): string | undefined {
-  const consumed = result.consumedCapacity?.[capacityKey];
-  if (consumed !== undefined) return consumed;
-  const capacity = device.capacity[capacityKey];
-  return capacity?.requestPolicy?.default ?? capacity?.value;
 }

@@ -36,7 +36,7 @@ export function buildClaimRecord(
   const covered = counted ? coveredByPodLevel(onNode) : [];
   const signature = JSON.stringify({ entries, covered }, (_k, v: unknown) => (v instanceof Map ? [...v] : typeof v === 'bigint' ? String(v) : v));
   const observedAt = old && old.signature === signature ? old.observedAt : now;
-  const record: ClaimRecord = { placement, counted, accepted: false, rejections: old?.rejections ?? [], signature, observedAt };
+  const record: ClaimRecord = { placement, counted, holders: onNode.map((p) => p.uid), accepted: false, rejections: old?.rejections ?? [], signature, observedAt };
   if (contribution) record.contribution = contribution;
   if (covered.length > 0) record.coveredByPodLevel = covered;
   if (old?.divergenceReported) record.divergenceReported = old.divergenceReported;

@@ -1,19 +1,16 @@
 /**
- * ResourceSlices grouped into pools. A pool's devices come only from its newest generation; older generations are stale
- * (ignored, reported). A pool is complete when all `resourceSliceCount` slices of the newest generation are present.
- * Devices are normalised once here (parsed mappings, NUMA zone) so the hot paths never re-parse slice JSON.
+ * ResourceSlices grouped into pools, as the structured allocator gathers them (GatherPools, buildPool): a pool's
+ * devices come only from its newest generation, in the allocator's visiting order (slices by name, devices in slice
+ * order); a pool is complete when all `resourceSliceCount` slices of that generation are present, and invalid when a
+ * device name repeats or a device draws on a counter set the pool does not publish. Devices are normalised once here
+ * (validated mappings, NUMA zone, counters, taints) so the hot paths never re-parse slice JSON.
  */
-import type { Device, DeviceAttributeValue, DeviceCapacityValue, ResourceSliceObject } from '../objects.js';
+import type { Device, DeviceAttributeValue, DeviceCapacityValue, DeviceTaint, ResourceSliceObject } from '../objects.js';
 import type { CelDeviceInput } from './device-cel.js';
-import type { Quantity } from '../quantity.js';
-import { isNodeAllocatableResource, quantityOf } from './mapped-quantity.js';
+import { nanosOf } from './consumed-capacity.js';
+import { validatedMappings, type DeviceMapping } from './mapping-validation.js';
 
-export interface DeviceMapping {
-  resource: string;
-  capacityKey?: string;
-  multiplier: Quantity;
-  multiplierText: string;
-}
+export type { DeviceMapping } from './mapping-validation.js';
 
 export interface DeviceRecord {
   key: string;
@@ -28,12 +25,18 @@ export interface DeviceRecord {
   capacity: Record<string, DeviceCapacityValue>;
   mappings: DeviceMapping[];
   zone?: string;
-  /** Set when the device uses a mapping shape kube-ledger does not account (unreleased master shape). */
+  /** Set when kube-ledger cannot price the device: an invalid mapping, or the unreleased master shape. */
   unsupported?: string;
   /** Mapping entries that were skipped, with why. */
   problems: string[];
   /** What CEL selectors read from the device (attribute and capacity names qualified with the driver's domain). */
   cel: CelDeviceInput;
+  /** Counters drawn from the pool's counter sets (KEP-4815), in nano units. */
+  counters: ReadonlyArray<{ counterSet: string; counters: ReadonlyMap<string, bigint> }>;
+  taints: readonly DeviceTaint[];
+  bindingConditions: boolean;
+  /** Published with per-device node selection (its node is decided per device, not by the slice). */
+  perDeviceNode: boolean;
 }
 
 export interface PoolState {
@@ -45,6 +48,12 @@ export interface PoolState {
   presentSlices: number;
   staleSliceNames: string[];
   devices: Map<string, DeviceRecord>;
+  /** The devices in the allocator's visiting order (slices of the newest generation by name, then slice order). */
+  ordered: DeviceRecord[];
+  /** Counter set → counter → available amount (nano units). */
+  counterSets: Map<string, Map<string, bigint>>;
+  /** Why the allocator skips the pool (duplicate device name, an unknown counter set); undefined when valid. */
+  invalid?: string;
   nodes: Set<string>;
   /** Consistency problems that make the pool's nodes unsafe (incomplete, stale generations). */
   problems: string[];
@@ -68,8 +77,19 @@ export function qualifiedAttributeName(driver: string, name: string): string {
   return name.includes('/') ? name : `${driver}/${name}`;
 }
 
-export const MASTER_SHAPE_NOTE =
-  'uses the unreleased nodeAllocatableResources shape (Kubernetes master, 1.37), which kube-ledger does not account';
+/** The allocator's pool order (sortPoolsByID): by driver, then pool name; pools with binding conditions last. */
+export function comparePools(a: PoolState, b: PoolState): number {
+  const bound = Number(hasBindingConditions(a)) - Number(hasBindingConditions(b));
+  return bound || compareText(a.driver, b.driver) || compareText(a.pool, b.pool);
+}
+
+function hasBindingConditions(pool: PoolState): boolean {
+  return pool.ordered.some((d) => d.bindingConditions);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 export class DeviceIndex {
   private readonly slices = new Map<string, ResourceSliceObject>();
@@ -79,6 +99,8 @@ export class DeviceIndex {
   private mappedDeviceCount = 0;
   /** Per driver: [slices, slices not bound to one node (allNodes, nodeSelector, per-device node selection)]. */
   private readonly slicesByDriver = new Map<string, [number, number]>();
+  /** Per driver: how many of its devices (anywhere) map each node-allocatable resource. */
+  private readonly mappedByDriver = new Map<string, Map<string, number>>();
 
   constructor(private readonly numaAttributes: readonly string[]) {}
 
@@ -121,13 +143,18 @@ export class DeviceIndex {
     return this.pools.get(poolKeyOf(driver, pool))?.devices.get(name);
   }
 
+  pool(driver: string, pool: string): PoolState | undefined {
+    return this.pools.get(poolKeyOf(driver, pool));
+  }
+
+  /** The node's pools in the allocator's visiting order. */
   poolsOnNode(node: string): PoolState[] {
     const keys = this.nodePools.get(node);
     if (!keys) return [];
-    return [...keys].sort().flatMap((k) => {
+    return [...keys].flatMap((k) => {
       const p = this.pools.get(k);
       return p ? [p] : [];
-    });
+    }).sort(comparePools);
   }
 
   hasMappings(): boolean {
@@ -145,6 +172,19 @@ export class DeviceIndex {
     return counts[1] > 0 ? 'anywhere' : 'node-local';
   }
 
+  /** driverReach of a class's driver; a class that pins no driver may select any driver's devices. */
+  reach(driver: string | undefined): 'unknown' | 'anywhere' | 'node-local' {
+    if (driver !== undefined) return this.driverReach(driver);
+    if (this.slicesByDriver.size === 0) return 'unknown';
+    return [...this.slicesByDriver.values()].some((c) => c[1] > 0) ? 'anywhere' : 'node-local';
+  }
+
+  /** The node-allocatable resources some visible device of the driver maps, or undefined when none of its slices is visible. */
+  resourcesMappedBy(driver: string): ReadonlySet<string> | undefined {
+    if (!this.slicesByDriver.has(driver)) return undefined;
+    return new Set(this.mappedByDriver.get(driver)?.keys() ?? []);
+  }
+
   private countSlice(slice: ResourceSliceObject, sign: 1 | -1): void {
     const driver = slice.spec.driver;
     const counts = this.slicesByDriver.get(driver) ?? [0, 0];
@@ -154,11 +194,25 @@ export class DeviceIndex {
     else this.slicesByDriver.set(driver, counts);
   }
 
+  private countMappedResources(pool: PoolState, sign: 1 | -1): void {
+    let byResource = this.mappedByDriver.get(pool.driver);
+    if (!byResource) this.mappedByDriver.set(pool.driver, (byResource = new Map()));
+    for (const device of pool.devices.values()) {
+      for (const m of device.mappings) {
+        const n = (byResource.get(m.resource) ?? 0) + sign;
+        if (n <= 0) byResource.delete(m.resource);
+        else byResource.set(m.resource, n);
+      }
+    }
+    if (byResource.size === 0) this.mappedByDriver.delete(pool.driver);
+  }
+
   private rebuildPool(key: string, change: IndexChange): void {
     change.pools.add(key);
     const old = this.pools.get(key);
     if (old) {
       this.mappedDeviceCount -= countMapped(old);
+      this.countMappedResources(old, -1);
       for (const n of old.nodes) {
         change.nodes.add(n);
         this.nodePools.get(n)?.delete(key);
@@ -175,6 +229,7 @@ export class DeviceIndex {
     const pool = buildPool(key, slices, this.numaAttributes);
     this.pools.set(key, pool);
     this.mappedDeviceCount += countMapped(pool);
+    this.countMappedResources(pool, 1);
     for (const n of pool.nodes) {
       change.nodes.add(n);
       let set = this.nodePools.get(n);
@@ -205,77 +260,86 @@ function buildPool(key: string, slices: ResourceSliceObject[], numaAttributes: r
     presentSlices: newest.length,
     staleSliceNames: stale.map((s) => s.metadata.name ?? ''),
     devices: new Map(),
+    ordered: [],
+    counterSets: counterSetsOf(newest),
     nodes: new Set(slices.flatMap((s) => (s.spec.nodeName ? [s.spec.nodeName] : []))),
     problems: [],
   };
   if (newest.length < expectedSlices) {
-    pool.problems.push(
-      `pool ${key} generation ${generation} is incomplete (${newest.length} of ${expectedSlices} slices)`,
-    );
+    pool.problems.push(`pool ${key} generation ${generation} is incomplete (${newest.length} of ${expectedSlices} slices)`);
   }
   if (stale.length > 0) {
     const gens = [...new Set(stale.map((s) => s.spec.pool.generation ?? 0))].sort((a, b) => a - b);
-    pool.problems.push(
-      `pool ${key} mixes generations: stale slices of generation ${gens.join(', ')} ignored (newest ${generation})`,
-    );
+    pool.problems.push(`pool ${key} mixes generations: stale slices of generation ${gens.join(', ')} ignored (newest ${generation})`);
   }
   for (const slice of newest) {
     for (const device of slice.spec.devices ?? []) {
-      if (pool.devices.has(device.name)) continue; // invalid duplicate name in a pool: the first slice (by name) wins
-      pool.devices.set(device.name, normaliseDevice(slice, device, numaAttributes));
+      const record = normaliseDevice(slice, device, numaAttributes);
+      if (pool.devices.has(device.name)) pool.invalid ??= `duplicate device name ${device.name}`;
+      else pool.devices.set(device.name, record);
+      pool.ordered.push(record);
+      for (const use of record.counters) {
+        const set = pool.counterSets.get(use.counterSet);
+        const unknown = set === undefined ? use.counterSet : [...use.counters.keys()].find((c) => !set.has(c));
+        if (unknown !== undefined) pool.invalid ??= set === undefined ? `counter set ${unknown} not found` : `counter ${unknown} not found in counter set ${use.counterSet}`;
+      }
     }
   }
   return pool;
 }
 
+function counterSetsOf(slices: readonly ResourceSliceObject[]): Map<string, Map<string, bigint>> {
+  const sets = new Map<string, Map<string, bigint>>();
+  for (const slice of slices) {
+    for (const set of slice.spec.sharedCounters ?? []) {
+      sets.set(set.name, new Map(Object.entries(set.counters ?? {}).map(([name, c]) => [name, safeNanos(c.value)])));
+    }
+  }
+  return sets;
+}
+
+function safeNanos(text: string): bigint {
+  try {
+    return nanosOf(text);
+  } catch {
+    return 0n;
+  }
+}
+
 function normaliseDevice(slice: ResourceSliceObject, device: Device, numaAttributes: readonly string[]): DeviceRecord {
   const { driver } = slice.spec;
+  const key = deviceKeyOf(driver, slice.spec.pool.name, device.name);
+  const { mappings, problems, unsupported } = validatedMappings(key, device);
   const record: DeviceRecord = {
-    key: deviceKeyOf(driver, slice.spec.pool.name, device.name),
+    key,
     driver,
     pool: slice.spec.pool.name,
     name: device.name,
-    node: slice.spec.nodeName,
+    node: slice.spec.nodeName ?? (slice.spec.perDeviceNodeSelection ? device.nodeName : undefined),
     sliceName: slice.metadata.name ?? '',
     sliceResourceVersion: slice.metadata.resourceVersion,
     poolGeneration: slice.spec.pool.generation ?? 0,
     shared: device.allowMultipleAllocations === true,
     capacity: device.capacity ?? {},
-    mappings: [],
+    mappings,
     zone: numaZoneOf(driver, device, numaAttributes),
-    problems: [],
+    problems,
     cel: {
       driver,
       attributes: qualifiedKeys(driver, device.attributes),
       capacity: qualifiedKeys(driver, device.capacity),
       allowMultipleAllocations: device.allowMultipleAllocations === true,
     },
+    counters: (device.consumesCounters ?? []).map((c) => ({
+      counterSet: c.counterSet,
+      counters: new Map(Object.entries(c.counters ?? {}).map(([name, v]) => [name, safeNanos(v.value)])),
+    })),
+    taints: device.taints ?? [],
+    bindingConditions: (device.bindingConditions?.length ?? 0) > 0,
+    perDeviceNode: slice.spec.perDeviceNodeSelection === true,
   };
-  const v136 = device.nodeAllocatableResourceMappings;
-  if (v136 && Object.keys(v136).length > 0) {
-    for (const resource of Object.keys(v136).sort()) addMapping(record, resource, v136[resource]!);
-  } else if (device.nodeAllocatableResources && Object.keys(device.nodeAllocatableResources).length > 0) {
-    record.unsupported = `device ${record.key} ${MASTER_SHAPE_NOTE}`;
-  }
+  if (unsupported !== undefined) record.unsupported = unsupported;
   return record;
-}
-
-function addMapping(
-  record: DeviceRecord,
-  resource: string,
-  mapping: { capacityKey?: string; allocationMultiplier?: string },
-): void {
-  if (!isNodeAllocatableResource(resource)) {
-    record.problems.push(`mapping to ${resource} ignored: not a node-allocatable resource`);
-    return;
-  }
-  const multiplierText = mapping.allocationMultiplier ?? '1';
-  try {
-    record.mappings.push({ resource, capacityKey: mapping.capacityKey, multiplier: quantityOf(multiplierText), multiplierText });
-  } catch (err) {
-    record.problems.push(`mapping to ${resource} ignored: ${(err as Error).message}`);
-    record.unsupported ??= `device ${record.key} has an unparsable allocationMultiplier for ${resource}`;
-  }
 }
 
 function qualifiedKeys<V extends DeviceAttributeValue | DeviceCapacityValue>(driver: string, values: Record<string, V> | undefined): Record<string, V> {

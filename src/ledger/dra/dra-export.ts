@@ -10,12 +10,14 @@ import type { DeviceRecord, PoolState } from './device-index.js';
 import type { NodeAggregate } from './node-aggregate.js';
 import { compareZones, unboundedIn, zoneFreeList } from './numa.js';
 import type { NumaZoneState } from './dra-types.js';
+import type { DraUnknownUse } from '../dra-port.js';
 
-export function exportNodeAggregate(aggregate: NodeAggregate, unsafe: string | undefined): unknown {
+export function exportNodeAggregate(aggregate: NodeAggregate, unsafe: string | undefined, unknown: DraUnknownUse | undefined): unknown {
   return sortKeys({
     node: aggregate.node,
     hasMappings: aggregate.hasMappings,
     unsafe: unsafe ?? null,
+    unknownUse: unknown ? { resources: unknown.resources, reason: unknown.reason, holders: [...unknown.holders].sort() } : null,
     used: formatted(aggregate.used),
     entries: aggregate.entries.map(({ amounts: _amounts, ...rest }) => rest),
     zones: exportZones(aggregate.zones),
@@ -28,6 +30,7 @@ export function exportNodeAggregate(aggregate: NodeAggregate, unsafe: string | u
 export interface LedgerExportInput {
   aggregates: ReadonlyMap<string, NodeAggregate>;
   unsafeReason(aggregate: NodeAggregate): string | undefined;
+  unknownUse: ReadonlyMap<string, DraUnknownUse>;
   records: ReadonlyMap<string, ClaimRecord>;
   rebuilding: boolean;
   sliceDataAgeMs: number | undefined;
@@ -40,7 +43,7 @@ export function exportLedger(input: LedgerExportInput): unknown {
   const unsafeNodes: Record<string, string> = {};
   for (const [node, aggregate] of input.aggregates) {
     const unsafe = input.unsafeReason(aggregate);
-    nodes[node] = exportNodeAggregate(aggregate, unsafe);
+    nodes[node] = exportNodeAggregate(aggregate, unsafe, input.unknownUse.get(node));
     if (unsafe) unsafeNodes[node] = unsafe;
   }
   const claims: Record<string, unknown> = {};
@@ -64,6 +67,7 @@ export function exportLedger(input: LedgerExportInput): unknown {
     freshnessWindowMs: input.freshnessWindowMs,
     nodes,
     unsafeNodes,
+    unknownUseNodes: [...input.unknownUse.keys()].sort(),
     claims,
   });
 }

@@ -22,7 +22,7 @@ import { addCounted } from './covered-amounts.js';
 import type { DeviceLookup } from './claim-placement.js';
 import { buildClaimRecord } from './claim-record.js';
 import { DeviceIndex, type IndexChange } from './device-index.js';
-import { AllocatedDevices } from './allocated-devices.js';
+import { AllocatedState } from './allocated-state.js';
 import { DeviceClasses } from './device-classes.js';
 import { ReservingPods } from './reserving-pods.js';
 import { DeviceSelectors } from './device-cel.js';
@@ -32,6 +32,9 @@ import { aggregateNode, isEmptyAggregate, type NodeAggregate } from './node-aggr
 import { assessPodOnNode } from './pod-assessment.js';
 import { divergenceReport, type ContributionMemory } from './claim-contribution.js';
 import type { UnsafeCategory } from './unsafe-category.js';
+import type { DraUnknownUse } from '../dra-port.js';
+import { unknownUseOf } from './unknown-use.js';
+import { statusOnlyUses } from './status-only-use.js';
 import { unsafeCategoriesOf, unsafeReasonOf, type LedgerFreshness } from './node-safety.js';
 import { ledgerStats, type DraLedgerStats } from './ledger-stats.js';
 import {
@@ -65,10 +68,13 @@ export class DraLedger implements DraAccounting {
   private readonly assessCache = new LRUCache<string, DraPodAssessment>({ max: ASSESS_CACHE_LIMIT });
   /** Per claim key: the last contribution the slices priced for its current allocation (see claim-contribution.ts). */
   private readonly memories = new Map<string, ContributionMemory>();
-  private readonly allocated = new AllocatedDevices();
+  private readonly allocated = new AllocatedState();
   private readonly selectors = new DeviceSelectors();
   /** Nodes where some claim contributes (keeps `dra.enabled: auto` on while a driver restart has deleted every slice). */
   private readonly nodesWithEntries = new Set<string>();
+  /** Nodes holding a counted claim the ledger cannot price (unknown-use.ts). */
+  private readonly nodesUnpriced = new Set<string>();
+  private unknownCache: { epoch: number; nodes: ReadonlyMap<string, DraUnknownUse> } | undefined;
   /** When each slice was last added, updated or re-delivered (epoch ms), for the per-driver observation age. */
   private readonly sliceObservedAt = new Map<string, { driver: string; at: number }>();
   /** Bumped whenever any pod's assessment on any node may have changed (see `assessmentEpoch`). */
@@ -155,11 +161,24 @@ export class DraLedger implements DraAccounting {
 
   // --- Pods (uid, node, phase and the status amounts matter here) ---
   upsertPod(pod: PodObject): void {
-    for (const uid of this.pods.upsert(pod)) this.markPodClaims(uid);
+    const key = objectKey(pod.metadata);
+    const before = this.pods.nodeOf(key);
+    const changed = this.pods.upsert(pod);
+    this.podChanged(changed, before, this.pods.nodeOf(key));
   }
 
   deletePod(key: string): void {
-    for (const uid of this.pods.delete(key)) this.markPodClaims(uid);
+    const before = this.pods.nodeOf(key);
+    this.podChanged(this.pods.delete(key), before, undefined);
+  }
+
+  /** A pod's own reported use counts on its node (status-only entries), so both its old and new node are refreshed. */
+  private podChanged(uids: readonly string[], before: string | undefined, after: string | undefined): void {
+    if (uids.length === 0) return;
+    for (const uid of uids) this.markPodClaims(uid);
+    if (before) this.dirtyNodes.add(before);
+    if (after) this.dirtyNodes.add(after);
+    this.invalidateAssessments();
   }
 
   replacePods(all: PodObject[]): void {
@@ -192,7 +211,7 @@ export class DraLedger implements DraAccounting {
     if (this.devices.hasMappings()) return true;
     if (this.classes.servesExtendedResources()) return true;
     this.settle();
-    return this.nodesWithEntries.size > 0;
+    return this.nodesWithEntries.size > 0 || this.nodesUnpriced.size > 0;
   }
 
   nodeState(node: string): DraNodeState | undefined {
@@ -250,21 +269,22 @@ export class DraLedger implements DraAccounting {
       record: (key) => this.records.get(key),
       classOf: (name) => this.classes.selection(name),
       isActivePodOn: (uid, n) => this.pods.isActivePodOn(uid, n),
-      devicesOf: (driver) => (this.devices.driverReach(driver) === 'node-local' ? (aggregate?.devicesByDriver.get(driver) ?? []) : undefined),
-      isAllocated: (deviceKey) => this.allocated.isAllocated(deviceKey),
+      allocated: this.allocated,
+      reach: (selection) => this.devices.reach(selection.driver),
       selectors: this.selectors,
       ...(delegated ? { delegated } : {}),
     });
     // A node that cannot serve the claims at all is not kept: the filter's verdict memo already remembers that refusal,
     // and at 5000 candidates a first-seen claim pod's ~4500 refusals pushed every useful entry out of the cache and were
     // promoted to old space on their way out (the cache holds what prioritize and explain reuse: the nodes that can).
-    if (cacheKey && assessment.unavailable === undefined && assessment.unresolvable === undefined) this.assessCache.set(cacheKey, assessment);
+    if (cacheKey && assessment.refusal === undefined) this.assessCache.set(cacheKey, assessment);
     return assessment;
   }
 
   releasedBy(victimPodUids: ReadonlySet<string>, node: string): ResourceAmounts {
     this.settle();
     const freed: ResourceAmounts = new Map();
+    for (const use of this.aggregates.get(node)?.statusOnly ?? []) if (victimPodUids.has(use.podUid)) addCounted(freed, use.amounts, [...use.podLevel]);
     for (const key of this.indexes.claimsOnNode(node)) {
       const record = this.records.get(key);
       if (!record?.accepted) continue;
@@ -278,7 +298,22 @@ export class DraLedger implements DraAccounting {
   /** Cluster-wide figures for gauges (see ledger-stats.ts). */
   stats(): DraLedgerStats {
     this.settle();
-    return ledgerStats(this.aggregates.values(), this.records.values(), (a) => this.unsafeCategoriesOf(a), this.sliceObservedAt.values());
+    const stats = ledgerStats(this.aggregates.values(), this.records.values(), (a) => this.unsafeCategoriesOf(a), this.sliceObservedAt.values());
+    stats.unknownUseNodes = this.unknownUse().size;
+    return stats;
+  }
+
+  /** Nodes whose DRA use is unknown (unknown-use.ts); recomputed when anything moved the used epoch. */
+  unknownUse(): ReadonlyMap<string, DraUnknownUse> {
+    this.settle();
+    if (this.unknownCache?.epoch === this.usedChanges) return this.unknownCache.nodes;
+    const nodes = new Map<string, DraUnknownUse>();
+    for (const node of [...this.nodesUnpriced].sort()) {
+      const unknown = unknownUseOf(this.aggregates.get(node)?.unpriced ?? [], (driver) => this.devices.resourcesMappedBy(driver));
+      if (unknown) nodes.set(node, unknown);
+    }
+    this.unknownCache = { epoch: this.usedChanges, nodes };
+    return nodes;
   }
 
   unsafeNodes(): Map<string, string> {
@@ -293,7 +328,7 @@ export class DraLedger implements DraAccounting {
 
   exportNode(node: string): unknown {
     const aggregate = this.aggregate(node);
-    return aggregate ? exportNodeAggregate(aggregate, this.unsafeReason(aggregate)) : undefined;
+    return aggregate ? exportNodeAggregate(aggregate, this.unsafeReason(aggregate), this.unknownUse().get(node)) : undefined;
   }
 
   exportAll(): unknown {
@@ -301,6 +336,7 @@ export class DraLedger implements DraAccounting {
     return exportLedger({
       aggregates: this.aggregates,
       unsafeReason: (a) => this.unsafeReason(a),
+      unknownUse: this.unknownUse(),
       records: this.records,
       rebuilding: this.rebuilding,
       sliceDataAgeMs: this.sliceDataAgeMs,
@@ -367,6 +403,7 @@ export class DraLedger implements DraAccounting {
   }
 
   private refreshClaim(key: string, touched: { uids: Set<string>; devices: Set<string> }): void {
+    for (const node of this.pods.nodesReporting(key)) this.dirtyNodes.add(node);
     const old = this.records.get(key);
     if (old) {
       this.indexes.remove(old, touched);
@@ -414,15 +451,17 @@ export class DraLedger implements DraAccounting {
     const placed = [...this.indexes.claimsOnNode(node)].sort().flatMap((key) => {
       const record = this.records.get(key);
       if (!record) return [];
-      const { placement, accepted, observedAt, contribution, coveredByPodLevel } = record;
-      return [{ placement, accepted, observedAt, contribution, coveredByPodLevel }];
+      const { placement, accepted, observedAt, contribution, coveredByPodLevel, holders } = record;
+      return [{ placement, accepted, observedAt, contribution, coveredByPodLevel, holders }];
     });
-    const aggregate = aggregateNode(node, this.devices.poolsOnNode(node), placed);
+    const aggregate = aggregateNode(node, this.devices.poolsOnNode(node), placed, statusOnlyUses(node, this.pods.reportingOn(node), (key) => this.records.get(key)));
     this.usedChanges++;
     if (isEmptyAggregate(aggregate)) this.aggregates.delete(node);
     else this.aggregates.set(node, aggregate);
     if (aggregate.entries.length > 0) this.nodesWithEntries.add(node);
     else this.nodesWithEntries.delete(node);
+    if (aggregate.unpriced.length > 0) this.nodesUnpriced.add(node);
+    else this.nodesUnpriced.delete(node);
   }
 }
 

@@ -8,7 +8,7 @@
  * Changing either moves the assessment epoch, so remembered verdicts of pods with claims are not reused.
  */
 import type { DeviceClassObject, PodObject, ResourceClaimObject, ResourceSliceObject } from '../objects.js';
-import type { DraAccounting, DraPodFootprint } from '../dra-port.js';
+import type { DraAccounting, DraPodFootprint, DraUnknownUse } from '../dra-port.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
 import type { DraLedger } from './dra-ledger.js';
 
@@ -112,6 +112,12 @@ export class ScopedDraAccounting implements DraAccounting {
 
   releasedBy(victimPodUids: ReadonlySet<string>, node: string): ResourceAmounts {
     return this.inScope(node) ? this.inner.releasedBy(victimPodUids, node) : new Map();
+  }
+
+  unknownUse(): ReadonlyMap<string, DraUnknownUse> {
+    const all = this.inner.unknownUse();
+    if (this.levers.nodeInScope === undefined || all.size === 0) return all;
+    return new Map([...all].filter(([node]) => this.inScope(node)));
   }
 
   unsafeNodes(): Map<string, string> {

@@ -59,6 +59,8 @@ export interface ClaimContribution {
   source: 'slices' | 'status' | 'carried';
   /** Set when carried over: since when and why the slices cannot price the claim, and from which slice data it was priced. */
   carriedOver?: { since: string; reason: string; mappingVersion: string };
+  /** Set for a bound pod's reported use that no claim record carries (the claim deleted, deallocated, or not cached). */
+  statusOnly?: { pod: string; podUid: string; why: string };
   /** Set when the pod status and the slices disagree: both values (the status counts). */
   divergence?: { fromSlices: Record<string, string>; fromStatus: Record<string, string> };
   /**

@@ -4,7 +4,7 @@
  * oldest slice observation per driver.
  */
 import type { ResourceAmounts } from '../resource-amounts.js';
-import { addAll } from './claim-estimate.js';
+import { addAll } from './conservative-estimate.js';
 import type { ClaimRecord } from './claim-indexes.js';
 import type { NodeAggregate } from './node-aggregate.js';
 import type { UnsafeCategory } from './unsafe-category.js';
@@ -20,6 +20,8 @@ export interface DraLedgerStats {
   unsafeCategories: Map<UnsafeCategory, number>;
   /** Per driver, the observation time (epoch ms) of its least recently observed slice. */
   oldestSliceObservations: Map<string, number>;
+  /** Nodes whose DRA use is unknown (unknown-use.ts). */
+  unknownUseNodes: number;
 }
 
 export function ledgerStats(
@@ -28,7 +30,7 @@ export function ledgerStats(
   categoriesOf: (aggregate: NodeAggregate) => readonly UnsafeCategory[],
   sliceObservations: Iterable<{ driver: string; at: number }>,
 ): DraLedgerStats {
-  const stats: DraLedgerStats = { clusterUsed: new Map(), divergingClaims: 0, carriedOverClaims: 0, unsafeCategories: new Map(), oldestSliceObservations: new Map() };
+  const stats: DraLedgerStats = { clusterUsed: new Map(), divergingClaims: 0, carriedOverClaims: 0, unsafeCategories: new Map(), oldestSliceObservations: new Map(), unknownUseNodes: 0 };
   for (const aggregate of aggregates) {
     addAll(stats.clusterUsed, aggregate.used);
     for (const c of categoriesOf(aggregate)) stats.unsafeCategories.set(c, (stats.unsafeCategories.get(c) ?? 0) + 1);

@@ -12,9 +12,15 @@ import {
 } from '../quantity.js';
 import { ClearingMemo } from '../clearing-memo.js';
 
-/** KEP-5517 allows only these node resources as mapping targets (no extended resources). */
+/** KEP-5517 allows only these node resources as mapping targets (no extended resources); hugepages-<size> needs a valid size. */
 export function isNodeAllocatableResource(name: string): boolean {
-  return name === 'cpu' || name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-');
+  if (name === 'cpu' || name === 'memory' || name === 'ephemeral-storage') return true;
+  if (!name.startsWith('hugepages-')) return false;
+  try {
+    return quantityOf(name.slice('hugepages-'.length)).mantissa > 0n;
+  } catch {
+    return false;
+  }
 }
 
 const parsed = new ClearingMemo<string, Quantity>(4096);

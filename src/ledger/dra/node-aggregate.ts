@@ -9,11 +9,12 @@ import { formatAmount } from '../resource-amounts.js';
 import type { ClaimPlacement, PlacedEntry } from './claim-placement.js';
 import type { Contribution } from './claim-contribution.js';
 import type { DeviceRecord, PoolState } from './device-index.js';
-import { addAll } from './claim-estimate.js';
+import { addAll } from './conservative-estimate.js';
 import { addCounted } from './covered-amounts.js';
 import { zoneCapacities } from './numa.js';
 import type { ClaimContribution, NumaZoneState } from './dra-types.js';
 import { sortCategories, type UnsafeCategory } from './unsafe-category.js';
+import type { UnpricedClaim } from './unknown-use.js';
 
 export interface PlacedClaim {
   placement: ClaimPlacement;
@@ -23,6 +24,23 @@ export interface PlacedClaim {
   contribution?: Contribution;
   /** Resources the reserving pods' pod-level requests cover: not added to `used` (covered-amounts.ts). */
   coveredByPodLevel?: readonly string[];
+  /** UIDs of the bound, running pods holding the claim on this node. */
+  holders: readonly string[];
+}
+
+/**
+ * A bound pod's reported use of a claim that no counted claim record carries (the claim deleted, deallocated, no
+ * longer reserving the pod, or not in the cache yet): upstream PodInfo.CalculateResource reads the pod, so the
+ * amounts count for as long as the pod holds the node.
+ */
+export interface StatusOnlyUse {
+  podUid: string;
+  podKey: string;
+  claimKey: string;
+  amounts: ResourceAmounts;
+  /** Resources the pod requests at pod level (inside that request, not added on top). */
+  podLevel: ReadonlySet<string>;
+  why: string;
 }
 
 export interface NodeAggregate {
@@ -43,9 +61,12 @@ export interface NodeAggregate {
   carriedClaims: number;
   /** Codes of the node-specific `reasons`, most fundamental first. */
   categories: UnsafeCategory[];
+  /** Counted claims the ledger cannot price at all (unknown-use.ts). */
+  unpriced: UnpricedClaim[];
+  statusOnly: StatusOnlyUse[];
 }
 
-export function aggregateNode(node: string, pools: PoolState[], placed: PlacedClaim[]): NodeAggregate {
+export function aggregateNode(node: string, pools: PoolState[], placed: PlacedClaim[], statusOnly: StatusOnlyUse[] = []): NodeAggregate {
   const mappedDevices: DeviceRecord[] = [];
   const devicesByDriver = new Map<string, DeviceRecord[]>();
   for (const pool of pools) {
@@ -69,7 +90,8 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
   const used: ResourceAmounts = new Map();
   const zones = zoneCapacities(mappedDevices);
   let carriedClaims = 0;
-  for (const { placement, accepted, observedAt, contribution, coveredByPodLevel } of placed) {
+  const unpriced: UnpricedClaim[] = [];
+  for (const { placement, accepted, observedAt, contribution, coveredByPodLevel, holders } of placed) {
     for (const missing of placement.missingDevices) {
       reasons.add(`claim ${placement.key} is allocated device ${missing}, which no current ResourceSlice lists`);
       categories.add('missing_device');
@@ -80,6 +102,9 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
       categories.add('unsupported_shape');
     }
     const carried = contribution?.carried;
+    if (placement.missingDevices.length > 0 && !carried && contribution?.source !== 'status') {
+      unpriced.push({ claimKey: placement.key, devices: placement.missingDevices, drivers: [...new Set(placement.missingDevices.map(driverOf))].sort(), holders });
+    }
     if (carried) {
       carriedClaims++;
       if (placement.missingDevices.length === 0) categories.add('mapping_changed');
@@ -90,6 +115,11 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
       addCounted(used, entry.amounts, coveredByPodLevel);
       if (entry.zone !== undefined) addZoneUse(zones, entry);
     }
+  }
+  for (const use of statusOnly) {
+    const entry = statusOnlyEntry(node, use);
+    entries.push(entry);
+    addCounted(used, use.amounts, [...use.podLevel]);
   }
   entries.sort(compareEntries);
   return {
@@ -105,11 +135,39 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
     devicesByDriver,
     carriedClaims,
     categories: sortCategories(categories),
+    unpriced,
+    statusOnly,
   };
 }
 
+/** `driver/pool/device` → driver (a driver name never contains a slash). */
+function driverOf(deviceKey: string): string {
+  return deviceKey.slice(0, deviceKey.indexOf('/'));
+}
+
+function statusOnlyEntry(node: string, use: StatusOnlyUse): ClaimContribution {
+  const resources: Record<string, string> = {};
+  for (const name of [...use.amounts.keys()].sort()) resources[name] = formatAmount(name, use.amounts.get(name)!);
+  const entry: ClaimContribution = {
+    claimUid: '',
+    claimKey: use.claimKey,
+    node,
+    driver: '',
+    pool: '',
+    device: '(pod status)',
+    resources,
+    amounts: new Map(use.amounts),
+    observedAt: '',
+    source: 'status',
+    statusOnly: { pod: use.podKey, podUid: use.podUid, why: use.why },
+  };
+  const inPodLevel = [...use.podLevel].filter((name) => (use.amounts.get(name) ?? 0n) !== 0n).sort();
+  if (inPodLevel.length > 0) entry.coveredByPodLevel = inPodLevel;
+  return entry;
+}
+
 export function isEmptyAggregate(aggregate: NodeAggregate): boolean {
-  return aggregate.pools.length === 0 && aggregate.entries.length === 0 && aggregate.reasons.length === 0;
+  return aggregate.pools.length === 0 && aggregate.entries.length === 0 && aggregate.reasons.length === 0 && aggregate.unpriced.length === 0;
 }
 
 function addZoneUse(zones: Map<string, NumaZoneState>, entry: PlacedEntry): void {
@@ -162,7 +220,8 @@ function compareEntries(a: ClaimContribution, b: ClaimContribution): number {
     compareText(a.claimKey, b.claimKey) ||
     compareText(a.driver, b.driver) ||
     compareText(a.pool, b.pool) ||
-    compareText(a.device, b.device)
+    compareText(a.device, b.device) ||
+    compareText(a.statusOnly?.pod ?? '', b.statusOnly?.pod ?? '')
   );
 }
 

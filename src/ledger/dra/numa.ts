@@ -11,7 +11,8 @@ import type { ResourceAmounts } from '../resource-amounts.js';
 import { formatAmount } from '../resource-amounts.js';
 import type { DeviceRecord } from './device-index.js';
 import type { NumaZoneState } from './dra-types.js';
-import { addAll, estimateRequest, type ClaimRequest, type EstimateInputs } from './claim-estimate.js';
+import { addAll, estimateRequest, type EstimateInputs } from './conservative-estimate.js';
+import type { ClaimRequest } from './claim-requests.js';
 import { mappedAmount, quantityOf } from './mapped-quantity.js';
 
 export function zoneCapacities(devices: Iterable<DeviceRecord>): Map<string, NumaZoneState> {

@@ -1,18 +1,23 @@
 /**
- * What a pending pod's claims would consume on one candidate node.
- * - Allocated claims count exactly; a claim already counted on the node because another pod there reserves it
- *   counts 0 (shared claim, one entry per claim UID).
- * - Unallocated claims are estimated from the node's devices (see claim-estimate.ts); NUMA-constrained requests
- *   must fit in one zone (see numa.ts).
- * - A claim that does not exist yet (template not instantiated) has unknown requests: it counts 0 with a note.
- *   Why not block: kube-scheduler's DRA plugin itself waits in PreFilter until the generated claim exists, so filter
- *   is rarely asked in that state, and refusing here could keep a pod pending for as long as the claim controller lags.
+ * What a pending pod's claims would consume on one candidate node, as kube-scheduler's DynamicResources Filter decides
+ * it (1.36, with DRANodeAllocatableResources):
+ * - an allocated claim counts exactly (claim-placement.ts); allocated for another node, the node is refused
+ *   ("resourceclaim not available on the node", UnschedulableAndUnresolvable); a mapped claim already used by another
+ *   pod here refuses it too (validateNodeAllocatableDRAClaimSharing); a claim already counted here adds nothing;
+ * - the unallocated claims (and the claim the scheduler makes for DRA-served extended resources) take the devices the
+ *   allocator would give them here (device-allocation.ts), priced by device-pricing.ts; when it cannot allocate them
+ *   the node is refused ("cannot allocate all claims", UnschedulableAndUnresolvable); where kube-ledger cannot
+ *   reproduce the allocator the conservative estimate counts (conservative-estimate.ts, NUMA zones by numa.ts);
+ * - pod-level requests must cover containers plus claims (pod-level-budget.ts);
+ * - a claim that does not exist yet (template not instantiated) counts 0 with a note: kube-scheduler's PreFilter
+ *   itself waits until the generated claim exists, so filter is rarely asked in that state.
  */
 import type { PodObject, ResourceClaimObject } from '../objects.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
-import { addAll, claimRequests, estimateRequest, matchingDevices, type ClaimRequest, type EstimateInputs } from './claim-estimate.js';
+import type { DraRefusal } from '../dra-port.js';
+import { addAll, estimateRequest, matchingDevices, type EstimateInputs } from './conservative-estimate.js';
+import { claimRequests, type ClaimRequest } from './claim-requests.js';
 import type { DeviceSelectors } from './device-cel.js';
-import type { DeviceRecord } from './device-index.js';
 import type { ClaimPlacement } from './claim-placement.js';
 import type { ClassSelection } from './device-class.js';
 import type { NodeAggregate } from './node-aggregate.js';
@@ -20,6 +25,9 @@ import { fitAlignedRequests, zoneFreeList, type ZoneFree } from './numa.js';
 import type { DraPodAssessment } from './dra-types.js';
 import { sortCategories, type UnsafeCategory } from './unsafe-category.js';
 import { podClaimRefs, type PodClaimRef } from './pod-claim-refs.js';
+import { allocateClaims, type AllocatedDevice, type AllocatedView, type PendingClaim } from './device-allocation.js';
+import { addPrice, priceDevice } from './device-pricing.js';
+import { podLevelShortfall } from './pod-level-budget.js';
 
 export { podClaimRefs, type PodClaimRef } from './pod-claim-refs.js';
 
@@ -40,10 +48,9 @@ export interface AssessContext {
   record(key: string): ClaimRecordView | undefined;
   classOf(name: string | undefined): ClassSelection;
   isActivePodOn(uid: string, node: string): boolean;
-  /** Devices of a driver on this node, or undefined when kube-ledger cannot tell (see DeviceIndex.driverReach). */
-  devicesOf(driver: string): readonly DeviceRecord[] | undefined;
-  /** Whether an exclusive device is allocated to some claim already. */
-  isAllocated(deviceKey: string): boolean;
+  allocated: AllocatedView;
+  /** Whether every device a class can select on this node is node-local and visible (DeviceIndex.driverReach). */
+  reach(selection: ClassSelection): 'node-local' | 'unknown' | 'anywhere';
   selectors: DeviceSelectors;
   /**
    * Extended resources the pod requests that this node does not offer in allocatable but a DeviceClass maps
@@ -66,14 +73,24 @@ export function assessPodOnNode(pod: PodObject, ctx: AssessContext): DraPodAsses
     unsupported: new Set(),
     adds: false,
   };
+  const pending: PendingClaim[] = [];
   for (const ref of podClaimRefs(pod)) {
     const claim = ref.claimKey === undefined ? undefined : ctx.claim(ref.claimKey);
     if (!claim || !ctx.record(ref.claimKey!)?.accepted) work.adds = true;
     if (!claim) noteUnknownClaim(work, ref);
     else if (claim.status?.allocation) addAllocated(work, pod, ref.claimKey!, ctx);
-    else addEstimated(work, claim, ref.claimKey!, ctx);
+    else pending.push({ key: ref.claimKey!, claim });
   }
-  if (ctx.delegated && ctx.delegated.size > 0) addDelegatedExtended(work, pod, ctx.delegated, ctx);
+  if (ctx.delegated && ctx.delegated.size > 0) {
+    work.result.delegatedExtended = [...ctx.delegated.keys()].sort();
+    if (!pod.status?.extendedResourceClaimStatus?.resourceClaimName) {
+      work.adds = true;
+      pending.push(extendedResourceClaim(pod, ctx.delegated));
+      for (const [resource, d] of ctx.delegated) work.result.notes.push(`extended resource ${resource} is served by DRA here (DeviceClass ${d.className}, ${d.count} device(s))`);
+    }
+  }
+  if (pending.length > 0 && work.result.refusal === undefined) addPending(work, pending, ctx);
+  if (work.result.refusal === undefined) checkPodLevelBudget(work, pod);
   finishUnsafe(work, ctx);
   return work.result;
 }
@@ -82,6 +99,11 @@ function noteUnknownClaim(work: Working, ref: PodClaimRef): void {
   const what = ref.claimKey ? `ResourceClaim ${ref.claimKey}` : `the claim from template ${ref.template ?? '?'}`;
   work.result.estimated = true;
   work.result.notes.push(`claim ${ref.podClaimName}: ${what} does not exist yet; its requests are unknown and count 0 here`);
+}
+
+function refuse(work: Working, refusal: DraRefusal): void {
+  work.result.refusal ??= refusal;
+  work.result.notes.push(refusal.detail);
 }
 
 function addAllocated(work: Working, pod: PodObject, key: string, ctx: AssessContext): void {
@@ -95,10 +117,8 @@ function addAllocated(work: Working, pod: PodObject, key: string, ctx: AssessCon
     return;
   }
   if (placement.node !== ctx.node) {
-    const reason = `claim ${key} is allocated for node ${placement.node}, not ${ctx.node}`;
-    work.result.notes.push(reason);
-    // An allocation pinned to another node (the allocator's node selector) cannot follow the pod here.
-    addUnavailable(work, reason);
+    // upstream Filter: the allocation's node selector does not match this node.
+    refuse(work, { code: 'claim_not_available', detail: `claim ${key} is allocated for node ${placement.node}, not ${ctx.node}` });
     return;
   }
   const podUid = pod.metadata.uid;
@@ -106,9 +126,7 @@ function addAllocated(work: Working, pod: PodObject, key: string, ctx: AssessCon
   const entries = record.contribution?.entries ?? placement.entries;
   if (others.length > 0 && entries.length > 0) {
     // Upstream validateNodeAllocatableDRAClaimSharing: a claim with node-allocatable mappings serves one pod only.
-    const reason = `claim ${key} has node-allocatable mappings and is already used by pod uid ${others.join(', ')} on ${ctx.node}`;
-    work.result.notes.push(reason);
-    work.result.unresolvable = work.result.unresolvable ? `${work.result.unresolvable}; ${reason}` : reason;
+    refuse(work, { code: 'claim_shared', detail: `claim ${key} has node-allocatable mappings and is already used by pod uid ${others.join(', ')} on ${ctx.node}` });
     return;
   }
   if (record.accepted && others.length > 0) {
@@ -120,13 +138,73 @@ function addAllocated(work: Working, pod: PodObject, key: string, ctx: AssessCon
   for (const entry of entries) addAll(work.result.footprint, entry.amounts);
 }
 
+/** The claim kube-scheduler makes for extended resources DRA serves here: one request per resource, ExactCount. */
+function extendedResourceClaim(pod: PodObject, delegated: ReadonlyMap<string, { className: string; count: bigint }>): PendingClaim {
+  const requests = [...delegated.keys()].sort().map((resource, i) => {
+    const { className, count } = delegated.get(resource)!;
+    return { name: `container-request-${i}`, exactly: { deviceClassName: className, count: Number(count) } };
+  });
+  const key = `${pod.metadata.namespace ?? ''}/(extended resources of ${pod.metadata.name ?? '?'})`;
+  return { key, claim: { metadata: { namespace: pod.metadata.namespace, name: key }, spec: { devices: { requests } } } };
+}
+
+function addPending(work: Working, pending: PendingClaim[], ctx: AssessContext): void {
+  const outcome = allocateClaims(pending, {
+    pools: ctx.aggregate?.pools ?? [],
+    allocated: ctx.allocated,
+    classOf: (n) => ctx.classOf(n),
+    selectors: ctx.selectors,
+    reach: (s) => ctx.reach(s),
+  });
+  if (outcome.kind === 'allocated') {
+    outcome.claims.forEach((results, i) => addAllocation(work, pending[i]!.key, results, ctx.node));
+    if (pending.some((p) => numaAligned(p.claim, ctx).length > 0)) work.result.numa.required = true;
+    return;
+  }
+  if (outcome.kind === 'failed') {
+    const why = outcome.reason === 'cannot allocate all claims' ? shortageDetail(pending, ctx) : outcome.reason;
+    const numa = numaDetail(pending, ctx);
+    const refusal: DraRefusal = { code: 'cannot_allocate', detail: `cannot allocate all claims on ${ctx.node}: ${why}${numa ? `; ${numa.reason}` : ''}` };
+    if (numa) {
+      work.result.numa = { required: true, fits: false, reason: numa.reason, code: numa.code };
+      refusal.numa = numa.code;
+    }
+    refuse(work, refusal);
+    return;
+  }
+  work.result.notes.push(`kube-ledger cannot reproduce the allocator's choice on ${ctx.node} (${outcome.reason}): the largest footprint among the candidate devices counts`);
+  for (const { key, claim } of pending) addEstimated(work, claim, key, ctx);
+}
+
+/** Prices the devices the allocator would give one claim (grouped per device, as the allocated claim will be). */
+function addAllocation(work: Working, key: string, results: readonly AllocatedDevice[], node: string): void {
+  const byDevice = new Map<AllocatedDevice['device'], AllocatedDevice[]>();
+  for (const r of results) byDevice.set(r.device, [...(byDevice.get(r.device) ?? []), r]);
+  const amounts: ResourceAmounts = new Map();
+  for (const [device, onDevice] of byDevice) {
+    if (device.unsupported) work.unsupported.add(device.unsupported);
+    const price = priceDevice(device, onDevice);
+    addPrice(amounts, price.amounts);
+    for (const p of price.problems) work.result.notes.push(`claim ${key}: ${p}`);
+  }
+  const picked = results.map((r) => `${r.device.key} (${r.request})`);
+  (work.result.predicted ??= {})[key] = picked;
+  if (results.length > 0) work.result.notes.push(`claim ${key}: the allocator would give it ${picked.join(', ')} on ${node}`);
+  if ([...byDevice.keys()].some((d) => d.mappings.length > 0 || d.unsupported)) {
+    (work.result.newMappedClaims ??= []).push(key);
+    work.result.estimated = true;
+  }
+  addAll(work.result.footprint, amounts);
+}
+
+function estimateInputs(ctx: AssessContext): EstimateInputs {
+  return { devices: ctx.aggregate?.mappedDevices ?? [], classOf: (n) => ctx.classOf(n), selectors: ctx.selectors };
+}
+
 function addEstimated(work: Working, claim: ResourceClaimObject, key: string, ctx: AssessContext): void {
-  const inputs: EstimateInputs = { devices: ctx.aggregate?.mappedDevices ?? [], classOf: (n) => ctx.classOf(n), selectors: ctx.selectors };
-  const requests = claimRequests(claim);
+  const inputs = estimateInputs(ctx);
   let mapped = false;
-  for (const request of requests) {
-    const shortage = deviceShortage(request, ctx);
-    if (shortage) addUnavailable(work, `claim ${key} request ${request.name}: ${shortage}`);
+  for (const request of claimRequests(claim)) {
     const estimate = estimateRequest(request, inputs);
     for (const note of estimate.unsupported) work.unsupported.add(note);
     for (const note of estimate.notes) work.result.notes.push(`claim ${key}: ${note}`);
@@ -142,70 +220,58 @@ function addEstimated(work: Working, claim: ResourceClaimObject, key: string, ct
 }
 
 /**
- * Extended resources served by DRA on this node (upstream noderesources Fit leaves them to the DynamicResources plugin
- * when the node has no allocatable for them and a DeviceClass names them): the pod requests `count` devices of the
- * class, which the scheduler will allocate in a claim it creates. A pod that already has that claim
- * (`status.extendedResourceClaimStatus`) is counted through the claim like any other.
+ * Why the allocator found no solution, for people: per request, how many of the node's devices its selectors accept
+ * and how many of those no other claim holds (the search itself also weighs capacity, counters and constraints).
  */
-function addDelegatedExtended(work: Working, pod: PodObject, delegated: ReadonlyMap<string, { className: string; count: bigint }>, ctx: AssessContext): void {
-  work.result.delegatedExtended = [...delegated.keys()].sort();
-  if (pod.status?.extendedResourceClaimStatus?.resourceClaimName) return;
-  work.adds = true;
-  const inputs: EstimateInputs = { devices: ctx.aggregate?.mappedDevices ?? [], classOf: (n) => ctx.classOf(n), selectors: ctx.selectors };
-  for (const resource of work.result.delegatedExtended) {
-    const { className, count } = delegated.get(resource)!;
-    const request: ClaimRequest = { name: resource, alternatives: [{ name: resource, deviceClassName: className, count: Number(count) }] };
-    const shortage = deviceShortage(request, ctx);
-    if (shortage) addUnavailable(work, `extended resource ${resource} (DeviceClass ${className}): ${shortage}`);
-    const estimate = estimateRequest(request, inputs);
-    for (const note of estimate.unsupported) work.unsupported.add(note);
-    addAll(work.result.footprint, estimate.amounts);
-    work.result.notes.push(`extended resource ${resource} is served by DRA here (DeviceClass ${className}, ${count} device(s))`);
-    if (estimate.mapped) {
-      (work.result.newMappedClaims ??= []).push(`extended resource ${resource}`);
-      work.result.estimated = true;
+function shortageDetail(pending: readonly PendingClaim[], ctx: AssessContext): string {
+  const devices = (ctx.aggregate?.pools ?? []).flatMap((p) => p.ordered);
+  const parts: string[] = [];
+  for (const { key, claim } of pending) {
+    for (const request of claimRequests(claim)) {
+      const counts = request.alternatives.map((alternative) => {
+        const selection = ctx.classOf(alternative.deviceClassName);
+        const { devices: matching } = matchingDevices(devices, selection, alternative, ctx.selectors);
+        const free = matching.filter((d) => d.shared || !ctx.allocated.isInUse(d.key)).length;
+        const needed = (alternative.allocationMode ?? 'ExactCount') === 'All' ? Math.max(1, matching.length) : Math.max(1, alternative.count ?? 1);
+        const taken = matching.length - free;
+        return `${free} free matching device(s) of driver ${selection.driver ?? '(any)'}, ${needed} needed` + (taken > 0 ? ` (${taken} allocated to other claims)` : '');
+      });
+      parts.push(`claim ${key} request ${request.name}: ${counts.join(' / ')}`);
     }
   }
+  return parts.join('; ') || 'no request can be satisfied';
 }
 
-function addUnavailable(work: Working, reason: string): void {
-  work.result.unavailable = work.result.unavailable ? `${work.result.unavailable}; ${reason}` : reason;
-}
-
-/**
- * Why no alternative of a request can be served by this node's devices, or undefined when one can (or kube-ledger
- * cannot tell: a class without a readable driver, a driver with no visible slices or with devices not bound to one
- * node). Counts the devices the selectors accept that no other claim holds (exclusive devices; a device that allows
- * multiple allocations is never full here), so the nominator and /debug/explain do not offer a node whose matching
- * devices are all taken.
- */
-function deviceShortage(request: ClaimRequest, ctx: AssessContext): string | undefined {
-  let first: string | undefined;
-  for (const alternative of request.alternatives) {
-    const selection = ctx.classOf(alternative.deviceClassName);
-    const present = selection.driver === undefined ? undefined : ctx.devicesOf(selection.driver);
-    if (present === undefined) return undefined;
-    const { devices } = matchingDevices(present, selection, alternative, ctx.selectors);
-    const free = devices.filter((d) => d.shared || !ctx.isAllocated(d.key));
-    const all = alternative.allocationMode === 'All';
-    const needed = all ? Math.max(1, devices.length) : Math.max(1, alternative.count ?? 1);
-    if (free.length >= needed) return undefined;
-    const taken = devices.length - free.length;
-    const filtered = present.length - devices.length;
-    first ??=
-      `${free.length} device(s) of driver ${selection.driver} on this node, ${needed} needed` +
-      (taken > 0 ? ` (${taken} allocated to other claims)` : '') +
-      (filtered > 0 ? ` (${filtered} not matching the selectors)` : '');
-  }
-  return first;
-}
-
-function checkNuma(work: Working, claim: ResourceClaimObject, key: string, inputs: EstimateInputs, ctx: AssessContext): void {
+/** The requests of a claim its constraints align on a NUMA attribute, per such constraint. */
+function numaAligned(claim: ResourceClaimObject, ctx: AssessContext): ClaimRequest[][] {
   const requests = claimRequests(claim);
+  const out: ClaimRequest[][] = [];
   for (const constraint of claim.spec?.devices?.constraints ?? []) {
     if (!constraint.matchAttribute || !ctx.numaAttributes.has(constraint.matchAttribute)) continue;
     const names = constraint.requests?.length ? new Set(constraint.requests) : undefined;
-    const aligned = requests.filter((r) => !names || names.has(r.name));
+    out.push(requests.filter((r) => !names || names.has(r.name)));
+  }
+  return out;
+}
+
+/** NUMA zones on the node, explaining a failed allocation whose claims align devices on a NUMA attribute. */
+function numaDetail(pending: readonly PendingClaim[], ctx: AssessContext): { reason: string; code: 'no_zone_room' | 'no_device_in_zone' } | undefined {
+  const reasons: string[] = [];
+  let code: 'no_zone_room' | 'no_device_in_zone' | undefined;
+  const zones = zoneFreeList(ctx.aggregate?.zones ?? new Map());
+  for (const { claim } of pending) {
+    for (const aligned of numaAligned(claim, ctx)) {
+      const fit = fitAlignedRequests(aligned, estimateInputs(ctx), zones);
+      if (fit.fits || !fit.reason) continue;
+      reasons.push(fit.reason);
+      if (code !== 'no_zone_room') code = fit.code;
+    }
+  }
+  return reasons.length > 0 && code ? { reason: reasons.join('; '), code } : undefined;
+}
+
+function checkNuma(work: Working, claim: ResourceClaimObject, key: string, inputs: EstimateInputs, ctx: AssessContext): void {
+  for (const aligned of numaAligned(claim, ctx)) {
     work.result.numa.required = true;
     work.zones ??= zoneFreeList(ctx.aggregate?.zones ?? new Map());
     const fit = fitAlignedRequests(aligned, inputs, work.zones);
@@ -216,6 +282,13 @@ function checkNuma(work: Working, claim: ResourceClaimObject, key: string, input
     work.result.numa.reason = work.result.numa.reason ? `${work.result.numa.reason}; ${fit.reason}` : fit.reason;
     work.result.notes.push(`claim ${key}: ${fit.reason}`);
   }
+}
+
+/** Only a pod whose claims bring node-allocatable amounts is checked (upstream: no mapped claim, no check). */
+function checkPodLevelBudget(work: Working, pod: PodObject): void {
+  if (![...work.result.footprint.values()].some((v) => v > 0n)) return;
+  const shortfall = podLevelShortfall(pod, work.result.footprint);
+  if (shortfall) refuse(work, { code: 'pod_level_budget', resource: shortfall.resource, detail: shortfall.detail });
 }
 
 function finishUnsafe(work: Working, ctx: AssessContext): void {

@@ -26,6 +26,10 @@ const NO_CLAIM_STATUSES: ReadonlyMap<string, PodClaimStatus> = new Map();
 export class ReservingPods {
   private readonly byKey = new Map<string, PodInfo>();
   private readonly byUid = new Map<string, PodInfo>();
+  /** Bound pods that report claim use in their status, by node (their use counts whatever happens to the claims). */
+  private readonly reportingByNode = new Map<string, Set<PodInfo>>();
+  /** The same pods by the claim keys they report. */
+  private readonly reportingByClaim = new Map<string, Set<PodInfo>>();
 
   get size(): number {
     return this.byKey.size;
@@ -64,9 +68,40 @@ export class ReservingPods {
     // binding, a phase) is overwritten where it is: deleting and adding it again appended to two 150k-entry hash
     // tables per event and left a hole in each for a later rehash.
     const replaced = old !== undefined && old.uid !== info.uid ? this.forget(old) : [];
+    if (old !== undefined && old.uid === info.uid) this.unindexReporting(old);
     this.byKey.set(info.key, info);
     if (info.uid) this.byUid.set(info.uid, info);
+    this.indexReporting(info);
     return [...replaced, info.uid];
+  }
+
+  /** The node a pod of this key is bound to now (before an update: where its old use counted). */
+  nodeOf(key: string): string | undefined {
+    return this.byKey.get(key)?.node;
+  }
+
+  /** Bound, running pods on the node that report claim use in their status, by key (deterministic order). */
+  reportingOn(node: string): PodInfo[] {
+    const pods = this.reportingByNode.get(node);
+    if (!pods) return [];
+    return [...pods].filter(isRunning).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** The nodes of the bound pods that report use of the claim (a change to the claim changes what they count). */
+  nodesReporting(claimKey: string): string[] {
+    return [...(this.reportingByClaim.get(claimKey) ?? [])].flatMap((p) => (p.node ? [p.node] : []));
+  }
+
+  private indexReporting(info: PodInfo): void {
+    if (info.claimStatuses.size === 0 || !info.node) return;
+    link(this.reportingByNode, info.node, info);
+    for (const key of info.claimStatuses.keys()) link(this.reportingByClaim, key, info);
+  }
+
+  private unindexReporting(info: PodInfo): void {
+    if (info.claimStatuses.size === 0 || !info.node) return;
+    unlink(this.reportingByNode, info.node, info);
+    for (const key of info.claimStatuses.keys()) unlink(this.reportingByClaim, key, info);
   }
 
   /** Returns the UIDs whose claims may count differently now. */
@@ -90,10 +125,23 @@ export class ReservingPods {
   }
 
   private forget(info: PodInfo): string[] {
+    this.unindexReporting(info);
     this.byKey.delete(info.key);
     if (this.byUid.get(info.uid) === info) this.byUid.delete(info.uid);
     return [info.uid];
   }
+}
+
+function link(index: Map<string, Set<PodInfo>>, key: string, info: PodInfo): void {
+  let pods = index.get(key);
+  if (!pods) index.set(key, (pods = new Set()));
+  pods.add(info);
+}
+
+function unlink(index: Map<string, Set<PodInfo>>, key: string, info: PodInfo): void {
+  const pods = index.get(key);
+  pods?.delete(info);
+  if (pods?.size === 0) index.delete(key);
 }
 
 function sameNames(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {

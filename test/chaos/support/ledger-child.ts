@@ -148,8 +148,8 @@ export async function sumChildMetric(opsBaseUrl: string, name: string): Promise<
 /** The child's own view of its memory: resident set and V8 heap in use. */
 export async function readChildMemory(opsBaseUrl: string): Promise<ChildMemory> {
   const samples = await scrapeChildMetrics(opsBaseUrl);
-  const rssBytes = samples.get('kube_ledger_process_resident_memory_bytes');
-  const heapUsedBytes = samples.get('kube_ledger_nodejs_heap_size_used_bytes');
+  const rssBytes = samples.get('process_resident_memory_bytes');
+  const heapUsedBytes = samples.get('nodejs_heap_size_used_bytes');
   if (rssBytes === undefined || heapUsedBytes === undefined) throw new Error('memory gauges missing from /metrics');
   return { rssBytes, heapUsedBytes };
 }

@@ -44,10 +44,10 @@ describe('DRA assessment cache', () => {
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.example.com', count: 1 } }] }));
     const claimPod = pod('ns', 'p', { uid: 'uid-p', rv: '1', claims: [{ name: 'x', claimName: 'c' }] });
     const servable = ledger.assessPod(claimPod, 'n1');
-    assert.equal(servable.unavailable, undefined);
+    assert.equal(servable.refusal, undefined);
     assert.equal(ledger.assessPod(claimPod, 'n1'), servable, 'a node that can serve the claim: cached');
     const refused = ledger.assessPod(claimPod, 'n2');
-    assert.match(refused.unavailable ?? '', /0 device\(s\) of driver gpu\.example\.com on this node, 1 needed/);
+    assert.match(refused.refusal?.detail ?? '', /0 free matching device\(s\) of driver gpu\.example\.com, 1 needed/);
     const again = ledger.assessPod(claimPod, 'n2');
     assert.notEqual(again, refused, 'a refusal: assessed afresh');
     assert.deepEqual(again, refused, 'to the same answer');

@@ -1,5 +1,5 @@
 /**
- * A counted claim's contribution outlives its slices (issue: "DRA ledger that survives churn", item 1): a driver
+ * A counted claim's contribution outlives its slices: a driver
  * restart that deletes and republishes slices, a device that vanishes or loses its mappings, must never make the
  * claim's node resources silently drop to zero.
  */

@@ -49,11 +49,18 @@ describe('DRA ledger: per-claim contribution (KEP-5517 rules)', () => {
       want: { cpu: '1500m', memory: '1536Mi' },
     },
     {
-      name: 'a result without consumedCapacity for the key takes the requestPolicy default',
+      name: 'a result that records no consumed capacity holds its device whole: the whole capacity counts (upstream buildNodeAllocatableDRAInfo refuses to price it)',
       devices: [cpuDevice('d0', 0)],
       driver: CPU,
       results: [result(CPU, 'n1', 'd0')],
-      want: { cpu: '1', memory: '1Gi' },
+      want: { cpu: '32', memory: '128Gi' },
+    },
+    {
+      name: 'a recorded consumedCapacity without the key counts what the allocator consumes of an unrequested capacity: the requestPolicy default',
+      devices: [cpuDevice('d0', 0)],
+      driver: CPU,
+      results: [result(CPU, 'n1', 'd0', { 'cpu.example.com/cpu': '3' }, 'r', 'share-1')],
+      want: { cpu: '3', memory: '1Gi' },
     },
     {
       name: 'without consumedCapacity or requestPolicy the whole device capacity counts',

@@ -37,7 +37,8 @@ describe('DRA ledger: one entry per claim UID', () => {
     const newcomer = pod('ns', 'c', { uid: 'pod-c', rv: '1', claims: [{ name: 'x', claimName: 'shared' }, { name: 'y', claimName: 'shared' }] });
     const assessment = ledger.assessPod(newcomer, 'n1');
     assert.deepEqual(plain(assessment.footprint), {});
-    assert.match(assessment.unresolvable ?? '', /claim ns\/shared has node-allocatable mappings and is already used by pod uid pod-a on n1/);
+    assert.equal(assessment.refusal?.code, 'claim_shared');
+    assert.match(assessment.refusal?.detail ?? '', /claim ns\/shared has node-allocatable mappings and is already used by pod uid pod-a on n1/);
     assert.deepEqual(plain(ledger.nodeUsed('n1')), expectAmounts({ cpu: '2', memory: '8Gi' }));
   });
 
@@ -47,7 +48,7 @@ describe('DRA ledger: one entry per claim UID', () => {
     ledger.upsertClaim(claim('ns', 'net', 'uid-net', { results: [result('nic.example.com', 'n1', 'nic0')], node: 'n1', reservedFor: ['pod-a'] }));
     const newcomer = pod('ns', 'c', { uid: 'pod-c', rv: '1', claims: [{ name: 'x', claimName: 'net' }] });
     const assessment = ledger.assessPod(newcomer, 'n1');
-    assert.equal(assessment.unresolvable, undefined);
+    assert.equal(assessment.refusal, undefined);
     assert.deepEqual(plain(assessment.footprint), {});
   });
 

@@ -23,14 +23,14 @@ function nodeWithTwoZones() {
 function occupy(ledger: ReturnType<typeof nodeWithTwoZones>) {
   ledger.upsertClaim(
     claim('ns', 'z0', 'uid-z0', {
-      results: [result(CPU, 'n1', 'numa0', { 'cpu.example.com/cpu': '28', 'cpu.example.com/memory': '40Gi' })],
+      results: [result(CPU, 'n1', 'numa0', { 'cpu.example.com/cpu': '28', 'cpu.example.com/memory': '40Gi' }, 'r', 'share-z0')],
       node: 'n1',
       reservedFor: ['pod-busy'],
     }),
   );
   ledger.upsertClaim(
     claim('ns', 'z1', 'uid-z1', {
-      results: [result(CPU, 'n1', 'numa1', { 'cpu.example.com/cpu': '8', 'cpu.example.com/memory': '120Gi' })],
+      results: [result(CPU, 'n1', 'numa1', { 'cpu.example.com/cpu': '8', 'cpu.example.com/memory': '120Gi' }, 'r', 'share-z1')],
       node: 'n1',
       reservedFor: ['pod-busy'],
     }),
@@ -66,6 +66,9 @@ describe('DRA ledger: NUMA alignment', () => {
     occupy(ledger);
     ledger.upsertClaim(alignedClaim('big', '8', '32Gi'));
     const a = ledger.assessPod(pendingFor('big'), 'n1');
+    // structured allocator: no cpu device has the capacity left (CmpRequestOverCapacity), so no solution at all
+    assert.equal(a.refusal?.code, 'cannot_allocate');
+    assert.equal(a.refusal?.numa, 'no_zone_room');
     assert.equal(a.numa.required, true);
     assert.equal(a.numa.fits, false);
     assert.equal(
@@ -110,7 +113,7 @@ describe('DRA ledger: estimates for unallocated claims', () => {
     assert.deepEqual(plain(a.footprint), expectAmounts({ cpu: '1', memory: '1Gi' }));
   });
 
-  it('takes the largest alternative of firstAvailable', () => {
+  it('charges the first firstAvailable alternative that can be allocated (structured allocator: subrequests in order)', () => {
     const a = estimate([
       {
         name: 'any',
@@ -120,7 +123,7 @@ describe('DRA ledger: estimates for unallocated claims', () => {
         ],
       },
     ]);
-    assert.deepEqual(plain(a.footprint), expectAmounts({ cpu: '6', memory: '8Gi' }));
+    assert.deepEqual(plain(a.footprint), expectAmounts({ cpu: '2', memory: '8Gi' }), 'the GPU: the first alternative');
   });
 
   it('takes the largest footprint among the driver devices when selectors cannot be evaluated, and says so', () => {
@@ -138,7 +141,7 @@ describe('DRA ledger: estimates for unallocated claims', () => {
     assert.ok(a.notes.some((n) => /selector could not be evaluated \(CEL: No such key: gpu.example.com/.test(n)), a.notes.join('\n'));
   });
 
-  it('evaluates class and request selectors in CEL: only matching devices are candidates', () => {
+  it('evaluates class and request selectors in CEL and charges the first matching device in visiting order', () => {
     const ledger = newLedger();
     ledger.upsertDeviceClass(deviceClass('x-gpu', GPU, ['device.attributes["gpu.example.com"].model == "x"']));
     ledger.upsertSlice(
@@ -150,7 +153,7 @@ describe('DRA ledger: estimates for unallocated claims', () => {
     );
     ledger.upsertClaim(claim('ns', 'c', 'uid-c', { requests: [{ name: 'g', exactly: { deviceClassName: 'x-gpu' } }] }));
     const byClass = ledger.assessPod(pendingFor('c'), 'n1');
-    assert.deepEqual(plain(byClass.footprint), expectAmounts({ cpu: '4', memory: '8Gi' }), 'g1 (model y, 6 cpu) is no candidate');
+    assert.deepEqual(plain(byClass.footprint), expectAmounts({ cpu: '2', memory: '8Gi' }), 'g0: the first device of model x (g1 is model y, g2 comes later)');
     assert.ok(!byClass.notes.some((n) => /could not be evaluated/.test(n)));
     ledger.upsertClaim(
       claim('ns', 'big', 'uid-big', {

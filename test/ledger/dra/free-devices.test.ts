@@ -37,31 +37,43 @@ describe('DRA device check: free devices that match the selectors', () => {
   it('does not count an exclusive device another claim holds, allocated or reserved', () => {
     const ledger = gpus();
     ledger.upsertClaim(gpuClaim('two', 2));
-    assert.equal(ledger.assessPod(pendingFor('two'), 'n1').unavailable, undefined);
+    assert.equal(ledger.assessPod(pendingFor('two'), 'n1').refusal, undefined);
     ledger.upsertClaim(claim('ns', 'other', 'uid-other', { results: [result(GPU, 'n1', 'g0')], node: 'n1' }));
     assert.equal(
-      ledger.assessPod(pendingFor('two'), 'n1').unavailable,
-      'claim ns/two request gpu: 1 device(s) of driver gpu.example.com on this node, 2 needed (1 allocated to other claims)',
+      ledger.assessPod(pendingFor('two'), 'n1').refusal?.detail,
+      'cannot allocate all claims on n1: claim ns/two request gpu: 1 free matching device(s) of driver gpu.example.com, 2 needed (1 allocated to other claims)',
     );
     ledger.deleteClaim('ns/other');
-    assert.equal(ledger.assessPod(pendingFor('two'), 'n1').unavailable, undefined, 'released: free again');
+    assert.equal(ledger.assessPod(pendingFor('two'), 'n1').refusal, undefined, 'released: free again');
   });
 
-  it('keeps counting a device that allows multiple allocations', () => {
+  it('shares a device that allows multiple allocations while its capacity lasts (KEP-5075 CmpRequestOverCapacity)', () => {
+    const ledger = newLedger();
+    ledger.upsertDeviceClass(deviceClass(GPU, GPU));
+    const shared = { ...gpuDevice('g0'), allowMultipleAllocations: true, capacity: { 'gpu.example.com/memory': { value: '80Gi', requestPolicy: { default: '40Gi' } } } };
+    ledger.upsertSlice(slice('gpu-n1', 'n1', GPU, [shared]));
+    ledger.upsertClaim(claim('ns', 'other', 'uid-other', { results: [result(GPU, 'n1', 'g0', { 'gpu.example.com/memory': '40Gi' }, 'r', 'share-a')], node: 'n1' }));
+    ledger.upsertClaim(gpuClaim('one'));
+    assert.equal(ledger.assessPod(pendingFor('one'), 'n1').refusal, undefined, '40Gi of 80Gi left: the default 40Gi fits');
+    ledger.upsertClaim(claim('ns', 'third', 'uid-third', { results: [result(GPU, 'n1', 'g0', { 'gpu.example.com/memory': '40Gi' }, 'r', 'share-b')], node: 'n1' }));
+    assert.equal(ledger.assessPod(pendingFor('one'), 'n1').refusal?.code, 'cannot_allocate', 'all 80Gi consumed');
+  });
+
+  it('does not share a device that allows multiple allocations with a result that has no shareID (held whole)', () => {
     const ledger = newLedger();
     ledger.upsertDeviceClass(deviceClass(GPU, GPU));
     ledger.upsertSlice(slice('gpu-n1', 'n1', GPU, [{ ...gpuDevice('g0'), allowMultipleAllocations: true }]));
     ledger.upsertClaim(claim('ns', 'other', 'uid-other', { results: [result(GPU, 'n1', 'g0')], node: 'n1' }));
     ledger.upsertClaim(gpuClaim('one'));
-    assert.equal(ledger.assessPod(pendingFor('one'), 'n1').unavailable, undefined);
+    assert.equal(ledger.assessPod(pendingFor('one'), 'n1').refusal?.code, 'cannot_allocate');
   });
 
   it('counts only devices the class selectors accept', () => {
     const ledger = gpus();
     ledger.upsertClaim(gpuClaim('x2', 2, 'model-x'));
     assert.equal(
-      ledger.assessPod(pendingFor('x2'), 'n1').unavailable,
-      'claim ns/x2 request gpu: 1 device(s) of driver gpu.example.com on this node, 2 needed (1 not matching the selectors)',
+      ledger.assessPod(pendingFor('x2'), 'n1').refusal?.detail,
+      'cannot allocate all claims on n1: claim ns/x2 request gpu: 1 free matching device(s) of driver gpu.example.com, 2 needed',
     );
   });
 
@@ -74,7 +86,7 @@ describe('DRA device check: free devices that match the selectors', () => {
     dra.upsertClaim(gpuClaim('want-x', 1, 'model-x'));
     const pending = podEntryFromObject(pendingFor('want-x'));
     const explained = explainPod(ledger, pending, schedulingOptions());
-    assert.equal(explained.nodes.find((n) => n.node === 'n1')!.verdict, 'fails');
+    assert.equal(explained.nodes.find((n) => n.node === 'n1')!.verdict, 'unresolvable');
     assert.equal(explained.nodes.find((n) => n.node === 'n2')!.verdict, 'fits');
     assert.equal(recommendNode(ledger, pending, schedulingOptions()).node, 'n2');
   });

@@ -1,7 +1,9 @@
 /**
  * NUMA zone capacity comes from the devices that provide a resource (capacityKey mappings of a cpu/memory driver);
- * multiplier-only devices (a GPU whose allocation costs cpu) only consume. README "NUMA zones: who provides, who
- * consumes" works the same example.
+ * multiplier-only devices (a GPU whose allocation costs cpu) only consume. docs/dra.md "NUMA zones: who provides, who
+ * consumes" works the same example. Whether a NUMA-aligned claim fits is the structured allocator's answer
+ * (matchAttributeConstraint over device capacity, CmpRequestOverCapacity), not the zone sub-ledger's: kube-scheduler's
+ * node totals are not NUMA-aware (KEP-5517), so a GPU's cpu mapping does not shrink the cpu device's capacity.
  */
 import assert from 'node:assert/strict';
 import { expectAmounts, newLedger, plain } from './builders.js';
@@ -37,12 +39,14 @@ describe('DRA NUMA zones: capacity from providers, use from consumers', () => {
     const zones = ledger.nodeState('n1')!.zones;
     assert.deepEqual(plain(zones.get('0')!.capacity), expectAmounts({ cpu: '32', memory: '128Gi' }), 'three GPUs add no room');
     assert.deepEqual(plain(zones.get('0')!.used), expectAmounts({ cpu: '4', memory: '16Gi' }));
-    // 30 cpu + a GPU (2 cpu) = 32 > 28 free in zone 0; zone 1 has 32 free
-    ledger.upsertClaim(alignedGpuClaim('big', '30'));
+    // numa0 has all its 32 cpu of device capacity and a free GPU (g2): the allocator takes zone 0 for 31 cpu
+    ledger.upsertClaim(alignedGpuClaim('big', '31'));
     const fit = ledger.assessPod(pod('ns', 'p', { uid: 'pod-p', rv: '1', claims: [{ name: 'x', claimName: 'big' }] }), 'n1');
     assert.deepEqual(fit.numa, { required: true, fits: true });
-    ledger.upsertClaim(alignedGpuClaim('huge', '31'));
+    assert.ok(fit.notes.some((n) => n.includes('cpu.example.com/n1/numa0 (cpus), gpu.example.com/n1/g2 (gpu)')), fit.notes.join('\n'));
+    ledger.upsertClaim(alignedGpuClaim('huge', '33'));
     const tooBig = ledger.assessPod(pod('ns', 'q', { uid: 'pod-q', rv: '1', claims: [{ name: 'x', claimName: 'huge' }] }), 'n1');
+    assert.equal(tooBig.refusal?.code, 'cannot_allocate', 'no cpu device has 33 cpu');
     assert.equal(tooBig.numa.fits, false);
     assert.match(tooBig.numa.reason!, /zone 0 free: cpu 28, memory 112Gi; zone 1 free: cpu 32, memory 128Gi/);
   });

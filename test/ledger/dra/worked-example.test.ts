@@ -40,7 +40,7 @@ describe('DRA ledger: the KEP-5517 worked example (dra-v1.36-example.json)', () 
     assert.equal(ledger.nodeUsed('worker-1')?.size ?? 0, 0);
     const assessment = ledger.assessPod(pending, 'worker-1');
     assert.equal(assessment.estimated, true);
-    assert.ok(assessment.notes.some((n) => n.includes('estimate')));
+    assert.ok(assessment.notes.some((n) => n.includes('the allocator would give it cpu.example.com/worker-1/numa0')), assessment.notes.join('\n'));
     assert.deepEqual(plain(assessment.footprint), expectAmounts({ cpu: '10', memory: '40Gi', 'hugepages-1Gi': '4Gi' }));
     assert.deepEqual(assessment.numa, { required: true, fits: true });
     assert.equal(assessment.unsafe, undefined);

@@ -100,7 +100,10 @@ async function applyRequestFaults(ctx: HandlerContext, info: RequestInfo, entry:
     throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
   }
   const delayMs = ctx.faults.takeDelay(info);
-  if (delayMs > 0) await sleep(delayMs);
+  if (delayMs > 0) {
+    entry.fault = `delay:${delayMs}`;
+    await sleep(delayMs);
+  }
   const failure = ctx.faults.takeFailure(info);
   if (failure !== undefined) {
     entry.fault = `failNext:${failure.status}`;

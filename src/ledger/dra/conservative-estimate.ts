@@ -1,24 +1,18 @@
 /**
- * Estimated node-allocatable footprint of an unallocated claim on a candidate node. Which device the allocator will
- * pick is unknown, so each request takes, per resource, the largest footprint among the node's candidate devices
- * (allocationMode All: the sum over all of them); firstAvailable takes the largest alternative. Capacity-keyed mappings
- * use the capacity the request asks for, else the capacity's requestPolicy default, else the whole device capacity.
+ * The conservative footprint of an unallocated claim on a node where kube-ledger cannot reproduce the allocator's
+ * choice (device-allocation.ts returns `inexact`: devices not bound to one node, a selector it cannot evaluate, a
+ * class it does not know): each request takes, per resource, the largest price among the devices it may get
+ * (allocationMode All: the sum over all of them), and a firstAvailable request the largest of its alternatives. Every
+ * price comes from device-pricing.ts, with the consumption the allocator would record (calculateConsumedCapacity).
  */
-import type { ExactDeviceRequest, ResourceClaimObject } from '../objects.js';
+import type { ExactDeviceRequest } from '../objects.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
 import type { DeviceRecord } from './device-index.js';
 import type { ClassSelection } from './device-class.js';
 import type { DeviceSelectors } from './device-cel.js';
-import { mappedAmount, quantityOf } from './mapped-quantity.js';
-
-export interface RequestAlternative extends ExactDeviceRequest {
-  name: string;
-}
-
-export interface ClaimRequest {
-  name: string;
-  alternatives: RequestAlternative[];
-}
+import type { ClaimRequest, RequestAlternative } from './claim-requests.js';
+import { priceDevice, type PricedResult } from './device-pricing.js';
+import { calculateConsumedCapacity, nanosText } from './consumed-capacity.js';
 
 export interface EstimateInputs {
   /** Node-local devices (newest pool generations) with mappings or an unsupported mapping shape. */
@@ -67,25 +61,6 @@ export interface RequestEstimate {
   notes: string[];
 }
 
-/**
- * A claim's requests by claim object. A claim object is never changed in place (a watch event brings a new one), and
- * a first-seen claim pod is assessed on every candidate node: at 5000 candidates the same requests were rebuilt
- * 10000 times a call (~30% of its DRA assessments). Weak: the value holds parts of the claim, never the claim.
- */
-const requestsByClaim = new WeakMap<ResourceClaimObject, readonly ClaimRequest[]>();
-
-export function claimRequests(claim: ResourceClaimObject): readonly ClaimRequest[] {
-  let requests = requestsByClaim.get(claim);
-  if (requests === undefined) {
-    requests = (claim.spec?.devices?.requests ?? []).map((r) => ({
-      name: r.name,
-      alternatives: r.exactly ? [{ ...r.exactly, name: r.name }] : (r.firstAvailable ?? []),
-    }));
-    requestsByClaim.set(claim, requests);
-  }
-  return requests;
-}
-
 export function estimateRequest(request: ClaimRequest, inputs: EstimateInputs): RequestEstimate {
   const estimate: RequestEstimate = { request: request.name, amounts: new Map(), unsupported: [], mapped: false, notes: [] };
   for (const alternative of request.alternatives) {
@@ -109,40 +84,32 @@ export function estimateRequest(request: ClaimRequest, inputs: EstimateInputs): 
 function alternativeFootprint(alternative: RequestAlternative, devices: DeviceRecord[], notes: string[]): ResourceAmounts {
   if (alternative.allocationMode === 'All') {
     const total: ResourceAmounts = new Map();
-    for (const d of devices) addAll(total, deviceFootprint(d, alternative, 1n, notes));
+    for (const d of devices) addAll(total, deviceFootprint(d, alternative, 1, notes));
     return total;
   }
-  const count = BigInt(Math.max(1, alternative.count ?? 1));
+  const count = Math.max(1, alternative.count ?? 1);
   const largest: ResourceAmounts = new Map();
   for (const d of devices) maxInto(largest, deviceFootprint(d, alternative, count, notes));
   return largest;
 }
 
-export function deviceFootprint(
-  device: DeviceRecord,
-  alternative: ExactDeviceRequest,
-  count: bigint,
-  notes: string[],
-): ResourceAmounts {
-  const amounts: ResourceAmounts = new Map();
-  for (const mapping of device.mappings) {
+/** What `count` allocations of the request on this device would cost, as device-pricing.ts prices allocated results. */
+export function deviceFootprint(device: DeviceRecord, alternative: ExactDeviceRequest, count: number, notes: string[]): ResourceAmounts {
+  let result: PricedResult = {};
+  if (device.shared) {
+    const consumed: Record<string, string> = {};
     try {
-      let amount: bigint;
-      if (mapping.capacityKey) {
-        const capacity = device.capacity[mapping.capacityKey];
-        const base =
-          alternative.capacity?.requests?.[mapping.capacityKey] ?? capacity?.requestPolicy?.default ?? capacity?.value;
-        if (base === undefined) continue;
-        amount = mappedAmount(mapping.resource, quantityOf(base), mapping.multiplier, count);
-      } else {
-        amount = mappedAmount(mapping.resource, undefined, mapping.multiplier, count);
+      for (const [name, capacity] of Object.entries(device.capacity)) {
+        consumed[name] = nanosText(calculateConsumedCapacity(alternative.capacity?.requests?.[name], capacity));
       }
-      if (amount !== 0n) amounts.set(mapping.resource, (amounts.get(mapping.resource) ?? 0n) + amount);
+      result = { consumedCapacity: consumed };
     } catch (err) {
-      notes.push(`device ${device.key} ${mapping.resource}: ${(err as Error).message}`);
+      notes.push(`device ${device.key} capacity: ${(err as Error).message}`);
     }
   }
-  return amounts;
+  const price = priceDevice(device, Array.from({ length: count }, () => result));
+  notes.push(...price.problems.filter((p) => !p.includes('no consumed capacity recorded')));
+  return price.amounts;
 }
 
 export function maxInto(target: ResourceAmounts, source: ReadonlyMap<string, bigint>): void {
