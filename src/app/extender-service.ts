@@ -187,8 +187,9 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
   function partialView(): string | undefined {
     if (deps.source.hasSynced()) return undefined;
     const pending = Object.entries(deps.source.freshness().resources).filter(([, f]) => f?.state === 'unsynced').map(([kind]) => kind);
-    const which = pending.length > 0 ? ` (${pending.join(', ')})` : '';
-    return `kube-ledger has not completed the first list of every resource yet${which}; not answering from a partial view`;
+    // Nothing left to list: a relist's diff is being applied in event-loop slices (cluster/event-loop-slices.ts).
+    if (pending.length === 0) return 'kube-ledger is applying a relist; not answering from a partial view';
+    return `kube-ledger has not completed the first list of every resource yet (${pending.join(', ')}); not answering from a partial view`;
   }
 
   /** prioritize and preempt have no error field: 503, counted as `degraded` like filter's answer with `Error` set. */

@@ -10,6 +10,8 @@ export const DEFAULT_SLICE_MS = 10;
 
 /** Objects of a replace session applied between two checks of the slice (a pod with its DRA use: up to ~100 µs). */
 const APPLY_BUDGET = 64;
+/** Objects a diff may hold to be applied at once, slice or not: a few milliseconds, up to ~50 ms on a slow host. */
+const AT_ONCE = 1000;
 
 export class EventLoopSlices {
   private started = performance.now();
@@ -37,17 +39,30 @@ export class EventLoopSlices {
 }
 
 /**
- * Applies a replace session's diff in slices. `onSliced` is called before the first pause, if one is needed: from
- * then on until this resolves, readers would see a store partly new.
+ * Applies replace sessions' diffs, in order. Each is prepared first, in slices, while readers still see the old
+ * store whole; then diffs small enough (`AT_ONCE` objects together) are applied at once, and larger ones in slices,
+ * `onSliced` being called before the first pause within them: from then on until this resolves, readers would see a
+ * store partly new.
  */
-export async function applyInSlices(session: ReplaceSession, slices: EventLoopSlices, onSliced?: () => void): Promise<void> {
+export async function applyInSlices(sessions: ReplaceSession | readonly ReplaceSession[], slices: EventLoopSlices,
+  onSliced?: () => void): Promise<void> {
+  const all = Array.isArray(sessions) ? sessions : [sessions as ReplaceSession];
+  for (const session of all) {
+    while (!session.prepareStep(APPLY_BUDGET)) if (slices.due()) await slices.pause();
+  }
+  if (all.reduce((sum, session) => sum + session.pending(), 0) <= AT_ONCE) {
+    for (const session of all) while (!session.applyStep(Number.MAX_SAFE_INTEGER)) { /* at once */ }
+    return;
+  }
   let paused = false;
-  while (!session.applyStep(APPLY_BUDGET)) {
-    if (!slices.due()) continue;
-    if (!paused) {
-      paused = true;
-      onSliced?.();
+  for (const session of all) {
+    while (!session.applyStep(APPLY_BUDGET)) {
+      if (!slices.due()) continue;
+      if (!paused) {
+        paused = true;
+        onSliced?.();
+      }
+      await slices.pause();
     }
-    await slices.pause();
   }
 }

@@ -16,11 +16,11 @@ export type ClusterChange =
 /**
  * A replacement of every object of one kind, offered object by object as a list is read and applied as a diff
  * against the store (client-go's Replace): objects whose uid and resourceVersion are unchanged are kept as they are,
- * so a relist holds only what changed beside the store, never a second copy of it. Nothing changes in the store
- * until `applyStep` is called; the diff is then applied in steps so a large one need not block the caller, and the
- * store is whole again once a step answers true. Between the first step and the last, readers see a store that is
- * partly new: the source says so (it is not synced meanwhile). The kind's objects must have no other writer while a
- * session of that kind is open.
+ * so a relist holds only what changed beside the store, never a second copy of it. `prepareStep` then finds what the
+ * list no longer holds, reading the store only; nothing changes in the store until `applyStep` is called. Both go in
+ * steps so a large store or diff need not block the caller, and the store is whole again once an apply step answers
+ * true. Between the first apply step and the last, readers see a store that is partly new: the source says so (it is
+ * not synced meanwhile). The kind's objects must have no other writer while a session of that kind is open.
  */
 export interface ReplaceSession {
   readonly kind: ClusterObjectKind;
@@ -30,7 +30,11 @@ export interface ReplaceSession {
   quarantine(note: QuarantineNote): void;
   /** Offered objects that differ from the store so far (what the session holds). */
   staged(): number;
-  /** Applies up to `budget` objects' worth of the diff; true once all of it is applied. */
+  /** Finds, reading the store only, up to `budget` objects' worth of what the list no longer holds; true once done. */
+  prepareStep(budget: number): boolean;
+  /** The diff's size once prepared: removals, new and changed objects, quarantines. */
+  pending(): number;
+  /** Applies up to `budget` objects' worth of the diff (preparing first if not yet); true once all of it is applied. */
   applyStep(budget: number): boolean;
   /** Drops what was offered (before the first `applyStep`); the store stays as it was. */
   abort(): void;
@@ -57,6 +61,8 @@ export function replaceAsOneChange(kind: ClusterObjectKind, apply: (change: Clus
     offer: (object) => void objects.push(object),
     quarantine: (note) => void quarantined.push(note),
     staged: () => objects.length + quarantined.length,
+    prepareStep: () => true,
+    pending: () => objects.length + quarantined.length,
     applyStep() {
       if (!applied) {
         applied = true;

@@ -135,6 +135,8 @@ export class ClusterLedger implements ClusterSink {
       offer: (object) => session.offer(object),
       quarantine: (note) => session.quarantine(note),
       staged: () => session.staged(),
+      prepareStep: (budget) => session.prepareStep(budget),
+      pending: () => session.pending(),
       applyStep: (budget) => {
         if (!applying) {
           applying = true;
@@ -164,7 +166,7 @@ export class ClusterLedger implements ClusterSink {
         pod: (key) => this.podsByKey.get(key),
         pods: () => this.podsByKey.values(),
         quarantine,
-        put: (entry, object) => this.putPod(entry, object),
+        put: ({ entry, object }) => this.putPod(entry, object),
         remove: (key) => this.deletePod(key),
         quarantineObject: (note) => this.quarantineObject(note),
         replaced,
@@ -178,7 +180,7 @@ export class ClusterLedger implements ClusterSink {
         },
         knownNames: () => [...this.nodes.values()].filter((entry) => entry.known).map((entry) => entry.name),
         quarantine,
-        upsert: (node) => this.upsertNode(node),
+        put: (node) => this.upsertNode(node),
         remove: (name) => this.deleteNode(name),
         quarantineObject: (note) => this.quarantineObject(note),
         replaced,
@@ -191,7 +193,7 @@ export class ClusterLedger implements ClusterSink {
         version: (key) => versions.get(key),
         keys: () => [...versions.keys()],
         quarantine,
-        upsert: (object) => {
+        put: (object) => {
           const key = objectKey(object.metadata);
           this.release(kind, key);
           this.handlers[kind].upsert(object);

@@ -2,9 +2,9 @@
  * Relists applied as diffs (changes.ts, ReplaceSession), the ledger's side of client-go's Replace. As a list is read,
  * each offered object is compared with the store: an unchanged one (same uid, same known resourceVersion) is only
  * marked as still listed and its offered copy is garbage at once; a new or changed pod has its ledger entry built
- * then (what the ledger keeps of it is small, and the rest of the listed object dies young). Applying the diff removes
- * what the list no longer holds, then puts the new and changed entries in. A relist of an unchanged cluster therefore
- * holds almost nothing beside the store, and its application is a walk over the store.
+ * then (what the ledger keeps of it is small, and the rest of the listed object dies young). Preparing finds what the
+ * list no longer holds without changing the store; applying removes that, then puts the new and changed entries in.
+ * A relist of an unchanged cluster therefore holds almost nothing beside the store, and its application is empty.
  */
 import type { ClusterObject, ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
@@ -15,51 +15,129 @@ import type { ReplaceSession } from './changes.js';
 /** A walk over the store costs this much less than putting one entry in (a field read against a node update). */
 const SWEEP_VISITS_PER_UNIT = 16;
 
-/** What a pod session needs of the ledger. */
-export interface PodStore {
-  pod(key: string): PodEntry | undefined;
-  pods(): IterableIterator<PodEntry>;
+/** What every session needs of the store it replaces. */
+interface ReplacedStore<T> {
   readonly quarantine: QuarantineStore;
-  /**
-   * Puts a built entry in place of the key's current entry or quarantine (quarantined itself if unreadable);
-   * `object` is what DRA accounting reads of the pod.
-   */
-  put(entry: PodEntry, object: PodObject): void;
-  /** Removes the key's entry or quarantine. */
+  /** Puts a new or changed object in (for pods: a built entry, quarantined itself if unreadable). */
+  put(item: T): void;
+  /** Removes the key's object or quarantine. */
   remove(key: string): void;
   quarantineObject(note: QuarantineNote): void;
   /** Called once the whole diff is applied. */
   replaced(): void;
 }
 
+/** What a pod session needs of the ledger. */
+export interface PodStore extends ReplacedStore<{ entry: PodEntry; object: PodObject }> {
+  pod(key: string): PodEntry | undefined;
+  pods(): IterableIterator<PodEntry>;
+}
+
 /** What a node session needs of the ledger. */
-export interface NodeStore {
+export interface NodeStore extends ReplacedStore<NodeObject> {
   /** The resourceVersion of a known node, undefined when unknown. */
   knownVersion(name: string): string | undefined;
   knownNames(): string[];
-  readonly quarantine: QuarantineStore;
-  upsert(node: NodeObject): void;
-  remove(name: string): void;
-  quarantineObject(note: QuarantineNote): void;
-  replaced(): void;
 }
 
-type Phase = 'offering' | 'sweeping' | 'putting' | 'done';
+/** What a session of a kind kept in another store (DRA accounting) needs: the resourceVersion of what it holds. */
+export interface VersionedStore extends ReplacedStore<ClusterObject> {
+  readonly kind: ClusterObjectKind;
+  /** The resourceVersion of the object the store holds under `key` ('' when unknown); undefined when none. */
+  version(key: string): string | undefined;
+  keys(): string[];
+}
+
+type Phase = 'offering' | 'preparing' | 'prepared' | 'applying' | 'done';
+
+/** Offered objects staged, removals found, then both applied in budgeted steps: what every session shares. */
+abstract class DiffSession<T> implements ReplaceSession {
+  abstract readonly kind: ClusterObjectKind;
+  protected phase: Phase = 'offering';
+  protected changed: T[] = [];
+  protected removals: string[] = [];
+  private notes: QuarantineNote[] = [];
+  private at = 0;
+
+  constructor(private readonly store: ReplacedStore<T>) {}
+
+  abstract offer(object: ClusterObject): void;
+
+  quarantine(note: QuarantineNote): void {
+    this.assertOffering();
+    this.listedQuarantine(note.key);
+    this.notes.push(note);
+  }
+
+  staged(): number {
+    return this.changed.length + this.notes.length;
+  }
+
+  pending(): number {
+    return this.removals.length + this.changed.length + this.notes.length;
+  }
+
+  prepareStep(budget: number): boolean {
+    if (this.phase === 'offering') this.phase = 'preparing';
+    if (this.phase === 'preparing' && this.findRemovals(budget)) this.phase = 'prepared';
+    return this.phase !== 'preparing';
+  }
+
+  applyStep(budget: number): boolean {
+    while (!this.prepareStep(Number.MAX_SAFE_INTEGER)) { /* prepared at once when not beforehand */ }
+    if (this.phase === 'done') return true;
+    this.phase = 'applying';
+    let units = Math.max(1, budget);
+    const removed = this.removals.length;
+    for (; units > 0 && this.at < removed + this.changed.length; units--, this.at++) {
+      if (this.at < removed) this.store.remove(this.removals[this.at]!);
+      else {
+        const index = this.at - removed;
+        this.store.put(this.changed[index]!);
+        // Let go of each item once it is in the store: the array must not keep a replaced entry alive.
+        this.changed[index] = undefined as T;
+      }
+    }
+    if (this.at < removed + this.changed.length) return false;
+    for (const note of this.notes) this.store.quarantineObject(note);
+    this.abort();
+    this.store.replaced();
+    return true;
+  }
+
+  abort(): void {
+    this.changed = [];
+    this.removals = [];
+    this.notes = [];
+    this.phase = 'done';
+  }
+
+  /** Adds what the list no longer holds to `removals` (reading the store only); true once all is found. */
+  protected abstract findRemovals(budget: number): boolean;
+
+  /** A quarantined key the list still holds (a quarantine not listed again is released). */
+  protected abstract listedQuarantine(key: string): void;
+
+  /** Quarantined keys of the kind the list does not hold. */
+  protected unlistedQuarantines(listed: (key: string) => boolean): string[] {
+    return this.store.quarantine.keysOf(this.kind).filter((key) => !listed(key));
+  }
+
+  protected assertOffering(): void {
+    if (this.phase !== 'offering') throw new Error('replace session: offer after the diff started to apply');
+  }
+}
 
 /** The pods' session: marks kept entries with this session's number, builds entries for the rest as they come. */
-export class PodReplace implements ReplaceSession {
+export class PodReplace extends DiffSession<{ entry: PodEntry; object: PodObject }> {
   readonly kind = 'Pod' as const;
-  private phase: Phase = 'offering';
-  private changed: PodEntry[] = [];
-  /** The listed pod beside its entry where DRA accounting reads more than the entry keeps (pod-level resources). */
-  private readonly wholePods = new Map<PodEntry, PodObject>();
-  private notes: QuarantineNote[] = [];
-  /** Quarantined keys listed again unchanged, or listed at all (a quarantine not listed again is released). */
+  /** Quarantined keys listed again (unchanged or not). */
   private readonly quarantineListed = new Set<string>();
   private sweep: IterableIterator<PodEntry> | undefined;
-  private putAt = 0;
 
-  constructor(private readonly store: PodStore, private readonly mark: number) {}
+  constructor(private readonly pods: PodStore, private readonly mark: number) {
+    super(pods);
+  }
 
   offer(object: ClusterObject): void {
     this.assertOffering();
@@ -67,12 +145,12 @@ export class PodReplace implements ReplaceSession {
     const key = objectKey(pod.metadata);
     const uid = pod.metadata.uid ?? key;
     const resourceVersion = pod.metadata.resourceVersion ?? '';
-    const current = this.store.pod(key);
+    const current = this.pods.pod(key);
     if (current) {
       current.listMark = this.mark;
       if (resourceVersion !== '' && current.resourceVersion === resourceVersion && current.uid === uid) return;
-    } else if (this.store.quarantine.size > 0) {
-      const note = this.store.quarantine.get('Pod', key);
+    } else if (this.pods.quarantine.size > 0) {
+      const note = this.pods.quarantine.get('Pod', key);
       if (note) {
         this.quarantineListed.add(key);
         if (QuarantineStore.sameVersion(note, uid, resourceVersion)) return;
@@ -80,223 +158,97 @@ export class PodReplace implements ReplaceSession {
     }
     const entry = podEntryFromObject(pod);
     entry.listMark = this.mark;
-    this.changed.push(entry);
     // DRA derives a pod-level request's covered resources with the containers' requests, which a bound entry drops.
-    if (pod.spec?.resources !== undefined && entry.object !== pod) this.wholePods.set(entry, pod);
+    this.changed.push({ entry, object: pod.spec?.resources !== undefined ? pod : entry.object });
   }
 
-  quarantine(note: QuarantineNote): void {
-    this.assertOffering();
-    const current = this.store.pod(note.key);
+  protected listedQuarantine(key: string): void {
+    const current = this.pods.pod(key);
     if (current) current.listMark = this.mark;
-    this.quarantineListed.add(note.key);
-    this.notes.push(note);
+    this.quarantineListed.add(key);
   }
 
-  staged(): number {
-    return this.changed.length + this.notes.length;
-  }
-
-  applyStep(budget: number): boolean {
-    if (this.phase === 'offering') {
-      this.phase = 'sweeping';
-      this.sweep = this.store.pods();
+  /** Entries no offer marked: what the list no longer holds. */
+  protected findRemovals(budget: number): boolean {
+    this.sweep ??= this.pods.pods();
+    let visits = Math.max(1, budget) * SWEEP_VISITS_PER_UNIT;
+    for (let next = this.sweep.next(); !next.done; next = this.sweep.next()) {
+      if (next.value.listMark !== this.mark) this.removals.push(next.value.key);
+      if (--visits <= 0) return false;
     }
-    let units = budget;
-    if (this.phase === 'sweeping') units = this.sweepStep(units);
-    if (this.phase === 'putting') this.putStep(units);
-    return this.phase === 'done';
-  }
-
-  abort(): void {
-    this.changed = [];
-    this.notes = [];
-    this.wholePods.clear();
-    this.phase = 'done';
-  }
-
-  /** Removes what the list no longer holds; returns the units left. */
-  private sweepStep(units: number): number {
-    let visits = units * SWEEP_VISITS_PER_UNIT;
-    for (let next = this.sweep!.next(); !next.done; next = this.sweep!.next()) {
-      // Deleting the entry just visited is safe: a Map iterator goes on after it.
-      if (next.value.listMark !== this.mark) this.store.remove(next.value.key);
-      if (--visits <= 0) return 0;
-    }
-    for (const key of this.store.quarantine.keysOf('Pod')) if (!this.quarantineListed.has(key)) this.store.remove(key);
+    this.removals.push(...this.unlistedQuarantines((key) => this.quarantineListed.has(key)));
     this.sweep = undefined;
-    this.phase = 'putting';
-    return Math.floor(visits / SWEEP_VISITS_PER_UNIT);
-  }
-
-  private putStep(units: number): void {
-    const end = Math.min(this.changed.length, this.putAt + Math.max(1, units));
-    for (; this.putAt < end; this.putAt++) {
-      const entry = this.changed[this.putAt]!;
-      this.store.put(entry, this.wholePods.get(entry) ?? entry.object);
-      // Let go of each entry once it is in the store: the array must not keep a replaced entry alive.
-      this.changed[this.putAt] = undefined as unknown as PodEntry;
-    }
-    if (this.putAt < this.changed.length) return;
-    for (const note of this.notes) this.store.quarantineObject(note);
-    this.abort();
-    this.store.replaced();
-  }
-
-  private assertOffering(): void {
-    if (this.phase !== 'offering') throw new Error('replace session: offer after the diff started to apply');
+    return true;
   }
 }
 
-/** The nodes' session: node names are few (one per node), so kept names are held in a set. */
-export class NodeReplace implements ReplaceSession {
+/** The nodes' session: node names are few (one per node), so listed names are held in a set. */
+export class NodeReplace extends DiffSession<NodeObject> {
   readonly kind = 'Node' as const;
-  private phase: Phase = 'offering';
   private listed = new Set<string>();
-  private changed: NodeObject[] = [];
-  private notes: QuarantineNote[] = [];
-  private removals: string[] | undefined;
-  private at = 0;
 
-  constructor(private readonly store: NodeStore) {}
+  constructor(private readonly nodes: NodeStore) {
+    super(nodes);
+  }
 
   offer(object: ClusterObject): void {
+    this.assertOffering();
     const node = object as NodeObject;
     const name = node.metadata.name ?? '';
     if (name === '') return;
     this.listed.add(name);
-    const version = this.store.knownVersion(name);
+    const version = this.nodes.knownVersion(name);
     const resourceVersion = node.metadata.resourceVersion ?? '';
     // An unreadable node listed again unchanged stays as it is (its allocatable error is kept on the known entry).
     if (version !== undefined && resourceVersion !== '' && version === resourceVersion) return;
     this.changed.push(node);
   }
 
-  quarantine(note: QuarantineNote): void {
-    this.listed.add(note.key);
-    this.notes.push(note);
+  protected listedQuarantine(key: string): void {
+    this.listed.add(key);
   }
 
-  staged(): number {
-    return this.changed.length + this.notes.length;
-  }
-
-  applyStep(budget: number): boolean {
-    if (this.phase === 'offering') {
-      this.phase = 'sweeping';
-      this.removals = this.store.knownNames().filter((name) => !this.listed.has(name));
-      for (const key of this.store.quarantine.keysOf('Node')) if (!this.listed.has(key)) this.removals.push(key);
-    }
-    let units = Math.max(1, budget);
-    if (this.phase === 'sweeping') {
-      while (units > 0 && this.at < this.removals!.length) {
-        this.store.remove(this.removals![this.at++]!);
-        units--;
-      }
-      if (this.at < this.removals!.length) return false;
-      this.phase = 'putting';
-      this.at = 0;
-    }
-    while (units > 0 && this.at < this.changed.length) {
-      this.store.upsert(this.changed[this.at++]!);
-      units--;
-    }
-    if (this.at < this.changed.length) return false;
-    for (const note of this.notes) this.store.quarantineObject(note);
-    this.abort();
-    this.store.replaced();
+  protected findRemovals(): boolean {
+    this.removals = this.nodes.knownNames().filter((name) => !this.listed.has(name));
+    this.removals.push(...this.unlistedQuarantines((key) => this.listed.has(key)));
+    this.listed = new Set();
     return true;
   }
-
-  abort(): void {
-    this.listed = new Set();
-    this.changed = [];
-    this.notes = [];
-    this.phase = 'done';
-  }
-}
-
-/** What a session of a kind kept in another store (DRA accounting) needs: the resourceVersion of what it holds. */
-export interface VersionedStore {
-  /** The resourceVersion of the object the store holds under `key` ('' when unknown); undefined when none. */
-  version(key: string): string | undefined;
-  keys(): string[];
-  readonly quarantine: QuarantineStore;
-  readonly kind: ClusterObjectKind;
-  upsert(object: ClusterObject): void;
-  remove(key: string): void;
-  quarantineObject(note: QuarantineNote): void;
-  replaced(): void;
 }
 
 /**
- * The session of a kind whose objects another store keeps (ResourceSlices, ResourceClaims): kept keys in a set, the
- * changed objects staged, the diff applied as deletes and upserts (what the store's own replace does), in steps.
+ * The session of a kind whose objects another store keeps (ResourceSlices, ResourceClaims): listed keys in a set, the
+ * changed objects staged, the diff applied as deletes and upserts (what the store's own replace does).
  */
-export class VersionedReplace implements ReplaceSession {
-  private phase: Phase = 'offering';
+export class VersionedReplace extends DiffSession<ClusterObject> {
   private listed = new Set<string>();
-  private changed: ClusterObject[] = [];
-  private notes: QuarantineNote[] = [];
-  private removals: string[] = [];
-  private at = 0;
 
-  constructor(private readonly store: VersionedStore) {}
+  constructor(private readonly objects: VersionedStore) {
+    super(objects);
+  }
 
-  get kind(): VersionedStore['kind'] {
-    return this.store.kind;
+  get kind(): ClusterObjectKind {
+    return this.objects.kind;
   }
 
   offer(object: ClusterObject): void {
+    this.assertOffering();
     const key = objectKey(object.metadata);
     this.listed.add(key);
     const resourceVersion = object.metadata.resourceVersion ?? '';
-    if (resourceVersion !== '' && this.store.version(key) === resourceVersion) return;
+    if (resourceVersion !== '' && this.objects.version(key) === resourceVersion) return;
     this.changed.push(object);
   }
 
-  quarantine(note: QuarantineNote): void {
-    this.listed.add(note.key);
-    this.notes.push(note);
+  protected listedQuarantine(key: string): void {
+    this.listed.add(key);
   }
 
-  staged(): number {
-    return this.changed.length + this.notes.length;
-  }
-
-  applyStep(budget: number): boolean {
-    if (this.phase === 'offering') {
-      this.phase = 'sweeping';
-      this.removals = this.store.keys().filter((key) => !this.listed.has(key));
-      for (const key of this.store.quarantine.keysOf(this.kind)) if (!this.listed.has(key)) this.removals.push(key);
-    }
-    let units = Math.max(1, budget);
-    if (this.phase === 'sweeping') {
-      while (units > 0 && this.at < this.removals.length) {
-        this.store.remove(this.removals[this.at++]!);
-        units--;
-      }
-      if (this.at < this.removals.length) return false;
-      this.phase = 'putting';
-      this.at = 0;
-    }
-    while (units > 0 && this.at < this.changed.length) {
-      this.store.upsert(this.changed[this.at++]!);
-      units--;
-    }
-    if (this.at < this.changed.length) return false;
-    for (const note of this.notes) this.store.quarantineObject(note);
-    this.abort();
-    this.store.replaced();
-    return true;
-  }
-
-  abort(): void {
+  protected findRemovals(): boolean {
+    this.removals = this.objects.keys().filter((key) => !this.listed.has(key));
+    this.removals.push(...this.unlistedQuarantines((key) => this.listed.has(key)));
     this.listed = new Set();
-    this.changed = [];
-    this.notes = [];
-    this.removals = [];
-    this.phase = 'done';
+    return true;
   }
 }
 

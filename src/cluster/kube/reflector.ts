@@ -112,9 +112,15 @@ interface WatchEvent {
 
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
-/** A watch-list that did not deliver its initial events (the server ignores sendInitialEvents, or ended early). */
+/**
+ * A watch-list that did not deliver its initial events (the server ignores sendInitialEvents, or ended early).
+ * `quiet`: nothing to count (an optional resource whose API is missing: the paged list says so).
+ */
 class WatchListUnsupported extends Error {
   override readonly name = 'WatchListUnsupported';
+  constructor(message: string, readonly quiet = false) {
+    super(message);
+  }
 }
 
 export class Reflector {
@@ -202,7 +208,7 @@ export class Reflector {
         if (signal.aborted) return false;
         if (err instanceof WatchListUnsupported) {
           this.watchListUsable = false;
-          this.countError('watch_list_unsupported', err);
+          if (!err.quiet) this.countError('watch_list_unsupported', err);
           continue;
         }
         this.countError(err instanceof ListBoundError ? 'list_bound' : 'list_failed', err);
@@ -282,8 +288,7 @@ export class Reflector {
         throw new WatchListUnsupported(`watch-list refused (${cause.message}); listing in pages from now on`);
       }
       if (this.deps.resource.optional && isApiError(cause, 404)) {
-        this.watchListUsable = false;
-        throw new WatchListUnsupported(`watch-list of an optional resource answered 404; listing in pages`);
+        throw new WatchListUnsupported('watch-list of an optional resource answered 404; listing in pages', true);
       }
       throw cause;
     } finally {

@@ -141,7 +141,7 @@ export class SnapshotSource implements ClusterSource {
   /** Every kind's diff, in batch order (what a kind refers to is there before it), in event-loop slices. */
   private async applyAll(sessions: Record<ClusterObjectKind, ReplaceSession>): Promise<void> {
     try {
-      for (const kind of KINDS_IN_BATCH_ORDER) await applyInSlices(sessions[kind], this.slices, () => { this.applying = true; });
+      await applyInSlices(KINDS_IN_BATCH_ORDER.map((kind) => sessions[kind]), this.slices, () => { this.applying = true; });
     } finally {
       this.applying = false;
     }

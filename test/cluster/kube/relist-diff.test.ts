@@ -1,8 +1,8 @@
 /**
  * A relist through the kube source is applied as a diff (client-go's Replace): pods the new list shows unchanged keep
- * their ledger entries (the same objects: nothing was rebuilt), and a diff too large for one slice of the event loop is
- * applied in slices, during which the source says it is not synced (a reader would see a store partly new: the
- * verbs and readiness read `hasSynced`).
+ * their ledger entries (the same objects: nothing was rebuilt), and a diff too large to apply at once (over 1000
+ * objects) is applied in slices of the event loop, during which the source says it is not synced (a reader would see
+ * a store partly new: the verbs and readiness read `hasSynced`).
  */
 import assert from 'node:assert/strict';
 import type { ReplaceSession } from '../../../src/ledger/changes.js';
@@ -36,10 +36,10 @@ describe('kube source: relists as diffs (fake API server)', () => {
     h = undefined;
   });
 
-  const many = (rvTag: string) => Array.from({ length: 600 }, (_, i) => pod('default', `p${i}`, { node: 'n1', cpu: '1m', labels: { tag: rvTag } }));
+  const many = (rvTag: string) => Array.from({ length: 1200 }, (_, i) => pod('default', `p${i}`, { node: 'n1', cpu: '1m', labels: { tag: rvTag } }));
 
   it('keeps the entries of unchanged pods across a relist and replaces only the changed ones', async () => {
-    h = await startHarness({ clock: new FakeClock(), server: { objects: [node('n1', { cpu: '64', memory: '8Gi', pods: '1000' }), ...many('a')] } });
+    h = await startHarness({ clock: new FakeClock(), server: { objects: [node('n1', { cpu: '64', memory: '8Gi', pods: '2000' }), ...many('a')] } });
     const harness = h;
     await until(harness, () => harness.runtime.source.hasSynced(), 'the sync');
     const before = new Map([...harness.ledger.pods()].map((entry) => [entry.key, entry]));
@@ -51,14 +51,14 @@ describe('kube source: relists as diffs (fake API server)', () => {
     await assertCacheConverges(harness);
     let kept = 0;
     for (const entry of harness.ledger.pods()) if (before.get(entry.key) === entry) kept++;
-    assert.equal(kept, 599, 'every unchanged pod kept its entry');
+    assert.equal(kept, 1199, 'every unchanged pod kept its entry');
     assert.notEqual(harness.ledger.podByKey('default/p7'), before.get('default/p7'));
   });
 
   it('a diff applied in several slices makes the source unsynced until the last slice, then synced again', async () => {
     const ledger = new SteppedLedger();
     h = await startHarness({ clock: new FakeClock(), start: false, tuning: { sliceMs: 0 },
-      server: { objects: [node('n1', { cpu: '64', memory: '8Gi', pods: '1000' }), ...many('a')] } });
+      server: { objects: [node('n1', { cpu: '64', memory: '8Gi', pods: '2000' }), ...many('a')] } });
     const harness = h;
     ledger.hasSynced = () => harness.runtime.source.hasSynced();
     await harness.runtime.source.start(ledger);
