@@ -4,7 +4,7 @@
  * none shares an event loop with the load generator.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -93,6 +93,8 @@ export function compileLedger(): string {
     include: ['../../src/**/*.ts', '../../test/bench/ledger-child.ts'],
   }, null, 2));
   execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config], { cwd: REPO_ROOT, stdio: 'inherit' });
+  // The version is read from package.json two levels above src/app (build-identity.ts), as in the image's dist/.
+  copyFileSync(join(REPO_ROOT, 'package.json'), join(COMPILED_DIR, 'package.json'));
   return join(COMPILED_DIR, 'test', 'bench', 'ledger-child.js');
 }
 

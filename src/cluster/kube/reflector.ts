@@ -20,64 +20,28 @@
  * It never stops by itself; only `stop()` ends it.
  */
 import type { ClusterSink, ReplaceSession } from '../../ledger/changes.js';
-import { CONFIG_DEFAULTS } from '../../config/defaults.js';
 import { objectKey, type ObjectMeta } from '../../ledger/objects.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { admit, identityProblem, type DropReport } from '../admission.js';
-import { applyInSlices, DEFAULT_SLICE_MS, EventLoopSlices } from '../event-loop-slices.js';
+import { applyInSlices, EventLoopSlices } from '../event-loop-slices.js';
 import type { FreshnessTracker } from '../freshness/freshness-tracker.js';
 import type { TimerScheduler } from '../freshness/timer-scheduler.js';
 import type { KubeApiClient } from './api-client.js';
-import { isApiError, type ApiStatus } from './api-error.js';
-import { Backoff, sleep, startTimer, type BackoffOptions } from './backoff.js';
-import { ByteBudget, ListBoundError, type ListBounds } from './list-bounds.js';
+import { isApiError } from './api-error.js';
+import { Backoff, sleep, startTimer } from './backoff.js';
+import { ByteBudget, ListBoundError } from './list-bounds.js';
+import { DEFAULT_REFLECTOR_TUNING, type ReflectorTuning } from './reflector-tuning.js';
 import { readPagedList } from './paged-list.js';
 import type { KubeResource } from './resources.js';
 import { StalledWatchError, WatchConnection } from './watch-connection.js';
+import { readInitialEvents, WatchListUnsupported } from './watch-list.js';
 import { errorEventFailure, watchFailureOf, type WatchFailure } from './watch-errors.js';
+
+export { DEFAULT_REFLECTOR_TUNING, type ReflectorTuning } from './reflector-tuning.js';
 
 export type ReflectorMetrics = Pick<Metrics, 'informerRelists' | 'informerRestarts' | 'informerErrors' | 'informerObjects'
   | 'informerListSeconds' | 'relistDurationSeconds' | 'ledgerRebuildSeconds'>;
-
-export interface ReflectorTuning {
-  pageSize: number;
-  /** Server-side watch timeout; each watch asks for this ± `watchTimeoutJitter`. */
-  watchTimeoutSeconds: number;
-  watchTimeoutJitter: number;
-  /** A watch silent for longer than its timeout plus this is considered stalled. */
-  stallGraceMs: number;
-  watchBackoff: BackoffOptions;
-  relistBackoff: BackoffOptions;
-  /** How often an optional resource whose API is missing is listed again. */
-  missingApiRetryMs: number;
-  /** Deadline of one list page (headers and body). */
-  listTimeoutMs: number;
-  /** Longest silence (no event, no bookmark) tolerated on an open watch, whatever its timeout. */
-  watchIdleTimeoutMs: number;
-  /** Bounds of one list (cluster.list.*). */
-  listBounds: ListBounds;
-  /** Ask for a watch-list first (cluster.watchList); paged lists when false or unsupported. */
-  watchList: boolean;
-  /** Event-loop slice of list reading and diff application. */
-  sliceMs: number;
-}
-
-export const DEFAULT_REFLECTOR_TUNING: ReflectorTuning = {
-  pageSize: 500,
-  watchTimeoutSeconds: 300,
-  watchTimeoutJitter: 0.1,
-  stallGraceMs: 30_000,
-  watchBackoff: { initialMs: 200, maxMs: 30_000, jitter: 0.2 },
-  relistBackoff: { initialMs: 200, maxMs: 30_000, jitter: 0.2 },
-  missingApiRetryMs: 60_000,
-  listTimeoutMs: CONFIG_DEFAULTS.freshness.requestTimeouts.listMs,
-  // kube-apiserver's watch cache sends a bookmark about once a minute on a watch that asked for them.
-  watchIdleTimeoutMs: CONFIG_DEFAULTS.freshness.requestTimeouts.watchIdleMs,
-  listBounds: { ...CONFIG_DEFAULTS.cluster.list },
-  watchList: CONFIG_DEFAULTS.cluster.watchList,
-  sliceMs: DEFAULT_SLICE_MS,
-};
 
 export interface ReflectorDeps {
   resource: KubeResource;
@@ -105,23 +69,7 @@ type WatchEnd =
   | { next: 'relist'; error: ErrorKind; message: string }
   | { next: 'stopped' };
 
-interface WatchEvent {
-  type?: string;
-  object?: { metadata?: ObjectMeta } & ApiStatus & Record<string, unknown>;
-}
-
-const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
-
-/**
- * A watch-list that did not deliver its initial events (the server ignores sendInitialEvents, or ended early).
- * `quiet`: nothing to count (an optional resource whose API is missing: the paged list says so).
- */
-class WatchListUnsupported extends Error {
-  override readonly name = 'WatchListUnsupported';
-  constructor(message: string, readonly quiet = false) {
-    super(message);
-  }
-}
+import type { WatchEvent } from './watch-list.js';
 
 export class Reflector {
   private readonly stopper = new AbortController();
@@ -275,7 +223,7 @@ export class Reflector {
     try {
       connection = await WatchConnection.open(this.deps.client, `${this.deps.resource.collectionPath}?${query}`, bounded.signal,
         this.tuning.listTimeoutMs, this.deps.timers, bounded.budget);
-      const { resourceVersion, offered } = await this.readInitialEvents(connection, session);
+      const { resourceVersion, offered } = await readInitialEvents(connection, (object) => this.offer(session, object), this.slices);
       bounded.budget.disarm();
       await this.commit(session, resourceVersion, offered, started);
       return connection;
@@ -294,33 +242,6 @@ export class Reflector {
     } finally {
       bounded.done();
     }
-  }
-
-  /** Initial events of a watch-list into `session`, up to the bookmark that ends them. */
-  private async readInitialEvents(connection: WatchConnection, session: ReplaceSession): Promise<{ resourceVersion: string | undefined; offered: number }> {
-    let offered = 0;
-    for (;;) {
-      const next = await connection.next();
-      if (next.done) throw new WatchListUnsupported('watch-list ended before its initial-events-end bookmark; listing in pages from now on');
-      const event = next.value as WatchEvent;
-      if (event.type === 'ADDED') {
-        if (this.offer(session, event.object)) offered++;
-      } else if (event.type === 'BOOKMARK') {
-        const meta = event.object?.metadata;
-        if (meta?.annotations?.[INITIAL_EVENTS_END] === 'true') return { resourceVersion: meta.resourceVersion, offered };
-        throw new WatchListUnsupported('a bookmark before the initial-events-end bookmark: the API server does not stream initial events; listing in pages from now on');
-      } else if (event.type === 'ERROR') {
-        throw this.errorEventAsListError(event);
-      } else {
-        throw new WatchListUnsupported(`a ${String(event.type)} event among the initial events; listing in pages from now on`);
-      }
-      if (this.slices.due()) await this.slices.pause();
-    }
-  }
-
-  private errorEventAsListError(event: WatchEvent): Error {
-    const status = event.object ?? {};
-    return new Error(`watch-list ERROR event: ${status.code ?? '?'} ${status.reason ?? ''}: ${status.message ?? ''}`);
   }
 
   /** The abort signal and byte budget of one list, with its time bound armed; `done` disarms it. */
