@@ -214,15 +214,17 @@ export class Reflector {
   private async watchList(signal: AbortSignal): Promise<WatchConnection> {
     const started = performance.now();
     const bounded = this.boundedList(signal);
+    // The server-side timeout is no shorter than the list's own bound: the initial events of a large resource take long.
+    const timeoutSeconds = Math.max(this.jitteredTimeoutSeconds(), this.tuning.listBounds.maxSeconds);
     const query = new URLSearchParams({
       watch: '1', sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: 'true',
-      resourceVersion: '', timeoutSeconds: String(Math.max(this.jitteredTimeoutSeconds(), this.tuning.listBounds.maxSeconds)),
+      resourceVersion: '', timeoutSeconds: String(timeoutSeconds),
     });
     const session = this.deps.sink.beginReplace(this.deps.resource.kind);
     let connection: WatchConnection | undefined;
     try {
       connection = await WatchConnection.open(this.deps.client, `${this.deps.resource.collectionPath}?${query}`, bounded.signal,
-        this.tuning.listTimeoutMs, this.deps.timers, bounded.budget);
+        this.stallMs(timeoutSeconds), this.deps.timers, bounded.budget);
       const { resourceVersion, offered } = await readInitialEvents(connection, (object) => this.offer(session, object), this.slices);
       bounded.budget.disarm();
       await this.commit(session, resourceVersion, offered, started);
@@ -314,7 +316,7 @@ export class Reflector {
   /** One watch (opened here, or the watch-list's connection going on) until it ends. */
   private async watchOnce(resourceVersion: string, signal: AbortSignal, open: WatchConnection | undefined): Promise<WatchEnd> {
     const timeoutSeconds = this.jitteredTimeoutSeconds();
-    const stallMs = Math.min(timeoutSeconds * 1000 + this.tuning.stallGraceMs, this.tuning.watchIdleTimeoutMs);
+    const stallMs = this.stallMs(timeoutSeconds);
     let connection = open;
     let events = 0;
     try {
@@ -408,6 +410,11 @@ export class Reflector {
     if (resourceVersion) this.lastRv = resourceVersion;
     this.watchBackoff.reset();
     this.relistBackoff.reset();
+  }
+
+  /** Silence past which a watch counts as stalled: its timeout plus a grace, at most the idle deadline. */
+  private stallMs(timeoutSeconds: number): number {
+    return Math.min(timeoutSeconds * 1000 + this.tuning.stallGraceMs, this.tuning.watchIdleTimeoutMs);
   }
 
   private jitteredTimeoutSeconds(): number {
