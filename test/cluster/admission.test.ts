@@ -60,6 +60,10 @@ async function assertQuarantineSeen(running: RunningKubeLedger): Promise<void> {
   assert.deepEqual([n2.reason, n2.code, n2.verdict], [UNREADABLE, 'node_pods_unreadable', 'fails']);
   assert.match(n2.detail, /Pod default\/bad: spec\.containers\[0\]\.resources\.requests\.cpu/);
 
+  const explainText = await (await fetch(`${running.url}/debug/explain?pod=default/bad&format=text`)).text();
+  assert.match(explainText, /quarantined: spec\.containers\[0\]\.resources\.requests\.cpu: .*\(node n2 refused while it is\)/);
+  const ledgerText = await (await fetch(`${running.url}/debug/ledger?format=text`)).text();
+  assert.match(ledgerText, /quarantined: Pod default\/bad on n2: spec\.containers\[0\]/);
   const ledger = await get(running.url, '/debug/ledger');
   assert.deepEqual(ledger.body.quarantined.map((q: any) => [q.kind, q.key, q.node]), [['Pod', 'default/bad', 'n2']]);
   assert.equal(ledger.body.counts.pods, 1, 'only the readable pod is counted');
