@@ -1,7 +1,8 @@
 /**
  * The process shell: parse the command line, load the configuration, hand it to the composition root
- * (`app/start.ts`), watch the configuration file for live reload, and map signals (SIGHUP reload, SIGTERM/SIGINT
- * graceful stop). It wires no parts together itself.
+ * (`app/start.ts`), watch the configuration file for live reload, and map signals (SIGHUP reload; SIGTERM: drain for
+ * `server.drainMs`, then a graceful stop; SIGINT, or a second signal: stop without waiting). It wires no parts
+ * together itself.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,15 +67,29 @@ async function main(argv: string[]): Promise<number> {
 
   await new Promise<void>((resolveStop) => {
     let stopping = false;
+    let endDrain: (() => void) | undefined;
     const stop = (signal: string): void => {
-      if (stopping) return;
+      if (stopping) {
+        endDrain?.(); // a second signal: stop waiting for endpoints to move
+        return;
+      }
       stopping = true;
-      logger.info('shutting down', { signal });
+      // SIGTERM (the kubelet, a rollout): drain first, so no call meets a closed port while endpoints still route here.
+      const drainMs = signal === 'SIGTERM' ? config.server.drainMs : 0;
+      logger.info('shutting down', { signal, drainMs });
       watcher?.close();
-      void running.close().finally(resolveStop);
+      running.startDraining();
+      const drained = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, drainMs);
+        endDrain = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      void drained.then(() => running.close()).finally(resolveStop);
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
   });
   logger.info('stopped');
   return 0;

@@ -23,6 +23,7 @@ import type { PriorityReply } from '../protocol/priority-reply.js';
 import { HttpProblem } from '../http/http-problem.js';
 import type { ClusterSource, VictimFreshnessCheck, VictimRef } from '../cluster/source.js';
 import type { ExtenderService, Readiness } from '../http/extender-port.js';
+import { boundedText } from '../observability/bounded-text.js';
 
 export interface ServiceDeps {
   ledger: ClusterLedger;
@@ -106,28 +107,33 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
       return scores;
     },
 
-    async preempt(args: ExtenderPreemptionArgs): Promise<ExtenderPreemptionResult> {
+    async preempt(args: ExtenderPreemptionArgs, caller?: string): Promise<ExtenderPreemptionResult> {
       const proposals = proposedNodes(args);
       if (deps.options().mode === 'shadow' && partialView()) return shadowPreempt(proposals);
       refuseOnPartialView();
-      const stale = deps.victimFreshness ? await deps.victimFreshness(victimRefs(ledger, proposals)) : new Map<string, string>();
+      const stale = deps.victimFreshness ? await deps.victimFreshness(victimRefs(ledger, proposals), caller) : new Map<string, string>();
       const options = deps.options();
       const decision = preempt(ledger, args, options, stale);
+      const dropped: Array<{ node: string; outcome: string; reason: string }> = [];
+      const held: Array<{ node: string; uid: string; filter: string }> = [];
       for (const node of decision.nodes) {
         metrics.preemptCandidates.inc({ outcome: node.outcome });
-        if (node.outcome !== 'kept') logger.debug('preemption candidate dropped', { node: node.node, outcome: node.outcome, reason: node.reason });
+        if (node.outcome !== 'kept') dropped.push({ node: node.node, outcome: node.outcome, reason: node.reason ?? '' });
         else {
           if (node.reprieved.length) metrics.preemptVictimsDropped.inc({ reason: 'reprieved' }, node.reprieved.length);
-          for (const held of node.heldForOtherFilters) {
-            metrics.preemptVictimsHeld.inc({ filter: held.filter });
-            logger.debug('preemption victim kept: another filter may need it gone', { node: node.node, uid: held.uid, reason: held.reason });
+          for (const victim of node.heldForOtherFilters) {
+            metrics.preemptVictimsHeld.inc({ filter: victim.filter });
+            held.push({ node: node.node, uid: victim.uid, filter: victim.filter });
           }
         }
       }
+      // One line per kind and request, however many nodes or victims it names: a count and a bounded sample.
+      if (dropped.length) logger.debug('preemption candidates dropped', { pod: podName(args.Pod), ...sampled(dropped) });
+      if (held.length) logger.debug('preemption victims kept: another filter may need them gone', { pod: podName(args.Pod), ...sampled(held) });
       if (options.mode !== 'shadow') deps.onVictimsApproved?.(decision.nodes.flatMap((n) => (n.outcome === 'kept' ? n.victims : [])));
-      for (const v of decision.unknownVictims) {
-        // Kept in the answer: nothing proves it unneeded, and dropping it could under-evict.
-        logger.warn('preemption victim unknown to the ledger on that node; kept as the scheduler proposed it', { node: v.node, uid: v.uid });
+      if (decision.unknownVictims.length) {
+        // Kept in the answer: nothing proves them unneeded, and dropping them could under-evict.
+        logger.warn('preemption victims unknown to the ledger on their nodes; kept as the scheduler proposed them', { pod: podName(args.Pod), ...sampled(decision.unknownVictims) });
       }
       if (options.mode === 'shadow') {
         const passthrough = shadowPreempt(proposals);
@@ -208,8 +214,20 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
 }
 
 function podName(pod: ExtenderArgs['Pod']): string {
-  const meta = pod?.['metadata'] as { namespace?: string; name?: string } | undefined;
-  return `${meta?.namespace ?? ''}/${meta?.name ?? ''}`;
+  const meta = pod?.['metadata'] as { namespace?: unknown; name?: unknown } | undefined;
+  return boundedText(`${String(meta?.namespace ?? '')}/${String(meta?.name ?? '')}`);
+}
+
+/** Entries of one log line about many items: how many, and the first few (their client text cut short). */
+export const LOGGED_SAMPLE = 10;
+
+function sampled<T extends object>(items: readonly T[]): { count: number; sample: T[] } {
+  const sample = items.slice(0, LOGGED_SAMPLE).map((item) => {
+    const bounded: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(item)) bounded[key] = typeof value === 'string' ? boundedText(value) : value;
+    return bounded as T;
+  });
+  return { count: items.length, sample };
 }
 
 function victimRefs(ledger: ClusterLedger, proposals: ReturnType<typeof proposedNodes>): VictimRef[] {

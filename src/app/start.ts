@@ -51,7 +51,12 @@ export interface RunningKubeLedger {
   /** Replaces the runtime-safe settings (live reload), in every part that reads them. */
   updateConfig(config: ExtenderConfig): void;
   config(): ExtenderConfig;
-  /** Stops in order: the nominator's writes first, then the HTTP server (draining requests), then the source. */
+  /**
+   * SIGTERM's first step: the nominator stops writing (and gives up its Lease), /readyz turns 503 and replies close
+   * their connections, while the verbs are still served (`server.drainMs`, main.ts) until `close`.
+   */
+  startDraining(): void;
+  /** Stops in order: the nominator's writes first, then the HTTP server (finishing in-flight requests), then the source. */
   close(): Promise<void>;
 }
 
@@ -186,6 +191,9 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   gauges.unref();
   updateLedgerGauges(ledger, dra, metrics, source);
 
+  let nominatorStopped: Promise<void> | undefined;
+  const stopNominator = (): Promise<void> => (nominatorStopped ??= nominator?.stop() ?? Promise.resolve());
+
   return {
     url: server.url,
     port: server.port,
@@ -205,8 +213,12 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
       kube?.setConfig(next);
       nominator?.onConfig(next);
     },
+    startDraining() {
+      void stopNominator();
+      server.startDraining();
+    },
     async close() {
-      await nominator?.stop();
+      await stopNominator();
       clearInterval(gauges);
       clearInterval(freshnessTimer);
       await server.close();

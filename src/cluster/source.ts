@@ -44,5 +44,6 @@ export interface VictimRef {
 /**
  * Proof of freshness before approving preemption victims: resolves to the candidate nodes that must be dropped
  * (node → reason) because a victim could not be proven fresh. Live sources provide one; snapshots need none.
+ * `caller` names who asked (a connection or a client certificate), so direct reads are shared fairly between callers.
  */
-export type VictimFreshnessCheck = (victims: VictimRef[]) => Promise<Map<string, string>>;
+export type VictimFreshnessCheck = (victims: VictimRef[], caller?: string) => Promise<Map<string, string>>;

@@ -146,20 +146,68 @@ export function readConfigFile(path: string): unknown {
   }
 }
 
-/** Environment variables: KUBE_LEDGER_ + the path in upper snake case, e.g. KUBE_LEDGER_SERVER_PORT. */
+/**
+ * Environment variables: KUBE_LEDGER_ + the key's path in upper snake case, each camelCase word its own word and a
+ * run of capitals (an acronym) one word: server.port → KUBE_LEDGER_SERVER_PORT, server.tls.clientCAFile →
+ * KUBE_LEDGER_SERVER_TLS_CLIENT_CA_FILE, server.maxInFlightPerVerb → KUBE_LEDGER_SERVER_MAX_IN_FLIGHT_PER_VERB.
+ */
 export function envName(path: string): string {
-  return 'KUBE_LEDGER_' + path.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/\./g, '_').toUpperCase();
+  const words = path.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2');
+  return 'KUBE_LEDGER_' + words.replace(/\./g, '_').toUpperCase();
 }
 
-export function applyEnvironment(config: ExtenderConfig, env: NodeJS.ProcessEnv, onDeprecated: DeprecationSink = warnOnce): void {
-  for (const field of FIELDS) {
-    const raw = env[envName(field.path)];
-    if (raw === undefined || field.rule.type === 'weights') continue;
-    setAtPath(config as unknown as Tree, field.path, coerce(field, raw, `environment ${envName(field.path)}`));
+const ENV_PREFIX = 'KUBE_LEDGER_';
+
+/**
+ * KUBE_LEDGER_* names that are not configuration keys: the configuration file, the debug CLI's server URL, and the
+ * revision the image was built from (app/build-identity.ts).
+ */
+export const NON_KEY_ENV_NAMES: ReadonlySet<string> = new Set(['KUBE_LEDGER_CONFIG', 'KUBE_LEDGER_SERVER', 'KUBE_LEDGER_REVISION']);
+
+const FIELD_BY_ENV_NAME = new Map(FIELDS.map((f) => [envName(f.path), f]));
+const DEPRECATED_BY_ENV_NAME = new Map(DEPRECATED_FIELDS.map((f) => [envName(f.path), f]));
+const KNOWN_ENV_NAMES = [...FIELD_BY_ENV_NAME.keys(), ...DEPRECATED_BY_ENV_NAME.keys(), ...NON_KEY_ENV_NAMES];
+
+/** Levenshtein distance, for naming the variable an unknown one was probably meant to be. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
   }
-  for (const field of DEPRECATED_FIELDS) {
-    const raw = env[envName(field.path)];
-    if (raw !== undefined) acceptDeprecated(field, raw, `environment ${envName(field.path)}`, onDeprecated);
+  return previous[b.length]!;
+}
+
+/** The valid variable an unknown one was most likely meant to be: one it is the start of, else the closest spelling. */
+export function nearestEnvName(name: string): string {
+  const extended = KNOWN_ENV_NAMES.filter((known) => known.startsWith(`${name}_`)).sort((a, b) => a.length - b.length)[0];
+  if (extended !== undefined) return extended;
+  let best = KNOWN_ENV_NAMES[0]!;
+  let bestDistance = Infinity;
+  for (const known of KNOWN_ENV_NAMES) {
+    const distance = editDistance(name, known);
+    if (distance < bestDistance) [best, bestDistance] = [known, distance];
+  }
+  return best;
+}
+
+/**
+ * Applies KUBE_LEDGER_* variables. A variable that names no key stops start-up (as an unknown file key does), naming
+ * the nearest valid variable: a misspelt security setting must never leave its default silently in place.
+ */
+export function applyEnvironment(config: ExtenderConfig, env: NodeJS.ProcessEnv, onDeprecated: DeprecationSink = warnOnce): void {
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(ENV_PREFIX) || raw === undefined || NON_KEY_ENV_NAMES.has(name)) continue;
+    const origin = `environment ${name}`;
+    const field = FIELD_BY_ENV_NAME.get(name);
+    const deprecated = DEPRECATED_BY_ENV_NAME.get(name);
+    if (field?.rule.type === 'weights') throw new ConfigError(field.path, 'a mapping cannot be set from the environment; set it in the configuration file', origin);
+    if (field) setAtPath(config as unknown as Tree, field.path, coerce(field, raw, origin));
+    else if (deprecated) acceptDeprecated(deprecated, raw, origin, onDeprecated);
+    else throw new ConfigError(name, `unknown environment variable (did you mean ${nearestEnvName(name)}?)`, 'environment');
   }
 }
 
@@ -200,6 +248,7 @@ export function checkServerAgreement(
   if (server.headersTimeoutMs > server.requestTimeoutMs) {
     throw new ConfigError('server.headersTimeoutMs', `must not exceed server.requestTimeoutMs (${server.requestTimeoutMs}), got ${server.headersTimeoutMs}`, origin);
   }
+
 }
 
 function checkTlsPair(key: string, tls: { certFile: string; keyFile: string; clientCAFile: string }): void {

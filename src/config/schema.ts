@@ -13,6 +13,10 @@ export interface ExtenderConfig {
     requestTimeoutMs: number;
     keepAliveTimeoutMs: number;
     shutdownDeadlineMs: number;
+    drainMs: number;
+    bodyReadTimeoutMs: number;
+    maxBodyReaders: number;
+    requestMemoryBudgetBytes: number;
     tls: { certFile: string; keyFile: string; clientCAFile: string };
     ops: { host: string; port: number; tls: { certFile: string; keyFile: string; clientCAFile: string } };
     debug: { enabled: 'auto' | boolean };
@@ -102,7 +106,11 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'server.headersTimeoutMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 10_000, doc: 'Time allowed to receive request headers.' },
   { path: 'server.requestTimeoutMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 30_000, doc: 'Time allowed to receive a whole request.' },
   { path: 'server.keepAliveTimeoutMs', rule: { type: 'int', min: 1000, max: 3_600_000 }, default: 120_000, doc: 'Idle keep-alive connections are closed after this; keep it above the scheduler\'s idle timeout (Go: 90 s), else a POST can race the close.' },
-  { path: 'server.shutdownDeadlineMs', rule: { type: 'int', min: 0, max: 600_000 }, default: 10_000, doc: 'How long SIGTERM waits for in-flight requests (0 = close at once).' },
+  { path: 'server.shutdownDeadlineMs', rule: { type: 'int', min: 0, max: 600_000 }, default: 10_000, doc: 'How long the listeners, once closing, wait for in-flight requests (0 = close at once).' },
+  { path: 'server.drainMs', rule: { type: 'int', min: 0, max: 600_000 }, default: 5000, doc: 'After SIGTERM, /readyz answers 503 and the verbs are still served this long (replies close their connections) while endpoints stop routing here; then the listeners close. Keep drainMs + shutdownDeadlineMs under the pod\'s terminationGracePeriodSeconds.' },
+  { path: 'server.bodyReadTimeoutMs', rule: { type: 'int', min: 100, max: 600_000 }, default: 2000, doc: 'A verb\'s body must be complete this long after its headers (408 otherwise); well under kube-scheduler\'s httpTimeout (5 s).' },
+  { path: 'server.maxBodyReaders', rule: { type: 'int', min: 1, max: 100_000 }, default: 256, doc: 'Verb bodies read at once; when all are taken a new request replaces the read that has gone longest without a byte (408).' },
+  { path: 'server.requestMemoryBudgetBytes', rule: { type: 'int', min: 0, max: 1024 * 1024 * 1024 * 1024 }, default: 0, doc: 'Memory request bodies may hold at once (bytes read, then the estimated cost of decoding); 413 for a body that can never fit, shed while full. 0 = a quarter of the smaller of the container memory limit (cgroup) and the V8 heap limit.' },
   { path: 'server.tls.certFile', rule: { type: 'string' }, default: '', doc: 'PEM certificate; with keyFile enables HTTPS on the extender port (reloaded on change).' },
   { path: 'server.tls.keyFile', rule: { type: 'string' }, default: '', doc: 'PEM private key.' },
   { path: 'server.tls.clientCAFile', rule: { type: 'string' }, default: '', doc: 'CA bundle; when set, every extender-port request (verbs, /debug) needs a client certificate it signed (mTLS, 403 otherwise).' },
@@ -113,7 +121,7 @@ export const FIELDS: readonly FieldSpec[] = [
   { path: 'server.ops.tls.keyFile', rule: { type: 'string' }, default: '', doc: 'PEM private key of the operations port.' },
   { path: 'server.ops.tls.clientCAFile', rule: { type: 'string' }, default: '', doc: 'CA bundle; when set, /metrics needs a client certificate it signed; /healthz and /readyz stay open for kubelet probes.' },
   { path: 'server.debug.enabled', rule: { type: 'enum', values: ['auto', true, false] }, default: 'auto', doc: '/debug/* on the extender port (every tenant\'s pods, claims, devices); auto = on for the demo and snapshot sources, off against a live cluster. 404 when off.', live: true },
-  { path: 'server.maxInFlightPerVerb', rule: { type: 'int', min: 1, max: 10_000 }, default: 16, doc: 'Requests in flight per verb; beyond it the server answers at once (filter: 200 with Error; prioritize, preempt: 503).', live: true },
+  { path: 'server.maxInFlightPerVerb', rule: { type: 'int', min: 1, max: 10_000 }, default: 16, doc: 'Requests being served per verb (a request counts once its body is read; one caller, a connection or a client certificate, holds at most a quarter); beyond it the server answers at once (filter: 200 with Error; prioritize, preempt: 503).', live: true },
   { path: 'cluster.source', rule: { type: 'enum', values: ['auto', 'snapshot', 'kube'] }, default: 'auto', doc: 'auto: snapshot when a path is given, else kube when a kubeconfig or in-cluster config exists, else the demo cluster.' },
   { path: 'cluster.snapshotPath', rule: { type: 'string' }, default: '', doc: 'Manifest file or directory (--cluster).' },
   { path: 'cluster.kubeconfig', rule: { type: 'string' }, default: '', doc: 'Kubeconfig file (--kubeconfig).' },

@@ -22,7 +22,11 @@ export interface ExtenderService {
   filter(args: ExtenderArgs): ExtenderFilterResult;
   /** A PriorityReply is the scores as the scan built them (encoded from pre-encoded names). */
   prioritize(args: ExtenderArgs): HostPriorityList | PriorityReply;
-  preempt(args: ExtenderPreemptionArgs): Promise<ExtenderPreemptionResult>;
+  /**
+   * `caller` names who is asking (caller-identity.ts: a connection, or a client certificate under mTLS), so direct
+   * reads for freshness proofs are shared fairly between callers.
+   */
+  preempt(args: ExtenderPreemptionArgs, caller?: string): Promise<ExtenderPreemptionResult>;
   /** Per-node verdicts for one known pod; undefined when the pod is unknown. */
   explain(namespace: string, name: string): unknown | undefined;
   /** JSON export of the ledger, whole or for one node (undefined when that node is unknown). */

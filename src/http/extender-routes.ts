@@ -1,9 +1,10 @@
 /**
  * POST {prefix}/filter, /prioritize, /preempt, answered on node:http directly, ahead of Koa (which serves /debug/*
- * and answers every other path): one map lookup picks the verb, then the client-certificate gate (mTLS), 405 for
- * another method, a slot under the in-flight bound, the bounded body read and JSON.parse once (for filter and
- * prioritize, of the text before a candidate list sent again: protocol/extender-args-text.ts), decode, the service,
- * and the encoded reply written as one buffer. Request metrics, failure replies and their logs are request-middleware's
+ * and answers every other path): one map lookup on the canonical path (request-target.ts) picks the verb, then the
+ * client-certificate gate (mTLS), 405 for another method, the header checks (415, 413), `100 Continue` when asked
+ * for, the body read under the reader bound, its deadline and the memory budget (json-body.ts), and only then a slot
+ * under the in-flight bound; JSON.parse once (for filter and prioritize, of the text before a candidate list sent
+ * again: protocol/extender-args-text.ts), decode, the service, and the encoded reply written as one buffer. Request metrics, failure replies and their logs are request-middleware's
  * (`failureReply`), so a verb is answered and counted exactly as Koa's middleware answered it. Why not through Koa: its
  * per-request context and middleware chain cost about as much as the fit scan of a 500-node filter.
  *
@@ -21,26 +22,33 @@ import { decodeExtenderArgsText, expectList, type ReusedList } from '../protocol
 import { ENTRIES_PER_PIECE, encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityListPieces, encodePreemptionResult } from '../protocol/encode.js';
 import { FilterReply } from '../protocol/filter-reply.js';
 import { InputError } from '../protocol/errors.js';
-import type { ExtenderArgs, ExtenderFilterResult } from '../protocol/types.js';
+import type { ExtenderArgs, ExtenderFilterResult, WireObject } from '../protocol/types.js';
 import type { Logger } from '../observability/logger.js';
 import { requestEnded, requestStarted, type Metrics } from '../observability/metrics.js';
+import type { CallerIdentityOf } from './caller-identity.js';
 import { certificateRefusal } from './client-certificate-gate.js';
 import type { ExtenderService } from './extender-port.js';
-import type { InFlightLimit } from './in-flight-limit.js';
-import { parseJson, readJsonBody, readJsonText } from './json-body.js';
+import { HttpProblem, ServiceFailure, type PodIdentity } from './http-problem.js';
+import type { InFlightLimit, InFlightRefusal } from './in-flight-limit.js';
+import { parseJson, type JsonBodyReader } from './json-body.js';
 import { lingerAfterReply, type LingerBounds } from './lingering-close.js';
-import { errorBody, failureReply, type ExtenderVerb } from './request-middleware.js';
+import { MemoryCharge, type RequestMemoryBudget } from './request-memory-budget.js';
+import { errorBody, failureReply, INTERNAL_ERROR_MESSAGE, type ExtenderVerb } from './request-middleware.js';
+import { canonicalPath } from './request-target.js';
 
 export interface ExtenderRouteDeps {
   service: ExtenderService;
   metrics: Metrics;
   logger: Logger;
   pathPrefix: string;
-  bodyLimitBytes: number;
+  /** The verbs' body reader (reader bound, deadline, limit). */
+  body: JsonBodyReader;
+  budget: RequestMemoryBudget;
   inFlight: InFlightLimit;
+  callerOf: CallerIdentityOf;
   /** mTLS on the extender port: every verb request needs a verified client certificate (403 otherwise). */
   requireClientCertificate: boolean;
-  /** How long a refused (413) connection lingers; tests shorten it. */
+  /** How long a refused (413, 408) connection lingers; tests shorten it. */
   linger?: LingerBounds;
 }
 
@@ -48,19 +56,6 @@ export interface ExtenderRouteDeps {
 export type VerbRequestHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 export const EXTENDER_VERBS: readonly ExtenderVerb[] = ['filter', 'prioritize', 'preempt'];
-
-/** Koa's `ctx.path` of a request-target: the origin form up to the query; an absolute form's path. */
-export function requestPath(url: string): string {
-  if (url.charCodeAt(0) === 0x2f /* / */) {
-    const query = url.indexOf('?');
-    return query < 0 ? url : url.slice(0, query);
-  }
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return url;
-  }
-}
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -96,85 +91,96 @@ function expectPrioritizeAfter(args: ExtenderArgs, result: ExtenderFilterResult)
   } else expectList('prioritize', 0, '', () => []);
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** An otherwise empty filter result: the scheduler treats a non-empty Error as this extender failing the pod. */
 export function filterErrorResult(message: string): ExtenderFilterResult {
   return { Nodes: null, NodeNames: null, FailedNodes: {}, FailedAndUnresolvableNodes: {}, Error: message };
 }
 
-export function filterFailureResult(err: unknown): ExtenderFilterResult {
-  return filterErrorResult(`internal error: ${errorMessage(err)}`);
+/** Names and UID of the request's pod, as strings only (for the log line of an internal failure). */
+function podIdentity(pod: WireObject | null | undefined): PodIdentity | undefined {
+  const meta = pod?.['metadata'];
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+  const m = meta as Record<string, unknown>;
+  return { namespace: text(m['namespace']), name: text(m['name']), uid: text(m['uid']) };
 }
 
-/** A verb's work on an admitted request: writes the reply, resolves with the outcome it is counted under. */
-type VerbHandler = (request: IncomingMessage, response: ServerResponse) => Promise<string>;
+/** An InputError (the request's fault) or an HttpProblem (a refusal the service chose) is answered as it is. */
+function isAnswerable(err: unknown): boolean {
+  return err instanceof InputError || err instanceof HttpProblem;
+}
+
+/** Runs the service; anything it did not throw on purpose becomes a ServiceFailure naming the pod. */
+function callService<T>(pod: WireObject | null | undefined, call: () => T): T {
+  try {
+    return call();
+  } catch (err) {
+    if (isAnswerable(err)) throw err;
+    throw new ServiceFailure(err, podIdentity(pod));
+  }
+}
+
+async function callServiceAsync<T>(pod: WireObject | null | undefined, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (isAnswerable(err)) throw err;
+    throw new ServiceFailure(err, podIdentity(pod));
+  }
+}
+
+function expectsContinue(request: IncomingMessage): boolean {
+  const expect = request.headers.expect;
+  return expect !== undefined && expect.toLowerCase() === '100-continue';
+}
+
+/** A verb's work on a read body: writes the reply, resolves with the outcome it is counted under. */
+type VerbHandler = (text: string, response: ServerResponse, caller: string) => Promise<string>;
 
 export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler {
-  const { service, metrics, logger, pathPrefix, bodyLimitBytes, inFlight, requireClientCertificate, linger } = deps;
-
-  const readBody = async (request: IncomingMessage, verb: ExtenderVerb): Promise<unknown> => {
-    const body = await readJsonBody(request, bodyLimitBytes);
-    metrics.httpRequestBodyBytes.observe(verb, '', body.bytes);
-    return body.value;
-  };
+  const { service, metrics, logger, pathPrefix, body, budget, inFlight, callerOf, requireClientCertificate, linger } = deps;
 
   const countReuse = (list: ReusedList): void => metrics.candidateListReuseCounts.add(list, '');
 
-  /** ExtenderArgs of a filter or prioritize call; a candidate list sent again is not parsed again (extender-args-text.ts). */
-  const readArgs = async (request: IncomingMessage, verb: ExtenderVerb): Promise<ExtenderArgs> => {
-    const body = await readJsonText(request, bodyLimitBytes);
-    metrics.httpRequestBodyBytes.observe(verb, '', body.bytes);
-    return decodeExtenderArgsText(body.text, parseJson, verb, countReuse);
-  };
-
   const handlers: Record<ExtenderVerb, VerbHandler> = {
-    filter: async (request, response) => {
-      const args = await readArgs(request, 'filter');
-      let encoded: string | string[];
-      let outcome = 'ok';
-      try {
-        const result = service.filter(args);
-        // An answer with Error set (degraded: caches too stale to judge) is a refusal, not an ok.
-        if (result.Error) outcome = 'degraded';
-        encoded = encodeFilterResultPieces(result);
-        expectPrioritizeAfter(args, result);
-      } catch (err) {
-        if (err instanceof InputError) throw err;
-        outcome = 'error';
-        logger.error('filter failed', { verb: 'filter', error: errorMessage(err) });
-        encoded = encodeFilterResult(filterFailureResult(err));
-      }
+    filter: async (text, response) => {
+      const args = decodeExtenderArgsText(text, parseJson, 'filter', countReuse);
+      const result = callService(args.Pod, () => service.filter(args));
+      const encoded = callService(args.Pod, () => encodeFilterResultPieces(result));
+      expectPrioritizeAfter(args, result);
       writeJson(response, 200, encoded);
-      return outcome;
+      // An answer with Error set (degraded: caches too stale to judge) is a refusal, not an ok.
+      return result.Error ? 'degraded' : 'ok';
     },
-    prioritize: async (request, response) => {
-      const args = await readArgs(request, 'prioritize');
-      writeJson(response, 200, encodeHostPriorityListPieces(service.prioritize(args)));
+    prioritize: async (text, response) => {
+      const args = decodeExtenderArgsText(text, parseJson, 'prioritize', countReuse);
+      const encoded = callService(args.Pod, () => encodeHostPriorityListPieces(service.prioritize(args)));
+      writeJson(response, 200, encoded);
       return 'ok';
     },
-    preempt: async (request, response) => {
-      const args = decodePreemptionArgs(await readBody(request, 'preempt'));
-      writeJson(response, 200, encodePreemptionResult(await service.preempt(args)));
+    preempt: async (text, response, caller) => {
+      const args = decodePreemptionArgs(parseJson(text));
+      const result = await callServiceAsync(args.Pod, () => service.preempt(args, caller));
+      writeJson(response, 200, encodePreemptionResult(result));
       return 'ok';
     },
   };
 
-  /** Answered at once, without reading the body (Node discards what is left of it and keeps the connection). */
-  const shed = (response: ServerResponse, verb: ExtenderVerb): string => {
-    metrics.httpShedRequests.inc({ verb });
-    const message = `kube-ledger is overloaded: ${inFlight.perVerb} ${verb} requests already in flight (server.maxInFlightPerVerb); retry`;
+  const shedMessage = (verb: ExtenderVerb, refusal: InFlightRefusal): string =>
+    refusal === 'verb_full'
+      ? `kube-ledger is overloaded: ${inFlight.perVerb} ${verb} requests already in flight (server.maxInFlightPerVerb); retry`
+      : `kube-ledger is overloaded: this caller already has ${inFlight.perCaller} ${verb} requests in flight (a quarter of server.maxInFlightPerVerb); retry`;
+
+  /** A refusal for load, answered the way kube-scheduler treats as "not now" for each verb. */
+  const writeShed = (response: ServerResponse, verb: ExtenderVerb, message: string): void => {
     if (verb === 'filter') writeJson(response, 200, encodeFilterResult(filterErrorResult(message)));
     else {
       response.setHeader('Retry-After', '1');
       writeJson(response, 503, errorBody(message));
     }
-    return 'shed';
   };
 
-  const answer = async (verb: ExtenderVerb, request: IncomingMessage, response: ServerResponse): Promise<string> => {
+  const answer = async (verb: ExtenderVerb, request: IncomingMessage, response: ServerResponse, charge: MemoryCharge): Promise<string> => {
     const refusal = requireClientCertificate ? certificateRefusal(request) : undefined;
     if (refusal !== undefined) {
       writeJson(response, 403, errorBody(refusal));
@@ -182,38 +188,60 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
     }
     if (request.method !== 'POST') {
       response.setHeader('Allow', 'POST');
-      writeJson(response, 405, errorBody(`method ${request.method} not allowed; allowed: POST`));
+      writeJson(response, 405, errorBody(`method ${String(request.method).slice(0, 32)} not allowed; allowed: POST`));
       return 'method_not_allowed';
     }
-    if (!inFlight.tryEnter(verb)) return shed(response, verb);
-    try {
-      return await handlers[verb](request, response);
-    } finally {
-      inFlight.leave(verb);
+    body.checkHeaders(request, charge);
+    if (expectsContinue(request)) response.writeContinue();
+    const read = await body.readText(request, charge);
+    metrics.httpRequestBodyBytes.observe(verb, '', read.bytes);
+    const caller = callerOf(request);
+    const full = inFlight.tryEnter(verb, caller);
+    if (full !== undefined) {
+      metrics.httpShedRequests.inc({ verb });
+      writeShed(response, verb, shedMessage(verb, full));
+      return 'shed';
     }
+    try {
+      return await handlers[verb](read.text, response, caller);
+    } finally {
+      inFlight.leave(verb, caller);
+    }
+  };
+
+  const replyToFailure = (verb: ExtenderVerb, err: unknown, request: IncomingMessage, response: ServerResponse): string => {
+    const reply = failureReply(err, verb, logger);
+    if (response.headersSent) {
+      response.end();
+      return reply.outcome;
+    }
+    if (reply.closeConnection) {
+      response.setHeader('Connection', 'close');
+      lingerAfterReply(request, linger);
+    }
+    if (reply.body === undefined) {
+      // Nobody is left to read it (the client went away).
+      response.statusCode = reply.status;
+      response.end();
+    } else if (reply.shed) {
+      metrics.httpShedRequests.inc({ verb });
+      writeShed(response, verb, reply.message);
+    } else if (verb === 'filter' && reply.status === 500) {
+      writeJson(response, 200, encodeFilterResult(filterErrorResult(INTERNAL_ERROR_MESSAGE)));
+    } else writeJson(response, reply.status, reply.body);
+    return reply.outcome;
   };
 
   const serve = async (verb: ExtenderVerb, request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const started = requestStarted(metrics, verb);
+    const charge = new MemoryCharge(budget);
     let outcome = 'error';
     try {
-      outcome = await answer(verb, request, response);
+      outcome = await answer(verb, request, response, charge);
     } catch (err) {
-      const reply = failureReply(err, verb, logger);
-      outcome = reply.outcome;
-      if (response.headersSent) response.end();
-      else {
-        if (reply.closeConnection) {
-          response.setHeader('Connection', 'close');
-          lingerAfterReply(request, linger);
-        }
-        if (reply.body === undefined) {
-          // Nobody is left to read it (the client went away).
-          response.statusCode = reply.status;
-          response.end();
-        } else writeJson(response, reply.status, reply.body);
-      }
+      outcome = replyToFailure(verb, err, request, response);
     } finally {
+      charge.releaseAll();
       requestEnded(metrics, verb, outcome, started);
     }
   };
@@ -221,10 +249,11 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
   const byPath = new Map<string, ExtenderVerb>(EXTENDER_VERBS.map((verb) => [`${pathPrefix}/${verb}`, verb]));
 
   return (request, response) => {
-    const verb = byPath.get(requestPath(request.url ?? '/'));
+    const path = canonicalPath(request.url);
+    const verb = path === undefined ? undefined : byPath.get(path);
     if (verb === undefined) return false;
     serve(verb, request, response).catch((err: unknown) => {
-      logger.error('request failed', { verb, error: errorMessage(err) });
+      logger.error('request failed: internal error', { verb, error: err instanceof Error ? err.message : String(err), ...(err instanceof Error && err.stack ? { stack: err.stack } : {}) });
       response.destroy();
     });
     return true;

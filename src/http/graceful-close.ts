@@ -1,16 +1,22 @@
 /**
- * Graceful stop for a Node http(s) server: stop accepting, close idle keep-alive sockets right away, let in-flight
- * requests finish (their replies carry `Connection: close`), and destroy whatever is left at the deadline.
+ * Graceful stop for a Node http(s) server, in two steps. Draining (from SIGTERM): the server still accepts and serves,
+ * but every reply carries `Connection: close`, so each client's next call opens a new connection, which the Service
+ * sends to another replica once endpoints have dropped this one; idle connections are left alone (closing one while a
+ * client sends on it would lose that call: kube-scheduler does not retry a POST). Closing: stop accepting, close idle
+ * keep-alive sockets, let in-flight requests finish (their replies carry `Connection: close`), and destroy whatever
+ * is left at the deadline.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface GracefulCloser {
+  startDraining(): void;
   close(deadlineMs: number): Promise<void>;
 }
 
 export function trackForGracefulClose(server: Server): GracefulCloser {
   let closing = false;
+  let draining = false;
   const inFlight = new Set<ServerResponse>();
   let closed: Promise<void> | undefined;
   // Raw sockets too: one still in its TLS handshake is not an http connection yet, and would hold close() open.
@@ -26,7 +32,7 @@ export function trackForGracefulClose(server: Server): GracefulCloser {
 
   server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
     inFlight.add(response);
-    if (closing) askClientToClose(response);
+    if (closing || draining) askClientToClose(response);
     response.once('close', () => {
       inFlight.delete(response);
       // A keep-alive socket whose last request just finished is idle now: close it instead of waiting for it.
@@ -52,5 +58,10 @@ export function trackForGracefulClose(server: Server): GracefulCloser {
     return closed;
   };
 
-  return { close };
+  const startDraining = (): void => {
+    draining = true;
+    inFlight.forEach(askClientToClose);
+  };
+
+  return { startDraining, close };
 }

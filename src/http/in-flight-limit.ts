@@ -1,12 +1,23 @@
 /**
- * A bound on extender requests in flight per verb (`server.maxInFlightPerVerb`, live). Past it a request is answered
- * at once instead of queueing behind the others: kube-scheduler waits at most `httpTimeout` (default 5 s) for the
- * whole call, so a reply that would come too late anyway is worth less than a quick "not now" it can act on.
+ * A bound on extender requests being served per verb (`server.maxInFlightPerVerb`, live), taken only once a request's
+ * whole body has been read. Past it a request is answered at once instead of queueing behind the others:
+ * kube-scheduler waits at most `httpTimeout` (default 5 s) for the whole call, so a reply that would come too late
+ * anyway is worth less than a quick "not now" it can act on. One caller (a connection, or a client certificate under
+ * mTLS: caller-identity.ts) holds at most a quarter of a verb's slots, so a flood of preemptions waiting on their
+ * freshness proofs from one client cannot take the slots another caller's preemption needs.
  */
 import type { ExtenderVerb } from './request-middleware.js';
 
+/** A caller's share of a verb's slots: a quarter, at least one. */
+export function callerShare(limit: number): number {
+  return Math.max(1, Math.ceil(limit / 4));
+}
+
+export type InFlightRefusal = 'verb_full' | 'caller_share';
+
 export class InFlightLimit {
   private readonly inFlight: Record<ExtenderVerb, number> = { filter: 0, prioritize: 0, preempt: 0 };
+  private readonly byCaller: Record<ExtenderVerb, Map<string, number>> = { filter: new Map(), prioritize: new Map(), preempt: new Map() };
 
   constructor(private limit: number) {}
 
@@ -14,18 +25,28 @@ export class InFlightLimit {
     return this.limit;
   }
 
+  get perCaller(): number {
+    return callerShare(this.limit);
+  }
+
   setLimit(limit: number): void {
     this.limit = limit;
   }
 
-  /** Takes a slot for `verb`; false when it already has `perVerb` requests in flight. */
-  tryEnter(verb: ExtenderVerb): boolean {
-    if (this.inFlight[verb] >= this.limit) return false;
+  /** Takes a slot for `verb` on behalf of `caller`; the refusal when the verb or the caller's share is full. */
+  tryEnter(verb: ExtenderVerb, caller: string): InFlightRefusal | undefined {
+    if (this.inFlight[verb] >= this.limit) return 'verb_full';
+    const held = this.byCaller[verb].get(caller) ?? 0;
+    if (held >= this.perCaller) return 'caller_share';
     this.inFlight[verb] += 1;
-    return true;
+    this.byCaller[verb].set(caller, held + 1);
+    return undefined;
   }
 
-  leave(verb: ExtenderVerb): void {
+  leave(verb: ExtenderVerb, caller: string): void {
     this.inFlight[verb] -= 1;
+    const held = (this.byCaller[verb].get(caller) ?? 1) - 1;
+    if (held <= 0) this.byCaller[verb].delete(caller);
+    else this.byCaller[verb].set(caller, held);
   }
 }

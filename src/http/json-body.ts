@@ -1,104 +1,80 @@
 /**
- * The extender hot path's body reader: checks the media type, refuses a declared Content-Length over the limit
- * before reading, counts bytes as chunks stream in (so a chunked upload is cut off as soon as it passes the limit),
- * then decodes UTF-8 strictly and parses JSON exactly once. No body-parser middleware: it would buffer first and
- * decode leniently.
+ * The extender verbs' body reader, one per server: checks the headers (media type, content coding, a declared length
+ * over the limit) before reading anything, holds one of the bounded readers while the body streams in under its own
+ * deadline (body-readers.ts), charges every chunk to the request memory budget (request-memory-budget.ts) and counts
+ * bytes as they arrive (a chunked upload is cut off as soon as it passes the limit), then charges what decoding will
+ * cost, decodes UTF-8 strictly and hands the text on to be parsed exactly once. No body-parser middleware: it would
+ * buffer first and decode leniently.
  */
 import type { IncomingMessage } from 'node:http';
+import { BodyReaders, type ActiveRead, type ReadEnd } from './body-readers.js';
 import { ClientAbortedError, HttpProblem } from './http-problem.js';
+import { jsonDecodeCost } from './json-decode-cost.js';
+import type { MemoryCharge } from './request-memory-budget.js';
 
 export interface JsonBody {
   value: unknown;
   bytes: number;
 }
 
+export interface BodyText {
+  text: string;
+  bytes: number;
+}
+
+export interface BodyReadOptions {
+  limitBytes: number;
+  /** A body must be complete this long after its headers (server.bodyReadTimeoutMs). */
+  readTimeoutMs: number;
+  readers: BodyReaders;
+}
+
 const JSON_MEDIA_TYPE = /^application\/(?:json|[a-z0-9!#$&^_.-]+\+json)$/;
 const UTF8_CHARSET = /^"?utf-?8"?$/i;
 
-/** The last Content-Type accepted: a scheduler sends the same one on every call, so it is parsed once. */
-let lastAccepted: string | undefined;
+/** Bodies up to this size share the reader's kept join buffer; a rarer, larger one gets its own. */
+const KEPT_JOIN_BYTES = 4 * 1024 * 1024;
 
-/** application/json or application/*+json, optionally with charset=utf-8; no Content-Type at all is read as JSON. */
-export function checkJsonContentType(header: string | undefined): void {
-  if (header === undefined || header === lastAccepted || header.trim() === '') return;
-  const [mediaType = '', ...parameters] = header.split(';');
-  if (!JSON_MEDIA_TYPE.test(mediaType.trim().toLowerCase())) {
-    throw new HttpProblem(415, 'unsupported_media_type', `unsupported Content-Type ${JSON.stringify(header)}: expected application/json`);
-  }
-  for (const parameter of parameters) {
-    const [name = '', value = ''] = parameter.split('=');
-    if (name.trim().toLowerCase() === 'charset' && !UTF8_CHARSET.test(value.trim())) {
-      throw new HttpProblem(415, 'unsupported_media_type', `unsupported charset ${JSON.stringify(value.trim())}: expected utf-8`);
-    }
-  }
-  lastAccepted = header;
+function unsupportedMediaType(message: string): HttpProblem {
+  return new HttpProblem(415, 'unsupported_media_type', message);
 }
 
 function tooLarge(limitBytes: number): HttpProblem {
   return new HttpProblem(413, 'too_large', `request body exceeds ${limitBytes} bytes`, { closeConnection: true });
 }
 
-function checkDeclaredLength(header: string | undefined, limitBytes: number): void {
-  if (header === undefined) return;
-  const declared = Number(header);
-  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(limitBytes);
+function overBudget(bytes: number, charge: MemoryCharge): HttpProblem {
+  if (!charge.couldEverAdd(bytes)) {
+    return new HttpProblem(413, 'too_large', 'request body would take more memory to read and decode than server.requestMemoryBudgetBytes allows', { closeConnection: true });
+  }
+  return new HttpProblem(503, 'memory_budget_full', 'kube-ledger is overloaded: the request memory budget (server.requestMemoryBudgetBytes) is in use by other requests; retry', { closeConnection: true, shed: true });
 }
 
-/**
- * A body of several chunks is joined here to be decoded: one buffer kept and reused (grown to the largest body seen,
- * up to KEPT_JOIN_BYTES) instead of a new one per request. Why: each new buffer is external memory V8 counts toward
- * its next full collection (at 5000 candidates: ~165 KB a body, hundreds of requests a second). Only `onEnd` uses
- * it, synchronously, and the text decoded from it is a copy.
- */
-let joinScratch = Buffer.alloc(0);
-
-// ignoreBOM keeps a leading BOM in the text so JSON.parse refuses it, as Go's decoder does.
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** Bodies up to this size share the kept buffer; a rarer, larger one gets its own (the kept one stays small). */
-const KEPT_JOIN_BYTES = 4 * 1024 * 1024;
-
-function joined(chunks: readonly Buffer[], bytes: number): Buffer {
-  if (chunks.length === 1) return chunks[0]!;
-  if (bytes > KEPT_JOIN_BYTES) return Buffer.concat(chunks, bytes);
-  if (joinScratch.length < bytes) joinScratch = Buffer.allocUnsafe(Math.min(KEPT_JOIN_BYTES, Math.max(bytes, joinScratch.length * 2)));
-  let offset = 0;
-  for (const chunk of chunks) offset += chunk.copy(joinScratch, offset);
-  return joinScratch.subarray(0, bytes);
+function readEnded(why: ReadEnd, timeoutMs: number): HttpProblem {
+  return why === 'deadline'
+    ? new HttpProblem(408, 'body_timeout', `request body not complete within ${timeoutMs} ms (server.bodyReadTimeoutMs)`, { closeConnection: true })
+    : new HttpProblem(408, 'body_evicted', 'request body stalled while other requests waited to be read (server.maxBodyReaders)', { closeConnection: true });
 }
 
-/**
- * Buffers the body, failing with 413 the moment it passes `limitBytes` (the rest of the upload is discarded), and
- * decodes it as UTF-8 (400 when it is not) as soon as it is complete.
- */
-export function readBoundedText(request: IncomingMessage, limitBytes: number): Promise<{ text: string; bytes: number }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    const finish = (outcome: () => void): void => {
-      request.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort);
-      outcome();
-    };
-    const onData = (chunk: Buffer): void => {
-      bytes += chunk.length;
-      if (bytes > limitBytes) {
-        chunks.length = 0;
-        finish(() => reject(tooLarge(limitBytes)));
-        request.resume(); // keep draining (and dropping) what is still in flight while the 413 goes out
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => finish(() => {
-      try {
-        resolve({ text: decodeUtf8(joined(chunks, bytes)), bytes });
-      } catch (err) {
-        reject(err);
-      }
-    });
-    const onAbort = (): void => finish(() => reject(new ClientAbortedError()));
-    request.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort);
-  });
+/** application/json or application/*+json, optionally with charset=utf-8; no Content-Type at all is read as JSON. */
+export function checkJsonContentType(header: string | undefined): void {
+  if (header === undefined || header.trim() === '') return;
+  const [mediaType = '', ...parameters] = header.split(';');
+  if (!JSON_MEDIA_TYPE.test(mediaType.trim().toLowerCase())) {
+    throw unsupportedMediaType(`unsupported Content-Type ${JSON.stringify(header)}: expected application/json`);
+  }
+  for (const parameter of parameters) {
+    const [name = '', value = ''] = parameter.split('=');
+    if (name.trim().toLowerCase() === 'charset' && !UTF8_CHARSET.test(value.trim())) {
+      throw unsupportedMediaType(`unsupported charset ${JSON.stringify(value.trim())}: expected utf-8`);
+    }
+  }
+}
+
+/** Bodies are read as sent: a compressed body would be decoded as JSON text, so only `identity` is accepted. */
+export function checkContentEncoding(header: string | undefined): void {
+  if (header === undefined || header.trim() === '' || header.trim().toLowerCase() === 'identity') return;
+  throw unsupportedMediaType(`unsupported Content-Encoding ${JSON.stringify(header)}: only identity`);
 }
 
 /** V8's message quotes part of the body; the reply and the log carry only the kind of mistake and its position. */
@@ -110,14 +86,6 @@ function describeJsonSyntaxError(err: Error, length: number): string {
   return position === undefined ? 'malformed JSON' : `malformed JSON at character ${position}`;
 }
 
-function decodeUtf8(body: Buffer): string {
-  try {
-    return strictUtf8.decode(body);
-  } catch {
-    throw new HttpProblem(400, 'bad_request', 'request body is not valid UTF-8');
-  }
-}
-
 export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -126,14 +94,100 @@ export function parseJson(text: string): unknown {
   }
 }
 
-export async function readJsonBody(request: IncomingMessage, limitBytes: number): Promise<JsonBody> {
-  const { text, bytes } = await readJsonText(request, limitBytes);
-  return { value: parseJson(text), bytes };
-}
+export class JsonBodyReader {
+  /** The last Content-Type accepted: a scheduler sends the same one on every call, so it is checked once. */
+  private acceptedContentType: string | undefined;
+  /**
+   * A body of several chunks is joined here to be decoded: one buffer kept and reused (grown to the largest body seen,
+   * up to KEPT_JOIN_BYTES) instead of a new one per request, which V8 would count toward its next full collection.
+   * Used only synchronously at the end of a read; the text decoded from it is a copy.
+   */
+  private joinScratch = Buffer.alloc(0);
+  // ignoreBOM keeps a leading BOM in the text so JSON.parse refuses it, as Go's decoder does.
+  private readonly strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** `readJsonBody` up to the text: the media type and length checked, the body read and decoded, not yet parsed. */
-export async function readJsonText(request: IncomingMessage, limitBytes: number): Promise<{ text: string; bytes: number }> {
-  checkJsonContentType(request.headers['content-type']);
-  checkDeclaredLength(request.headers['content-length'], limitBytes);
-  return readBoundedText(request, limitBytes);
+  constructor(private readonly options: BodyReadOptions) {}
+
+  /** What the headers alone decide (415, 413), before a reader is taken or a byte read. */
+  checkHeaders(request: IncomingMessage, charge: MemoryCharge): void {
+    const contentType = request.headers['content-type'];
+    if (contentType !== this.acceptedContentType) {
+      checkJsonContentType(contentType);
+      this.acceptedContentType = contentType;
+    }
+    checkContentEncoding(request.headers['content-encoding']);
+    const declared = request.headers['content-length'];
+    if (declared === undefined) return;
+    const bytes = Number(declared);
+    if (!Number.isFinite(bytes)) return;
+    if (bytes > this.options.limitBytes) throw tooLarge(this.options.limitBytes);
+    if (!charge.couldEverAdd(bytes)) throw overBudget(bytes, charge);
+  }
+
+  async readJson(request: IncomingMessage, charge: MemoryCharge): Promise<JsonBody> {
+    const { text, bytes } = await this.readText(request, charge);
+    return { value: parseJson(text), bytes };
+  }
+
+  /**
+   * Reads the body under the reader bound and deadline, failing the moment it passes the limit or the budget (the
+   * rest of the upload is discarded), charges the cost of decoding it, and decodes it as UTF-8 (400 when it is not).
+   */
+  readText(request: IncomingMessage, charge: MemoryCharge): Promise<BodyText> {
+    const { limitBytes, readTimeoutMs, readers } = this.options;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      const read: ActiveRead = { lastProgressMs: performance.now(), end: (why) => fail(readEnded(why, readTimeoutMs)) };
+      const deadline = setTimeout(() => read.end('deadline'), readTimeoutMs);
+      const finish = (outcome: () => void): void => {
+        clearTimeout(deadline);
+        readers.leave(read);
+        request.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort);
+        outcome();
+      };
+      const fail = (problem: Error): void => {
+        chunks.length = 0;
+        finish(() => reject(problem));
+        request.resume(); // keep draining (and dropping) what is still in flight while the refusal goes out
+      };
+      const onData = (chunk: Buffer): void => {
+        bytes += chunk.length;
+        read.lastProgressMs = performance.now();
+        if (bytes > limitBytes) return fail(tooLarge(limitBytes));
+        if (!charge.add(chunk.length)) return fail(overBudget(chunk.length, charge));
+        chunks.push(chunk);
+      };
+      const onEnd = (): void => finish(() => {
+        try {
+          resolve({ text: this.decode(chunks, bytes, charge), bytes });
+        } catch (err) {
+          reject(err);
+        }
+      });
+      const onAbort = (): void => finish(() => reject(new ClientAbortedError()));
+      readers.admit(read);
+      request.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort);
+    });
+  }
+
+  private decode(chunks: readonly Buffer[], bytes: number, charge: MemoryCharge): string {
+    const body = this.joined(chunks, bytes);
+    const cost = jsonDecodeCost(body);
+    if (!charge.add(cost)) throw overBudget(cost, charge);
+    try {
+      return this.strictUtf8.decode(body);
+    } catch {
+      throw new HttpProblem(400, 'bad_request', 'request body is not valid UTF-8');
+    }
+  }
+
+  private joined(chunks: readonly Buffer[], bytes: number): Buffer {
+    if (chunks.length === 1) return chunks[0]!;
+    if (bytes > KEPT_JOIN_BYTES) return Buffer.concat(chunks, bytes);
+    if (this.joinScratch.length < bytes) this.joinScratch = Buffer.allocUnsafe(Math.min(KEPT_JOIN_BYTES, Math.max(bytes, this.joinScratch.length * 2)));
+    let offset = 0;
+    for (const chunk of chunks) offset += chunk.copy(this.joinScratch, offset);
+    return this.joinScratch.subarray(0, bytes);
+  }
 }

@@ -25,6 +25,8 @@ export interface RunningListener {
   port: number;
   url: string;
   server: HttpServer | HttpsServer;
+  /** Replies from now on close their connections (graceful-close.ts); requests are still served. */
+  startDraining(): void;
   close(): Promise<void>;
 }
 
@@ -73,6 +75,9 @@ export async function startListener(spec: ListenerSpec, handler: RequestListener
     ? createHttpsServer({ ...serverOptions, ...loadHttpsServerOptions(tls) }, handler)
     : createHttpServer(serverOptions, handler);
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+  // `Expect: 100-continue` reaches the handler, which sends 100 only once the headers pass its checks (a refused
+  // body is then never sent); without this listener Node would send 100 for every request.
+  server.on('checkContinue', handler);
   const reloader: TlsReloader | undefined = tls ? watchTlsFiles(server as HttpsServer, tls, logger) : undefined;
   const closer = trackForGracefulClose(server);
 
@@ -88,6 +93,7 @@ export async function startListener(spec: ListenerSpec, handler: RequestListener
     port,
     url,
     server,
+    startDraining: () => closer.startDraining(),
     async close() {
       reloader?.stop();
       await closer.close(timeouts.shutdownDeadlineMs);

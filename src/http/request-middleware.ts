@@ -7,7 +7,8 @@ import type { Context, Next } from 'koa';
 import { InputError } from '../protocol/errors.js';
 import type { Logger } from '../observability/logger.js';
 import { requestEnded, requestStarted, type Metrics } from '../observability/metrics.js';
-import { ClientAbortedError, HttpProblem } from './http-problem.js';
+import { boundedText } from '../observability/bounded-text.js';
+import { ClientAbortedError, HttpProblem, ServiceFailure } from './http-problem.js';
 import { lingerAfterReply, type LingerBounds } from './lingering-close.js';
 
 export type ExtenderVerb = 'filter' | 'prioritize' | 'preempt';
@@ -53,37 +54,60 @@ function outcomeOf(ctx: Context): string {
 /** Router misses leave 404/405/501 without a body; give them the same JSON shape as every other error. */
 function fillEmptyErrorReply(ctx: Context): void {
   if (ctx.body !== undefined && ctx.body !== null) return;
-  if (ctx.status === 404) sendError(ctx, 404, `no route for ${ctx.method} ${ctx.path}`);
-  else if (ctx.status === 405) sendError(ctx, 405, `method ${ctx.method} not allowed; allowed: ${ctx.response.get('Allow')}`);
-  else if (ctx.status === 501) sendError(ctx, 501, `method ${ctx.method} not implemented`);
+  if (ctx.status === 404) sendError(ctx, 404, `no route for ${boundedText(ctx.method)} ${boundedText(ctx.path)}`);
+  else if (ctx.status === 405) sendError(ctx, 405, `method ${boundedText(ctx.method)} not allowed; allowed: ${ctx.response.get('Allow')}`);
+  else if (ctx.status === 501) sendError(ctx, 501, `method ${boundedText(ctx.method)} not implemented`);
 }
 
 /**
  * How a failed request is answered and logged, whichever server code served it (this middleware, or the verbs on
- * node:http, extender-routes.ts): `body` undefined means nobody is left to read a reply.
+ * node:http, extender-routes.ts): `body` undefined means nobody is left to read a reply. Client text a message echoes
+ * (a JSON key in a path, a pod name) is cut short in the reply and the log; an internal failure's message and stack go
+ * to the log once, never into the reply.
  */
 export interface FailureReply {
   status: number;
   outcome: string;
   body: string | undefined;
+  /** The reply's `error` text. */
+  message: string;
   closeConnection: boolean;
+  /** A refusal for load: the verbs answer it as they answer shedding. */
+  shed: boolean;
 }
+
+export const INTERNAL_ERROR_MESSAGE = 'internal error';
 
 export function failureReply(err: unknown, verb: VerbLabel, logger: Logger): FailureReply {
   if (err instanceof HttpProblem) {
-    logger.warn('request refused', { verb, status: err.status, outcome: err.outcome, error: err.message });
-    return { status: err.status, outcome: err.outcome, body: errorBody(err.message, err.options.path), closeConnection: err.options.closeConnection === true };
+    const message = boundedText(err.message);
+    logger.warn('request refused', { verb, status: err.status, outcome: err.outcome, error: message });
+    const body = errorBody(message, err.options.path === undefined ? undefined : boundedText(err.options.path));
+    return { status: err.status, outcome: err.outcome, body, message, closeConnection: err.options.closeConnection === true, shed: err.options.shed === true };
   }
   if (err instanceof InputError) {
-    logger.warn('request refused', { verb, status: 400, outcome: 'bad_request', error: err.message });
-    return { status: 400, outcome: 'bad_request', body: errorBody(err.message, err.path), closeConnection: false };
+    const path = boundedText(err.path);
+    const message = `${path}: ${boundedText(err.problem)}`;
+    logger.warn('request refused', { verb, status: 400, outcome: 'bad_request', error: message });
+    return { status: 400, outcome: 'bad_request', body: errorBody(message, path), message, closeConnection: false, shed: false };
   }
   if (err instanceof ClientAbortedError) {
     logger.info('client aborted request', { verb });
-    return { status: 400, outcome: 'aborted', body: undefined, closeConnection: false };
+    return { status: 400, outcome: 'aborted', body: undefined, message: 'client aborted the request', closeConnection: false, shed: false };
   }
-  logger.error('request failed', { verb, status: 500, error: err instanceof Error ? err.message : String(err) });
-  return { status: 500, outcome: 'error', body: errorBody('internal error'), closeConnection: false };
+  logInternalError(err, verb, logger);
+  return { status: 500, outcome: 'error', body: errorBody(INTERNAL_ERROR_MESSAGE), message: INTERNAL_ERROR_MESSAGE, closeConnection: false, shed: false };
+}
+
+function logInternalError(err: unknown, verb: VerbLabel, logger: Logger): void {
+  const cause = err instanceof ServiceFailure ? err.cause : err;
+  const pod = err instanceof ServiceFailure && err.pod ? { pod: `${err.pod.namespace}/${err.pod.name}`, uid: err.pod.uid } : {};
+  logger.error('request failed: internal error', {
+    verb,
+    ...pod,
+    error: cause instanceof Error ? cause.message : String(cause),
+    ...(cause instanceof Error && cause.stack ? { stack: cause.stack } : {}),
+  });
 }
 
 /** `{"error": message, "path"?: path}`. */

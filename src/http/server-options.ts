@@ -15,6 +15,8 @@ export interface HttpTlsOptions {
   requireClientCert?: boolean;
   /** Fallback poll period for certificate rotation when file watching misses a change (default 10 s). */
   reloadPollMs?: number;
+  /** The configuration section the files come from ('server.tls', 'server.ops.tls'), named in start-up errors. */
+  setting?: string;
 }
 
 /** A second listener for a different audience: kubelet probes and Prometheus, never kube-scheduler. */
@@ -31,7 +33,8 @@ export interface OpsListenerOptions {
  */
 export interface HttpServerOptions extends Pick<
   ExtenderConfig['server'],
-  'host' | 'port' | 'pathPrefix' | 'bodyLimitBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'shutdownDeadlineMs'
+  | 'host' | 'port' | 'pathPrefix' | 'bodyLimitBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'shutdownDeadlineMs'
+  | 'bodyReadTimeoutMs' | 'maxBodyReaders' | 'requestMemoryBudgetBytes'
 > {
   tls?: HttpTlsOptions;
   ops: OpsListenerOptions;
@@ -47,10 +50,11 @@ export interface LiveHttpSettings {
   maxInFlightPerVerb: number;
 }
 
-function tlsOptionsFrom(tls: ExtenderConfig['server']['tls'] | ExtenderConfig['server']['ops']['tls']): { tls?: HttpTlsOptions } {
+function tlsOptionsFrom(tls: ExtenderConfig['server']['tls'] | ExtenderConfig['server']['ops']['tls'], setting: string): { tls?: HttpTlsOptions } {
   if (tls.certFile === '') return {};
   return {
     tls: {
+      setting,
       certFile: tls.certFile,
       keyFile: tls.keyFile,
       ...(tls.clientCAFile ? { clientCAFile: tls.clientCAFile, requireClientCert: true } : {}),
@@ -72,8 +76,11 @@ export function httpOptionsFromConfig(server: ExtenderConfig['server'], debugEna
     requestTimeoutMs: server.requestTimeoutMs,
     keepAliveTimeoutMs: server.keepAliveTimeoutMs,
     shutdownDeadlineMs: server.shutdownDeadlineMs,
-    ...tlsOptionsFrom(server.tls),
-    ops: { host: server.ops.host || server.host, port: server.ops.port, ...tlsOptionsFrom(server.ops.tls) },
+    bodyReadTimeoutMs: server.bodyReadTimeoutMs,
+    maxBodyReaders: server.maxBodyReaders,
+    requestMemoryBudgetBytes: server.requestMemoryBudgetBytes,
+    ...tlsOptionsFrom(server.tls, 'server.tls'),
+    ops: { host: server.ops.host || server.host, port: server.ops.port, ...tlsOptionsFrom(server.ops.tls, 'server.ops.tls') },
     debugEnabled,
     maxInFlightPerVerb: server.maxInFlightPerVerb,
   };
@@ -93,6 +100,9 @@ const KEY_OF_OPTION = {
   keepAliveTimeoutMs: 'server.keepAliveTimeoutMs',
   shutdownDeadlineMs: 'server.shutdownDeadlineMs',
   maxInFlightPerVerb: 'server.maxInFlightPerVerb',
+  bodyReadTimeoutMs: 'server.bodyReadTimeoutMs',
+  maxBodyReaders: 'server.maxBodyReaders',
+  requestMemoryBudgetBytes: 'server.requestMemoryBudgetBytes',
 } as const satisfies Partial<Record<keyof HttpServerOptions, string>>;
 
 /** `''`, `'/'` → `''`; `'/scheduler/'` → `'/scheduler'`. Refuses what `server.pathPrefix` refuses. */

@@ -5,21 +5,25 @@
  * - the operations port (kubelet probes, Prometheus): /healthz, /readyz, /metrics, with its own TLS settings.
  * Separate ports let a NetworkPolicy tell the scheduler's traffic from Prometheus's.
  */
-import Router from '@koa/router';
 import Koa from 'koa';
 import type { RequestListener } from 'node:http';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { BodyReaders } from './body-readers.js';
+import { callerIdentities } from './caller-identity.js';
 import { clientCertificateGate, PROBE_PATHS } from './client-certificate-gate.js';
 import { debugGate } from './debug-gate.js';
 import type { ExtenderService } from './extender-port.js';
 import { extenderVerbHandler } from './extender-routes.js';
 import { InFlightLimit } from './in-flight-limit.js';
+import { JsonBodyReader } from './json-body.js';
 import type { LingerBounds } from './lingering-close.js';
 import { startListener, type RunningListener } from './listener.js';
-import { registerDebugRoutes, registerOpsRoutes } from './ops-routes.js';
+import { debugRoutes, opsRoutes } from './ops-routes.js';
+import { derivedRequestMemoryBudget, RequestMemoryBudget } from './request-memory-budget.js';
 import { DEFAULT_HTTP_OPTIONS, type HttpServerOptions, type LiveHttpSettings, validateHttpOptions } from './server-options.js';
 import { requestMiddleware } from './request-middleware.js';
+import { serveRoutes } from './route-table.js';
 
 
 export interface ExtenderServerDeps {
@@ -40,12 +44,19 @@ export interface RunningExtenderServer {
   ops: RunningListener;
   /** Applies the live settings (configuration reload). */
   setLive(settings: LiveHttpSettings): void;
+  /**
+   * SIGTERM: /readyz turns 503 at once and every reply asks its client to reconnect (Connection: close), so calls move
+   * to other replicas as endpoints drop this one; the verbs are still served until `close`.
+   */
+  startDraining(): void;
   close(): Promise<void>;
 }
 
 interface LiveState {
   debugEnabled: boolean;
+  draining: boolean;
   inFlight: InFlightLimit;
+  budget: RequestMemoryBudget;
 }
 
 function newApp(): Koa {
@@ -56,17 +67,21 @@ function newApp(): Koa {
 
 /**
  * The extender port: the verbs on node:http (extender-routes.ts), everything else (/debug/*, unknown paths) through
- * Koa with the request middleware, the client-certificate gate and the debug switch.
+ * Koa with the request middleware, the client-certificate gate, the debug switch and the exact route table.
  */
 function buildExtenderHandler(deps: ExtenderServerDeps, options: HttpServerOptions, live: LiveState): RequestListener {
   const requireClientCertificate = Boolean(options.tls?.clientCAFile && (options.tls.requireClientCert ?? true));
+  const readers = new BodyReaders(options.maxBodyReaders);
+  deps.metrics.edgeReadings.bodyReadersInUse = () => readers.inUse;
   const verbs = extenderVerbHandler({
     service: deps.service,
     metrics: deps.metrics,
     logger: deps.logger,
     pathPrefix: options.pathPrefix,
-    bodyLimitBytes: options.bodyLimitBytes,
+    body: new JsonBodyReader({ limitBytes: options.bodyLimitBytes, readTimeoutMs: options.bodyReadTimeoutMs, readers }),
+    budget: live.budget,
     inFlight: live.inFlight,
+    callerOf: callerIdentities(),
     requireClientCertificate,
     ...(deps.linger ? { linger: deps.linger } : {}),
   });
@@ -74,25 +89,19 @@ function buildExtenderHandler(deps: ExtenderServerDeps, options: HttpServerOptio
   app.use(requestMiddleware({ metrics: deps.metrics, logger: deps.logger, verbOf: () => 'other', ...(deps.linger ? { linger: deps.linger } : {}) }));
   if (requireClientCertificate) app.use(clientCertificateGate());
   app.use(debugGate(() => live.debugEnabled));
-  const debugRouter = new Router();
-  registerDebugRoutes(debugRouter, { service: deps.service, metrics: deps.metrics });
-  app.use(debugRouter.routes());
-  app.use(debugRouter.allowedMethods());
+  app.use(serveRoutes(debugRoutes({ service: deps.service, metrics: deps.metrics })));
   const rest = app.callback();
   return (request, response) => {
     if (!verbs(request, response)) void rest(request, response);
   };
 }
 
-function buildOpsApp(deps: ExtenderServerDeps, options: HttpServerOptions): Koa {
+function buildOpsApp(deps: ExtenderServerDeps, options: HttpServerOptions, live: LiveState): Koa {
   const app = newApp();
   app.use(requestMiddleware({ metrics: deps.metrics, logger: deps.logger, verbOf: () => 'other' }));
   const tls = options.ops.tls;
   if (tls?.clientCAFile && (tls.requireClientCert ?? true)) app.use(clientCertificateGate(PROBE_PATHS, 'server.ops.tls.clientCAFile'));
-  const router = new Router();
-  registerOpsRoutes(router, { service: deps.service, metrics: deps.metrics });
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(serveRoutes(opsRoutes({ service: deps.service, metrics: deps.metrics, draining: () => live.draining })));
   return app;
 }
 
@@ -106,13 +115,21 @@ function warnIfDebugExposed(options: HttpServerOptions, debugEnabled: boolean, l
 
 export async function startExtenderServer(deps: ExtenderServerDeps): Promise<RunningExtenderServer> {
   const options = validateHttpOptions({ ...DEFAULT_HTTP_OPTIONS, ...deps.options });
-  const live: LiveState = { debugEnabled: options.debugEnabled, inFlight: new InFlightLimit(options.maxInFlightPerVerb) };
+  const budgetBytes = options.requestMemoryBudgetBytes > 0 ? options.requestMemoryBudgetBytes : derivedRequestMemoryBudget();
+  const live: LiveState = {
+    debugEnabled: options.debugEnabled,
+    draining: false,
+    inFlight: new InFlightLimit(options.maxInFlightPerVerb),
+    budget: new RequestMemoryBudget(budgetBytes),
+  };
   deps.metrics.httpInFlightLimit.set(options.maxInFlightPerVerb);
+  deps.metrics.httpRequestMemoryBudget.set(budgetBytes);
+  deps.metrics.edgeReadings.requestMemoryInUse = () => live.budget.inUseBytes;
   const timeouts = options;
   const extender = await startListener({ name: 'extender', host: options.host, port: options.port, tls: options.tls, timeouts }, buildExtenderHandler(deps, options, live), deps.logger);
   let ops: RunningListener;
   try {
-    ops = await startListener({ name: 'ops', host: options.ops.host, port: options.ops.port, tls: options.ops.tls, timeouts }, buildOpsApp(deps, options).callback(), deps.logger);
+    ops = await startListener({ name: 'ops', host: options.ops.host, port: options.ops.port, tls: options.ops.tls, timeouts }, buildOpsApp(deps, options, live).callback(), deps.logger);
   } catch (err) {
     await extender.close();
     throw err;
@@ -126,6 +143,9 @@ export async function startExtenderServer(deps: ExtenderServerDeps): Promise<Run
     opsTls: Boolean(options.ops.tls),
     debug: live.debugEnabled,
     maxInFlightPerVerb: options.maxInFlightPerVerb,
+    maxBodyReaders: options.maxBodyReaders,
+    bodyReadTimeoutMs: options.bodyReadTimeoutMs,
+    requestMemoryBudgetBytes: budgetBytes,
   });
   warnIfDebugExposed(options, live.debugEnabled, deps.logger);
 
@@ -139,6 +159,13 @@ export async function startExtenderServer(deps: ExtenderServerDeps): Promise<Run
       live.debugEnabled = settings.debugEnabled;
       live.inFlight.setLimit(settings.maxInFlightPerVerb);
       deps.metrics.httpInFlightLimit.set(settings.maxInFlightPerVerb);
+    },
+    startDraining() {
+      if (live.draining) return;
+      live.draining = true;
+      extender.startDraining();
+      ops.startDraining();
+      deps.logger.info('draining: /readyz answers 503, replies close their connections, the verbs are still served', { url: extender.url });
     },
     async close() {
       await Promise.all([extender.close(), ops.close()]);

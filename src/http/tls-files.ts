@@ -4,7 +4,9 @@
  * installed with `server.setSecureContext`; a half-written rotation (cert and key not matching yet) is refused, the
  * old context stays, and the next change retries.
  */
+import { X509Certificate } from 'node:crypto';
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import type { Server as HttpsServer, ServerOptions as HttpsServerOptions } from 'node:https';
 import { dirname } from 'node:path';
 import type { Logger } from '../observability/logger.js';
@@ -19,9 +21,38 @@ interface TlsMaterial {
   ca?: Buffer;
 }
 
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
+
+/**
+ * Node accepts a CA bundle without a single certificate in it (an empty or garbled file) and then verifies no client:
+ * mTLS that can never admit kube-scheduler. Refused here instead, naming the setting, at start-up and on reload.
+ */
+function checkClientCaBundle(bundle: Buffer, setting: string, file: string): void {
+  const blocks = bundle.toString('latin1').match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0) throw new Error(`${setting}.clientCAFile (${file}) holds no PEM certificate`);
+  for (const block of blocks) {
+    let certificate: X509Certificate;
+    try {
+      certificate = new X509Certificate(block);
+    } catch (err) {
+      throw new Error(`${setting}.clientCAFile (${file}) holds a certificate that cannot be read: ${(err as Error).message}`);
+    }
+    if (!certificate.ca) throw new Error(`${setting}.clientCAFile (${file}) holds a certificate that is not a CA (${certificate.subject.replace(/\n/g, ', ')})`);
+  }
+}
+
 function readTlsMaterial(tls: HttpTlsOptions): TlsMaterial {
+  const setting = tls.setting ?? 'server.tls';
   const material: TlsMaterial = { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) };
-  if (tls.clientCAFile) material.ca = readFileSync(tls.clientCAFile);
+  if (tls.clientCAFile) {
+    material.ca = readFileSync(tls.clientCAFile);
+    checkClientCaBundle(material.ca, setting, tls.clientCAFile);
+  }
+  try {
+    createSecureContext({ ...material });
+  } catch (err) {
+    throw new Error(`${setting}.certFile/keyFile (${tls.certFile}, ${tls.keyFile}) cannot be served: ${(err as Error).message}`);
+  }
   return material;
 }
 

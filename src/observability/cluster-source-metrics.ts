@@ -167,7 +167,7 @@ export function clusterSourceMetrics(r: Registry[]) {
     }),
     freshnessProofs: new Counter({
       name: METRIC_PREFIX + 'freshness_proofs_total',
-      help: 'Consistent-read freshness proofs for preemption by outcome (observed = the informer reached the quorum RV, quiet_probe = a short watch proved no change since the store RV, wait_timeout, quorum_read_failed, unsynced).',
+      help: 'Consistent-read freshness proofs for preemption by outcome (observed = the informer reached the quorum RV, quiet_probe = a short watch proved no change since the store RV, changed = the short watch listed the few objects that changed, wait_timeout, quorum_read_failed, unsynced); a proof shared by several calls counts once.',
       labelNames: ['outcome'] as const,
       registers: r,
     }),
@@ -186,7 +186,12 @@ export function clusterSourceMetrics(r: Registry[]) {
     }),
     freshnessProofFallbackReads: new Counter({
       name: METRIC_PREFIX + 'freshness_proof_fallback_reads_total',
-      help: 'Victims read one by one (bounded direct reader) because the consistent-read proof did not complete in time.',
+      help: 'Victims read one by one (bounded direct reader, shared fairly between callers): every victim when the consistent-read proof did not complete in time, only the changed ones when the probe listed what changed.',
+      registers: r,
+    }),
+    freshnessProofsShared: new Counter({
+      name: METRIC_PREFIX + 'freshness_proofs_shared_total',
+      help: 'Preemption calls answered with a consistent-read proof another call had asked for (one quorum read in flight serves every call waiting for one).',
       registers: r,
     }),
   };

@@ -2,6 +2,8 @@
  * Structured JSON logger: one object per line on stderr. Fields are caller-chosen; never pass whole Kubernetes
  * objects or credentials — log names, UIDs and reasons.
  */
+import { boundedText } from './bounded-text.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -24,11 +26,15 @@ export interface LoggerOptions {
 
 const SECRET_KEYS = /^(token|password|secret|authorization|bearer|client-key-data|keydata|key)$/i;
 
+/** Longest string field written: a field can carry client text (a pod name, a JSON key); a stack trace still fits. */
+const FIELD_TEXT_LIMIT = 4096;
+
 function redact(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
     if (SECRET_KEYS.test(key)) out[key] = '[redacted]';
-    else if (value instanceof Error) out[key] = value.message;
+    else if (value instanceof Error) out[key] = boundedText(value.message, FIELD_TEXT_LIMIT);
+    else if (typeof value === 'string') out[key] = boundedText(value, FIELD_TEXT_LIMIT);
     else out[key] = value;
   }
   return out;

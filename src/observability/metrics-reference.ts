@@ -75,9 +75,12 @@ kube-ledger serves these on the operations port (\`server.ops.port\`, 8889) at \
 - Labels are bounded: verbs, outcomes, reason codes, resource kinds, drivers; never a pod, claim or node name.
 - \`kube_ledger_http_requests_total{outcome}\`: \`ok\`; \`degraded\` (a filter answer with \`Error\` set, or a prioritize
   answered 503, because a cache lags beyond \`freshness.maxServeLagSeconds\`); \`shed\` (over
-  \`server.maxInFlightPerVerb\`); the client's side: \`bad_request\`, \`too_large\`, \`unsupported_media_type\`,
-  \`forbidden\`, \`not_found\`, \`method_not_allowed\`, \`aborted\`; \`unavailable\` (503 from the operations port,
-  /readyz); \`error\` (an internal error).
+  \`server.maxInFlightPerVerb\` or a caller's share of it); \`memory_budget_full\` (shed: the request memory budget is
+  held by other requests); the client's side: \`bad_request\`, \`too_large\` (over \`server.bodyLimitBytes\`, or a body
+  that could never fit the memory budget), \`unsupported_media_type\`, \`body_timeout\` (body not complete within
+  \`server.bodyReadTimeoutMs\`), \`body_evicted\` (a stalled body replaced by a newer request), \`forbidden\`,
+  \`not_found\`, \`method_not_allowed\`, \`aborted\`; \`unavailable\` (503 from the operations port, /readyz); \`error\`
+  (an internal error).
 
 ## kube-ledger
 

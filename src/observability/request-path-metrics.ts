@@ -20,6 +20,8 @@ export function requestPathMetrics(r: Registry[]) {
   const nominatedNodeCheckCounts = new CounterTally(['result', 'reason']);
   const filterRememberedVerdictCounts = new CounterTally([]);
   const candidateListReuseCounts = new CounterTally(['list']);
+  // What the HTTP server reports when the gauges are read (it installs the readers when it starts).
+  const edgeReadings = { requestMemoryInUse: () => 0, bodyReadersInUse: () => 0 };
 
   return {
     httpRequestCounts,
@@ -140,13 +142,37 @@ export function requestPathMetrics(r: Registry[]) {
     // --- http load shedding (server.maxInFlightPerVerb) ---
     httpShedRequests: new Counter({
       name: METRIC_PREFIX + 'http_requests_shed_total',
-      help: 'Extender requests answered at once because their verb already had server.maxInFlightPerVerb requests in flight (filter: 200 with Error; prioritize, preempt: 503).',
+      help: 'Extender requests answered at once for load: their verb (or their caller\'s share of it) already had server.maxInFlightPerVerb requests in flight, or the request memory budget was full (filter: 200 with Error; prioritize, preempt: 503).',
       labelNames: ['verb'] as const,
       registers: r,
     }),
     httpInFlightLimit: new Gauge({
       name: METRIC_PREFIX + 'http_requests_in_flight_limit',
       help: 'The in-flight bound per verb (server.maxInFlightPerVerb) currently applied.',
+      registers: r,
+    }),
+
+    // --- request memory budget and body readers (server.requestMemoryBudgetBytes, server.maxBodyReaders) ---
+    edgeReadings,
+    httpRequestMemoryBudget: new Gauge({
+      name: METRIC_PREFIX + 'http_request_memory_budget_bytes',
+      help: 'Memory request bodies may hold at once (server.requestMemoryBudgetBytes, or the value derived from the memory limits).',
+      registers: r,
+    }),
+    httpRequestMemoryInUse: new Gauge({
+      name: METRIC_PREFIX + 'http_request_memory_in_use_bytes',
+      help: 'Memory charged to requests in flight: body bytes read and the estimated cost of decoding them.',
+      collect() {
+        this.set(edgeReadings.requestMemoryInUse());
+      },
+      registers: r,
+    }),
+    httpBodyReadersInUse: new Gauge({
+      name: METRIC_PREFIX + 'http_body_readers_in_use',
+      help: 'Verb request bodies being read (bounded by server.maxBodyReaders).',
+      collect() {
+        this.set(edgeReadings.bodyReadersInUse());
+      },
       registers: r,
     }),
   };

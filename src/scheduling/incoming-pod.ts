@@ -8,6 +8,7 @@ import { QuantityError } from '../ledger/quantity.js';
 import { podEntryWithRequests, type PodEntry } from '../ledger/pod-entry.js';
 import { InputError } from '../protocol/errors.js';
 import type { WireObject } from '../protocol/types.js';
+import { checkWirePodShape } from './wire-pod-shape.js';
 
 /**
  * The last wire pod read and its entry. A prioritize that follows its filter is handed the filter's own Pod object
@@ -28,26 +29,14 @@ export function incomingPodFromWire(wire: WireObject | null, path = '$.Pod'): Po
 function entryFromWire(wire: WireObject | null, path: string): PodEntry {
   if (wire === null) throw new InputError(path, 'pod is required');
   const pod = wire as unknown as PodObject;
-  const meta = pod.metadata;
-  if (typeof meta !== 'object' || meta === null) throw new InputError(`${path}.metadata`, 'expected object');
-  checkOptionalString(meta.name, `${path}.metadata.name`);
-  checkOptionalString(meta.namespace, `${path}.metadata.namespace`);
-  checkOptionalString(meta.uid, `${path}.metadata.uid`);
-  const priority = pod.spec?.priority;
-  if (priority !== undefined && priority !== null && !Number.isInteger(priority)) {
-    throw new InputError(`${path}.spec.priority`, 'expected an integer');
-  }
+  if (typeof pod.metadata !== 'object' || pod.metadata === null) throw new InputError(`${path}.metadata`, 'expected object');
+  checkWirePodShape(pod, path);
   let requests;
   try {
     requests = effectivePodRequests(pod);
   } catch (err) {
     if (err instanceof QuantityError) throw new InputError(`${path}.${err.path ?? 'spec'}`, err.message);
-    if (err instanceof TypeError) throw new InputError(`${path}.spec`, `malformed pod spec: ${err.message}`);
     throw err;
   }
   return podEntryWithRequests(pod, requests);
-}
-
-function checkOptionalString(value: unknown, path: string): void {
-  if (value !== undefined && value !== null && typeof value !== 'string') throw new InputError(path, 'expected string');
 }

@@ -1,6 +1,7 @@
 /**
  * Hostile input against the REAL extender process (a child `node src/main.ts`, loopback only): property-based
- * random and mutated requests for all three verbs, slow clients, oversized chunked uploads, and a memory check.
+ * random and mutated requests for all three verbs, compressed bodies, spellings of every path on both ports, wrong
+ * JSON types in the pod, slow clients, oversized chunked uploads, and a memory check.
  * Every request must end with 2xx or 4xx and a JSON body (a client that waited 10 s for it gives up: a hang, not a
  * latency target; latency is the bench's); a valid request sent right after a sample of
  * the bad ones must get exactly the answer it got before any of them; the process must never exit or log a crash.
@@ -18,6 +19,7 @@ import { crashLines, startLedgerChild, type ChildMemory, type LedgerChild } from
 import { keepAliveAgent, sendHostile, type Exchange } from './support/raw-http.js';
 import { endlessChunkedUpload, trickle } from './support/slow-client.js';
 import { CaseTally } from './support/tally.js';
+import { rawRequest } from '../http/raw-target.js';
 
 const BODY_LIMIT = 1024 * 1024;
 const HEADERS_TIMEOUT_MS = 1000;
@@ -57,6 +59,7 @@ const CATEGORIES: Record<string, Category> = {
   'mutated Go requests': { arbitrary: hostile.mutatedRequests, runs: 300 },
   'random bytes': { arbitrary: hostile.randomBytes, runs: 150 },
   'wrong media types': { arbitrary: hostile.wrongMediaTypes, runs: 30, only: [415] },
+  'content encodings': { arbitrary: hostile.contentEncodings, runs: 40, only: [415] },
 };
 
 /** 2xx or 4xx, a JSON body (with an `error` string on 4xx). */
@@ -198,6 +201,41 @@ describe('hostile input against the real extender process', function () {
     }
     return bytes;
   }
+
+  it('serves each path of either port at its exact spelling only: letter case, encodings, dot segments, slashes and forms never reach another route', async () => {
+    const spellings = (path: string) => [path.toUpperCase(), path.replace(/^\/(.)/, (_, c: string) => `/%${c.charCodeAt(0).toString(16)}`), `/x/..${path}`, `/.${path}`,
+      `/${path}`, `${path}/`, `${path.replace(/\/([^/]+)$/, '//$1')}`, `http://${'127.0.0.1'}/.${path}`];
+    for (const path of ['/debug/ledger', '/debug/explain', '/filter']) {
+      for (const target of spellings(path)) {
+        for (const method of ['GET', 'POST', 'HEAD']) {
+          const reply = await rawRequest(child.port, method, target, { body: method === 'POST' ? JSON.stringify(VALID_REQUESTS[0]!.body) : '' });
+          tally.record('path spellings', String(reply.status), 0, 0);
+          assert.ok(reply.status === 404 || reply.status === 400, `${method} ${target} → ${reply.status}`);
+        }
+      }
+    }
+    for (const target of ['/HEALTHZ', '/metrics/', '//readyz', '/debug/ledger', '/filter']) {
+      const reply = await rawRequest(Number(new URL(child.opsBaseUrl).port), 'GET', target);
+      tally.record('path spellings (operations port)', String(reply.status), 0, 0);
+      assert.equal(reply.status, 404, target);
+    }
+  });
+
+  it('answers wrong JSON types in the pod (containers as an object or string, requests as an array) with 400 naming the path', async () => {
+    const valid = VALID_REQUESTS.find((r) => r.verb === 'filter')!;
+    const pod = (valid.body as { Pod: { spec: Record<string, unknown> } }).Pod;
+    for (const [spec, path] of [
+      [{ ...pod.spec, containers: { name: 'c' } }, '$.Pod.spec.containers'],
+      [{ ...pod.spec, containers: 'c' }, '$.Pod.spec.containers'],
+      [{ ...pod.spec, containers: [{ name: 'c', resources: { requests: ['1'] } }] }, '$.Pod.spec.containers[0].resources.requests'],
+    ] as const) {
+      const body = Buffer.from(JSON.stringify({ ...(valid.body as object), Pod: { ...pod, spec } }));
+      const exchange = await sendHostile(child.port, { verb: 'filter', body }, agent, HANG_AFTER_MS);
+      tally.record('wrong types of pod fields', String(exchange.status), exchange.elapsedMs, body.length);
+      assert.equal(exchange.status, 400, exchange.text);
+      assert.equal(JSON.parse(exchange.text).path, path);
+    }
+  });
 
   it('is still alive afterwards: /healthz answers, every valid request answers exactly, no crash in the log', async () => {
     assert.equal(child.exited(), null);

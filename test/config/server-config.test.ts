@@ -76,14 +76,14 @@ describe('server configuration', () => {
     assert.equal(config.server.debug.enabled, false);
     assert.equal(config.server.maxInFlightPerVerb, 3);
     const options = httpOptionsFromConfig(config.server, false);
-    assert.deepEqual(options.ops.tls, { certFile: '/c', keyFile: '/k' });
+    assert.deepEqual(options.ops.tls, { setting: 'server.ops.tls', certFile: '/c', keyFile: '/k' });
     assert.equal(options.ops.host, config.server.host, 'an empty server.ops.host follows server.host');
   });
 
   it('refuses an operations port equal to the extender port, and half a TLS pair on the operations port', () => {
     assert.throws(() => loadConfig({ env: { KUBE_LEDGER_SERVER_OPS_PORT: '8888' } }), /server\.ops\.port: must differ from server\.port/);
     assert.throws(() => loadConfig({ env: { KUBE_LEDGER_SERVER_OPS_TLS_CERT_FILE: '/c' } }), /server\.ops\.tls: certFile and keyFile must be set together/);
-    assert.throws(() => loadConfig({ env: { KUBE_LEDGER_SERVER_OPS_TLS_CLIENT_CAFILE: '/ca' } }), /server\.ops\.tls\.clientCAFile: client certificates need HTTPS/);
+    assert.throws(() => loadConfig({ env: { KUBE_LEDGER_SERVER_OPS_TLS_CLIENT_CA_FILE: '/ca' } }), /server\.ops\.tls\.clientCAFile: client certificates need HTTPS/);
     assert.doesNotThrow(() => loadConfig({ env: { KUBE_LEDGER_SERVER_PORT: '0', KUBE_LEDGER_SERVER_OPS_PORT: '0' } }), 'two "any free port" listeners');
   });
 

@@ -5,6 +5,28 @@ import { post, send, startTestServer } from './support.js';
 import { eventually, sleep } from '../support/eventually.js';
 
 describe('graceful close', () => {
+  it('draining (SIGTERM): /readyz 503 at once naming it, /healthz 200, the verbs still served and each reply closing its connection', async () => {
+    const t = await startTestServer();
+    try {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const before = await send(t.running.port, 'POST', '/filter', fx.GO_ARGS_NAMES, { 'content-type': 'application/json' }, { agent });
+      assert.notEqual(before.headers['connection'], 'close', 'a kept-alive connection before the drain');
+      t.running.startDraining();
+      const ready = await send(t.opsPort, 'GET', '/readyz');
+      assert.equal(ready.status, 503);
+      assert.match(ready.json().reasons[0], /shutting down: draining/);
+      assert.equal((await send(t.opsPort, 'GET', '/healthz')).status, 200, 'liveness is not readiness');
+      // The idle connection from before the drain is still open and served; its reply asks the client to reconnect.
+      const during = await send(t.running.port, 'POST', '/filter', fx.GO_ARGS_NAMES, { 'content-type': 'application/json' }, { agent });
+      assert.equal(during.status, 200);
+      assert.equal(during.json().Error, '');
+      assert.equal(during.headers['connection'], 'close');
+      agent.destroy();
+    } finally {
+      await t.running.close();
+    }
+  });
+
   it('waits for an in-flight slow request, answers it with Connection: close, then refuses new connections', async () => {
     const t = await startTestServer({ shutdownDeadlineMs: 5000 });
     let release!: () => void;

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { send, startTestServer, type TestServer } from './support.js';
-import { sleep } from '../support/eventually.js';
+import { eventually, sleep } from '../support/eventually.js';
 
 /** Certificates made at test time with the openssl CLI: a CA, two server certificates and a client certificate. */
 function makeCertificates(dir: string): void {
@@ -163,6 +163,42 @@ describe('TLS serving', function () {
     it('lets a client with a CA-signed certificate reach the verbs', async () => {
       const reply = await httpsGet(t.running.port, '/filter', { ca: ca(), method: 'POST', ...client() });
       assert.notEqual(reply.status, 403);
+    });
+  });
+
+  describe('client CA rotation (mTLS) without a restart', () => {
+    let t: TestServer;
+    const signedBy = (caName: string, name: string) => {
+      const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+      const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+      openssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
+      openssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${caName}.crt`, '-CAkey', `${caName}.key`, '-CAcreateserial', '-days', '1', '-out', `${name}.crt`, '-extfile', 'client.ext');
+    };
+    before(async () => {
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+        '-keyout', 'ca-two.key', '-out', 'ca-two.crt', '-days', '1', '-subj', '/CN=test-ca-two'], { cwd: dir, stdio: 'pipe' });
+      signedBy('ca-two', 'client-two');
+      copyFileSync(file('ca.crt'), file('client-ca.crt'));
+      t = await startTestServer({ tls: { certFile: file('server-one.crt'), keyFile: file('server-one.key'), clientCAFile: file('client-ca.crt'), reloadPollMs: 100 } });
+    });
+    after(() => t.running.close());
+
+    const clientOf = (name: string) => ({ cert: readFileSync(file(`${name}.crt`)), key: readFileSync(file(`${name}.key`)), rejectUnauthorized: false });
+    const statusFor = async (name: string) => (await httpsGet(t.running.port, '/debug/ledger', clientOf(name))).status;
+    const rotateTo = (...cas: string[]) => {
+      writeFileSync(file('client-ca.crt.new'), cas.map((ca) => readFileSync(file(`${ca}.crt`), 'utf8')).join(''));
+      renameSync(file('client-ca.crt.new'), file('client-ca.crt'));
+    };
+
+    it('admits only clients of the CA in the file now: the old CA\'s clients are refused once it is rotated out', async () => {
+      assert.equal(await statusFor('client'), 200);
+      assert.equal(await statusFor('client-two'), 403);
+      rotateTo('ca-two');
+      await eventually(async () => (await statusFor('client')) === 403, 'the old CA\'s client refused', { timeoutMs: 10_000, intervalMs: 50 });
+      assert.equal(await statusFor('client-two'), 200);
+      rotateTo('ca', 'ca-two'); // a bundle during an overlap: both admitted
+      await eventually(async () => (await statusFor('client')) === 200, 'both CAs admitted', { timeoutMs: 10_000, intervalMs: 50 });
+      assert.equal(await statusFor('client-two'), 200);
     });
   });
 });

@@ -3,9 +3,12 @@
  * cache) and KEP-5647: one cheap quorum read — a list with `limit=1` and no resourceVersion is served from etcd
  * and returns the current resourceVersion — then a bounded wait until our informer store has observed that RV
  * (compared by apimachinery rules). Once it has, every cached object of that resource is at least as current as
- * the cluster was when the proof started, so all of them are proven at once. If the wait runs past its bound (a
- * stalled watch, or a quiet resource while other resources moved the global RV and no bookmark came yet) the
- * caller falls back to bounded per-object reads. Time is injected; the wait is event-driven (store advances).
+ * the cluster was when the proof started, so all of them are proven at once. Alongside the wait a probe
+ * (cluster/kube/quiet-probe.ts) can list what changed between the store's RV and the quorum RV: nothing proves the
+ * store current at once; a few changes prove it current for every other object, and only those need a direct read
+ * (a victim deleted behind a lagging watch costs one read, not one per victim). If neither completes within the
+ * bound (a stalled watch, a quiet resource without a bookmark yet) the caller falls back to bounded per-object reads.
+ * Time is injected; the wait is event-driven (store advances).
  */
 import type { ClusterObjectKind } from '../../ledger/objects.js';
 import type { DirectReadRefusal } from './direct-reader.js';
@@ -16,11 +19,23 @@ export type QuorumRead = { ok: true; resourceVersion: string } | { ok: false; re
 
 export type CacheCurrentProof =
   | { current: true; resourceVersion: string; waitedMs: number; by?: 'observed' | 'quiet_probe' }
+  | {
+      current: false;
+      reason: 'changed';
+      resourceVersion: string;
+      waitedMs: number;
+      /** Store keys of the only objects that changed in (store RV, quorum RV]: every other one is proven current. */
+      changedKeys: ReadonlySet<string>;
+      message: string;
+    }
   | { current: false; reason: 'wait_timeout'; resourceVersion: string; waitedMs: number; message: string }
   | { current: false; reason: 'quorum_read_failed'; message: string };
 
-/** Proves "no change in (storeRv, quorumRv]" some other way (cluster/kube/quiet-probe.ts); 'quiet' = proven. */
-export type QuietProof = (kind: ClusterObjectKind, storeRv: string, quorumRv: string, signal: AbortSignal) => Promise<'quiet' | 'changed' | 'inconclusive'>;
+/** What a probe learnt about (store RV, quorum RV]: no change, exactly these objects changed, or nothing certain. */
+export type ProbeResult = { outcome: 'quiet' } | { outcome: 'changes'; keys: ReadonlySet<string> } | { outcome: 'inconclusive' };
+
+/** Lists the changes in (storeRv, quorumRv] some other way than the informer (cluster/kube/quiet-probe.ts). */
+export type QuietProof = (kind: ClusterObjectKind, storeRv: string, quorumRv: string, signal: AbortSignal) => Promise<ProbeResult>;
 
 export interface ConsistentReadProofDeps {
   tracker: Pick<FreshnessTracker, 'hasObserved' | 'onAdvance' | 'lastSyncedResourceVersion'>;
@@ -37,28 +52,29 @@ export async function proveCacheCurrent(kind: ClusterObjectKind, deps: Consisten
   const read = await deps.quorumResourceVersion(kind);
   if (!read.ok) return { current: false, reason: 'quorum_read_failed', message: `quorum read of ${kind} refused (${read.reason}): ${read.message}` };
   const startedMs = deps.timers.now();
-  const observed = await waitOrProbe(deps, kind, read.resourceVersion);
+  const found = await waitOrProbe(deps, kind, read.resourceVersion);
   const waitedMs = deps.timers.now() - startedMs;
-  if (observed === 'observed') return { current: true, resourceVersion: read.resourceVersion, waitedMs };
-  if (observed === 'quiet_probe') return { current: true, resourceVersion: read.resourceVersion, waitedMs, by: 'quiet_probe' };
-  return {
-    current: false,
-    reason: 'wait_timeout',
-    resourceVersion: read.resourceVersion,
-    waitedMs,
-    message: `the ${kind} cache did not observe resourceVersion ${read.resourceVersion} within ${deps.waitMs()} ms`,
-  };
+  const resourceVersion = read.resourceVersion;
+  if (found === 'observed') return { current: true, resourceVersion, waitedMs };
+  if (found === 'timeout') {
+    return { current: false, reason: 'wait_timeout', resourceVersion, waitedMs, message: `the ${kind} cache did not observe resourceVersion ${resourceVersion} within ${deps.waitMs()} ms` };
+  }
+  if (found.outcome === 'quiet') return { current: true, resourceVersion, waitedMs, by: 'quiet_probe' };
+  const changedKeys = found.keys;
+  return { current: false, reason: 'changed', resourceVersion, waitedMs, changedKeys, message: `${changedKeys.size} ${kind} object(s) changed since the cache's resourceVersion` };
 }
 
-/** The wait, raced against the quiet probe when there is one (the probe is aborted once either side decides). */
-async function waitOrProbe(deps: ConsistentReadProofDeps, kind: ClusterObjectKind, quorumRv: string): Promise<'observed' | 'quiet_probe' | 'timeout'> {
+type Found = 'observed' | 'timeout' | Exclude<ProbeResult, { outcome: 'inconclusive' }>;
+
+/** The wait, raced against the probe when there is one (the probe is aborted once either side decides). */
+async function waitOrProbe(deps: ConsistentReadProofDeps, kind: ClusterObjectKind, quorumRv: string): Promise<Found> {
   const storeRv = deps.tracker.lastSyncedResourceVersion(kind);
   if (deps.tracker.hasObserved(kind, quorumRv)) return 'observed';
-  const waiting = waitUntilObserved(deps, kind, quorumRv, deps.waitMs()).then((ok) => (ok ? 'observed' as const : 'timeout' as const));
+  const waiting = waitUntilObserved(deps, kind, quorumRv, deps.waitMs()).then((ok): Found => (ok ? 'observed' : 'timeout'));
   if (!deps.quietProof || storeRv === undefined) return waiting;
   const probing = new AbortController();
   const probe = deps.quietProof(kind, storeRv, quorumRv, probing.signal).then(
-    (result) => (result === 'quiet' ? ('quiet_probe' as const) : waiting),
+    (result): Found | Promise<Found> => (result.outcome === 'inconclusive' ? waiting : result),
     () => waiting,
   );
   try {

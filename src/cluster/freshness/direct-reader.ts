@@ -132,6 +132,11 @@ export class DirectReader {
     }
   }
 
+  /** Milliseconds until the rate limit lets one more read through (0: now); for callers that queue instead of failing. */
+  msUntilToken(): number {
+    return this.rateLimiter.msUntilToken();
+  }
+
   state(): BreakerStateName {
     return toStateName(this.breakerPolicy.state);
   }

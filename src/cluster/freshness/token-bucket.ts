@@ -28,6 +28,12 @@ export class TokenBucket {
     return true;
   }
 
+  /** Milliseconds until a token is available (0 when one is). */
+  msUntilToken(): number {
+    this.refill();
+    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) * 1000) / this.options.perSecond);
+  }
+
   /** Tokens available now (fractional while refilling). */
   available(): number {
     this.refill();

@@ -1,11 +1,15 @@
 /**
  * Preemption's freshness check: before the extender lets victims be evicted, the cache they were read from must be
- * proven current. The proof scales with the cluster, not with the victims: one quorum read of the Pod collection
- * and a bounded wait until the informer has observed its resourceVersion proves every cached victim at once
- * (consistent-read-proof.ts). Only when that wait runs out (or the quorum read is refused) is each victim read
- * directly through the bounded reader (rate limit, bulkhead, breaker). A candidate node is dropped, with a reason,
- * when any of its victims cannot be proven fresh, or when the direct read shows the cache was stale (the victim is
- * gone, was replaced, or runs elsewhere). Before the first consistent list nothing destructive is allowed at all.
+ * proven current. The proof scales with the cluster, not with the victims: one quorum read of the Pod collection and
+ * a bounded wait until the informer has observed its resourceVersion proves every cached victim at once
+ * (consistent-read-proof.ts); a probe watch alongside it can instead list the few pods that changed since the cache's
+ * resourceVersion, and then only the victims among them are read directly. Only when neither completes in time (or
+ * the quorum read is refused) is every victim read directly. Concurrent preemptions share one proof run (one quorum
+ * read in flight serves every call waiting: fresh-single-flight.ts), and every direct read, the quorum read included,
+ * takes its turn in a queue that shares the reader's budget fairly between callers (fair-read-queue.ts), so a flood of
+ * preemptions from one client cannot spend another's reads. A candidate node is dropped, with a reason, when any of
+ * its victims cannot be proven fresh, or when the direct read shows the cache was stale (the victim is gone, was
+ * replaced, or runs elsewhere). Before the first consistent list nothing destructive is allowed at all.
  * `gateEnabled() === false` (freshness.gate.enabled, the rollback switch) skips the proof and counts the bypass.
  */
 import type { PodObject } from '../../ledger/objects.js';
@@ -13,16 +17,22 @@ import { CONFIG_DEFAULTS } from '../../config/defaults.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { proveCacheCurrent, type CacheCurrentProof, type ConsistentReadProofDeps } from '../freshness/consistent-read-proof.js';
+import type { DirectReader } from '../freshness/direct-reader.js';
+import { FairReadQueue, type Refusal } from '../freshness/fair-read-queue.js';
+import { freshSingleFlight } from '../freshness/fresh-single-flight.js';
 import { objectRefKey, proveFresh, type FreshnessProof, type FreshnessProofDeps, type ObjectRef } from '../freshness/freshness-proof.js';
+import { realTimerScheduler } from '../freshness/timer-scheduler.js';
 
 import type { VictimFreshnessCheck, VictimRef } from '../source.js';
 
 type ProofMetrics = Pick<
   Metrics,
-  'freshnessProofs' | 'freshnessProofDurationSeconds' | 'freshnessProofWaitSeconds' | 'freshnessProofFallbackReads' | 'freshnessGateBypassed'
+  'freshnessProofs' | 'freshnessProofDurationSeconds' | 'freshnessProofWaitSeconds' | 'freshnessProofFallbackReads' | 'freshnessGateBypassed' | 'freshnessProofsShared'
 >;
 
-export interface VictimFreshnessDeps extends Omit<FreshnessProofDeps, 'gateKeyOf' | 'cacheProvenCurrent'> {
+export interface VictimFreshnessDeps extends Omit<FreshnessProofDeps, 'gateKeyOf' | 'cacheProvenCurrent' | 'reader'> {
+  /** The bounded reader; with `msUntilToken`, reads wait their turn for the rate limit instead of failing at once. */
+  reader: Pick<DirectReader, 'read'> & Partial<Pick<DirectReader, 'msUntilToken'>>;
   hasSynced: () => boolean;
   logger?: Logger;
   /** The consistent-read proof. Without it each victim is judged by `maxCacheAgeSeconds` alone (the old rule). */
@@ -31,16 +41,30 @@ export interface VictimFreshnessDeps extends Omit<FreshnessProofDeps, 'gateKeyOf
   gateEnabled?: () => boolean;
   metrics?: ProofMetrics;
   /**
-   * Fallback reads go in waves of this many (the reader's concurrency), so they are neither refused by its bulkhead
-   * nor unbounded; default freshness.directRead.maxConcurrent's.
+   * Direct reads of this check running at once (the reader's concurrency), so they are neither refused by its
+   * bulkhead nor unbounded; default freshness.directRead.maxConcurrent's.
    */
   fallbackWave?: number;
-  /** Fallback reads start only within this budget after the wait ended; later victims are refused. Default 1500 ms. */
+  /** Direct reads of a call start only within this budget after its proof ended; later ones are refused. Default 1500 ms. */
   fallbackBudgetMs?: number;
 }
 
+/** The caller the shared quorum read is queued under (it serves every caller). */
+const PROOF_CALLER = 'shared consistent-read proof';
+/** Dropped candidates one log line names (the count covers all of them). */
+const LOGGED_SAMPLE = 10;
+
 export function createVictimFreshnessCheck(deps: VictimFreshnessDeps): VictimFreshnessCheck {
-  return async (victims) => {
+  const timers = deps.consistentRead?.timers ?? realTimerScheduler;
+  const msUntilToken = deps.reader.msUntilToken?.bind(deps.reader);
+  const queue = new FairReadQueue({
+    maxConcurrent: Math.max(1, deps.fallbackWave ?? CONFIG_DEFAULTS.freshness.directRead.maxConcurrent),
+    ...(msUntilToken ? { msUntilToken } : {}),
+    timers,
+  });
+  const sharedProof = deps.consistentRead ? sharedConsistentRead(deps, deps.consistentRead, queue) : undefined;
+
+  return async (victims, caller = 'unnamed caller') => {
     const drop = new Map<string, string>();
     if (victims.length === 0) return drop;
     if (!deps.hasSynced()) {
@@ -52,64 +76,87 @@ export function createVictimFreshnessCheck(deps: VictimFreshnessDeps): VictimFre
       deps.metrics?.freshnessGateBypassed.inc({ check: 'victim_proof' });
       return drop;
     }
-    const proofs = deps.consistentRead ? await proveByConsistentRead(victims, deps, deps.consistentRead) : await proveFresh(victims.map(victimRef), deps);
+    const proofs = sharedProof ? await proveWithSharedProof(victims, caller, deps, sharedProof, queue) : await proveFresh(victims.map(victimRef), deps);
+    const dropped: Array<{ node: string; pod: string; reason: string }> = [];
     for (const victim of victims) {
       const proof = proofs.get(objectRefKey(victimRef(victim)));
       const reason = proof ? reasonToDrop(victim, proof) : undefined;
       if (reason === undefined || drop.has(victim.node)) continue;
       drop.set(victim.node, reason);
-      deps.logger?.info('preemption candidate dropped by freshness check', { node: victim.node, pod: `${victim.namespace}/${victim.name}`, reason });
+      dropped.push({ node: victim.node, pod: `${victim.namespace}/${victim.name}`, reason });
     }
+    if (dropped.length) deps.logger?.info('preemption candidates dropped by the freshness check', { count: dropped.length, sample: dropped.slice(0, LOGGED_SAMPLE) });
     return drop;
   };
 }
 
-async function proveByConsistentRead(victims: VictimRef[], deps: VictimFreshnessDeps, consistentRead: ConsistentReadProofDeps): Promise<Map<string, FreshnessProof>> {
-  const startedMs = consistentRead.timers.now();
-  const proof = await proveCacheCurrent('Pod', consistentRead);
-  const outcome = outcomeOf(proof);
-  if (proof.current || proof.reason === 'wait_timeout') deps.metrics?.freshnessProofWaitSeconds.observe(proof.waitedMs / 1000);
-  if (!proof.current) {
-    deps.metrics?.freshnessProofFallbackReads.inc(uniqueCount(victims));
-    deps.logger?.info('consistent-read proof incomplete; reading victims directly', { reason: proof.reason, detail: proof.message, victims: victims.length });
-  }
-  // Proven: the cache is trusted for every victim whose written-RV gate is clear. Not proven: every victim is read.
-  const refs = victims.map(victimRef);
-  const proofs = proof.current
-    ? await proveFresh(refs, { ...deps, cacheProvenCurrent: true })
-    : await readInWaves(refs, deps, elapsedSince(consistentRead.timers.now(), () => consistentRead.timers.now()));
-  deps.metrics?.freshnessProofs.inc({ outcome });
-  deps.metrics?.freshnessProofDurationSeconds.observe({ outcome }, (consistentRead.timers.now() - startedMs) / 1000);
-  return proofs;
+type SharedProof = () => Promise<{ value: CacheCurrentProof; started: boolean }>;
+
+/** One proof run at a time for every caller; its quorum read takes its turn in the fair queue like any direct read. */
+function sharedConsistentRead(deps: VictimFreshnessDeps, consistentRead: ConsistentReadProofDeps, queue: FairReadQueue): SharedProof {
+  const { timers } = consistentRead;
+  const fairDeps: ConsistentReadProofDeps = {
+    ...consistentRead,
+    quorumResourceVersion: async (kind) => {
+      const read = await queue.run(PROOF_CALLER, () => consistentRead.quorumResourceVersion(kind), timers.now() + consistentRead.waitMs(), `the ${kind} collection`);
+      return read;
+    },
+  };
+  return freshSingleFlight(async () => {
+    const proof = await proveCacheCurrent('Pod', fairDeps);
+    deps.metrics?.freshnessProofs.inc({ outcome: outcomeOf(proof) });
+    if (proof.current || proof.reason !== 'quorum_read_failed') deps.metrics?.freshnessProofWaitSeconds.observe(proof.waitedMs / 1000);
+    if (!proof.current) deps.logger?.info('consistent-read proof incomplete', { reason: proof.reason, detail: proof.message });
+    return proof;
+  });
 }
 
-/** Per-victim fallback: waves of `fallbackWave` reads while the budget lasts; what is left is refused (`timeout`). */
-async function readInWaves(refs: ObjectRef[], deps: VictimFreshnessDeps, elapsedMs: () => number): Promise<Map<string, FreshnessProof>> {
-  const unique = [...new Map(refs.map((r) => [objectRefKey(r), r])).values()];
-  const wave = Math.max(1, deps.fallbackWave ?? CONFIG_DEFAULTS.freshness.directRead.maxConcurrent);
-  const budgetMs = deps.fallbackBudgetMs ?? 1500;
-  const proofs = new Map<string, FreshnessProof>();
-  for (let start = 0; start < unique.length; start += wave) {
-    const batch = unique.slice(start, start + wave);
-    if (elapsedMs() >= budgetMs) {
-      for (const ref of batch) proofs.set(objectRefKey(ref), { fresh: false, reason: 'timeout', message: `fallback read budget of ${budgetMs} ms used up` });
-      continue;
-    }
-    for (const [key, p] of await proveFresh(batch, { ...deps, cacheProvenCurrent: false })) proofs.set(key, p);
-  }
-  return proofs;
+async function proveWithSharedProof(victims: VictimRef[], caller: string, deps: VictimFreshnessDeps, sharedProof: SharedProof, queue: FairReadQueue): Promise<Map<string, FreshnessProof>> {
+  const timers = deps.consistentRead!.timers;
+  const startedMs = timers.now();
+  const { value: proof, started } = await sharedProof();
+  if (!started) deps.metrics?.freshnessProofsShared.inc();
+  const refs = uniqueRefs(victims.map(victimRef));
+  // Proven: the cache is trusted for every victim whose written-RV gate is clear. Changed: for every victim but the
+  // changed ones, which are read. Not proven: every victim is read.
+  const uncertain = proof.current ? [] : proof.reason === 'changed' ? refs.filter((r) => proof.changedKeys.has(storeKey(r))) : refs;
+  const trusted = proof.current ? refs : proof.reason === 'changed' ? refs.filter((r) => !proof.changedKeys.has(storeKey(r))) : [];
+  if (uncertain.length) deps.metrics?.freshnessProofFallbackReads.inc(uncertain.length);
+  const deadlineMs = timers.now() + (deps.fallbackBudgetMs ?? 1500);
+  const [cached, read] = await Promise.all([
+    proveFresh(trusted, { ...deps, cacheProvenCurrent: true }),
+    readFairly(uncertain, caller, deps, queue, deadlineMs),
+  ]);
+  deps.metrics?.freshnessProofDurationSeconds.observe({ outcome: outcomeOf(proof) }, (timers.now() - startedMs) / 1000);
+  return new Map([...cached, ...read]);
 }
 
-function elapsedSince(startMs: number, now: () => number): () => number {
-  return () => now() - startMs;
+/** Each victim read directly, in `caller`'s turn of the fair queue, started by `deadlineMs` or refused. */
+async function readFairly(refs: ObjectRef[], caller: string, deps: VictimFreshnessDeps, queue: FairReadQueue, deadlineMs: number): Promise<Map<string, FreshnessProof>> {
+  const settled = await Promise.all(
+    refs.map(async (ref) => {
+      const key = objectRefKey(ref);
+      const result = await queue.run(caller, async () => (await proveFresh([ref], { ...deps, cacheProvenCurrent: false })).get(key)!, deadlineMs, key);
+      return [key, isRefusal(result) ? ({ fresh: false, reason: result.reason, message: result.message } as const) : result] as const;
+    }),
+  );
+  return new Map(settled);
+}
+
+function isRefusal(result: FreshnessProof | Refusal): result is Refusal {
+  return 'ok' in result && result.ok === false;
+}
+
+function uniqueRefs(refs: ObjectRef[]): ObjectRef[] {
+  return [...new Map(refs.map((r) => [objectRefKey(r), r])).values()];
 }
 
 function outcomeOf(proof: CacheCurrentProof): string {
   return proof.current ? (proof.by ?? 'observed') : proof.reason;
 }
 
-function uniqueCount(victims: VictimRef[]): number {
-  return new Set(victims.map((v) => objectRefKey(victimRef(v)))).size;
+function storeKey(ref: ObjectRef): string {
+  return ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
 }
 
 function victimRef(victim: VictimRef): ObjectRef {

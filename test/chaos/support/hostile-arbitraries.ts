@@ -2,6 +2,7 @@
  * fast-check generators of hostile extender requests, one per category of the reliability brief. Each produces the
  * exact bytes to send, the verb, and how the body is framed; every category reaches all three verbs.
  */
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { VALID_REQUESTS, VERBS, type ValidRequest, type Verb } from './chaos-cluster.js';
 import { allPaths, dropAt, renameAt, replaceAt, spliceBytes, spliceRaw, type JsonPath } from './json-surgery.js';
@@ -190,6 +191,14 @@ export const mutatedRequests = fc.tuple(baseRequest, fc.array(fc.tuple(fc.consta
 export const randomBytes = fc.tuple(anyVerb, fc.oneof(fc.uint8Array({ maxLength: 4096 }).map((b) => Buffer.from(b)),
   fc.string({ maxLength: 200 }).map((s) => Buffer.from(s))), framing)
   .map(([verb, body, chunked]) => hostile('random bytes', verb, body, chunked));
+
+/** Bodies declared compressed (and sometimes compressed): the server reads bodies as sent, so only identity is accepted. */
+export const contentEncodings = fc.tuple(baseRequest, fc.constantFrom('gzip', 'deflate', 'br', 'compress', 'x-gzip', 'identity, gzip', 'GZIP'), fc.boolean())
+  .map(([base, contentEncoding, compressed]) => {
+    const text = JSON.stringify(base.body);
+    const sent = hostile('content encodings', base.verb, compressed ? gzipSync(text) : text);
+    return Object.assign(sent, { contentEncoding });
+  });
 
 export const wrongMediaTypes = fc.tuple(baseRequest, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded',
   'application/json; charset=latin1', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset="utf-16"'))

@@ -11,6 +11,8 @@ export interface HostileRequest {
   /** Send with Transfer-Encoding: chunked instead of Content-Length. */
   chunked?: boolean;
   contentType?: string;
+  /** A Content-Encoding header (the body is sent as is). */
+  contentEncoding?: string;
 }
 
 export interface Exchange {
@@ -42,6 +44,7 @@ export function sendHostile(port: number, hostile: HostileRequest, agent: Agent,
   const started = performance.now();
   const headers: Record<string, string | number> = { 'content-type': hostile.contentType ?? 'application/json' };
   if (!hostile.chunked) headers['content-length'] = hostile.body.length;
+  if (hostile.contentEncoding !== undefined) headers['content-encoding'] = hostile.contentEncoding;
   return new Promise((resolve) => {
     let settled = false;
     const finish = (exchange: Omit<Exchange, 'elapsedMs'>): void => {

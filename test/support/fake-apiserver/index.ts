@@ -237,6 +237,14 @@ export class FakeApiServer {
     this.faultState.slowWatch(resource, ms);
   }
 
+  /**
+   * The watches of the resource open now (an informer's) deliver every later event `ms` late, while watches opened
+   * afterwards are served at once: one client's watch fell behind, the API server did not. Returns how many it slowed.
+   */
+  slowOpenWatches(resource: string | undefined, ms: number): number {
+    return this.watches.lagOpen(resource, ms);
+  }
+
   /** The next `count` matching writes (update/patch/create/delete) fail with 409 Conflict regardless of their RV. */
   conflictNext(count: number, matcher?: RequestMatcher): void {
     this.faultState.conflictNext(count, matcher);

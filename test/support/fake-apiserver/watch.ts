@@ -34,6 +34,8 @@ interface WatchSession {
   readonly timers: Set<NodeJS.Timeout>;
   closed: boolean;
   flushPending: boolean;
+  /** Lag of this session alone (a watch that fell behind while new watches are served at once). */
+  lagMs?: number;
 }
 
 interface WatchStart {
@@ -137,6 +139,13 @@ export class WatchHub {
     return sessions.length;
   }
 
+  /** Delays every later event of the watches open now (not of watches opened afterwards) by `ms`; 0 lifts it. */
+  lagOpen(resource: string | undefined, ms: number): number {
+    const sessions = this.matching(resource);
+    for (const session of sessions) session.lagMs = ms;
+    return sessions.length;
+  }
+
   /** Open watches, optionally only for one resource ("pods" or "leases.coordination.k8s.io"). */
   openCount(resource?: string): number {
     return this.matching(resource).length;
@@ -224,7 +233,7 @@ export class WatchHub {
 
   private send(session: WatchSession, text: string): void {
     if (session.closed) return;
-    const lagMs = this.faults.watchLagMs(session.type);
+    const lagMs = Math.max(this.faults.watchLagMs(session.type), session.lagMs ?? 0);
     if (lagMs > 0) {
       // A slow watch: the same delay for every line keeps them in order (timers of equal delay fire in order).
       this.after(session, lagMs, () => {

@@ -1,0 +1,49 @@
+/**
+ * The bound on request bodies being read at once, and the deadline of each read. A request holds a reader from its
+ * headers until its body is complete, and only then competes for a serving slot (in-flight-limit.ts), so a client that
+ * sends a few bytes and stops holds no slot a real call needs. When every reader is taken, a new request takes the
+ * place of the read that has gone longest without receiving a byte (that read is answered 408): kube-scheduler's
+ * bodies arrive within milliseconds, so a crowd of stalled connections can delay its calls by nothing, and each stalled
+ * connection lasts `server.bodyReadTimeoutMs` at most.
+ */
+
+export type ReadEnd = 'evicted' | 'deadline';
+
+export interface ActiveRead {
+  /** performance.now() of the last body bytes (of the start, before any). */
+  lastProgressMs: number;
+  /** Called once when the read is ended from outside: evicted by a newer request, or past its deadline. */
+  end(why: ReadEnd): void;
+}
+
+export class BodyReaders {
+  private readonly active = new Set<ActiveRead>();
+
+  constructor(private readonly bound: number) {}
+
+  get inUse(): number {
+    return this.active.size;
+  }
+
+  /** Admits `read`, ending the stalest reads when the bound is reached. */
+  admit(read: ActiveRead): void {
+    while (this.active.size >= this.bound) {
+      const stalest = this.stalest();
+      if (stalest === undefined) break;
+      this.active.delete(stalest);
+      stalest.end('evicted');
+    }
+    this.active.add(read);
+  }
+
+  /** The read is over (complete, refused or aborted): its place is free. */
+  leave(read: ActiveRead): void {
+    this.active.delete(read);
+  }
+
+  private stalest(): ActiveRead | undefined {
+    let found: ActiveRead | undefined;
+    for (const read of this.active) if (found === undefined || read.lastProgressMs < found.lastProgressMs) found = read;
+    return found;
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * The JSON types of the parts of a request's pod that kube-ledger reads, checked before anything reads them, the way
+ * kube-scheduler's own decoder (Go encoding/json into v1.Pod) refuses a request whose `containers` is an object or
+ * whose `requests` is an array ("cannot unmarshal object into Go struct field PodSpec.spec.containers of type
+ * []v1.Container"). Without it such a pod would be read as asking for nothing. As in Go, `null` is accepted for a
+ * field (a nil slice, map or pointer; an unchanged scalar), but not as an element of a list of objects; keys not
+ * listed are ignored. A quantity is a string or a
+ * number (resource.Quantity's UnmarshalJSON takes both); its text is checked where it is parsed.
+ */
+import { InputError } from '../protocol/errors.js';
+import { childPath, indexPath, jsonTypeName } from '../protocol/json-shape.js';
+
+type Shape =
+  | 'string'
+  | 'int'
+  | 'bool'
+  | 'quantity'
+  | { readonly object: Readonly<Record<string, Shape>>; readonly open?: true }
+  | { readonly array: Shape }
+  | { readonly map: Shape };
+
+const strings: Shape = { array: 'string' };
+const resourceList: Shape = { map: 'quantity' };
+const requestsAndLimits: Shape = { object: { requests: resourceList, limits: resourceList } };
+const labelSelector: Shape = {
+  object: { matchLabels: { map: 'string' }, matchExpressions: { array: { object: { key: 'string', operator: 'string', values: strings } } } },
+};
+const nodeSelectorRequirement: Shape = { object: { key: 'string', operator: 'string', values: strings } };
+const podAffinityTerm: Shape = {
+  object: { labelSelector, namespaces: strings, namespaceSelector: labelSelector, topologyKey: 'string', matchLabelKeys: strings, mismatchLabelKeys: strings },
+};
+const requiredTerms: Shape = { object: { requiredDuringSchedulingIgnoredDuringExecution: { array: podAffinityTerm } } };
+
+const container: Shape = {
+  object: {
+    name: 'string',
+    restartPolicy: 'string',
+    resources: { object: { requests: resourceList, limits: resourceList, claims: { array: { object: { name: 'string', request: 'string' } } } } },
+    ports: { array: { object: { hostPort: 'int', containerPort: 'int', protocol: 'string', hostIP: 'string' } } },
+  },
+};
+const containerStatus: Shape = { object: { name: 'string', allocatedResources: resourceList, resources: requestsAndLimits } };
+
+const metadata: Shape = {
+  object: {
+    name: 'string',
+    namespace: 'string',
+    uid: 'string',
+    resourceVersion: 'string',
+    generation: 'int',
+    deletionTimestamp: 'string',
+    creationTimestamp: 'string',
+    labels: { map: 'string' },
+    annotations: { map: 'string' },
+    ownerReferences: { array: { object: { apiVersion: 'string', kind: 'string', name: 'string', uid: 'string', controller: 'bool' } } },
+  },
+};
+
+const spec: Shape = {
+  object: {
+    nodeName: 'string',
+    schedulerName: 'string',
+    priority: 'int',
+    priorityClassName: 'string',
+    preemptionPolicy: 'string',
+    containers: { array: container },
+    initContainers: { array: container },
+    overhead: resourceList,
+    resources: requestsAndLimits,
+    resourceClaims: { array: { object: { name: 'string', resourceClaimName: 'string', resourceClaimTemplateName: 'string' } } },
+    schedulingGates: { array: { object: { name: 'string' } } },
+    nodeSelector: { map: 'string' },
+    affinity: {
+      object: {
+        podAffinity: requiredTerms,
+        podAntiAffinity: requiredTerms,
+        nodeAffinity: {
+          object: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              object: { nodeSelectorTerms: { array: { object: { matchExpressions: { array: nodeSelectorRequirement }, matchFields: { array: nodeSelectorRequirement } } } } },
+            },
+          },
+        },
+      },
+    },
+    tolerations: { array: { object: { key: 'string', operator: 'string', value: 'string', effect: 'string', tolerationSeconds: 'int' } } },
+    topologySpreadConstraints: {
+      array: { object: { maxSkew: 'int', topologyKey: 'string', whenUnsatisfiable: 'string', labelSelector, matchLabelKeys: strings } },
+    },
+    // A volume's source keys vary (persistentVolumeClaim, ephemeral, csi, in-tree disks): only the ones read are typed.
+    volumes: { array: { object: { name: 'string', persistentVolumeClaim: { object: { claimName: 'string' } } }, open: true } },
+  },
+};
+
+const status: Shape = {
+  object: {
+    phase: 'string',
+    startTime: 'string',
+    nominatedNodeName: 'string',
+    resourceClaimStatuses: { array: { object: { name: 'string', resourceClaimName: 'string' } } },
+    conditions: { array: { object: { type: 'string', status: 'string', reason: 'string' } } },
+    containerStatuses: { array: containerStatus },
+    initContainerStatuses: { array: containerStatus },
+    allocatedResources: resourceList,
+    resources: requestsAndLimits,
+    nodeAllocatableResourceClaimStatuses: {
+      array: {
+        object: {
+          resourceClaimName: 'string',
+          containers: strings,
+          resources: resourceList,
+          mapping: { array: { object: { name: 'string', quantity: 'string' } } },
+          overhead: { array: { object: { name: 'string', perPod: 'string', perContainer: 'string' } } },
+        },
+      },
+    },
+    extendedResourceClaimStatus: {
+      object: {
+        resourceClaimName: 'string',
+        requestMappings: { array: { object: { containerName: 'string', resourceName: 'string', requestName: 'string' } } },
+      },
+    },
+  },
+};
+
+const POD: Shape = { object: { metadata, spec, status } };
+
+/** A shape with each object's fields as an array, built once (no per-call Object.entries). */
+type Compiled =
+  | 'string'
+  | 'int'
+  | 'bool'
+  | 'quantity'
+  | { readonly fields: ReadonlyArray<readonly [string, Compiled]> }
+  | { readonly array: Compiled; readonly ofObjects: boolean }
+  | { readonly map: Compiled };
+
+function compile(shape: Shape): Compiled {
+  if (typeof shape === 'string') return shape;
+  if ('array' in shape) return { array: compile(shape.array), ofObjects: typeof shape.array === 'object' && 'object' in shape.array };
+  if ('map' in shape) return { map: compile(shape.map) };
+  return { fields: Object.entries(shape.object).map(([key, field]) => [key, compile(field)] as const) };
+}
+
+const COMPILED_POD = compile(POD);
+
+/**
+ * Where the walk is: keys and indexes below the pod, rendered into a JSON path only for an error (a path string per
+ * field visited would cost more than the check itself).
+ */
+type Trail = Array<string | number>;
+
+function pathOf(root: string, trail: Trail): string {
+  return trail.reduce<string>((path, step) => (typeof step === 'number' ? indexPath(path, step) : childPath(path, step)), root);
+}
+
+class ShapeError {
+  constructor(
+    readonly expected: string,
+    readonly value: unknown,
+  ) {}
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function check(value: unknown, shape: Compiled, trail: Trail): void {
+  if (value === null || value === undefined) return;
+  if (shape === 'string') {
+    if (typeof value !== 'string') throw new ShapeError('string', value);
+  } else if (shape === 'int') {
+    if (typeof value !== 'number' || !Number.isInteger(value)) throw new ShapeError('integer', value);
+  } else if (shape === 'bool') {
+    if (typeof value !== 'boolean') throw new ShapeError('boolean', value);
+  } else if (shape === 'quantity') {
+    if (typeof value !== 'string' && typeof value !== 'number') throw new ShapeError('quantity (string or number)', value);
+  } else if ('fields' in shape) {
+    if (!isObject(value)) throw new ShapeError('object', value);
+    for (const [key, field] of shape.fields) {
+      const child = value[key];
+      if (child === undefined || child === null || !Object.hasOwn(value, key)) continue;
+      trail.push(key);
+      check(child, field, trail);
+      trail.pop();
+    }
+  } else if ('array' in shape) {
+    if (!Array.isArray(value)) throw new ShapeError('array', value);
+    for (let i = 0; i < value.length; i++) {
+      trail.push(i);
+      // Go would read a null element of a struct slice as a zero struct; every reader here dereferences it, so refused.
+      if (shape.ofObjects && value[i] === null) throw new ShapeError('object', null);
+      check(value[i], shape.array, trail);
+      trail.pop();
+    }
+  } else {
+    if (!isObject(value)) throw new ShapeError('object', value);
+    for (const key of Object.keys(value)) {
+      trail.push(key);
+      check(value[key], shape.map, trail);
+      trail.pop();
+    }
+  }
+}
+
+/** Throws an InputError naming the JSON path of the first value of the wrong type in the pod at `path`. */
+export function checkWirePodShape(pod: unknown, path: string): void {
+  const trail: Trail = [];
+  try {
+    check(pod, COMPILED_POD, trail);
+  } catch (err) {
+    if (!(err instanceof ShapeError)) throw err;
+    throw new InputError(pathOf(path, trail), `expected ${err.expected}, got ${jsonTypeName(err.value)}`);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The decoding-cost estimate that guards the heap before JSON.parse (src/http/json-decode-cost.ts): dear shapes are
+ * estimated dear, node lists a few times their size, punctuation inside strings is not structure, and bodies too
+ * small to scan are charged the estimate's worst cost per byte.
+ */
+import assert from 'node:assert/strict';
+import { jsonDecodeCost, SCAN_FROM_BYTES } from '../../src/http/json-decode-cost.js';
+
+const MiB = 1024 * 1024;
+const body = (text: string) => Buffer.from(text);
+
+describe('jsonDecodeCost', () => {
+  it('estimates a MiB of empty objects at over 20 times its size, and a MiB of small node objects at about half that', () => {
+    const objects = body(`[${'{},'.repeat(MiB / 3)}{}]`);
+    assert.ok(jsonDecodeCost(objects) > 20 * objects.length, `${jsonDecodeCost(objects) / objects.length} per byte`);
+    const node = JSON.stringify({ metadata: { name: 'node-1', labels: { zone: 'a' } }, status: { allocatable: { cpu: '16', memory: '64Gi', pods: '110' } } });
+    const nodes = body(`{"items":[${Array(Math.ceil(MiB / node.length)).fill(node).join(',')}]}`);
+    const perByte = jsonDecodeCost(nodes) / nodes.length;
+    assert.ok(perByte > 5 && perByte < 12, `${perByte} per byte`);
+  });
+
+  it('prices properties of one huge object (a dictionary of distinct keys) above those of many small objects', () => {
+    const keys = Array.from({ length: 60_000 }, (_, i) => `"k${i}":0`);
+    const oneObject = body(`{${keys.join(',')}}`);
+    const smallObjects = body(`[${keys.map((k) => `{${k}}`).join(',')}]`);
+    const dictionary = jsonDecodeCost(oneObject) - 5 * oneObject.length;
+    assert.ok(dictionary > 60_000 * 100, `${dictionary} for 60000 properties`);
+    assert.ok(jsonDecodeCost(smallObjects) > 60_000 * (56 + 16), 'small objects still cost their objects');
+  });
+
+  it('does not count punctuation inside strings (escaped quotes included) as structure', () => {
+    const text = body(`["${'{[,:\\"'.repeat(MiB / 7)}"]`);
+    assert.ok(jsonDecodeCost(text) < 6 * text.length, `${jsonDecodeCost(text) / text.length} per byte`);
+  });
+
+  it('charges a body under the scan threshold its worst cost per byte without reading it', () => {
+    assert.equal(jsonDecodeCost(Buffer.alloc(SCAN_FROM_BYTES - 1, 0x20)), (SCAN_FROM_BYTES - 1) * 33);
+  });
+});
