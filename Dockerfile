@@ -45,9 +45,8 @@ RUN ln -s /app/bin/kube-ledger.js /usr/local/bin/kube-ledger
 USER 65532:65532
 # The Deployment sets the same value: a heap cap under its 1 GiB memory limit, the young generation at 2 x 32 MiB
 # (half the scavenges of Node.js 20's 16 MiB, 3-15% less CPU a scheduled pod, ~30 MiB more RSS; Node.js 24 would grow it
-# to 2 x 64 MiB: +75-100 MiB RSS at 150k pods, no faster), and --expose-gc for one full collection after the first
-# sync (src/app/release-load-garbage.ts).
-ENV NODE_OPTIONS="--max-old-space-size=768 --max-semi-space-size=32 --expose-gc"
+# to 2 x 64 MiB: +75-100 MiB RSS at 150k pods, no faster).
+ENV NODE_OPTIONS="--max-old-space-size=768 --max-semi-space-size=32"
 EXPOSE 8888 8889
 # --min-semi-space-size=32 starts the young generation at that size instead of growing it from 1 MiB during the first
 # list: 150k pods load 9-13% faster (fewer scavenges), the same RSS. --no-memory-reducer: V8's memory reducer runs a

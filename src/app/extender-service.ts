@@ -154,8 +154,12 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
     },
 
     explain(namespace: string, name: string): unknown | undefined {
-      const pod = ledger.podByKey(`${namespace}/${name}`);
-      return pod ? explainPod(ledger, pod, deps.options()) : undefined;
+      const key = `${namespace}/${name}`;
+      const pod = ledger.podByKey(key);
+      if (pod) return explainPod(ledger, pod, deps.options());
+      // A pod held apart as unreadable: why, and which node it makes refuse (ledger/quarantine.ts).
+      const held = ledger.quarantinedObject('Pod', key);
+      return held ? { pod: key, uid: held.uid, quarantined: held.reason, refusedNode: held.node || null, nodes: [] } : undefined;
     },
 
     exportLedger(nodeName?: string): unknown | undefined {
@@ -198,8 +202,9 @@ export function createExtenderService(deps: ServiceDeps): ExtenderService {
   function partialView(): string | undefined {
     if (deps.source.hasSynced()) return undefined;
     const pending = Object.entries(deps.source.freshness().resources).filter(([, f]) => f?.state === 'unsynced').map(([kind]) => kind);
-    const which = pending.length > 0 ? ` (${pending.join(', ')})` : '';
-    return `kube-ledger has not completed the first list of every resource yet${which}; not answering from a partial view`;
+    // Nothing left to list: a relist's diff is being applied in event-loop slices (cluster/event-loop-slices.ts).
+    if (pending.length === 0) return 'kube-ledger is applying a relist; not answering from a partial view';
+    return `kube-ledger has not completed the first list of every resource yet (${pending.join(', ')}); not answering from a partial view`;
   }
 
   /** prioritize and preempt have no error field: 503, counted as `degraded` like filter's answer with `Error` set. */

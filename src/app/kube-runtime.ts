@@ -17,6 +17,7 @@ import { collectionResourceVersionFetcher, directObjectFetcher } from '../cluste
 import { KubeSource } from '../cluster/kube/kube-source.js';
 import { quietProbe } from '../cluster/kube/quiet-probe.js';
 import type { ReflectorTuning } from '../cluster/kube/reflector.js';
+import type { DropReport } from '../cluster/admission.js';
 import { createVictimFreshnessCheck } from '../cluster/kube/victim-freshness.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -64,6 +65,8 @@ export interface KubeRuntimeOptions {
   timers?: TimerScheduler;
   /** Timers of the reflectors' backoffs and stall detection (tests inject a fake clock); real ones without it. */
   reflectorTimers?: TimerScheduler;
+  /** Where objects the admission rule drops are told (metrics, logs). */
+  onDropped?: DropReport;
 }
 
 export function loadKubeConfig(kubeconfig?: string): KubeConfig {
@@ -88,10 +91,17 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
     bookmarkGraceSeconds: config.freshness.bookmarkGraceSeconds,
     metrics,
   });
-  const tuning: Partial<ReflectorTuning> = { listTimeoutMs: deadlines.listMs, watchIdleTimeoutMs: deadlines.watchIdleMs, ...options.tuning };
+  const tuning: Partial<ReflectorTuning> = {
+    listTimeoutMs: deadlines.listMs,
+    watchIdleTimeoutMs: deadlines.watchIdleMs,
+    listBounds: { maxPages: config.cluster.list.maxPages, maxBytes: config.cluster.list.maxBytes, maxSeconds: config.cluster.list.maxSeconds },
+    watchList: config.cluster.watchList,
+    ...options.tuning,
+  };
   const source = new KubeSource({
     client, tracker, logger: logger.child({ component: 'kube-source' }), metrics, tuning,
     ...(options.reflectorTimers ? { timers: options.reflectorTimers } : {}),
+    ...(options.onDropped ? { onDropped: options.onDropped } : {}),
   });
   const reader = createDirectReader(client, config, metrics, now);
   const victimFreshness = createVictimFreshnessCheck({

@@ -28,11 +28,11 @@ import { repeatEvery } from './repeating-timer.js';
 import { httpOptionsFromConfig } from '../http/server-options.js';
 import { startExtenderServer } from '../http/server.js';
 import { createExtenderService } from './extender-service.js';
-import { releaseLoadGarbage } from './release-load-garbage.js';
 import { setResourceGauge } from './resource-gauge-values.js';
 import { schedulingOptionsFrom } from './scheduling-options.js';
 import { servingLagProblem, throttled } from './serving-lag.js';
 import { VictimTerminationClock } from '../nomination/victim-termination.js';
+import { admissionTelemetry } from './admission-telemetry.js';
 
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEMO_CLUSTER = join(PACKAGE_ROOT, 'config', 'cluster', 'demo.yaml');
@@ -120,9 +120,10 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   // The live rollback levers (dra.admitNewClaims, dra.nodeSelector) wrap the DRA ledger where every verb reads it.
   const scopedDra: ScopedDraAccounting = new ScopedDraAccounting(dra, (name): Readonly<Record<string, string>> | undefined => ledger.node(name)?.labels);
   scopedDra.setLevers(draLeversFrom(config));
+  const admission = admissionTelemetry(metrics, logger);
   const ledger: ClusterLedger = new ClusterLedger({ dra: scopedDra }, {
     onChange: (kind, type) => metrics.ledgerEventCounts.add(kind, type),
-    onPodError: (pod, message) => logger.warn('pod requests unreadable; counted as zero', { pod, error: message }),
+    onQuarantine: (note, held) => admission.quarantine(note, held),
   });
   let options = schedulingOptionsFrom(config);
 
@@ -138,8 +139,10 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
         if (outcome === 'ok') {
           metrics.ledgerRebuildSeconds.set(detail.ledgerBuildSeconds ?? detail.durationSeconds);
           metrics.snapshotLoadSeconds.set(detail.durationSeconds);
+          metrics.relistDurationSeconds.observe({ source: 'snapshot', resource: 'all' }, detail.durationSeconds);
         }
       },
+      onDropped: (kind, reason, message) => admission.dropped(kind, reason, message),
     });
     logger.info(choice.demo ? 'serving the embedded demo cluster' : 'serving a snapshot cluster', { path: choice.path });
   } else {
@@ -152,6 +155,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
       ...(choice.kubeconfig ? { kubeconfig: choice.kubeconfig } : {}),
       ...(deps.live?.tuning ? { tuning: deps.live.tuning } : {}),
       ...(deps.live?.timers ? { timers: deps.live.timers, reflectorTimers: deps.live.timers } : {}),
+      onDropped: (kind, reason, message) => admission.dropped(kind, reason, message),
     });
     source = kube.source;
   }
@@ -185,14 +189,9 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     ...(deps.live?.timers ? { timers: deps.live.timers } : {}),
   });
   metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
-  let loadGarbageReleased = false;
   const trackFreshness = (): void => {
     feedDraFreshness(dra, source);
     victimClock.sweep(ledger, timers.now());
-    if (!loadGarbageReleased && source.hasSynced()) {
-      loadGarbageReleased = true;
-      releaseLoadGarbage(logger);
-    }
   };
   trackFreshness();
   const stopFreshness = repeatEvery(timers, 1000, trackFreshness);

@@ -97,6 +97,12 @@ export function renderExplainText(report: unknown): string {
 
   const facts = [asString(body['phase'], ''), body['priority'] === undefined ? '' : `priority ${asString(body['priority'])}`];
   lines.push(`pod ${asString(body['pod'], '-')}${describe(facts)}`);
+  const held = asString(body['quarantined']);
+  if (held !== '') {
+    // A pod kube-ledger could not read (ledger/quarantine.ts): why, and the node it makes refuse.
+    const refused = asString(body['refusedNode']);
+    lines.push(`quarantined: ${held}${refused === '' ? '' : ` (node ${refused} refused while it is)`}`);
+  }
   lines.push(`effective requests: ${formatAmountList(amountRecord(body['requests']))}`);
   const bound = asString(body['boundNode']);
   if (bound !== '') lines.push(`bound to: ${bound}`);

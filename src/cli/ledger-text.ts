@@ -22,6 +22,11 @@ function renderCluster(body: Record<string, unknown>): string {
   }
   const unknown = Object.entries(asRecord(body['draUnknownUseNodes']));
   if (unknown.length > 0) lines.push(`DRA use unknown: ${unknown.map(([node, u]) => `${node} (${describeUnknown(u)})`).join('; ')}`);
+  const quarantined = Array.isArray(body['quarantined']) ? body['quarantined'].map(asRecord) : [];
+  for (const held of quarantined) {
+    const node = asString(held['node']);
+    lines.push(`quarantined: ${asString(held['kind'], '-')} ${asString(held['key'], '-')}${node === '' ? '' : ` on ${node}`}: ${asString(held['reason'], '-')}`);
+  }
   if (lines.length > 0) lines.push('');
 
   const resources = orderResources(nodes.flatMap((node) => Object.keys(amountRecord(node['allocatable']))));

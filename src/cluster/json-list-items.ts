@@ -222,6 +222,16 @@ export interface StreamOptions {
  */
 export function streamJsonList(read: ByteReader, onItem: (value: unknown, index: number) => void,
   options: StreamOptions = {}): { envelope: unknown } | undefined {
+  const steps = streamJsonListSteps(read, onItem, options);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+}
+
+/**
+ * `streamJsonList` as steps: the generator pauses after each group of items and each item read alone, so a caller can
+ * let the event loop run between steps (a 355 MiB snapshot is thousands of steps); its return value is the list's.
+ */
+export function* streamJsonListSteps(read: ByteReader, onItem: (value: unknown, index: number) => void,
+  options: StreamOptions = {}): Generator<void, { envelope: unknown } | undefined> {
   const chunkBytes = options.chunkBytes ?? STREAM_CHUNK_BYTES;
   const groupBytes = options.groupBytes ?? GROUP_BYTES;
   const window = new Window(read, chunkBytes);
@@ -281,7 +291,10 @@ export function streamJsonList(read: ByteReader, onItem: (value: unknown, index:
   i = skipWhitespaceMore(i);
   if (window.bytes[i] === CLOSE_BRACKET && i < window.end) return { envelope: envelopeOf(head, window, i) };
   for (;;) {
-    if (parseGroup()) continue;
+    if (parseGroup()) {
+      yield;
+      continue;
+    }
     let end = skipValue(window.view(), i);
     while ((end < 0 || end >= window.end) && !window.eof) {
       i -= window.more(i);
@@ -296,6 +309,7 @@ export function streamJsonList(read: ByteReader, onItem: (value: unknown, index:
       throw new ListItemError(index, (err as Error).message);
     }
     onItem(value, index++);
+    yield;
     const base = window.base;
     i = skipWhitespaceMore(end);
     if (i >= window.end) throw new SyntaxError('the list\'s items are not closed');

@@ -58,6 +58,11 @@ const FIELD_TABLE = [
   { path: 'cluster.snapshotPath', rule: { type: 'string' }, default: '', doc: 'Manifest file or directory (--cluster).' },
   { path: 'cluster.kubeconfig', rule: { type: 'string' }, default: '', doc: 'Kubeconfig file (--kubeconfig).' },
   { path: 'cluster.stalenessWindowSeconds', rule: { type: 'int', min: 1, max: 3600 }, default: 30, doc: 'A resource with no event or bookmark for longer is reported lagging.' },
+  { path: 'cluster.watchList', rule: { type: 'bool' }, default: true, doc: 'Read each resource\'s first view, and every relist, as a watch-list (streamed initial events, KEP-3157) when the API server supports it; paged lists of 500 otherwise, or when false.' },
+  // Sized for 65k nodes / 1M pods with room: 1M pods are 2000 pages of 500 and ~2-10 GiB of JSON (managed fields).
+  { path: 'cluster.list.maxPages', rule: { type: 'int', min: 1, max: 1_000_000 }, default: 4000, doc: 'Pages one paged list may take (500 objects each); past it the list is abandoned, its staged objects dropped, and it is retried after a backoff.' },
+  { path: 'cluster.list.maxBytes', rule: { type: 'int', min: 1024 * 1024, max: 1024 ** 4 }, default: 32 * 1024 ** 3, doc: 'Bytes one list (all its pages, or a watch-list\'s initial events) may read; past it the list is abandoned and retried after a backoff.' },
+  { path: 'cluster.list.maxSeconds', rule: { type: 'int', min: 10, max: 86_400 }, default: 1800, doc: 'Time one list may take, first request to last object; past it the list is abandoned and retried after a backoff.' },
   { path: 'scheduling.mode', rule: { type: 'enum', values: ['enforce', 'shadow'] }, default: 'enforce', doc: 'shadow: answer as if absent (all pass, equal scores, victims unchanged) and count what would differ.', live: true },
   { path: 'scheduling.nominatedNode.policy', rule: { type: 'enum', values: ['exclusive', 'prefer', 'off'] }, default: 'exclusive', doc: 'exclusive: a fitting nominated node is the only answer; prefer: full scan, nominated node scored highest; off.', live: true },
   { path: 'scheduling.scoring.strategy', rule: { type: 'enum', values: SCORING_STRATEGIES }, default: 'LeastAllocated', doc: 'LeastAllocated spreads; MostAllocated bin-packs (the strategies of src/scheduling/score-strategies.ts; any other name is refused).', live: true },

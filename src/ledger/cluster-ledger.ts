@@ -4,7 +4,7 @@
  * each change costs O(resources of the object), never a rebuild. Reads are synchronous so one decision sees one view,
  * and every read hands out read-only views: whatever a verb remembers lives in scheduling's cycle cache.
  */
-import type { ClusterChange, ClusterSink } from './changes.js';
+import { replaceAsOneChange, type ClusterChange, type ClusterSink, type ReplaceSession } from './changes.js';
 import { DisruptionBudgets } from './disruption-budgets.js';
 import { NO_DRA, type DraAccounting } from './dra-port.js';
 import {
@@ -14,6 +14,7 @@ import {
   forgetNodeObject,
   removeBoundPod,
   setNomination,
+  setNodeQuarantine,
   PODS_RESOURCE,
   type NodeEntry,
   type NodeView,
@@ -23,7 +24,9 @@ import { resourceName } from './numeric-amounts.js';
 import { bindKindHandlers, type BoundKindHandlers } from './kinds.js';
 import type { ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
-import { occupiesNode, podEntryFromObject, reservesNominatedNode, type PodEntry } from './pod-entry.js';
+import { isTerminalPhase, occupiesNode, podEntryFromObject, reservesNominatedNode, type PodEntry } from './pod-entry.js';
+import { quarantineId, QuarantineStore, type QuarantineNote } from './quarantine.js';
+import { NodeReplace, PodReplace, replaceAll, VersionedReplace } from './replace-session.js';
 
 export interface LedgerCounts {
   nodes: number;
@@ -36,8 +39,11 @@ export interface LedgerCounts {
 export interface LedgerHooks {
   /** Called once per applied change (for metrics). */
   onChange?(kind: ClusterObjectKind, type: ClusterChange['type']): void;
-  /** Called when a pod's requests cannot be computed (malformed quantity); it then counts as zero. */
-  onPodError?(podKey: string, message: string): void;
+  /**
+   * Called when an object is quarantined (`held` true: it could not be read, see quarantine.ts) and when its
+   * quarantine ends (`held` false: readable again, or gone).
+   */
+  onQuarantine?(note: QuarantineNote, held: boolean): void;
 }
 
 export class ClusterLedger implements ClusterSink {
@@ -53,6 +59,13 @@ export class ClusterLedger implements ClusterSink {
   private readonly table = new NodeTable();
   private readonly dra: DraAccounting;
   private readonly budgets = new DisruptionBudgets();
+  private readonly quarantine = new QuarantineStore();
+  /** Numbers the replace sessions mark kept entries with (replace-session.ts). */
+  private replaceMarks = 0;
+  /** Sessions whose diff has started but not finished applying. */
+  private replacesApplying = 0;
+  /** The resourceVersion of every object of the kinds DRA accounting keeps by the thousand, by key: their relists are diffs too. */
+  private readonly versions = new Map<ClusterObjectKind, Map<string, string>>(VERSIONED_KINDS.map((kind) => [kind, new Map()]));
   /** What a change of each kind does (ledger/kinds.ts). */
   private readonly handlers: BoundKindHandlers;
 
@@ -62,8 +75,8 @@ export class ClusterLedger implements ClusterSink {
   ) {
     this.dra = options.dra ?? NO_DRA;
     this.handlers = bindKindHandlers({
-      nodes: { upsert: (node) => this.upsertNode(node), delete: (name) => this.deleteNode(name), replace: (nodes) => this.replaceNodes(nodes) },
-      pods: { upsert: (pod) => this.upsertPod(pod), delete: (key) => this.deletePod(key), replace: (pods) => this.replacePods(pods) },
+      nodes: { upsert: (node) => this.upsertNode(node), delete: (name) => this.deleteNode(name), replace: (nodes) => replaceAll(this.beginReplace('Node'), nodes) },
+      pods: { upsert: (pod) => this.upsertPod(pod), delete: (key) => this.deletePod(key), replace: (pods) => replaceAll(this.beginReplace('Pod'), pods) },
       dra: this.dra,
       disruptionBudgets: this.budgets,
     });
@@ -75,14 +88,21 @@ export class ClusterLedger implements ClusterSink {
     const handler = this.handlers[change.kind];
     switch (change.type) {
       case 'upsert':
+        if (!ownsQuarantine(change.kind)) this.release(change.kind, objectKey(change.object.metadata));
         handler.upsert(change.object);
+        this.versions.get(change.kind)?.set(objectKey(change.object.metadata), change.object.metadata.resourceVersion ?? '');
         break;
       case 'delete':
+        if (!ownsQuarantine(change.kind)) this.release(change.kind, change.key);
         handler.delete(change.key);
+        this.versions.get(change.kind)?.delete(change.key);
+        break;
+      case 'quarantine':
+        this.quarantineObject(change.note);
         break;
       case 'replaced':
-        handler.replace(change.objects);
-        break;
+        replaceAll(this.beginReplace(change.kind), change.objects, change.quarantined);
+        return;
     }
     this.hooks.onChange?.(change.kind, change.type);
   }
@@ -91,21 +111,144 @@ export class ClusterLedger implements ClusterSink {
     for (const change of changes) this.apply(change);
   }
 
-  /** Makes the ledger's nodes exactly `nodes`: vanished ones are deleted, changed ones updated. */
-  private replaceNodes(nodes: NodeObject[]): void {
-    const keep = new Set(nodes.map((o) => objectKey(o.metadata)));
-    for (const [name, entry] of this.nodes) if (entry.known && !keep.has(name)) this.deleteNode(name);
-    for (const o of nodes) this.upsertNode(o);
+  /**
+   * Starts replacing every object of `kind` as a diff against the store (changes.ts, ReplaceSession): pods and nodes
+   * keep what the list shows unchanged; the other kinds, few objects each, are replaced whole when the diff applies.
+   */
+  beginReplace(kind: ClusterObjectKind): ReplaceSession {
+    const session = this.sessionFor(kind);
+    let applying = false;
+    return {
+      kind,
+      offer: (object) => session.offer(object),
+      quarantine: (note) => session.quarantine(note),
+      staged: () => session.staged(),
+      prepareStep: (budget) => session.prepareStep(budget),
+      pending: () => session.pending(),
+      applyStep: (budget) => {
+        if (!applying) {
+          applying = true;
+          this.replacesApplying++;
+        }
+        const done = session.applyStep(budget);
+        if (done) {
+          this.replacesApplying--;
+          applying = false;
+        }
+        return done;
+      },
+      abort: () => session.abort(),
+    };
   }
 
-  private replacePods(pods: PodObject[]): void {
-    // The first list finds the ledger empty: 150k keys need no "what vanished" set then.
-    if (this.podsByKey.size > 0) {
-      const keep = new Set(pods.map((o) => objectKey(o.metadata)));
-      for (const key of [...this.podsByKey.keys()]) if (!keep.has(key)) this.deletePod(key);
+  /** True while a replace session has applied part of its diff (readers would see a store partly new). */
+  replaceInProgress(): boolean {
+    return this.replacesApplying > 0;
+  }
+
+  private sessionFor(kind: ClusterObjectKind): ReplaceSession {
+    const quarantine = this.quarantine;
+    const replaced = () => this.hooks.onChange?.(kind, 'replaced');
+    if (kind === 'Pod') {
+      return new PodReplace({
+        pod: (key) => this.podsByKey.get(key),
+        pods: () => this.podsByKey.values(),
+        quarantine,
+        put: ({ entry, object }) => this.putPod(entry, object),
+        remove: (key) => this.deletePod(key),
+        quarantineObject: (note) => this.quarantineObject(note),
+        replaced,
+      }, ++this.replaceMarks);
     }
-    for (const o of pods) this.upsertPod(o, { skipDra: true });
-    this.dra.replacePods(pods);
+    if (kind === 'Node') {
+      return new NodeReplace({
+        knownVersion: (name) => {
+          const entry = this.nodes.get(name);
+          return entry?.known ? entry.resourceVersion : undefined;
+        },
+        knownNames: () => [...this.nodes.values()].filter((entry) => entry.known).map((entry) => entry.name),
+        quarantine,
+        put: (node) => this.upsertNode(node),
+        remove: (name) => this.deleteNode(name),
+        quarantineObject: (note) => this.quarantineObject(note),
+        replaced,
+      });
+    }
+    const versions = this.versions.get(kind);
+    if (versions) {
+      return new VersionedReplace({
+        kind,
+        version: (key) => versions.get(key),
+        keys: () => [...versions.keys()],
+        quarantine,
+        put: (object) => {
+          const key = objectKey(object.metadata);
+          this.release(kind, key);
+          this.handlers[kind].upsert(object);
+          versions.set(key, object.metadata.resourceVersion ?? '');
+        },
+        remove: (key) => {
+          this.release(kind, key);
+          this.handlers[kind].delete(key);
+          versions.delete(key);
+        },
+        quarantineObject: (note) => this.quarantineObject(note),
+        replaced,
+      });
+    }
+    return replaceAsOneChange(kind, (change) => {
+      if (change.type !== 'replaced') return;
+      const listed = new Set(change.objects.map((object) => objectKey(object.metadata)));
+      for (const note of change.quarantined ?? []) listed.add(note.key);
+      for (const key of quarantine.keysOf(kind)) if (!listed.has(key)) this.release(kind, key);
+      for (const object of change.objects) this.release(kind, objectKey(object.metadata));
+      this.handlers[kind].replace(change.objects);
+      for (const note of change.quarantined ?? []) this.quarantineObject(note);
+      replaced();
+    });
+  }
+
+  // ---- quarantine -----------------------------------------------------------------------------------------------
+
+  /** Holds an object apart (quarantine.ts): whatever the store counted for its key is removed first. */
+  private quarantineObject(note: QuarantineNote): void {
+    const previous = this.quarantine.get(note.kind, note.key);
+    if (previous && previous.reason === note.reason && previous.node === note.node && previous.resourceVersion === note.resourceVersion) return;
+    if (note.kind === 'Pod') this.deletePod(note.key);
+    else if (note.kind !== 'Node') {
+      this.handlers[note.kind].delete(note.key);
+      this.versions.get(note.kind)?.delete(note.key);
+    }
+    if (previous) this.refuseNode(previous, false);
+    this.quarantine.set(note);
+    this.refuseNode(note, true);
+    this.hooks.onQuarantine?.(note, true);
+  }
+
+  /** Ends the quarantine of one object, if it was held (it is readable again, or gone). */
+  private release(kind: ClusterObjectKind, key: string): void {
+    if (this.quarantine.size === 0) return;
+    const note = this.quarantine.delete(kind, key);
+    if (!note) return;
+    this.refuseNode(note, false);
+    this.hooks.onQuarantine?.(note, false);
+  }
+
+  private refuseNode(note: QuarantineNote, refused: boolean): void {
+    if (note.node === '' || note.kind === 'Node') return;
+    const entry = refused ? this.nodeEntryFor(note.node) : this.nodes.get(note.node);
+    if (!entry) return;
+    setNodeQuarantine(entry, quarantineId(note.kind, note.key), refused ? note.reason : undefined);
+    if (!refused) this.dropIfUnused(entry);
+  }
+
+  /** The objects held apart because they could not be read. */
+  quarantined(): IterableIterator<QuarantineNote> {
+    return this.quarantine.values();
+  }
+
+  quarantinedObject(kind: ClusterObjectKind, key: string): QuarantineNote | undefined {
+    return this.quarantine.get(kind, key);
   }
 
   private nodeEntryFor(name: string): NodeEntry {
@@ -123,9 +266,13 @@ export class ClusterLedger implements ClusterSink {
     const entry = this.nodeEntryFor(name);
     if (entry.known && entry.resourceVersion !== '' && entry.resourceVersion === node.metadata.resourceVersion) return;
     applyNodeObject(entry, node);
+    // The node stays known and offers nothing (refused as unreadable); the quarantine says why.
+    if (entry.allocatableError === undefined) this.release('Node', name);
+    else this.quarantineObject(noteOf('Node', node.metadata, name, entry.allocatableError));
   }
 
   private deleteNode(name: string): void {
+    this.release('Node', name);
     const entry = this.nodes.get(name);
     if (!entry) return;
     forgetNodeObject(entry);
@@ -133,19 +280,34 @@ export class ClusterLedger implements ClusterSink {
   }
 
   private dropIfUnused(entry: NodeEntry): void {
-    if (!entry.known && entry.pods.size === 0 && entry.nominated.size === 0 && this.nodes.get(entry.name) === entry) {
+    if (!entry.known && entry.pods.size === 0 && entry.nominated.size === 0 && entry.quarantined.size === 0 && this.nodes.get(entry.name) === entry) {
       this.nodes.delete(entry.name);
       this.table.release(entry.slot);
       this.freeSlots.push(entry.slot);
     }
   }
 
-  private upsertPod(pod: PodObject, options: { skipDra?: boolean } = {}): void {
+  private upsertPod(pod: PodObject): void {
     const key = objectKey(pod.metadata);
     const previous = this.podsByKey.get(key);
     if (previous && previous.resourceVersion !== '' && previous.resourceVersion === pod.metadata.resourceVersion) return;
-    const entry = podEntryFromObject(pod);
-    if (entry.requestsError) this.hooks.onPodError?.(key, entry.requestsError);
+    const held = this.quarantine.size > 0 ? this.quarantine.get('Pod', key) : undefined;
+    if (held && QuarantineStore.sameVersion(held, pod.metadata.uid ?? key, pod.metadata.resourceVersion ?? '')) return;
+    this.putPod(podEntryFromObject(pod), pod);
+  }
+
+  /**
+   * Puts a built entry in place of the key's entry or quarantine, DRA included (`object`: what DRA reads of the pod).
+   * A pod whose requests could not be read is quarantined instead: counted as zero, its node would look free.
+   */
+  private putPod(entry: PodEntry, object: PodObject): void {
+    const key = entry.key;
+    if (entry.requestsError !== undefined) {
+      this.quarantineObject(noteOf('Pod', object.metadata, key, entry.requestsError, podNode(entry)));
+      return;
+    }
+    this.release('Pod', key);
+    const previous = this.podsByKey.get(key);
     if (previous) {
       this.detachPod(previous);
       // A pod recreated under the same name (StatefulSet, relist) has a new UID: the old UID must not keep resolving.
@@ -156,10 +318,11 @@ export class ClusterLedger implements ClusterSink {
     this.podsByKey.set(key, entry);
     this.podsByUid.set(entry.uid, entry);
     this.attachPod(entry);
-    if (!options.skipDra) this.dra.upsertPod(pod);
+    this.dra.upsertPod(object);
   }
 
   private deletePod(key: string): void {
+    this.release('Pod', key);
     const previous = this.podsByKey.get(key);
     if (!previous) return;
     this.detachPod(previous);
@@ -270,6 +433,29 @@ export class ClusterLedger implements ClusterSink {
     }
     return { allocatable: allocatableTotals, requested: requestedTotals };
   }
+}
+
+/**
+ * Kinds kept by DRA accounting in the thousands at scale (one slice or more per DRA node, claims per pod): relisted
+ * as diffs in steps. DeviceClasses and PodDisruptionBudgets, a few each, are replaced whole (a budget's replace also
+ * tells preemption that budgets were listed, even none).
+ */
+const VERSIONED_KINDS: readonly ClusterObjectKind[] = ['ResourceSlice', 'ResourceClaim'];
+
+/** Kinds whose own upsert and delete end a quarantine (the ledger reads their objects itself). */
+function ownsQuarantine(kind: ClusterObjectKind): boolean {
+  return kind === 'Pod' || kind === 'Node';
+}
+
+/** A quarantine note for an object the ledger could not read. */
+function noteOf(kind: ClusterObjectKind, meta: PodObject['metadata'], key: string, reason: string, node = ''): QuarantineNote {
+  return { kind, key, uid: meta.uid ?? key, resourceVersion: meta.resourceVersion ?? '', node, reason };
+}
+
+/** The node an unreadable pod would hold room on: where it is bound, or the node its nomination reserves. */
+function podNode(entry: PodEntry): string {
+  if (isTerminalPhase(entry.phase)) return '';
+  return entry.nodeName || (entry.terminating ? '' : entry.nominatedNodeName);
 }
 
 /** What `counts().pendingPods` counts: not bound, and not finished. */

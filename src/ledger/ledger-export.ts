@@ -51,6 +51,7 @@ export function exportNode(ledger: ClusterLedger, node: NodeView): Record<string
   const draDetail = dra.exportNode(node.name);
   if (draDetail !== undefined) out['dra'] = draDetail;
   if (node.allocatableError) out['allocatableError'] = node.allocatableError;
+  if (node.quarantined.size > 0) out['quarantined'] = Object.fromEntries([...node.quarantined].sort(([a], [b]) => byName(a, b)));
   return out;
 }
 
@@ -58,5 +59,7 @@ export function exportLedger(ledger: ClusterLedger): Record<string, unknown> {
   const nodes = [...ledger.knownNodes()].sort((a, b) => byName(a.name, b.name)).map((n) => exportNode(ledger, n));
   const unsafe = Object.fromEntries([...ledger.draAccounting().unsafeNodes()].sort(([a], [b]) => byName(a, b)));
   const unknown = Object.fromEntries([...ledger.draAccounting().unknownUse()].sort(([a], [b]) => byName(a, b)).map(([n, u]) => [n, { resources: u.resources, reason: u.reason }]));
-  return { counts: ledger.counts(), draUnsafeNodes: unsafe, draUnknownUseNodes: unknown, nodes };
+  const quarantined = [...ledger.quarantined()].sort((a, b) => byName(`${a.kind} ${a.key}`, `${b.kind} ${b.key}`))
+    .map(({ kind, key, node, reason }) => ({ kind, key, ...(node ? { node } : {}), reason }));
+  return { counts: ledger.counts(), draUnsafeNodes: unsafe, draUnknownUseNodes: unknown, quarantined, nodes };
 }

@@ -8,7 +8,7 @@ import type { NodeObject, Taint } from './objects.js';
 import type { PodEntry } from './pod-entry.js';
 import { addInto, amountsFromResourceList, type ResourceAmounts } from './resource-amounts.js';
 import { resourceId } from './numeric-amounts.js';
-import { nonZeroOf } from './pod-entry.js';
+import { nonZeroOf, unreadableText } from './pod-entry.js';
 import { NodeTable, type NodeTableView } from './node-table.js';
 
 export const PODS_RESOURCE = 'pods';
@@ -42,6 +42,11 @@ export interface NodeEntry {
    * `delete` would drop every entry into slow dictionary properties, and the kernels read these objects per node.
    */
   allocatableError: string | undefined;
+  /**
+   * Objects on this node the ledger could not read (quarantine.ts), by kind and key, with the reason: while any is
+   * held the node is refused, as what they hold here cannot be counted.
+   */
+  quarantined: Map<string, string>;
 }
 
 /**
@@ -49,8 +54,9 @@ export interface NodeEntry {
  * reads views and keeps whatever it remembers in its cycle cache (by `slot`); only the ledger's event handlers write.
  */
 export type NodeView = {
-  readonly [K in Exclude<keyof NodeEntry, 'pods' | 'nominated' | 'allocatable' | 'requested' | 'table' | 'taints' | 'labels'>]: NodeEntry[K];
+  readonly [K in Exclude<keyof NodeEntry, 'pods' | 'nominated' | 'allocatable' | 'requested' | 'table' | 'taints' | 'labels' | 'quarantined'>]: NodeEntry[K];
 } & {
+  readonly quarantined: ReadonlyMap<string, string>;
   readonly pods: ReadonlyMap<string, PodEntry>;
   readonly nominated: ReadonlyMap<string, PodEntry>;
   readonly allocatable: ReadonlyMap<string, bigint>;
@@ -77,6 +83,7 @@ export function emptyNodeEntry(name: string, slot = 0, table: NodeTable = new No
     taints: [],
     labels: {},
     allocatableError: undefined,
+    quarantined: new Map(),
   };
   table.assign(entry);
   entry.generation = table.version[slot]!;
@@ -95,7 +102,7 @@ export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
     entry.allocatable = amountsFromResourceList(node.status?.allocatable, 'status.allocatable');
   } catch (err) {
     entry.allocatable = new Map();
-    entry.allocatableError = err instanceof Error ? err.message : String(err);
+    entry.allocatableError = unreadableText(err);
   }
   rewriteRows(entry);
 }
@@ -118,7 +125,7 @@ export function removeBoundPod(entry: NodeEntry, pod: PodEntry): void {
 function changed(entry: NodeEntry): void {
   const { table, slot } = entry;
   table.setKnown(slot, entry.known);
-  table.plain[slot] = entry.known && entry.allocatableError === undefined && entry.nominated.size === 0 ? 1 : 0;
+  table.plain[slot] = entry.known && entry.allocatableError === undefined && entry.nominated.size === 0 && entry.quarantined.size === 0 ? 1 : 0;
   table.podCount[slot] = entry.pods.size;
   entry.generation = table.touch(slot);
 }
@@ -179,6 +186,13 @@ const MAX_EXACT = 9007199254740991n;
 export function setNomination(entry: NodeEntry, pod: PodEntry, present: boolean): void {
   if (present) entry.nominated.set(pod.uid, pod);
   else entry.nominated.delete(pod.uid);
+  changed(entry);
+}
+
+/** Holds (reason given) or lets go (undefined) one unreadable object on this node; the node is refused while any is held. */
+export function setNodeQuarantine(entry: NodeEntry, id: string, reason: string | undefined): void {
+  if (reason === undefined) entry.quarantined.delete(id);
+  else entry.quarantined.set(id, reason);
   changed(entry);
 }
 

@@ -7,6 +7,7 @@ import { objectKey } from './objects.js';
 import { effectivePodRequests, nonZeroMatchesRequests } from './pod-requests.js';
 import type { ResourceAmounts } from './resource-amounts.js';
 import { numericDemand, type NumericDemand } from './numeric-amounts.js';
+import { QuantityError } from './quantity.js';
 
 export interface PodEntry {
   key: string;
@@ -25,9 +26,17 @@ export interface PodEntry {
   numericRequests: NumericDemand | undefined;
   /** NonZeroRequested cpu (millicores) and memory (bytes): containers without a request count 100m / 200Mi (scoring). */
   nonZero: { cpu: number; memory: number } | undefined;
-  /** Set when the pod's requests could not be computed (malformed quantity); the pod then counts as zero. */
+  /** Set when the pod's requests could not be computed (malformed quantity); the ledger then quarantines the pod. */
   requestsError: string | undefined;
   object: PodObject;
+  /** Ledger bookkeeping: the last relist that found this entry unchanged (replace-session.ts); 0 for none. */
+  listMark: number;
+}
+
+/** Why an object's amounts could not be read, naming the field when the quantity's place is known. */
+export function unreadableText(err: unknown): string {
+  if (err instanceof QuantityError && err.path) return `${err.path}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** Pods in these phases hold no resources on their node (the scheduler skips them too). */
@@ -36,50 +45,10 @@ export function isTerminalPhase(phase: string): boolean {
 }
 
 /**
- * Where a source leaves the entry it built as each pod was trimmed, on the object it hands to the ledger
- * (`prebuildPodEntry`, `withPrebuiltEntry`); the ledger takes it off (`podEntryFromObject`). Built then, a bound pod's
- * trimmed containers and requests text die young with the list item: kept until the list was applied, 150k trimmed
- * pods were promoted to old space and became garbage there (~0.5 s of scavenges and a larger compacting collection at
- * the end of the load). A property of the object rather than a WeakMap entry: 150k ephemerons made every collection of
- * the load walk the table; objects of a load or list that fails later take their entries with them either way. Not
- * enumerable, so no copy of the object (a spread) carries an entry built for another; a registered symbol, so every
- * instance of this module (the test runner loads some as CommonJS, others as ESM) reads the same property.
+ * The ledger's entry builder: what the ledger keeps of a trimmed pod. A pod whose requests cannot be computed gets an
+ * entry with `requestsError` set (and zero requests); the ledger quarantines such a pod instead of counting it.
  */
-const PREBUILT_ENTRY = Symbol.for('kube-ledger.prebuilt-pod-entry');
-
-type CarryingEntry = PodObject & { [PREBUILT_ENTRY]?: PodEntry | undefined };
-
-/**
- * Builds the ledger entry of a trimmed pod whose effective requests the caller has just computed on this very object,
- * and returns the object to hand on in its place: the bound pod's slim object, which is all the ledger keeps of it,
- * or the trimmed pod itself when something else still reads its containers (a pending pod; pod-level resources, whose
- * names the DRA ledger derives with the containers' requests). `podEntryFromObject` of that object returns the entry.
- */
-export function prebuildPodEntry(pod: PodObject, requests: ResourceAmounts): PodObject {
-  return handOn(pod, entryOf(pod, requests, undefined));
-}
-
-/**
- * `prebuildPodEntry` for a source that has not computed the requests (the kube source's lists and watch events): a
- * pod whose requests cannot be computed gets the entry the ledger would give it (counted as zero, with the error).
- */
-export function withPrebuiltEntry(pod: PodObject): PodObject {
-  return handOn(pod, computedEntry(pod));
-}
-
-function handOn(pod: PodObject, entry: PodEntry): PodObject {
-  const handedOn = pod.spec?.resources === undefined ? entry.object : pod;
-  Object.defineProperty(handedOn, PREBUILT_ENTRY, { value: entry, writable: true, enumerable: false, configurable: true });
-  return handedOn;
-}
-
 export function podEntryFromObject(pod: PodObject): PodEntry {
-  const carrying = pod as CarryingEntry;
-  const prebuilt = carrying[PREBUILT_ENTRY];
-  if (prebuilt !== undefined) {
-    carrying[PREBUILT_ENTRY] = undefined;
-    return prebuilt;
-  }
   return computedEntry(pod);
 }
 
@@ -87,7 +56,7 @@ function computedEntry(pod: PodObject): PodEntry {
   try {
     return entryOf(pod, effectivePodRequests(pod), undefined);
   } catch (err) {
-    return entryOf(pod, new Map(), err instanceof Error ? err.message : String(err));
+    return entryOf(pod, new Map(), unreadableText(err));
   }
 }
 
@@ -129,6 +98,7 @@ class PodRecord implements PodEntry {
   declare nonZero: { cpu: number; memory: number } | undefined;
   declare requestsError: string | undefined;
   declare object: PodObject;
+  declare listMark: number;
 
   constructor(pod: PodObject, requests: ResourceAmounts, object: PodObject) {
     const meta = pod.metadata;
@@ -150,6 +120,7 @@ class PodRecord implements PodEntry {
     this.nonZero = undefined;
     this.requestsError = undefined;
     this.object = object;
+    this.listMark = 0;
   }
 }
 

@@ -5,6 +5,9 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from './metric-conventions.js';
 
+/** A list or a snapshot load: a fraction of a second for a small resource, minutes for a million pods. */
+const LIST_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
 /** A preemption's freshness proof and its wait for the informer: milliseconds to a few seconds. */
 const PROOF_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
@@ -43,13 +46,32 @@ export function clusterSourceMetrics(r: Registry[]) {
     }),
     informerErrors: new Counter({
       name: METRIC_PREFIX + 'informer_errors_total',
-      help: 'List/watch failures by resource and kind (list_failed, list_page_expired (continue token expired; fell back to one full list), watch_failed, watch_expired, watch_stalled, watch_error_event, api_missing, bad_event).',
+      help: 'List/watch failures by resource and kind (list_failed, list_bound (a list passed cluster.list.max*; abandoned and retried), list_page_expired (continue token expired; fell back to one full list), watch_list_unsupported (the API server does not stream initial events; paged lists from then on), watch_failed, watch_expired, watch_too_large (resourceVersion ahead of the server; relisted from the latest), watch_unrecognised (relisted), watch_stalled, watch_error_event, api_missing, bad_event).',
       labelNames: ['resource', 'kind'] as const,
       registers: r,
     }),
     informerObjects: new Gauge({
       name: METRIC_PREFIX + 'informer_objects',
       help: 'Objects held in the informer store, by resource.',
+      labelNames: ['resource'] as const,
+      registers: r,
+    }),
+    relistDurationSeconds: new Histogram({
+      name: METRIC_PREFIX + 'relist_duration_seconds',
+      help: 'Duration of each complete list (first request to its diff applied to the ledger) by source (kube: per resource; snapshot: a whole load, resource "all").',
+      labelNames: ['source', 'resource'] as const,
+      buckets: LIST_BUCKETS,
+      registers: r,
+    }),
+    objectsDropped: new Counter({
+      name: METRIC_PREFIX + 'objects_dropped_total',
+      help: 'Objects a cluster source dropped before the ledger saw them, by resource and reason (wrong_kind: kind or apiVersion not the resource\'s; malformed: no object or no metadata.name).',
+      labelNames: ['resource', 'reason'] as const,
+      registers: r,
+    }),
+    objectsQuarantined: new Gauge({
+      name: METRIC_PREFIX + 'objects_quarantined',
+      help: 'Objects held apart because a field the ledger needs could not be read (listed in /debug/ledger); a quarantined pod refuses its node.',
       labelNames: ['resource'] as const,
       registers: r,
     }),

@@ -44,6 +44,7 @@ const NO_PODS: readonly PodEntry[] = [];
 
 const UNKNOWN_NODE = failure([{ code: 'node_unknown' }]);
 const UNREADABLE_NODE = failure([{ code: 'node_allocatable_unreadable' }]);
+const UNCOUNTABLE_NODE = failure([{ code: 'node_pods_unreadable' }]);
 const NUMA_REASONS: readonly Reason[] = [{ code: 'numa_alignment' }];
 
 function draIsEnabled(ledger: ClusterLedger, options: SchedulingOptions): boolean {
@@ -164,6 +165,10 @@ export function assessFit(ctx: FitContext, node: NodeView | undefined, removal?:
   if (node.allocatableError) {
     sink?.(`node allocatable unreadable: ${node.allocatableError}`);
     return UNREADABLE_NODE;
+  }
+  if (node.quarantined.size > 0) {
+    sink?.(`unreadable here: ${[...node.quarantined].map(([id, reason]) => `${id}: ${reason}`).join('; ')}`);
+    return UNCOUNTABLE_NODE;
   }
   const footprint = ctx.claims ? draAssessmentFor(ctx.ledger, ctx.pod, node, ctx.useDra) : undefined;
   const refusal = footprint ? draRefusal(footprint, ctx.options, sink) : undefined;

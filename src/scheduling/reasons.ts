@@ -20,6 +20,8 @@ export type ReasonCode =
   | 'node_unknown'
   /** The Node's status.allocatable could not be parsed; it offers nothing. */
   | 'node_allocatable_unreadable'
+  /** A pod bound or nominated here could not be read (quarantined): what it holds cannot be counted. */
+  | 'node_pods_unreadable'
   /** DynamicResources Filter: a claim of the pod is allocated for another node (unresolvable upstream). */
   | 'dra_claim_not_available'
   /** DynamicResources Filter: the structured allocator cannot satisfy the pod's claims here (unresolvable upstream). */
@@ -46,6 +48,7 @@ const FIXED_MESSAGES: Readonly<Record<Exclude<ReasonCode, 'insufficient_resource
   too_many_pods: 'Too many pods',
   node_unknown: "node(s) not in kube-ledger's cache",
   node_allocatable_unreadable: 'node(s) had unreadable allocatable',
+  node_pods_unreadable: 'node(s) had pods kube-ledger could not read',
   dra_claim_not_available: 'resourceclaim not available on the node',
   dra_cannot_allocate: 'cannot allocate all claims',
   dra_use_unknown: 'DRA use unknown',

@@ -56,6 +56,8 @@ describe('no answer from a partial view (fake API server)', function () {
       logger: silentLogger,
       live: {
         tuning: {
+          // Paged lists (two pods a page): the pages are what these cases hold; a watch-list is one stream.
+          watchList: false,
           pageSize: 2,
           listTimeoutMs: 400,
           watchBackoff: { initialMs: 20, maxMs: 100, jitter: 0 },

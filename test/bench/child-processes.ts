@@ -4,7 +4,7 @@
  * none shares an event loop with the load generator.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -64,6 +64,8 @@ export interface LedgerOptions {
   compiledEntry?: string;
   /** V8/node flags after the deployment's (experiments: --trace-gc, a heap flag under evaluation). */
   extraNodeFlags?: readonly string[];
+  /** Called once the process is spawned, before it is ready (a probe that watches the start-up). */
+  onSpawned?: (spawned: { pid: number; opsBaseUrl: string }) => void;
 }
 
 let compiledByDefault: string | undefined;
@@ -91,6 +93,8 @@ export function compileLedger(): string {
     include: ['../../src/**/*.ts', '../../test/bench/ledger-child.ts'],
   }, null, 2));
   execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config], { cwd: REPO_ROOT, stdio: 'inherit' });
+  // The version is read from package.json two levels above src/app (build-identity.ts), as in the image's dist/.
+  copyFileSync(join(REPO_ROOT, 'package.json'), join(COMPILED_DIR, 'package.json'));
   return join(COMPILED_DIR, 'test', 'bench', 'ledger-child.js');
 }
 
@@ -100,13 +104,15 @@ export type PodChange = { upsert: object } | { delete: string };
 export interface LedgerProcess extends ServerProcess {
   /** Applies a pod change to the running ledger (see ledger-child.ts); resolves with the ledger's own time for it. */
   applyPod(change: PodChange): Promise<{ applyMicros: number }>;
+  /** One full collection in the process (started with --expose-gc), then its heap's used bytes: the live heap. */
+  collectGarbage(): Promise<number>;
   /** Starts a V8 CPU profile; `stopProfile` writes it (a .cpuprofile, as `--cpu-prof` writes) to `path`. */
   startProfile(): Promise<void>;
   stopProfile(path: string): Promise<void>;
 }
 
 /** deploy/base/deployment.yaml's NODE_OPTIONS (a test keeps them equal): kube-ledger is measured as it is shipped. */
-export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768', '--max-semi-space-size=32', '--expose-gc'];
+export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768', '--max-semi-space-size=32'];
 
 /** The flags its `command` gives node before the script (Node.js refuses them in NODE_OPTIONS); a test keeps them equal. */
 export const DEPLOYED_COMMAND_FLAGS: readonly string[] = ['--min-semi-space-size=32', '--no-memory-reducer'];
@@ -133,6 +139,7 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
   const baseUrl = `http://${HOST}:${port}`;
   const opsBaseUrl = `http://${HOST}:${opsPort}`;
   const stop = stopper(child);
+  options.onSpawned?.({ pid: child.pid ?? -1, opsBaseUrl });
   try {
     await waitReady(opsBaseUrl, child, options.readyTimeoutMs ?? 180_000, options.logPath);
   } catch (err) {
@@ -140,12 +147,12 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
     throw err;
   }
   let nextId = 0;
-  const waiting = new Map<number, (ack: { applyMicros: number; error?: string }) => void>();
-  child.on('message', (ack: { id: number; applyMicros: number; error?: string }) => {
+  const waiting = new Map<number, (ack: { applyMicros: number; error?: string; heapUsedBytes?: number }) => void>();
+  child.on('message', (ack: { id: number; applyMicros: number; error?: string; heapUsedBytes?: number }) => {
     waiting.get(ack.id)?.(ack);
     waiting.delete(ack.id);
   });
-  const ask = (message: object) => new Promise<{ applyMicros: number }>((resolve, reject) => {
+  const ask = (message: object) => new Promise<{ applyMicros: number; heapUsedBytes?: number }>((resolve, reject) => {
     const id = ++nextId;
     waiting.set(id, (ack) => (ack.error ? reject(new Error(`kube-ledger refused ${JSON.stringify(message).slice(0, 80)}: ${ack.error}`))
       : resolve(ack)));
@@ -153,9 +160,10 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
   });
   const applyPod = (change: PodChange) => ask(change);
   const startProfile = async () => void await ask({ profile: 'start' });
+  const collectGarbage = async () => (await ask({ collect: true })).heapUsedBytes ?? Number.NaN;
   const stopProfile = async (path: string) => void await ask({ profile: 'stop', path });
   return { name: 'kube-ledger', pid: child.pid ?? -1, baseUrl, opsBaseUrl, readyAfterMs: performance.now() - started, stop,
-    applyPod, startProfile, stopProfile };
+    applyPod, startProfile, stopProfile, collectGarbage };
 }
 
 /** The floor server (plain node:http), or with `koa` the same replies through bare Koa + @koa/router. */

@@ -22,12 +22,14 @@ import { createLogger } from '../../src/observability/logger.js';
 
 export type PodChangeMessage = { id: number; upsert: PodObject } | { id: number; delete: string };
 export type ProfileMessage = { id: number; profile: 'start' } | { id: number; profile: 'stop'; path: string };
-export interface PodChangeAck { id: number; applyMicros: number; error?: string }
+/** A full collection, then the heap's used bytes (only with --expose-gc: the scale bench's live-heap figure). */
+export interface CollectMessage { id: number; collect: true }
+export interface PodChangeAck { id: number; applyMicros: number; error?: string; heapUsedBytes?: number }
 
 let session: Session | undefined;
 
-/** What the kube source's reflector does to a watched pod before the ledger applies it. */
-const handOnPod = kubeResource('Pod').handOn;
+/** What the kube source's reflector does to a watched pod before the ledger applies it: its trim. */
+const trimPod = kubeResource('Pod').trim;
 
 async function profile(message: ProfileMessage): Promise<void> {
   if (message.profile === 'start') {
@@ -52,7 +54,13 @@ async function main(): Promise<void> {
   const config = loadConfig({ ...(file ? { file } : {}), env: process.env, overrides: cli.overrides });
   const logger = createLogger({ level: config.logging.level });
   const running = await startKubeLedger(config, { logger });
-  process.on('message', (message: PodChangeMessage | ProfileMessage) => {
+  process.on('message', (message: PodChangeMessage | ProfileMessage | CollectMessage) => {
+    if ('collect' in message) {
+      const collect = (globalThis as { gc?: () => void }).gc;
+      collect?.();
+      process.send?.({ id: message.id, applyMicros: 0, heapUsedBytes: process.memoryUsage().heapUsed, ...(collect ? {} : { error: 'no --expose-gc' }) });
+      return;
+    }
     if ('profile' in message) {
       profile(message).then(() => process.send?.({ id: message.id, applyMicros: 0 }),
         (err: Error) => process.send?.({ id: message.id, applyMicros: 0, error: err.message }));
@@ -61,7 +69,7 @@ async function main(): Promise<void> {
     const started = performance.now();
     let error: string | undefined;
     try {
-      if ('upsert' in message) running.ledger.apply({ type: 'upsert', kind: 'Pod', object: handOnPod(message.upsert) as PodObject });
+      if ('upsert' in message) running.ledger.apply({ type: 'upsert', kind: 'Pod', object: trimPod(message.upsert) as PodObject });
       else running.ledger.apply({ type: 'delete', kind: 'Pod', key: message.delete });
     } catch (err) {
       error = (err as Error).message;
@@ -69,6 +77,8 @@ async function main(): Promise<void> {
     const ack: PodChangeAck = { id: message.id, applyMicros: (performance.now() - started) * 1000, ...(error ? { error } : {}) };
     process.send?.(ack);
   });
+  // As src/main.ts: SIGHUP reads the cluster again (the scale bench's forced snapshot reload).
+  process.on('SIGHUP', () => void running.source.reload().catch(() => {}));
   const stop = () => void running.close().finally(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --quick] [-- --check] [-- --out DIR] [-- --cpu-prof] [-- --no-go] [-- --tsx]`
  * `npm run bench -- --only startup [--runs N]`: only the 5000-node / 150k-pod start-up, N times (startup-bench.ts).
+ * `npm run bench -- --scale [...]`: the scale runs only, 150k to 1M pods (scale-bench.ts, `npm run bench:scale`).
  *
  * Generates two synthetic clusters (500 nodes and 5000 nodes × 30 pods), starts kube-ledger on each, the reference
  * Go extender on the same file (built with the `go` on PATH; skipped, and said so, without one), the node:http floor
@@ -246,6 +247,10 @@ function prepareReference(settings: Settings): { info: ReferenceInfo; binary?: s
 }
 
 async function main(): Promise<number> {
+  if (process.argv.includes('--scale')) {
+    const { runScaleBench } = await import('./scale-bench.js');
+    return runScaleBench(process.argv.slice(2).filter((arg) => arg !== '--scale'));
+  }
   const settings = parseArgs(process.argv.slice(2));
   const started = performance.now();
   const startLoad = loadavg()[0] ?? 0;

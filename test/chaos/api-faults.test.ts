@@ -16,6 +16,7 @@ import { awaitConvergence } from './support/ledger-rebuild.js';
 import { auditLeadership, auditStatusWrites, outcomeOf, statusPatches } from './support/write-audit.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { pod } from '../support/builders.js';
+import { metricValue } from '../support/metric-value.js';
 
 const report = new ChaosReport('API faults under churn');
 const PRODUCTION_RENEW_DEADLINE_MS = 10_000;
@@ -259,6 +260,44 @@ describe('chaos: API faults while the cluster changes', function () {
         await h.api.down(false);
       }),
       check: checkResumedAfterLeaseLoss,
+    }));
+
+  it('resourceVersions the API server is behind of (an etcd restore): every resource relists from the latest, then converges', () =>
+    runScenario({
+      name: 'etcd restore: every watch from a known resourceVersion answers "Too large resource version" (504)',
+      churnSeed: 9,
+      async during(h) {
+        const since = performance.now();
+        h.api.rewindResourceVersions();
+        h.api.dropWatches(undefined, 'reset');
+        await sleep(1500);
+        return { rewound: 1, refusedWatches: h.api.requests({ verb: 'watch' }).filter((r) => r.startedAt >= since && r.status === 504).length };
+      },
+      async check(h) {
+        const tooLarge = await metricValue(h.metrics, 'kube_ledger_informer_errors_total', { kind: 'watch_too_large' });
+        assert.ok(tooLarge >= 1, 'relisted on "too large"');
+        return [`watch_too_large relists: ${tooLarge}`];
+      },
+    }));
+
+  it('a pod relist that never ends (a new continue token on every page, 2 s): abandoned at its bound, the complete view serves on', () =>
+    runScenario({
+      name: 'endless pod list during a forced relist (2 s, cluster.list.maxPages 10, watch-lists refused)',
+      churnSeed: 10,
+      options: { configure: (config) => { config.cluster.list = { ...config.cluster.list, maxPages: 10 }; } },
+      async during(h) {
+        h.api.watchListSupport('refused');
+        h.api.endlessList('pods', true);
+        forceRelist(h.api);
+        await sleep(2000);
+        h.api.endlessList('pods', false);
+        return { endlessPages: h.api.countRequests({ verb: 'list', resource: 'pods' }) };
+      },
+      async check(h) {
+        const abandoned = await metricValue(h.metrics, 'kube_ledger_informer_errors_total', { resource: 'Pod', kind: 'list_bound' });
+        assert.ok(abandoned >= 1, 'the endless list was abandoned at its bound');
+        return [`endless lists abandoned: ${abandoned}`];
+      },
     }));
 });
 

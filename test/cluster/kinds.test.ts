@@ -15,10 +15,9 @@ import { FreshnessTracker } from '../../src/cluster/freshness/freshness-tracker.
 import { CLUSTER_KINDS, collectionPathOf, trimmerOf, type ClusterKindTable } from '../../src/cluster/kinds.js';
 import { SnapshotSource } from '../../src/cluster/snapshot/snapshot-source.js';
 import { trimPod } from '../../src/cluster/trim.js';
-import type { ClusterChange, ClusterSink } from '../../src/ledger/changes.js';
+import { replaceAsOneChange, type ClusterChange, type ClusterSink } from '../../src/ledger/changes.js';
 import { ALL_KINDS, KINDS_IN_BATCH_ORDER, LEDGER_KINDS, type LedgerKindTable } from '../../src/ledger/kinds.js';
 import { objectKey, type ClusterObject, type ClusterObjectKind, type ObjectsByKind, type PodObject } from '../../src/ledger/objects.js';
-import { podEntryFromObject } from '../../src/ledger/pod-entry.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import type { KubeObject } from '../support/fake-apiserver/index.js';
 import { eventually } from '../support/eventually.js';
@@ -66,7 +65,11 @@ function samples(suffix: string): { [K in ClusterObjectKind]: Sample<K> } {
 }
 
 function recordingSink(changes: ClusterChange[]): ClusterSink {
-  const sink: ClusterSink = { apply: (c) => void changes.push(c), applyBatch: (cs) => cs.forEach((c) => sink.apply(c)) };
+  const sink: ClusterSink = {
+    apply: (c) => void changes.push(c),
+    applyBatch: (cs) => cs.forEach((c) => sink.apply(c)),
+    beginReplace: (kind) => replaceAsOneChange(kind, sink.apply),
+  };
   return sink;
 }
 
@@ -150,13 +153,13 @@ describe('the kind table drives the reflectors, the snapshot loader and the fres
     const file = join(dir, 'cluster.json');
     const all = samples('s');
     await writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: ALL_KINDS.map((kind) => all[kind]) }));
-    const batches: ClusterChange[][] = [];
+    const changes: ClusterChange[] = [];
     snapshot = new SnapshotSource({ path: file, logger: silentLogger, watch: false });
-    await snapshot.start({ apply: () => assert.fail('a snapshot arrives as one batch'), applyBatch: (cs) => batches.push(cs) });
-    assert.equal(batches.length, 1);
-    assert.deepEqual(batches[0]!.map((c) => c.kind), KINDS_IN_BATCH_ORDER);
+    await snapshot.start(recordingSink(changes));
+    assert.ok(changes.every((c) => c.type === 'replaced'), 'a snapshot replaces every kind');
+    assert.deepEqual(changes.map((c) => c.kind), KINDS_IN_BATCH_ORDER);
     for (const kind of ALL_KINDS) {
-      assertHandedOn(kind, objectsOf(batches[0]!, kind, 'replaced'), [trimmerOf(kind)(structuredClone(all[kind]) as ClusterObject)]);
+      assertHandedOn(kind, objectsOf(changes, kind, 'replaced'), [trimmerOf(kind)(structuredClone(all[kind]) as ClusterObject)]);
     }
     assert.deepEqual(Object.keys(snapshot.freshness().resources).sort(), [...ALL_KINDS].sort());
   });
@@ -172,19 +175,9 @@ describe('the kind table drives the reflectors, the snapshot loader and the fres
   });
 });
 
-/**
- * What a source hands to the ledger: each object as its kind's trim leaves it, except that a pod arrives with its
- * ledger entry built (pod-entry.ts, prebuildPodEntry / withPrebuiltEntry), as the ledger keeps it, with the entry the
- * ledger would build from its trim.
- */
+/** What a source hands to the ledger: each object as its kind's trim leaves it, a plain object (the ledger builds its entries). */
 function assertHandedOn(kind: ClusterObjectKind, actual: ClusterObject[], trimmed: ClusterObject[]): void {
-  if (kind !== 'Pod') {
-    assert.deepEqual(actual, trimmed, `${kind} as its trim leaves it`);
-    return;
-  }
-  const fromTrims = trimmed.map((pod) => podEntryFromObject(pod as PodObject));
-  assert.deepEqual(actual, fromTrims.map((entry) => entry.object), 'Pod as the ledger keeps its trim');
-  actual.forEach((pod, i) => assert.deepEqual(podEntryFromObject(pod as PodObject), fromTrims[i], 'the entry built on the way'));
+  assert.deepEqual(actual, trimmed, `${kind} as its trim leaves it`);
 }
 
 /** Compile-time checks only (never called): `tsc` fails if any `@ts-expect-error` below stops being an error. */

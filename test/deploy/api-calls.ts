@@ -2,7 +2,8 @@
  * Every Kubernetes API call kube-ledger makes, recorded: one run of the real process code (startKubeLedger, the kube
  * source, the nominator, `kube-ledger nominations clear`) against the fake API server, driven through each path
  * that talks to the API server:
- * - the informers list and watch every kind (a cluster with DRA objects and a PodDisruptionBudget);
+ * - the informers list and watch every kind (a cluster with DRA objects and a PodDisruptionBudget): first as
+ *   watch-lists, then, the API server refusing watch-lists and every watch expired, in paged lists;
  * - the nominator takes its Lease, nominates a pending pod (PATCH pods/status, an Event) and renews the Lease;
  * - a preemption proves its victims fresh: the quorum read of pods, refused once here, so each victim is read directly;
  * - `nominations clear` lists the pods and withdraws what it owns.
@@ -75,6 +76,11 @@ export async function recordApiCalls(): Promise<{ calls: ApiCall[]; nonResource:
     const preempt = fetch(`${running.url}/preempt`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: PREEMPT_BODY });
     await clock.runUntil(async () => api.countRequests({ verb: 'get', resource: 'pods' }) > 0, 'a victim read directly', { ...drive, horizonMs: 60_000 });
     await clock.settle(preempt.then(async (res) => res.text()));
+    // An API server without watch-lists: every resource is relisted in pages (the list verb).
+    api.watchListSupport('refused');
+    api.expireWatches();
+    const kinds = ['nodes', 'pods', 'poddisruptionbudgets', 'deviceclasses', 'resourceclaims', 'resourceslices'];
+    await clock.runUntil(() => kinds.every((resource) => api.countRequests({ verb: 'list', resource }) > 0), 'paged relists of every kind', drive);
   } finally {
     await running.close();
   }

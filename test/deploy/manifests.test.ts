@@ -100,7 +100,7 @@ describe('deploy/base Deployment', () => {
     assert.equal(pod.serviceAccountName, 'kube-ledger');
   });
 
-  it('caps the heap, pins the young generation and exposes gc() through NODE_OPTIONS, exactly as the benchmark runs kube-ledger', () => {
+  it('caps the heap and pins the young generation through NODE_OPTIONS, exactly as the benchmark runs kube-ledger', () => {
     const env = container.env.find((e: { name: string }) => e.name === 'NODE_OPTIONS');
     assert.equal(env.value, DEPLOYED_NODE_FLAGS.join(' '));
   });

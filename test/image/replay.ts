@@ -42,7 +42,7 @@ export const REPLAYED_STAGES: Record<'build' | 'runtime', string[]> = {
     'COPY LICENSE ./',
     'RUN ln -s /app/bin/kube-ledger.js /usr/local/bin/kube-ledger',
     'USER 65532:65532',
-    'ENV NODE_OPTIONS="--max-old-space-size=768 --max-semi-space-size=32 --expose-gc"',
+    'ENV NODE_OPTIONS="--max-old-space-size=768 --max-semi-space-size=32"',
     'ENTRYPOINT ["node", "--min-semi-space-size=32", "--no-memory-reducer", "/app/dist/main.js"]',
   ],
 };

@@ -7,6 +7,7 @@ import { CycleCache } from '../../src/scheduling/cycle-cache.js';
 import type { ClusterChange } from '../../src/ledger/changes.js';
 import { exportLedger } from '../../src/ledger/ledger-export.js';
 import { objectKey, type NodeObject, type PodObject } from '../../src/ledger/objects.js';
+import { podEntryFromObject } from '../../src/ledger/pod-entry.js';
 import {
   deleteNode,
   deletePod,
@@ -214,23 +215,40 @@ describe('ClusterLedger', () => {
   });
 
   describe('pods that cannot be read', () => {
-    it('counts a pod with a malformed quantity as zero and reports it through onPodError', () => {
-      const errors: Array<{ key: string; message: string }> = [];
-      const ledger = ledgerOf([node('n1', { cpu: '4' })], [], { hooks: { onPodError: (key, message) => errors.push({ key, message }) } });
-      ledger.apply(upsertPod(pod('ns', 'bad', { node: 'n1', cpu: 'lots', memory: '1Gi' })));
+    it('quarantines a pod with a malformed quantity instead of counting it, refuses its node, and lets go once readable', () => {
+      const held: Array<{ key: string; reason: string; held: boolean }> = [];
+      const ledger = ledgerOf([node('n1', { cpu: '4' })], [], { hooks: { onQuarantine: (note, isHeld) => held.push({ key: note.key, reason: note.reason, held: isHeld }) } });
+      ledger.apply(upsertPod(pod('ns', 'bad', { node: 'n1', cpu: 'lots', memory: '1Gi', rv: '1' })));
       ledger.apply(upsertPod(pod('ns', 'good', { node: 'n1', cpu: '1' })));
       assert.deepEqual(requestedOf(ledger, 'n1'), { cpu: '1000' });
-      assert.equal(errors.length, 1);
-      assert.equal(errors[0]!.key, 'ns/bad');
-      assert.match(errors[0]!.message, /lots/);
-      assert.match(ledger.podByKey('ns/bad')!.requestsError ?? '', /lots/);
-      assert.equal(ledger.node('n1')!.pods.size, 2);
+      assert.equal(ledger.podByKey('ns/bad'), undefined, 'not counted, not even as zero');
+      assert.match(ledger.quarantinedObject('Pod', 'ns/bad')?.reason ?? '', /lots/);
+      assert.equal(ledger.node('n1')!.pods.size, 1);
+      assert.deepEqual([...ledger.node('n1')!.quarantined.keys()], ['Pod ns/bad'], 'the node is refused while the pod is held');
+      assert.deepEqual(held.map((h) => [h.key, h.held]), [['ns/bad', true]]);
+      ledger.apply(upsertPod(pod('ns', 'bad', { node: 'n1', cpu: '2', rv: '2' })));
+      assert.equal(ledger.quarantinedObject('Pod', 'ns/bad'), undefined);
+      assert.deepEqual(requestedOf(ledger, 'n1'), { cpu: '3000' });
+      assert.equal(ledger.node('n1')!.quarantined.size, 0);
+      assert.deepEqual(held.map((h) => [h.key, h.held]), [['ns/bad', true], ['ns/bad', false]]);
     });
 
-    it('counts a node whose allocatable cannot be parsed as offering nothing, with the error kept', () => {
+    it('lets a quarantined pod go when it is deleted, or left out of a relist', () => {
+      const ledger = ledgerOf([node('n1', { cpu: '4' })], [pod('ns', 'bad', { node: 'n1', cpu: 'lots', rv: '1' }), pod('ns', 'worse', { node: 'n1', cpu: 'x', rv: '1' })]);
+      assert.equal([...ledger.quarantined()].length, 2);
+      ledger.apply(deletePod('ns/bad'));
+      ledger.apply(replacedPods([]));
+      assert.deepEqual([...ledger.quarantined()], []);
+      assert.equal(ledger.node('n1')!.quarantined.size, 0);
+    });
+
+    it('counts a node whose allocatable cannot be parsed as offering nothing, with the error kept and the node quarantined', () => {
       const ledger = ledgerOf([node('n1', { cpu: 'four' })]);
       assert.deepEqual([...ledger.node('n1')!.allocatable], []);
       assert.match(ledger.node('n1')!.allocatableError ?? '', /four/);
+      assert.match(ledger.quarantinedObject('Node', 'n1')?.reason ?? '', /four/);
+      ledger.apply(upsertNode(node('n1', { cpu: '4' }, { rv: '9' })));
+      assert.equal(ledger.quarantinedObject('Node', 'n1'), undefined);
     });
   });
 
@@ -298,13 +316,16 @@ describe('ClusterLedger', () => {
         incremental.applyBatch(changes);
         const rebuilt = ledgerOf(nodes, pods);
         assert.deepEqual(exportLedger(incremental), exportLedger(rebuilt));
-        for (const p of pods) assert.equal(incremental.podByUid(p.metadata.uid!)?.key, objectKey(p.metadata));
-        const liveUids = new Set(pods.map((p) => p.metadata.uid));
+        // A pod whose requests cannot be read is quarantined, never counted; every other pod is found by its UID.
+        const readable = pods.filter((p) => podEntryFromObject(p).requestsError === undefined);
+        for (const p of readable) assert.equal(incremental.podByUid(p.metadata.uid!)?.key, objectKey(p.metadata));
+        for (const p of pods) if (!readable.includes(p)) assert.ok(incremental.quarantinedObject('Pod', objectKey(p.metadata)), objectKey(p.metadata));
+        const liveUids = new Set(readable.map((p) => p.metadata.uid));
         for (const entry of incremental.pods()) assert.ok(liveUids.has(entry.uid));
         for (const uid of allUids()) if (!liveUids.has(uid)) assert.equal(incremental.podByUid(uid), undefined, uid);
         // counts() keeps its pending count on every change: it equals a count over the final objects.
         const finished = (p: PodObject) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
-        const pending = pods.filter((p) => !p.spec?.nodeName && !finished(p)).length;
+        const pending = readable.filter((p) => !p.spec?.nodeName && !finished(p)).length;
         assert.equal(incremental.counts().pendingPods, pending);
         assert.deepEqual(incremental.counts(), rebuilt.counts());
         // resourceTotals() (the gauges, from the columns) equals the exact totals summed over the known nodes.
@@ -331,7 +352,7 @@ describe('ClusterLedger', () => {
             assert.equal(columnValue(table.free, id, slot), Number(allocatable - requested), `free ${k} of ${entry.name}`);
           }
           assert.equal(table.podCount[slot], entry.pods.size, `pod count of ${entry.name}`);
-          assert.equal(table.plain[slot], entry.allocatableError === undefined && entry.nominated.size === 0 ? 1 : 0, `plain flag of ${entry.name}`);
+          assert.equal(table.plain[slot], entry.allocatableError === undefined && entry.nominated.size === 0 && entry.quarantined.size === 0 ? 1 : 0, `plain flag of ${entry.name}`);
           assert.equal(table.entries[slot], entry);
           const twin = rebuilt.node(entry.name)!;
           const totals = (t: typeof table, s: number) => [t.nonZeroCpu[s], t.nonZeroMemory[s], t.maxPods[s]];
@@ -473,7 +494,7 @@ function finalObjects(changes: ClusterChange[]): { nodes: NodeObject[]; pods: Po
     const target = (change.kind === 'Node' ? nodes : pods) as Map<string, NodeObject | PodObject>;
     if (change.type === 'upsert') target.set(objectKey(change.object.metadata), change.object as NodeObject | PodObject);
     else if (change.type === 'delete') target.delete(change.key);
-    else {
+    else if (change.type === 'replaced') {
       target.clear();
       for (const o of change.objects) target.set(objectKey(o.metadata), o as NodeObject | PodObject);
     }

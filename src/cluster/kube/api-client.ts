@@ -14,6 +14,7 @@ import { apiStatusOf, KubeApiError } from './api-error.js';
 import { withDeadline } from './deadline.js';
 import { readJsonLines } from './json-lines.js';
 import { continueTokenOfListHead, LIST_HEAD_MAX_BYTES } from './list-head.js';
+import type { ByteBudget } from './list-bounds.js';
 import { streamJsonList, type ByteReader } from '../json-list-items.js';
 import { utf8Text } from '../utf8-text.js';
 
@@ -62,10 +63,10 @@ export class KubeApiClient {
    * undefined once the page has settled. `page` is handled from the start, so a page the caller cancels or never
    * awaits is no unhandled rejection; awaiting it still throws.
    */
-  getListPage(path: string, signal?: AbortSignal, timeoutMs = this.timeouts.getTimeoutMs): ListPageRequest {
+  getListPage(path: string, signal?: AbortSignal, timeoutMs = this.timeouts.getTimeoutMs, budget?: ByteBudget): ListPageRequest {
     let announce: (token: string | undefined) => void = () => {};
     const early = new Promise<string | undefined>((resolve) => { announce = resolve; });
-    const page = this.get(path, signal, timeoutMs, announce, true);
+    const page = this.get(path, signal, timeoutMs, announce, true, budget);
     page.then(() => announce(undefined), () => announce(undefined));
     return { early, page };
   }
@@ -78,11 +79,11 @@ export class KubeApiClient {
    * Resolves with the list's own fields (its `items` emptied); throws as `getJson` does.
    */
   getListItems(path: string, onItem: (item: unknown) => void, signal?: AbortSignal,
-    timeoutMs = this.timeouts.getTimeoutMs): Promise<unknown> {
+    timeoutMs = this.timeouts.getTimeoutMs, budget?: ByteBudget): Promise<unknown> {
     return withDeadline(timeoutMs, `GET ${path}`, async (bounded) => {
       const response = await this.open(path, bounded);
       if (!isSuccess(response.statusCode)) throw await statusError(response, path);
-      const chunks: Array<Buffer | undefined> = await readChunks(response);
+      const chunks: Array<Buffer | undefined> = await readChunks(response, undefined, budget);
       const reader = chunkReader(chunks);
       let streamed: { envelope: unknown } | undefined;
       try {
@@ -106,22 +107,22 @@ export class KubeApiClient {
    * Opens a watch at `path` and yields decoded events as they arrive. A non-2xx answer throws `KubeApiError` before
    * the first event. Aborting `signal` ends the iteration with an AbortError.
    */
-  async openStream(path: string, signal: AbortSignal): Promise<AsyncIterable<unknown>> {
+  async openStream(path: string, signal: AbortSignal, budget?: ByteBudget): Promise<AsyncIterable<unknown>> {
     // The deadline covers only the wait for headers; the stream itself lives on `signal` (the reflector's idle timer).
     const response = await withDeadline(this.timeouts.watchOpenTimeoutMs, `WATCH ${path}`, (opening) => {
       const both = AbortSignal.any([signal, opening]);
       return this.open(path, both);
     }, signal);
     if (!isSuccess(response.statusCode)) throw await statusError(response, path);
-    return readJsonLines(response);
+    return readJsonLines(budget ? counted(response, budget) : response);
   }
 
   private get(path: string, signal: AbortSignal | undefined, timeoutMs: number, onListHead?: (token: string) => void,
-    listPage = false): Promise<unknown> {
+    listPage = false, budget?: ByteBudget): Promise<unknown> {
     return withDeadline(timeoutMs, `GET ${path}`, async (bounded) => {
       const response = await this.open(path, bounded);
       if (!isSuccess(response.statusCode)) throw await statusError(response, path);
-      if (listPage) return listPageBody(path, await readChunks(response, onListHead));
+      if (listPage) return listPageBody(path, await readChunks(response, onListHead, budget));
       return jsonBody(path, await readText(response, onListHead));
     }, signal);
   }
@@ -186,11 +187,20 @@ async function readText(response: IncomingMessage, onListHead?: (token: string) 
   return utf8Text(Buffer.concat(await readChunks(response, onListHead)));
 }
 
-/** The body's chunks; `onListHead`, when given, hears the list's continue token as soon as the head holds it. */
-async function readChunks(response: IncomingMessage, onListHead?: (token: string) => void): Promise<Buffer[]> {
+/**
+ * The body's chunks; `onListHead`, when given, hears the list's continue token as soon as the head holds it; `budget`
+ * counts the bytes and ends the read (the response is destroyed) once the list passes its bound.
+ */
+async function readChunks(response: IncomingMessage, onListHead?: (token: string) => void, budget?: ByteBudget): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
   let headBytes = onListHead === undefined ? LIST_HEAD_MAX_BYTES : 0;
   for await (const chunk of response) {
+    try {
+      budget?.take((chunk as Buffer).length);
+    } catch (err) {
+      response.destroy();
+      throw err;
+    }
     chunks.push(chunk as Buffer);
     if (headBytes >= LIST_HEAD_MAX_BYTES) continue;
     headBytes += (chunk as Buffer).length;
@@ -202,6 +212,14 @@ async function readChunks(response: IncomingMessage, onListHead?: (token: string
     }
   }
   return chunks;
+}
+
+/** A watch body whose bytes `budget` counts (a watch-list's initial events are a list). */
+async function* counted(response: IncomingMessage, budget: ByteBudget): AsyncGenerator<Buffer> {
+  for await (const chunk of response) {
+    budget.take((chunk as Buffer).length);
+    yield chunk as Buffer;
+  }
 }
 
 /**

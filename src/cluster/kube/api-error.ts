@@ -12,6 +12,8 @@ export interface ApiStatus {
   reason?: string;
   message?: string;
   code?: number;
+  /** `details.causes[].reason` (e.g. `ResourceVersionTooLarge`) and `.message`, when the server gave causes. */
+  causes?: Array<{ reason?: string; message?: string }>;
 }
 
 export class KubeApiError extends Error {
@@ -48,10 +50,21 @@ export function apiStatusOf(body: unknown): ApiStatus | undefined {
     }
   }
   if (typeof value !== 'object' || value === null || (value as { kind?: unknown }).kind !== 'Status') return undefined;
-  const { reason, message, code } = value as Record<string, unknown>;
+  const { reason, message, code, details } = value as Record<string, unknown>;
+  const causes = causesOf(details);
   return {
     ...(typeof reason === 'string' ? { reason } : {}),
     ...(typeof message === 'string' ? { message } : {}),
     ...(typeof code === 'number' ? { code } : {}),
+    ...(causes ? { causes } : {}),
   };
+}
+
+function causesOf(details: unknown): ApiStatus['causes'] {
+  const causes = (details as { causes?: unknown } | null | undefined)?.causes;
+  if (!Array.isArray(causes)) return undefined;
+  return causes.filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null).map((c) => ({
+    ...(typeof c['reason'] === 'string' ? { reason: c['reason'] } : {}),
+    ...(typeof c['message'] === 'string' ? { message: c['message'] } : {}),
+  }));
 }

@@ -1,7 +1,8 @@
 /**
  * The live cluster source: one Reflector per resource feeding the ledger, one FreshnessTracker holding each store's
- * resourceVersion. Synced once every reflector's first list completed; until then readiness stays false and no
- * destructive decision trusts the cache.
+ * resourceVersion. Synced once every reflector's first list completed, and not while a relist's diff is applied in
+ * slices (a reader would see a store partly new); until then readiness stays false and no destructive decision
+ * trusts the cache.
  */
 import type { ClusterSink } from '../../ledger/changes.js';
 import type { ClusterObjectKind } from '../../ledger/objects.js';
@@ -10,6 +11,8 @@ import type { FreshnessTracker } from '../freshness/freshness-tracker.js';
 import type { TimerScheduler } from '../freshness/timer-scheduler.js';
 import type { ClusterSource, FreshnessReport } from '../source.js';
 import type { KubeApiClient } from './api-client.js';
+import type { DropReport } from '../admission.js';
+import { DEFAULT_SLICE_MS, EventLoopSlices } from '../event-loop-slices.js';
 import { Reflector, type ReflectorMetrics, type ReflectorTuning } from './reflector.js';
 import { KUBE_RESOURCES, type KubeResource } from './resources.js';
 
@@ -24,6 +27,8 @@ export interface KubeSourceOptions {
   gaugeIntervalMs?: number;
   /** The reflectors' backoff and stall timers (tests inject a fake clock); real timers without it. */
   timers?: TimerScheduler;
+  /** Where objects the admission rule drops are told (metrics, logs). */
+  onDropped?: DropReport;
 }
 
 export class KubeSource implements ClusterSource {
@@ -35,6 +40,8 @@ export class KubeSource implements ClusterSource {
 
   async start(sink: ClusterSink): Promise<void> {
     if (this.reflectors.size > 0) throw new Error('kube source already started');
+    // One slice of the event loop at a time, whichever reflector works: two large lists never add up their slices.
+    const slices = new EventLoopSlices(this.options.tuning?.sliceMs ?? DEFAULT_SLICE_MS);
     for (const resource of this.options.resources ?? KUBE_RESOURCES) {
       const reflector = new Reflector({
         resource,
@@ -45,6 +52,8 @@ export class KubeSource implements ClusterSource {
         ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
         ...(this.options.tuning ? { tuning: this.options.tuning } : {}),
         ...(this.options.timers ? { timers: this.options.timers } : {}),
+        ...(this.options.onDropped ? { onDropped: this.options.onDropped } : {}),
+        slices,
       });
       this.reflectors.set(resource.kind, reflector);
       reflector.start();

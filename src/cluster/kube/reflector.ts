@@ -1,63 +1,47 @@
 /**
- * One resource's list/watch loop, after client-go's Reflector but with the failure handling client-node lacks:
- * - LIST (paginated, consistent read) builds the whole new store and hands it to the sink as ONE `replaced` change
- *   (AtomicFIFO-like: readers never see a half-applied relist), then records the list RV as the store RV;
- * - WATCH from the last RV with bookmarks and a jittered server timeout, decoded line by line; every applied event or
- *   bookmark advances the store RV in the freshness tracker (after the sink has applied it);
- * - 410 Expired (HTTP or ERROR event) → exactly one relist, after a growing delay (never a tight loop);
- * - a continue token that expires mid-list (410) → one unpaginated list, as client-go's pager does;
- * - any other failure or a stream end → re-watch from the last RV with capped exponential backoff and jitter;
- * - a watch silent for longer than its idle deadline (default: its timeout plus a grace period, capped by
- *   `watchIdleTimeoutMs`) is aborted and restarted (stall detection); every list page has a deadline too;
- * - the tracker is told when a watch is connected and when it is not, so lag is measured against watch health
- *   (a quiet resource on a healthy watch is current; a resource whose watch is down is not);
+ * One resource's list/watch loop, after client-go's Reflector (tools/cache/reflector.go) with the failure handling
+ * client-node lacks:
+ * - the first view, and every relist, is read into a replace session and applied as a diff against the ledger
+ *   (client-go's Replace): unchanged objects are kept, so a relist holds what changed, not a second copy; the diff is
+ *   applied in event-loop slices (event-loop-slices.ts), and while a large one is applied the resource is not synced;
+ * - the view comes from a watch-list (KEP-3157: `sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan`, the
+ *   `k8s.io/initial-events-end` bookmark) when the API server streams initial events, else from paged lists
+ *   (paged-list.ts); an API server that does not stream them is listed in pages from then on;
+ * - every list is bounded in pages, bytes and time (list-bounds.ts); past a bound it is abandoned with its staged
+ *   diff, and retried after the relist backoff;
+ * - every object passes the admission rule (../admission.ts): wrong kind dropped and counted, unreadable quarantined;
+ * - WATCH from the last RV with bookmarks and a jittered server timeout; every applied event or bookmark advances the
+ *   store RV in the freshness tracker (after the sink has applied it);
+ * - every watch failure has a recovery (watch-errors.ts): 410 and an unrecognised answer → relist after a growing
+ *   delay; "too large resource version" → relist from the latest; no answer, 429 or 5xx → watch again from the last
+ *   RV with capped exponential backoff and jitter; a watch silent beyond its idle deadline is restarted (stall);
+ * - the tracker is told when a watch is connected and when it is not, so lag is measured against watch health;
  * - a missing optional API (404 on list) is synced as empty and retried slowly.
  * It never stops by itself; only `stop()` ends it.
  */
-import type { ClusterSink } from '../../ledger/changes.js';
-import { CONFIG_DEFAULTS } from '../../config/defaults.js';
-import { objectKey, type ClusterObject, type ObjectMeta } from '../../ledger/objects.js';
+import type { ClusterSink, ReplaceSession } from '../../ledger/changes.js';
+import { objectKey, type ObjectMeta } from '../../ledger/objects.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
+import { admit, identityProblem, type DropReport } from '../admission.js';
+import { applyInSlices, EventLoopSlices } from '../event-loop-slices.js';
 import type { FreshnessTracker } from '../freshness/freshness-tracker.js';
 import type { TimerScheduler } from '../freshness/timer-scheduler.js';
-import type { KubeApiClient, ListPageRequest } from './api-client.js';
-import { isApiError, type KubeApiError } from './api-error.js';
-import { Backoff, sleep, startTimer, type BackoffOptions } from './backoff.js';
-import { JsonLineError } from './json-lines.js';
+import type { KubeApiClient } from './api-client.js';
+import { isApiError } from './api-error.js';
+import { Backoff, sleep, startTimer } from './backoff.js';
+import { ByteBudget, ListBoundError } from './list-bounds.js';
+import { DEFAULT_REFLECTOR_TUNING, type ReflectorTuning } from './reflector-tuning.js';
+import { readPagedList } from './paged-list.js';
 import type { KubeResource } from './resources.js';
+import { StalledWatchError, WatchConnection } from './watch-connection.js';
+import { readInitialEvents, WatchListUnsupported } from './watch-list.js';
+import { errorEventFailure, watchFailureOf, type WatchFailure } from './watch-errors.js';
 
-export type ReflectorMetrics = Pick<Metrics, 'informerRelists' | 'informerRestarts' | 'informerErrors' | 'informerObjects' | 'informerListSeconds'>;
+export { DEFAULT_REFLECTOR_TUNING, type ReflectorTuning } from './reflector-tuning.js';
 
-export interface ReflectorTuning {
-  pageSize: number;
-  /** Server-side watch timeout; each watch asks for this ± `watchTimeoutJitter`. */
-  watchTimeoutSeconds: number;
-  watchTimeoutJitter: number;
-  /** A watch silent for longer than its timeout plus this is considered stalled. */
-  stallGraceMs: number;
-  watchBackoff: BackoffOptions;
-  relistBackoff: BackoffOptions;
-  /** How often an optional resource whose API is missing is listed again. */
-  missingApiRetryMs: number;
-  /** Deadline of one list page (headers and body). */
-  listTimeoutMs: number;
-  /** Longest silence (no event, no bookmark) tolerated on an open watch, whatever its timeout. */
-  watchIdleTimeoutMs: number;
-}
-
-export const DEFAULT_REFLECTOR_TUNING: ReflectorTuning = {
-  pageSize: 500,
-  watchTimeoutSeconds: 300,
-  watchTimeoutJitter: 0.1,
-  stallGraceMs: 30_000,
-  watchBackoff: { initialMs: 200, maxMs: 30_000, jitter: 0.2 },
-  relistBackoff: { initialMs: 200, maxMs: 30_000, jitter: 0.2 },
-  missingApiRetryMs: 60_000,
-  listTimeoutMs: CONFIG_DEFAULTS.freshness.requestTimeouts.listMs,
-  // kube-apiserver's watch cache sends a bookmark about once a minute on a watch that asked for them.
-  watchIdleTimeoutMs: CONFIG_DEFAULTS.freshness.requestTimeouts.watchIdleMs,
-};
+export type ReflectorMetrics = Pick<Metrics, 'informerRelists' | 'informerRestarts' | 'informerErrors' | 'informerObjects'
+  | 'informerListSeconds' | 'relistDurationSeconds' | 'ledgerRebuildSeconds'>;
 
 export interface ReflectorDeps {
   resource: KubeResource;
@@ -68,43 +52,38 @@ export interface ReflectorDeps {
   metrics?: ReflectorMetrics;
   tuning?: Partial<ReflectorTuning>;
   random?: () => number;
-  /** Backoff sleeps and the stall timer (tests inject a fake clock); plain setTimeout without it. */
+  /** Backoff sleeps, the stall timer and the list time bound (tests inject a fake clock); real timers without it. */
   timers?: TimerScheduler;
+  /** Where dropped objects are told (admission.ts). */
+  onDropped?: DropReport;
+  /** The event-loop slices shared by every reflector of a source (one slice at a time, whoever works). */
+  slices?: EventLoopSlices;
 }
 
-type ErrorKind = 'list_failed' | 'list_page_expired' | 'watch_failed' | 'watch_expired' | 'watch_stalled' | 'watch_error_event' | 'api_missing' | 'bad_event';
+type ErrorKind = 'list_failed' | 'list_bound' | 'list_page_expired' | 'watch_list_unsupported' | 'watch_failed' | 'watch_expired'
+  | 'watch_too_large' | 'watch_unrecognised' | 'watch_stalled' | 'watch_error_event' | 'api_missing' | 'bad_event';
 
-type WatchOutcome =
-  | { kind: 'expired' }
-  | { kind: 'ended'; events: number }
-  | { kind: 'failed'; error: ErrorKind; message: string }
-  | { kind: 'stopped' };
+/** How a watch ended: go on watching from the last RV (`rewatch`), relist, or stop. */
+type WatchEnd =
+  | { next: 'rewatch'; events: number; failed?: { error: ErrorKind; message: string } }
+  | { next: 'relist'; error: ErrorKind; message: string }
+  | { next: 'stopped' };
 
-interface WatchEvent {
-  type?: string;
-  object?: { metadata?: ObjectMeta; code?: number; reason?: string; message?: string };
-}
-
-/** A requested list page: `getListPage`'s answer, with the token it continues from. */
-interface PageInFlight extends ListPageRequest {
-  token: string | undefined;
-  cancel(): void;
-}
-
-interface ListPage {
-  metadata?: { resourceVersion?: string; continue?: string };
-  items?: ClusterObject[];
-}
+import type { WatchEvent } from './watch-list.js';
 
 export class Reflector {
   private readonly stopper = new AbortController();
   private readonly tuning: ReflectorTuning;
   private readonly watchBackoff: Backoff;
   private readonly relistBackoff: Backoff;
-  private readonly keys = new Set<string>();
   private readonly label: { resource: string };
+  private readonly slices: EventLoopSlices;
   private lastRv: string | undefined;
   private synced = false;
+  /** A diff is being applied in slices: readers would see the store partly new. */
+  private applying = false;
+  private watchListUsable: boolean;
+  private objects = 0;
   private running: Promise<void> | undefined;
 
   constructor(private readonly deps: ReflectorDeps) {
@@ -112,6 +91,8 @@ export class Reflector {
     this.watchBackoff = new Backoff({ ...this.tuning.watchBackoff, ...(deps.random ? { random: deps.random } : {}) });
     this.relistBackoff = new Backoff({ ...this.tuning.relistBackoff, ...(deps.random ? { random: deps.random } : {}) });
     this.label = { resource: deps.resource.kind };
+    this.slices = deps.slices ?? new EventLoopSlices(this.tuning.sliceMs);
+    this.watchListUsable = this.tuning.watchList;
   }
 
   start(): void {
@@ -126,9 +107,9 @@ export class Reflector {
     await this.running;
   }
 
-  /** True once the first list completed (or the optional API was found missing). */
+  /** True once a complete view is in the ledger, and not while a relist's diff is applied in slices. */
   hasSynced(): boolean {
-    return this.synced;
+    return this.synced && !this.applying;
   }
 
   /** The RV the next watch starts from: the list RV, then each event's or bookmark's RV. */
@@ -137,7 +118,12 @@ export class Reflector {
   }
 
   objectCount(): number {
-    return this.keys.size;
+    return this.objects;
+  }
+
+  /** Whether the next list asks for a watch-list (false once the API server was found not to stream initial events). */
+  usesWatchList(): boolean {
+    return this.watchListUsable;
   }
 
   private async run(): Promise<void> {
@@ -146,197 +132,239 @@ export class Reflector {
     while (!signal.aborted) {
       if (!first) this.deps.metrics?.informerRelists.inc(this.label);
       first = false;
-      if (!(await this.listUntilDone(signal))) return;
-      await this.watchUntilExpired(signal);
-      // One relist per 410, after a growing delay: an always-410 server gets a few lists, not thousands.
+      const connection = await this.listUntilDone(signal);
+      if (connection === false) return;
+      const end = await this.watchUntilRelist(signal, connection);
+      if (end.next === 'stopped') return;
+      this.countError(end.error, end.message);
+      // One relist per failure, after a growing delay: an always-failing server gets a few lists, not thousands.
       await sleep(this.relistBackoff.next(), signal, this.deps.timers);
     }
   }
 
-  /** Lists until it succeeds (backing off between failures); false when stopped. */
-  private async listUntilDone(signal: AbortSignal): Promise<boolean> {
+  /**
+   * Lists until a complete view is in the ledger, backing off between failures; the watch-list's connection (its
+   * watch goes on), undefined after a paged list, false when stopped.
+   */
+  private async listUntilDone(signal: AbortSignal): Promise<WatchConnection | undefined | false> {
     while (!signal.aborted) {
       try {
-        const listed = await this.listAndReplace(signal);
-        if (listed) return true;
+        if (this.watchListUsable) return await this.watchList(signal);
+        if (await this.pagedList(signal)) return undefined;
         await sleep(this.tuning.missingApiRetryMs, signal, this.deps.timers);
       } catch (err) {
         if (signal.aborted) return false;
-        this.countError('list_failed', err);
-        await sleep(this.watchBackoff.next(), signal, this.deps.timers);
+        if (err instanceof WatchListUnsupported) {
+          this.watchListUsable = false;
+          if (!err.quiet) this.countError('watch_list_unsupported', err);
+          continue;
+        }
+        this.countError(err instanceof ListBoundError ? 'list_bound' : 'list_failed', err);
+        await sleep(this.relistBackoff.next(), signal, this.deps.timers);
       }
     }
     return false;
   }
 
-  /**
-   * One full list and atomic replace; false when the optional API is missing (synced as empty instead). Pages are
-   * pipelined: the next page is asked for as soon as the current page's head names its continue token (list-head.ts),
-   * so the API server prepares it while this one is read and parsed; at most two pages are in flight.
-   */
-  private async listAndReplace(signal: AbortSignal): Promise<boolean> {
+  /** One paged list applied as a diff; false when the optional API is missing (synced as empty instead). */
+  private async pagedList(signal: AbortSignal): Promise<boolean> {
     const { resource } = this.deps;
-    const objects: ClusterObject[] = [];
-    let listRv: string | undefined;
     const started = performance.now();
-    let current = this.requestPage(undefined, signal);
-    for (;;) {
-      const early = await current.early;
-      let next = early ? this.requestPage(early, signal) : undefined;
-      let page: ListPage;
-      try {
-        page = (await current.page) as ListPage;
-      } catch (err) {
-        next?.cancel();
-        if (resource.optional && current.token === undefined && isApiError(err, 404)) {
-          this.syncMissingApi(err);
-          return false;
-        }
-        if (current.token === undefined || !isApiError(err, 410)) throw err;
-        // The continue token expired mid-pagination (history compacted). Starting over in pages would expire again
-        // for as long as compaction outpaces a large list; like client-go's pager (FullListIfExpired), take one
-        // unpaginated list instead: a consistent snapshot in one answer.
-        this.countError('list_page_expired', err);
-        objects.length = 0;
-        // Item by item: the whole resource in one answer would not fit the heap as one string (getListItems).
-        const whole = (await this.deps.client.getListItems(resource.collectionPath,
-          (item) => objects.push(resource.handOn(item as ClusterObject)), signal, this.tuning.listTimeoutMs)) as ListPage;
-        page = { ...(whole.metadata ? { metadata: whole.metadata } : {}) };
+    const bounded = this.boundedList(signal);
+    let session = this.deps.sink.beginReplace(resource.kind);
+    let offered = 0;
+    try {
+      const listed = await readPagedList({
+        resource,
+        client: this.deps.client,
+        pageSize: this.tuning.pageSize,
+        pageTimeoutMs: this.tuning.listTimeoutMs,
+        bounds: this.tuning.listBounds,
+        budget: bounded.budget,
+        slices: this.slices,
+        take: (item) => {
+          if (this.offer(session, item)) offered++;
+        },
+        onPageExpired: (err) => this.countError('list_page_expired', err),
+        restart: () => {
+          session.abort();
+          session = this.deps.sink.beginReplace(resource.kind);
+          offered = 0;
+        },
+      }, bounded.signal);
+      await this.commit(session, listed.resourceVersion, offered, started);
+      return true;
+    } catch (err) {
+      session.abort();
+      const cause = bounded.signal.reason instanceof ListBoundError ? bounded.signal.reason : err;
+      if (resource.optional && isApiError(cause, 404)) {
+        await this.syncMissingApi(cause);
+        return false;
       }
-      try {
-        for (const item of page.items ?? []) objects.push(resource.handOn(item));
-      } catch (err) {
-        next?.cancel();
-        throw err;
-      }
-      listRv = page.metadata?.resourceVersion;
-      const token = page.metadata?.continue || undefined;
-      // The head's token is the page's own; should they ever differ, the page is believed.
-      if (next !== undefined && next.token !== token) {
-        next.cancel();
-        next = undefined;
-      }
-      if (token === undefined) break;
-      current = next ?? this.requestPage(token, signal);
+      throw cause;
+    } finally {
+      bounded.done();
     }
-    this.replace(objects, listRv);
-    this.deps.metrics?.informerListSeconds.set(this.label, (performance.now() - started) / 1000);
+  }
+
+  /**
+   * A watch-list: initial events into a replace session until the `k8s.io/initial-events-end` bookmark, the diff
+   * applied, then the same connection goes on as the resource's watch.
+   */
+  private async watchList(signal: AbortSignal): Promise<WatchConnection> {
+    const started = performance.now();
+    const bounded = this.boundedList(signal);
+    // The server-side timeout is no shorter than the list's own bound: the initial events of a large resource take long.
+    const timeoutSeconds = Math.max(this.jitteredTimeoutSeconds(), this.tuning.listBounds.maxSeconds);
+    const query = new URLSearchParams({
+      watch: '1', sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: 'true',
+      resourceVersion: '', timeoutSeconds: String(timeoutSeconds),
+    });
+    const session = this.deps.sink.beginReplace(this.deps.resource.kind);
+    let connection: WatchConnection | undefined;
+    try {
+      connection = await WatchConnection.open(this.deps.client, `${this.deps.resource.collectionPath}?${query}`, bounded.signal,
+        this.stallMs(timeoutSeconds), this.deps.timers, bounded.budget);
+      const { resourceVersion, offered } = await readInitialEvents(connection, (object) => this.offer(session, object), this.slices);
+      bounded.budget.disarm();
+      await this.commit(session, resourceVersion, offered, started);
+      return connection;
+    } catch (err) {
+      session.abort();
+      connection?.close();
+      const cause = bounded.signal.reason instanceof ListBoundError ? bounded.signal.reason : err;
+      // An API server older than the watch-list refuses the parameters (400, 422) or does not know the resource.
+      if (isApiError(cause) && cause.code >= 400 && cause.code < 500 && cause.code !== 404 && cause.code !== 429) {
+        throw new WatchListUnsupported(`watch-list refused (${cause.message}); listing in pages from now on`);
+      }
+      if (this.deps.resource.optional && isApiError(cause, 404)) {
+        throw new WatchListUnsupported('watch-list of an optional resource answered 404; listing in pages', true);
+      }
+      throw cause;
+    } finally {
+      bounded.done();
+    }
+  }
+
+  /** The abort signal and byte budget of one list, with its time bound armed; `done` disarms it. */
+  private boundedList(signal: AbortSignal): { signal: AbortSignal; budget: ByteBudget; done(): void } {
+    const { maxBytes, maxSeconds } = this.tuning.listBounds;
+    const what = `list ${this.deps.resource.collectionPath}`;
+    const own = new AbortController();
+    const cancel = startTimer(() => own.abort(new ListBoundError('time', maxSeconds, what)), maxSeconds * 1000, this.deps.timers);
+    return { signal: AbortSignal.any([signal, own.signal]), budget: new ByteBudget(maxBytes, what), done: cancel };
+  }
+
+  /** Admits one listed object into the session (dropped objects are counted); true when offered or quarantined. */
+  private offer(session: ReplaceSession, raw: unknown): boolean {
+    const admission = admit(this.deps.resource.kind, raw);
+    if (admission.verdict === 'admit') session.offer(admission.object);
+    else if (admission.verdict === 'quarantine') session.quarantine(admission.note);
+    else {
+      this.deps.onDropped?.(this.deps.resource.kind, admission.reason, admission.message);
+      return false;
+    }
     return true;
   }
 
-  /** A page of the list (the first when `token` is undefined), cancellable on its own. */
-  private requestPage(token: string | undefined, signal: AbortSignal): PageInFlight {
-    const query = new URLSearchParams({ limit: String(this.tuning.pageSize) });
-    if (token) query.set('continue', token);
-    const own = new AbortController();
-    const { early, page } = this.deps.client.getListPage(`${this.deps.resource.collectionPath}?${query}`,
-      AbortSignal.any([signal, own.signal]), this.tuning.listTimeoutMs);
-    return { token, early, page, cancel: () => own.abort() };
-  }
-
-  private replace(objects: ClusterObject[], listRv: string | undefined): void {
-    this.keys.clear();
-    for (const object of objects) this.keys.add(objectKey(object.metadata));
-    this.deps.sink.apply({ type: 'replaced', kind: this.deps.resource.kind, objects });
+  /** Applies a complete list's diff (in slices when large), then records the list RV as the store RV. */
+  private async commit(session: ReplaceSession, listRv: string | undefined, offered: number, started: number): Promise<void> {
+    const applyStarted = performance.now();
+    try {
+      await applyInSlices(session, this.slices, () => { this.applying = true; });
+    } finally {
+      this.applying = false;
+    }
+    const now = performance.now();
     this.lastRv = listRv;
+    this.objects = offered;
     this.deps.tracker.recordReplace(this.deps.resource.kind, listRv);
     this.synced = true;
     this.publishCount();
-    this.deps.logger.debug('listed', { resource: this.label.resource, objects: objects.length, resourceVersion: listRv });
+    this.deps.metrics?.ledgerRebuildSeconds.set((now - applyStarted) / 1000);
+    this.deps.metrics?.informerListSeconds.set(this.label, (now - started) / 1000);
+    this.deps.metrics?.relistDurationSeconds.observe({ source: 'kube', resource: this.label.resource }, (now - started) / 1000);
+    this.deps.logger.debug('listed', { resource: this.label.resource, objects: offered, resourceVersion: listRv, slices: this.slices.pauses });
   }
 
-  private syncMissingApi(err: KubeApiError): void {
+  private async syncMissingApi(err: unknown): Promise<void> {
     this.countError('api_missing', err);
-    if (!this.synced || this.keys.size > 0) this.replace([], undefined);
+    if (!this.synced || this.objects > 0) await this.commit(this.deps.sink.beginReplace(this.deps.resource.kind), undefined, 0, performance.now());
     this.lastRv = undefined;
     this.deps.tracker.recordWatchState?.(this.deps.resource.kind, 'api_missing');
   }
 
-  /** Watches (re-watching from the last RV after failures) until the RV expires or the reflector stops. */
-  private async watchUntilExpired(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted && this.lastRv !== undefined) {
-      const outcome = await this.watchOnce(this.lastRv, signal);
-      if (outcome.kind === 'stopped') return;
-      if (outcome.kind === 'expired') {
-        this.countError('watch_expired', `resourceVersion ${this.lastRv} expired; relisting`);
-        return;
-      }
+  /** Watches (again from the last RV after transient failures) until a relist is needed or the reflector stops. */
+  private async watchUntilRelist(signal: AbortSignal, open: WatchConnection | undefined): Promise<Extract<WatchEnd, { next: 'relist' | 'stopped' }>> {
+    let connection = open;
+    while (!signal.aborted) {
+      if (this.lastRv === undefined) return { next: 'relist', error: 'api_missing', message: 'no resourceVersion to watch from' };
+      const end = await this.watchOnce(this.lastRv, signal, connection);
+      connection = undefined;
+      if (end.next !== 'rewatch') return end;
       // A normal server-side timeout after a healthy watch: resume at once (the backoffs were reset by its events).
-      if (outcome.kind === 'ended' && outcome.events > 0) continue;
-      if (outcome.kind === 'failed') {
-        this.countError(outcome.error, outcome.message);
+      if (!end.failed && end.events > 0) continue;
+      if (end.failed) {
+        this.countError(end.failed.error, end.failed.message);
         this.deps.metrics?.informerRestarts.inc(this.label);
       }
       await sleep(this.watchBackoff.next(), signal, this.deps.timers);
     }
+    return { next: 'stopped' };
   }
 
-  private async watchOnce(resourceVersion: string, signal: AbortSignal): Promise<WatchOutcome> {
+  /** One watch (opened here, or the watch-list's connection going on) until it ends. */
+  private async watchOnce(resourceVersion: string, signal: AbortSignal, open: WatchConnection | undefined): Promise<WatchEnd> {
     const timeoutSeconds = this.jitteredTimeoutSeconds();
-    const query = new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', timeoutSeconds: String(timeoutSeconds), resourceVersion });
-    const stream = new AbortController();
-    const onStop = (): void => stream.abort();
-    signal.addEventListener('abort', onStop, { once: true });
-    const stallMs = Math.min(timeoutSeconds * 1000 + this.tuning.stallGraceMs, this.tuning.watchIdleTimeoutMs);
-    let stalled = false;
-    let cancelStallTimer = (): void => {};
-    const armStallTimer = (): void => {
-      cancelStallTimer();
-      cancelStallTimer = startTimer(() => {
-        stalled = true;
-        stream.abort();
-      }, stallMs, this.deps.timers);
-    };
+    const stallMs = this.stallMs(timeoutSeconds);
+    let connection = open;
     let events = 0;
     try {
-      armStallTimer();
-      const lines = await this.deps.client.openStream(`${this.deps.resource.collectionPath}?${query}`, stream.signal);
-      this.deps.tracker.recordWatchState?.(this.deps.resource.kind, 'connected');
-      for await (const line of lines) {
-        armStallTimer();
-        events += 1;
-        const outcome = this.handleEvent(line as WatchEvent);
-        if (outcome) return outcome;
+      if (!connection) {
+        const query = new URLSearchParams({ watch: '1', allowWatchBookmarks: 'true', timeoutSeconds: String(timeoutSeconds), resourceVersion });
+        connection = await WatchConnection.open(this.deps.client, `${this.deps.resource.collectionPath}?${query}`, signal, stallMs, this.deps.timers);
       }
-      return { kind: 'ended', events };
+      this.deps.tracker.recordWatchState?.(this.deps.resource.kind, 'connected');
+      for (let next = await connection.next(); !next.done; next = await connection.next()) {
+        events += 1;
+        const end = this.handleEvent(next.value as WatchEvent);
+        if (end) return end;
+        if (this.slices.due()) await this.slices.pause();
+      }
+      return { next: 'rewatch', events };
     } catch (err) {
-      if (signal.aborted) return { kind: 'stopped' };
-      if (stalled) return { kind: 'failed', error: 'watch_stalled', message: `no event or bookmark for ${stallMs} ms` };
-      if (isApiError(err, 410)) return { kind: 'expired' };
-      return { kind: 'failed', error: err instanceof JsonLineError ? 'bad_event' : 'watch_failed', message: messageOf(err) };
+      if (signal.aborted) return { next: 'stopped' };
+      if (err instanceof StalledWatchError) return { next: 'rewatch', events: 0, failed: { error: 'watch_stalled', message: err.message } };
+      return this.afterFailure(watchFailureOf(err), messageOf(err), 'watch_failed');
     } finally {
       this.deps.tracker.recordWatchState?.(this.deps.resource.kind, 'disconnected');
-      cancelStallTimer();
-      signal.removeEventListener('abort', onStop);
-      stream.abort();
+      connection?.close();
     }
   }
 
-  /** Applies one watch event; returns an outcome when the watch must end. */
-  private handleEvent(event: WatchEvent): WatchOutcome | undefined {
+  /** What a failed watch leads to (watch-errors.ts). */
+  private afterFailure(failure: WatchFailure, message: string, transientKind: ErrorKind): WatchEnd {
+    switch (failure) {
+      case 'expired':
+        return { next: 'relist', error: 'watch_expired', message: `resourceVersion ${this.lastRv} expired; relisting (${message})` };
+      case 'too_large':
+        return { next: 'relist', error: 'watch_too_large', message: `resourceVersion ${this.lastRv} is ahead of the API server; relisting from the latest (${message})` };
+      case 'unrecognised':
+        return { next: 'relist', error: 'watch_unrecognised', message: `relisting after: ${message}` };
+      default:
+        return { next: 'rewatch', events: 0, failed: { error: transientKind, message } };
+    }
+  }
+
+  /** Applies one watch event; returns how the watch ends when it must. */
+  private handleEvent(event: WatchEvent): WatchEnd | undefined {
     const { kind } = this.deps.resource;
     switch (event.type) {
       case 'ADDED':
       case 'MODIFIED':
-      case 'DELETED': {
-        const meta = event.object?.metadata;
-        if (!meta?.name) {
-          this.countError('bad_event', `${event.type} event without metadata.name`);
-          return undefined;
-        }
-        const key = objectKey(meta);
-        if (event.type === 'DELETED') {
-          this.keys.delete(key);
-          this.deps.sink.apply({ type: 'delete', kind, key });
-        } else {
-          this.keys.add(key);
-          this.deps.sink.apply({ type: 'upsert', kind, object: this.deps.resource.handOn(event.object as ClusterObject) });
-        }
-        this.advance(meta.resourceVersion);
-        this.deps.tracker.recordObjectEvent(kind, meta.resourceVersion);
-        this.publishCount();
+      case 'DELETED':
+        this.applyObjectEvent(event.type, event.object);
         return undefined;
-      }
       case 'BOOKMARK': {
         const rv = event.object?.metadata?.resourceVersion;
         if (rv) {
@@ -345,13 +373,36 @@ export class Reflector {
         }
         return undefined;
       }
-      case 'ERROR':
-        if (event.object?.code === 410) return { kind: 'expired' };
-        return { kind: 'failed', error: 'watch_error_event', message: `${event.object?.code ?? '?'} ${event.object?.reason ?? ''}: ${event.object?.message ?? ''}` };
+      case 'ERROR': {
+        const status = event.object ?? {};
+        return this.afterFailure(errorEventFailure(status), `${status.code ?? '?'} ${status.reason ?? ''}: ${status.message ?? ''}`, 'watch_error_event');
+      }
       default:
         this.countError('bad_event', `unknown watch event type ${String(event.type)}`);
         return undefined;
     }
+  }
+
+  private applyObjectEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', raw: unknown): void {
+    const { kind } = this.deps.resource;
+    const dropped = type === 'DELETED' ? identityProblem(kind, raw) : undefined;
+    const admission = dropped ?? (type === 'DELETED' ? undefined : admit(kind, raw));
+    if (admission?.verdict === 'drop') {
+      this.deps.onDropped?.(kind, admission.reason, `${type} event: ${admission.message}`);
+      return;
+    }
+    const meta = (raw as { metadata: ObjectMeta }).metadata;
+    if (type === 'DELETED') {
+      this.objects = Math.max(0, this.objects - 1);
+      this.deps.sink.apply({ type: 'delete', kind, key: objectKey(meta) });
+    } else {
+      if (type === 'ADDED') this.objects++;
+      if (admission?.verdict === 'admit') this.deps.sink.apply({ type: 'upsert', kind, object: admission.object });
+      else if (admission?.verdict === 'quarantine') this.deps.sink.apply({ type: 'quarantine', kind, note: admission.note });
+    }
+    this.advance(meta.resourceVersion);
+    this.deps.tracker.recordObjectEvent(kind, meta.resourceVersion);
+    this.publishCount();
   }
 
   /** A data event or bookmark proves the watch healthy, so the next failure starts from the shortest delay. */
@@ -361,6 +412,11 @@ export class Reflector {
     this.relistBackoff.reset();
   }
 
+  /** Silence past which a watch counts as stalled: its timeout plus a grace, at most the idle deadline. */
+  private stallMs(timeoutSeconds: number): number {
+    return Math.min(timeoutSeconds * 1000 + this.tuning.stallGraceMs, this.tuning.watchIdleTimeoutMs);
+  }
+
   private jitteredTimeoutSeconds(): number {
     const { watchTimeoutSeconds, watchTimeoutJitter } = this.tuning;
     const factor = 1 + watchTimeoutJitter * (2 * (this.deps.random ?? Math.random)() - 1);
@@ -368,13 +424,13 @@ export class Reflector {
   }
 
   private publishCount(): void {
-    this.deps.metrics?.informerObjects.set(this.label, this.keys.size);
+    this.deps.metrics?.informerObjects.set(this.label, this.objects);
   }
 
   private countError(kind: ErrorKind, err: unknown): void {
     this.deps.metrics?.informerErrors.inc({ ...this.label, kind });
-    const level = kind === 'watch_expired' || kind === 'list_page_expired' || kind === 'api_missing' ? 'info' : 'warn';
-    this.deps.logger[level]('informer ' + kind.replace('_', ' '), { resource: this.label.resource, error: messageOf(err) });
+    const quiet = kind === 'watch_expired' || kind === 'list_page_expired' || kind === 'api_missing' || kind === 'watch_list_unsupported';
+    this.deps.logger[quiet ? 'info' : 'warn'](`informer ${kind.replaceAll('_', ' ')}`, { resource: this.label.resource, error: messageOf(err) });
   }
 }
 

@@ -2,8 +2,7 @@
  * The resources the kube source lists and watches, one per kind of the kind table (cluster/kinds.ts), in the shape
  * the reflector, the direct reader and the quiet probe use: the collection path and the kind's trim.
  */
-import type { ClusterObject, ClusterObjectKind, PodObject } from '../../ledger/objects.js';
-import { withPrebuiltEntry } from '../../ledger/pod-entry.js';
+import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
 import { ALL_KINDS } from '../../ledger/kinds.js';
 import { CLUSTER_KINDS, collectionPathOf, trimmerOf } from '../kinds.js';
 
@@ -15,19 +14,11 @@ export interface KubeResource {
   /** A 404 on list means the API group is not served: the resource is synced empty and retried slowly. */
   optional: boolean;
   trim(object: ClusterObject): ClusterObject;
-  /**
-   * What the reflector hands to the ledger for a listed or watched object: its trim, and for a pod the ledger entry
-   * built at once (ledger/pod-entry.ts, `withPrebuiltEntry`), so a list's bound pods are kept slim while the rest of
-   * the list is read.
-   */
-  handOn(object: ClusterObject): ClusterObject;
 }
 
 function kubeResourceOf(kind: ClusterObjectKind): KubeResource {
   const { namespaced, optional } = CLUSTER_KINDS[kind];
-  const trim = trimmerOf(kind);
-  const handOn = kind === 'Pod' ? (object: ClusterObject) => withPrebuiltEntry(trim(object) as PodObject) : trim;
-  return { kind, collectionPath: collectionPathOf(kind), namespaced, optional, trim, handOn };
+  return { kind, collectionPath: collectionPathOf(kind), namespaced, optional, trim: trimmerOf(kind) };
 }
 
 export const KUBE_RESOURCES: readonly KubeResource[] = ALL_KINDS.map(kubeResourceOf);

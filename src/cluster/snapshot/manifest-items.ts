@@ -1,15 +1,14 @@
 /**
- * What happens to one object read from a manifest, wherever it is read: unwrapping lists, the kind check, validation
- * and trimming. Every way a manifest is read (a streamed JSON list, a whole file, YAML) calls these, so it yields the
- * same objects and the same errors, named by file and position. Duplicates are the one check left to
- * the caller: it alone sees every file.
+ * What happens to one object read from a manifest, wherever it is read: unwrapping lists, the kind check, and the
+ * admission rule every source applies (../admission.ts). Every way a manifest is read (a streamed JSON list, a whole
+ * file, YAML) calls these, so it yields the same objects and the same errors, named by file and position. Duplicates
+ * are the one check left to the caller: it alone sees every file.
  */
 import { isClusterObjectKind } from '../../ledger/kinds.js';
-import type { ClusterObject, ClusterObjectKind, PodObject } from '../../ledger/objects.js';
-import { prebuildPodEntry } from '../../ledger/pod-entry.js';
+import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
 import { objectKey } from '../../ledger/objects.js';
-import { trimmerOf } from '../kinds.js';
-import { checkedPodRequests, validateObject } from './manifest-validation.js';
+import type { QuarantineNote } from '../../ledger/quarantine.js';
+import { admit, type DropReason } from '../admission.js';
 
 export class ManifestError extends Error {
   constructor(
@@ -60,35 +59,36 @@ export function forEachObject(doc: unknown, where: Position, itemKind: string | 
   visit(object, where);
 }
 
-/** An object the ledger uses, checked (and trimmed when asked), or the line naming an object of another kind. */
-export type Admitted = { kind: ClusterObjectKind; object: ClusterObject } | { ignored: string };
+/**
+ * What becomes of one manifest object: kept (checked, and trimmed when asked), quarantined, dropped (each named by
+ * file and position), or ignored (a kind the ledger does not use).
+ */
+export type Admitted =
+  | { kind: ClusterObjectKind; object: ClusterObject }
+  | { kind: ClusterObjectKind; quarantined: QuarantineNote; where: string }
+  | { kind: ClusterObjectKind; dropped: DropReason; message: string }
+  | { ignored: string };
 
-/** The kind check, validation and (with `trim`) the kind's trim of one object; throws ManifestError naming the position. */
+/** The kind check and the admission rule of one object; throws ManifestError for an object without a kind. */
 export function admitObject(file: string, where: Position, object: Record<string, unknown>, trim: boolean): Admitted {
   const kind = object['kind'];
   if (typeof kind !== 'string') throw new ManifestError(file, positionText(where), 'object has no kind');
-  const meta = object['metadata'] as { name?: unknown; namespace?: unknown } | undefined;
+  const meta = object['metadata'] as { name?: unknown } | undefined;
   const name = typeof meta?.name === 'string' ? meta.name : '';
   if (!isClusterObjectKind(kind)) return { ignored: `${kind} ${name || '(unnamed)'} in ${file}` };
-  const refused = (problem: string) => new ManifestError(file, `${positionText(where)}, ${kind} ${name || '(unnamed)'}`, problem);
-  // A trimmed pod's requests are checked on the trimmed object (the trim keeps every field they read, at the same
-  // paths), and its ledger entry is built from them at once (prebuildPodEntry): computed once, and what the ledger
-  // does not keep of the pod is garbage while still young.
-  const podRequestsOnTrimmed = trim && kind === 'Pod';
-  const problem = validateObject(kind, object, { podRequests: !podRequestsOnTrimmed });
-  if (problem) throw refused(problem);
-  const typed = object as unknown as ClusterObject;
-  if (!trim) return { kind, object: typed };
-  const trimmed = trimmerOf(kind)(typed);
-  if (podRequestsOnTrimmed) {
-    const checked = checkedPodRequests(trimmed as PodObject);
-    if ('problem' in checked) throw refused(checked.problem);
-    return { kind, object: prebuildPodEntry(trimmed as PodObject, checked.requests) };
+  const admission = admit(kind, object, trim);
+  const at = `${file} (${positionText(where)}, ${kind} ${name || '(unnamed)'})`;
+  switch (admission.verdict) {
+    case 'admit':
+      return { kind, object: admission.object };
+    case 'quarantine':
+      return { kind, quarantined: { ...admission.note, reason: `${admission.note.reason} (${at})` }, where: at };
+    default:
+      return { kind, dropped: admission.reason, message: `${at}: ${admission.message}` };
   }
-  return { kind, object: trimmed };
 }
 
 /** How duplicates are recognised: `Pod ns/name`. Trimming keeps name and namespace, so before and after agree. */
-export function objectId(kind: ClusterObjectKind, object: ClusterObject): string {
+export function objectId(kind: ClusterObjectKind, object: Pick<ClusterObject, 'metadata'>): string {
   return `${kind} ${objectKey(object.metadata)}`;
 }

@@ -1,7 +1,11 @@
 /**
  * Reads Kubernetes manifests from a file or a directory: YAML (multi-document) or JSON, single objects or lists
  * (`kubectl get -o yaml` prints a `v1 List`; the API returns typed lists like `PodList` whose items carry no kind).
- * Every object is checked enough that a broken edit is reported with file and position instead of half-loading.
+ * Every object passes the admission rule (../admission.ts) and goes to a visitor as soon as it is read, so a load
+ * never holds the snapshot: the snapshot source offers each object to a replace session (what is unchanged is garbage
+ * at once). A broken file (not JSON/YAML, an object without a kind, a duplicate) ends the load with an error naming
+ * file and position. The work is done in event-loop slices (event-loop-slices.ts): a large file never holds the
+ * event loop for long.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
@@ -9,16 +13,45 @@ import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { perKind } from '../../ledger/kinds.js';
 import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
-import { ListItemError, splitJsonList, streamJsonList, type JsonListSplit } from '../json-list-items.js';
+import type { QuarantineNote } from '../../ledger/quarantine.js';
+import type { DropReason } from '../admission.js';
+import { EventLoopSlices } from '../event-loop-slices.js';
+import { ListItemError, splitJsonList, streamJsonListSteps, type JsonListSplit } from '../json-list-items.js';
 import { admitObject, forEachObject, itemKindOf, ManifestError, objectId, positionText, type Position } from './manifest-items.js';
 
 export { ManifestError } from './manifest-items.js';
 
-export interface LoadedManifests {
-  objects: Record<ClusterObjectKind, ClusterObject[]>;
+/** Where a load's objects go, one at a time, in file order. */
+export interface ManifestVisitor {
+  object(kind: ClusterObjectKind, object: ClusterObject): void;
+  quarantine(kind: ClusterObjectKind, note: QuarantineNote): void;
+}
+
+export interface DroppedObject {
+  kind: ClusterObjectKind;
+  reason: DropReason;
+  message: string;
+}
+
+/** What a load tells beside its objects. */
+export interface ManifestReport {
   /** Objects of kinds the ledger does not use, e.g. `ConfigMap default/x in demo.yaml`. */
   ignored: string[];
+  /** Objects the admission rule dropped (wrong kind or apiVersion, no name), each named by file and position. */
+  dropped: DroppedObject[];
   files: string[];
+}
+
+export interface LoadedManifests extends ManifestReport {
+  objects: Record<ClusterObjectKind, ClusterObject[]>;
+  quarantined: QuarantineNote[];
+}
+
+export interface LoadOptions {
+  /** Trim each object as it is read (cluster/kinds.ts), so full objects never pile up. */
+  trim?: boolean;
+  /** The event-loop slices to work in (a fresh set of 10 ms slices by default). */
+  slices?: EventLoopSlices;
 }
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -37,40 +70,30 @@ export async function listManifestFiles(path: string): Promise<string[]> {
   return out;
 }
 
-export interface LoadOptions {
-  /**
-   * Trim each object as it is collected (cluster/kinds.ts), so full objects never pile up, and build each pod's ledger
-   * entry then: a bound pod comes out as what the ledger keeps of it (ledger/pod-entry.ts, `prebuildPodEntry`).
-   */
-  trim?: boolean;
+/** Every object of the manifests at `path`, collected by kind (tests and tools; the snapshot source streams). */
+export async function loadManifests(path: string, options: LoadOptions = {}): Promise<LoadedManifests> {
+  const objects = perKind((): ClusterObject[] => []);
+  const quarantined: QuarantineNote[] = [];
+  const report = await readManifests(path, {
+    object: (kind, object) => void objects[kind].push(object),
+    quarantine: (_kind, note) => void quarantined.push(note),
+  }, options);
+  return { ...report, objects, quarantined };
 }
 
-export async function loadManifests(path: string, options: LoadOptions = {}): Promise<LoadedManifests> {
+/** Reads the manifests at `path` into `visitor`; throws ManifestError for a broken file. */
+export async function readManifests(path: string, visitor: ManifestVisitor, options: LoadOptions = {}): Promise<ManifestReport> {
   const files = await listManifestFiles(path);
-  const result: LoadedManifests = {
-    objects: perKind(() => []),
-    ignored: [],
-    files,
-  };
-  const seen = new SeenObjects(files);
+  const reader = new ManifestReader(visitor, files, options.trim ?? false, options.slices ?? new EventLoopSlices());
   for (const file of files) {
     try {
-      if (extname(file).toLowerCase() === '.json' && streamListFile(file, result, seen, options)) continue;
-      // Bytes, not text: a JSON list is split on its bytes and decoded item by item (json-list-items.ts).
-      const bytes = await readFile(file);
-      const list = isJson(file, bytes) ? splitListOrFail(file, bytes) : undefined;
-      if (list) collectListItems(file, list, result, seen, options);
-      else {
-        parseDocuments(file, bytes.toString('utf8')).forEach((doc, docIndex) => {
-          forEachObject(doc, `document ${docIndex + 1}`, undefined, (object, where) => collect(file, where, object, result, seen, options));
-        });
-      }
+      await reader.readFile(file);
     } catch (err) {
       if (err instanceof ManifestError && err.file === '') throw new ManifestError(file, err.where, err.problem);
       throw err;
     }
   }
-  return result;
+  return { ignored: reader.ignored, dropped: reader.dropped, files };
 }
 
 /** A `.json` file, or one whose first character after whitespace (and a byte-order mark) is `{`. */
@@ -81,6 +104,110 @@ function isJson(file: string, bytes: Uint8Array): boolean {
   return bytes[i] === 0x7b;
 }
 
+/** One load: the files in order, every object admitted, checked for duplicates and handed to the visitor. */
+class ManifestReader {
+  readonly ignored: string[] = [];
+  readonly dropped: DroppedObject[] = [];
+  private readonly seen: SeenObjects;
+
+  constructor(private readonly visitor: ManifestVisitor, files: readonly string[], private readonly trim: boolean,
+    private readonly slices: EventLoopSlices) {
+    this.seen = new SeenObjects(files);
+  }
+
+  async readFile(file: string): Promise<void> {
+    if (extname(file).toLowerCase() === '.json' && await this.streamListFile(file)) return;
+    // Bytes, not text: a JSON list is split on its bytes and decoded item by item (json-list-items.ts).
+    const bytes = await readFile(file);
+    const list = isJson(file, bytes) ? splitListOrFail(file, bytes) : undefined;
+    if (list) {
+      await this.collectListItems(file, list);
+      return;
+    }
+    for (const [docIndex, doc] of parseDocuments(file, bytes.toString('utf8')).entries()) {
+      forEachObject(doc, `document ${docIndex + 1}`, undefined, (object, where) => this.collect(file, where, object));
+      await this.slices.maybePause();
+    }
+  }
+
+  /** A JSON List split in place, item by item: each item is parsed, admitted and handed on before the next. */
+  private async collectListItems(file: string, list: JsonListSplit): Promise<void> {
+    const itemKind = itemKindOf((list.envelope as { kind?: unknown } | null)?.kind);
+    const visit = (object: Record<string, unknown>, at: Position) => this.collect(file, at, object);
+    for (let i = 0; i < list.count; i++) {
+      let item: unknown;
+      try {
+        item = JSON.parse(list.itemText(i));
+      } catch (err) {
+        throw new ManifestError(file, positionText(i), `invalid JSON: ${(err as Error).message}`);
+      }
+      forEachObject(item, i, itemKind, visit);
+      await this.slices.maybePause();
+    }
+  }
+
+  /**
+   * A `.json` list read in chunks and handed on item by item as it is scanned (streamJsonListSteps): neither the file
+   * nor its full objects are ever held whole. False, before any item was handed on, when the file is not a list with a
+   * kind-bearing head: the whole-file path then reads it. A list whose structure breaks after items were handed on is
+   * reported as invalid JSON, as the whole-file parse would report it.
+   */
+  private async streamListFile(file: string): Promise<boolean> {
+    let headKind: unknown;
+    let delivered = false;
+    const fd = openSync(file, 'r');
+    let streamed: { envelope: unknown } | undefined;
+    try {
+      const visit = (object: Record<string, unknown>, at: Position) => this.collect(file, at, object);
+      const steps = streamJsonListSteps((into, offset, length) => readSync(fd, into, offset, length, null), (item, i) => {
+        delivered = true;
+        forEachObject(item, i, itemKindOf(headKind), visit);
+      }, { onHead: (head) => {
+        headKind = head['kind'];
+        return Object.hasOwn(head, 'kind');
+      } });
+      for (let step = steps.next(); ; step = steps.next()) {
+        if (step.done) {
+          streamed = step.value;
+          break;
+        }
+        if (this.slices.due()) await this.slices.pause();
+      }
+    } catch (err) {
+      if (err instanceof ListItemError) throw new ManifestError(file, `document 1, items[${err.index}]`, `invalid JSON: ${err.detail}`);
+      if (err instanceof SyntaxError) {
+        if (delivered) throw new ManifestError(file, '', `invalid JSON: ${err.message}`);
+        return false;
+      }
+      throw err;
+    } finally {
+      closeSync(fd);
+    }
+    if (!streamed) return false;
+    if ((streamed.envelope as { kind?: unknown } | null)?.kind !== headKind) throw new ManifestError(file, '', 'invalid JSON: the list\'s kind is given twice');
+    return true;
+  }
+
+  /** The admission rule, the duplicate check (across every file read so far), then the visitor. */
+  private collect(file: string, where: Position, object: Record<string, unknown>): void {
+    const admitted = admitObject(file, where, object, this.trim);
+    if ('ignored' in admitted) {
+      this.ignored.push(admitted.ignored);
+      return;
+    }
+    if ('dropped' in admitted) {
+      this.dropped.push({ kind: admitted.kind, reason: admitted.dropped, message: admitted.message });
+      return;
+    }
+    const id = 'object' in admitted ? objectId(admitted.kind, admitted.object) : `${admitted.kind} ${admitted.quarantined.key}`;
+    const previous = this.seen.get(id);
+    if (previous !== undefined) throw new ManifestError(file, positionText(where), `duplicate ${id} (also defined at ${this.seen.describe(previous)})`);
+    this.seen.set(id, file, where);
+    if ('object' in admitted) this.visitor.object(admitted.kind, admitted.object);
+    else this.visitor.quarantine(admitted.kind, admitted.quarantined);
+  }
+}
+
 function splitListOrFail(file: string, bytes: Uint8Array): JsonListSplit | undefined {
   try {
     return splitJsonList(bytes);
@@ -89,38 +216,16 @@ function splitListOrFail(file: string, bytes: Uint8Array): JsonListSplit | undef
   }
 }
 
-/** A JSON List read item by item: each item is parsed, checked and trimmed before the next is parsed. */
-function collectListItems(file: string, list: JsonListSplit, result: LoadedManifests, seen: SeenObjects, options: LoadOptions): void {
-  const itemKind = itemKindOf((list.envelope as { kind?: unknown } | null)?.kind);
-  const visit = (object: Record<string, unknown>, at: Position) => collect(file, at, object, result, seen, options);
-  for (let i = 0; i < list.count; i++) {
-    let item: unknown;
-    try {
-      item = JSON.parse(list.itemText(i));
-    } catch (err) {
-      throw new ManifestError(file, positionText(i), `invalid JSON: ${(err as Error).message}`);
-    }
-    forEachObject(item, i, itemKind, visit);
-  }
-}
-
 /** Where an object was first defined, as the duplicate check keeps it: a number for a list item (see `SeenObjects`). */
 type Definition = string | number;
-
-/** What the duplicate check reads and writes. */
-interface SeenLookup {
-  get(id: string): Definition | undefined;
-  set(id: string, file: string, where: Position): void;
-  describe(definition: Definition): string;
-}
 
 /**
  * Where each object was first defined (`Pod ns/p` -> `file (document 1, items[3])`), for the duplicate check. A list
  * item is kept as one number naming the file and the item (`item * files + file`): its text, made for each of 150k
  * objects and kept until the load ends, was ~25 MiB that outlived the load's young generation.
  */
-class SeenObjects implements SeenLookup {
-  private ids = new Map<string, Definition>();
+class SeenObjects {
+  private readonly ids = new Map<string, Definition>();
   private readonly fileIndex: Map<string, number>;
 
   constructor(private readonly files: readonly string[]) {
@@ -132,12 +237,8 @@ class SeenObjects implements SeenLookup {
   }
 
   set(id: string, file: string, where: Position): void {
-    this.ids.set(id, this.definition(file, where));
-  }
-
-  definition(file: string, where: Position): Definition {
     const index = this.fileIndex.get(file);
-    return typeof where === 'number' && index !== undefined ? where * this.files.length + index : `${file} (${positionText(where)})`;
+    this.ids.set(id, typeof where === 'number' && index !== undefined ? where * this.files.length + index : `${file} (${positionText(where)})`);
   }
 
   describe(definition: Definition): string {
@@ -145,74 +246,6 @@ class SeenObjects implements SeenLookup {
     const file = this.files[definition % this.files.length] ?? '';
     return `${file} (${positionText(Math.floor(definition / this.files.length))})`;
   }
-
-  /** Adds another file's ids; the larger map is kept and the smaller copied into it (one 150k-object file: no copy). */
-  absorb(other: Map<string, Definition>): void {
-    let [into, from] = [this.ids, other];
-    if (from.size > into.size) [into, from] = [from, into];
-    for (const [id, at] of from) into.set(id, at);
-    this.ids = into;
-  }
-}
-
-/**
- * One file's objects held apart until the whole file is good, then merged: a list that turns out malformed half-way
- * is read again whole (and reported as it always has) with nothing of it kept. Duplicates are checked against both
- * the earlier files and the file's own earlier objects.
- */
-class StagedFile {
-  readonly staged: LoadedManifests = { objects: perKind(() => []), ignored: [], files: [] };
-  private readonly stagedSeen = new Map<string, Definition>();
-  readonly seen: SeenLookup;
-
-  constructor(private readonly earlier: SeenObjects) {
-    this.seen = {
-      get: (id: string) => this.stagedSeen.get(id) ?? earlier.get(id),
-      set: (id: string, file: string, where: Position) => void this.stagedSeen.set(id, earlier.definition(file, where)),
-      describe: (definition: Definition) => earlier.describe(definition),
-    };
-  }
-
-  mergeInto(result: LoadedManifests): void {
-    for (const kind of Object.keys(this.staged.objects) as ClusterObjectKind[]) {
-      const into = result.objects[kind];
-      if (into.length === 0) result.objects[kind] = this.staged.objects[kind];
-      else for (const object of this.staged.objects[kind]) into.push(object);
-    }
-    result.ignored.push(...this.staged.ignored);
-    this.earlier.absorb(this.stagedSeen);
-  }
-}
-
-/**
- * A `.json` list read in chunks and collected item by item as it is scanned (streamJsonList): neither the file nor
- * its full objects are ever held whole, each parsed item is garbage once trimmed. Objects are staged and merged
- * only when the whole file is good. False (nothing merged) when the file is not a list with a kind-bearing head or
- * its structure is malformed: the whole-file path then reads it and reports exactly as it always has.
- */
-function streamListFile(file: string, result: LoadedManifests, seen: SeenObjects, options: LoadOptions): boolean {
-  const staging = new StagedFile(seen);
-  let headKind: unknown;
-  const fd = openSync(file, 'r');
-  let streamed: { envelope: unknown } | undefined;
-  try {
-    const visit = (object: Record<string, unknown>, at: Position) => collect(file, at, object, staging.staged, staging.seen, options);
-    streamed = streamJsonList((into, offset, length) => readSync(fd, into, offset, length, null), (item, i) => {
-      forEachObject(item, i, itemKindOf(headKind), visit);
-    }, { onHead: (head) => {
-      headKind = head['kind'];
-      return Object.hasOwn(head, 'kind');
-    } });
-  } catch (err) {
-    if (err instanceof ListItemError) throw new ManifestError(file, `document 1, items[${err.index}]`, `invalid JSON: ${err.detail}`);
-    if (err instanceof SyntaxError) return false;
-    throw err;
-  } finally {
-    closeSync(fd);
-  }
-  if (!streamed || (streamed.envelope as { kind?: unknown } | null)?.kind !== headKind) return false;
-  staging.mergeInto(result);
-  return true;
 }
 
 function parseDocuments(file: string, text: string): unknown[] {
@@ -234,27 +267,4 @@ function parseDocuments(file: string, text: string): unknown[] {
     if (value !== null && value !== undefined) out.push(value);
   }
   return out;
-}
-
-function collect(
-  file: string,
-  where: Position,
-  object: Record<string, unknown>,
-  result: LoadedManifests,
-  seen: SeenLookup,
-  options: LoadOptions,
-): void {
-  const admitted = admitObject(file, where, object, options.trim ?? false);
-  if ('ignored' in admitted) result.ignored.push(admitted.ignored);
-  else keep(file, where, admitted.kind, admitted.object, result, seen);
-}
-
-/** The duplicate check (across every file read so far), then the object is kept. */
-function keep(file: string, where: Position, kind: ClusterObjectKind, object: ClusterObject, result: LoadedManifests,
-  seen: SeenLookup): void {
-  const id = objectId(kind, object);
-  const previous = seen.get(id);
-  if (previous !== undefined) throw new ManifestError(file, positionText(where), `duplicate ${id} (also defined at ${seen.describe(previous)})`);
-  seen.set(id, file, where);
-  result.objects[kind].push(object);
 }

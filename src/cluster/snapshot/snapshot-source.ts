@@ -1,16 +1,22 @@
 /**
- * A cluster source backed by manifest files. The whole snapshot is loaded, validated and trimmed before the ledger
- * sees any of it, then delivered as one batch of "replaced" changes; when the files change it reloads the same way.
- * A broken edit keeps the last good snapshot and is reported (log, metric, `readinessNotes()`).
+ * A cluster source backed by manifest files. Every object is read, admitted (../admission.ts) and offered to one
+ * replace session per kind as it is read (ledger/changes.ts): what is unchanged since the last load is kept in the
+ * ledger and its new copy is garbage at once, so a reload holds the changes, never a second snapshot. Only once the
+ * whole snapshot read well are the sessions applied, kind by kind in batch order, in event-loop slices; a broken
+ * edit drops the sessions, keeps the last good snapshot and is reported (log, metric, `readinessNotes()`). When the
+ * files change it reloads the same way.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { ClusterChange, ClusterSink } from '../../ledger/changes.js';
-import { KINDS_IN_BATCH_ORDER } from '../../ledger/kinds.js';
+import type { ClusterSink, ReplaceSession } from '../../ledger/changes.js';
+import { KINDS_IN_BATCH_ORDER, perKind } from '../../ledger/kinds.js';
+import type { ClusterObjectKind } from '../../ledger/objects.js';
 import type { Logger } from '../../observability/logger.js';
+import type { DropReport } from '../admission.js';
+import { applyInSlices, EventLoopSlices } from '../event-loop-slices.js';
 import type { ClusterSource, FreshnessReport } from '../source.js';
-import { loadManifests } from './manifest-loader.js';
+import { readManifests } from './manifest-loader.js';
 
 export interface SnapshotSourceOptions {
   path: string;
@@ -18,8 +24,12 @@ export interface SnapshotSourceOptions {
   /** Reload when files change (default true). */
   watch?: boolean;
   debounceMs?: number;
-  /** durationSeconds: read + parse + validate + build; ledgerBuildSeconds: applying the parsed objects to the ledger. */
+  /** durationSeconds: read, parse, admit and offer every object, then apply; ledgerBuildSeconds: applying the diff. */
   onReload?(outcome: 'ok' | 'error', detail: { objects?: number; error?: string; durationSeconds: number; ledgerBuildSeconds?: number }): void;
+  /** Objects the admission rule dropped, each named by file and position. */
+  onDropped?: DropReport;
+  /** The event-loop slices loading and applying work in (10 ms by default). */
+  slices?: EventLoopSlices;
 }
 
 export class SnapshotSource implements ClusterSource {
@@ -33,8 +43,13 @@ export class SnapshotSource implements ClusterSource {
   private lastLoadedAt = 0;
   private error: string | undefined;
   private stopped = false;
+  /** A load's diff is being applied in slices: readers would see the snapshot partly new. */
+  private applying = false;
+  private readonly slices: EventLoopSlices;
 
-  constructor(private readonly options: SnapshotSourceOptions) {}
+  constructor(private readonly options: SnapshotSourceOptions) {
+    this.slices = options.slices ?? new EventLoopSlices();
+  }
 
   async start(sink: ClusterSink): Promise<void> {
     this.sink = sink;
@@ -54,7 +69,7 @@ export class SnapshotSource implements ClusterSource {
   }
 
   hasSynced(): boolean {
-    return this.synced;
+    return this.synced && !this.applying;
   }
 
   readinessNotes(): string[] {
@@ -87,26 +102,48 @@ export class SnapshotSource implements ClusterSource {
 
   private async loadOnce(): Promise<void> {
     const started = performance.now();
+    const sink = this.sink;
+    if (!sink) return;
+    const sessions = perKind((kind) => sink.beginReplace(kind));
     try {
-      const loaded = await loadManifests(resolve(this.options.path), { trim: true });
-      const changes: ClusterChange[] = KINDS_IN_BATCH_ORDER.map((kind) => ({ type: 'replaced', kind, objects: loaded.objects[kind] }));
+      let objects = 0;
+      const report = await readManifests(resolve(this.options.path), {
+        object: (kind, object) => {
+          sessions[kind].offer(object);
+          objects++;
+        },
+        quarantine: (kind, note) => {
+          sessions[kind].quarantine(note);
+          objects++;
+        },
+      }, { trim: true, slices: this.slices });
       const parsedAt = performance.now();
-      this.sink?.applyBatch(changes);
+      await this.applyAll(sessions);
       const ledgerBuildSeconds = (performance.now() - parsedAt) / 1000;
-      const objects = changes.reduce((n, c) => n + (c.type === 'replaced' ? c.objects.length : 0), 0);
-      for (const line of loaded.ignored) this.options.logger.info('snapshot: ignoring object of a kind the ledger does not use', { object: line });
+      for (const line of report.ignored) this.options.logger.info('snapshot: ignoring object of a kind the ledger does not use', { object: line });
+      for (const { kind, reason, message } of report.dropped) this.options.onDropped?.(kind, reason, message);
       this.synced = true;
       this.lastLoadedAt = Date.now();
       this.error = undefined;
       const durationSeconds = (performance.now() - started) / 1000;
-      this.options.logger.info('snapshot loaded', { path: this.options.path, files: loaded.files.length, objects, durationSeconds, ledgerBuildSeconds });
+      this.options.logger.info('snapshot loaded', { path: this.options.path, files: report.files.length, objects, durationSeconds, ledgerBuildSeconds });
       this.options.onReload?.('ok', { objects, durationSeconds, ledgerBuildSeconds });
     } catch (err) {
+      for (const session of Object.values(sessions)) session.abort();
       this.error = (err as Error).message;
       const durationSeconds = (performance.now() - started) / 1000;
       this.options.logger.error('snapshot load failed; keeping the last good snapshot', { path: this.options.path, error: this.error });
       this.options.onReload?.('error', { error: this.error, durationSeconds });
       if (!this.synced) throw err;
+    }
+  }
+
+  /** Every kind's diff, in batch order (what a kind refers to is there before it), in event-loop slices. */
+  private async applyAll(sessions: Record<ClusterObjectKind, ReplaceSession>): Promise<void> {
+    try {
+      await applyInSlices(KINDS_IN_BATCH_ORDER.map((kind) => sessions[kind]), this.slices, () => { this.applying = true; });
+    } finally {
+      this.applying = false;
     }
   }
 

@@ -25,6 +25,8 @@ export function nominatorEnv(ttlSeconds: number, namespace = 'canary'): Record<s
     KUBE_LEDGER_NOMINATION_NAMESPACES: namespace,
     KUBE_LEDGER_NOMINATION_TTL_SECONDS: String(ttlSeconds),
     KUBE_LEDGER_LOGGING_LEVEL: 'info',
+    // Paged lists: these scenarios hold a replica's pod LIST and time its sync by its list requests (firstSyncedAt).
+    KUBE_LEDGER_CLUSTER_WATCH_LIST: 'false',
   };
 }
 

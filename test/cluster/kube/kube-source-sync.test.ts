@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import { ALL_KINDS } from '../../../src/ledger/kinds.js';
-import type { ClusterChange, ClusterSink } from '../../../src/ledger/changes.js';
+import { replaceAsOneChange, type ClusterChange, type ClusterSink } from '../../../src/ledger/changes.js';
 import { assertCacheConverges, noRequestInFlight, startHarness, until, type Harness } from './support.js';
 import { eventually } from '../../support/eventually.js';
 import { node, pod } from '../../support/builders.js';
@@ -51,6 +51,7 @@ describe('kube source: initial sync and events (fake API server)', () => {
     const recording: ClusterSink = {
       apply: (c) => { changes.push(c); ledger.apply(c); },
       applyBatch: (cs) => cs.forEach((c) => recording.apply(c)),
+      beginReplace: (kind) => replaceAsOneChange(kind, recording.apply),
     };
     h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' }), pod('default', 'a', { node: 'n1', cpu: '100m' }), pod('default', 'b', { cpu: '100m' })] }, start: false });
     await h.runtime.source.start(recording);

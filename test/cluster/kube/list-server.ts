@@ -9,7 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiClient } from '../../../src/cluster/kube/api-client.js';
 import { Reflector } from '../../../src/cluster/kube/reflector.js';
 import { kubeResource } from '../../../src/cluster/kube/resources.js';
-import type { ClusterChange, ClusterSink } from '../../../src/ledger/changes.js';
+import { replaceAsOneChange, type ClusterChange, type ClusterSink } from '../../../src/ledger/changes.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { eventually } from '../../support/eventually.js';
 
@@ -45,11 +45,15 @@ export function head(continueToken: string | undefined): string {
 /** A Pod reflector on `url`, recording the changes it delivers; `watch` never opens (the list is what is tested). */
 export function podReflector(url: string): { reflector: Reflector; changes: ClusterChange[] } {
   const changes: ClusterChange[] = [];
-  const sink: ClusterSink = { apply: (c) => changes.push(c), applyBatch: (cs) => changes.push(...cs) };
+  const sink: ClusterSink = {
+    apply: (c) => void changes.push(c),
+    applyBatch: (cs) => void changes.push(...cs),
+    beginReplace: (kind) => replaceAsOneChange(kind, sink.apply),
+  };
   const tracker = { recordReplace: () => {}, recordObjectEvent: () => {}, recordBookmark: () => {} };
   const reflector = new Reflector({
     resource: kubeResource('Pod'), client: new KubeApiClient(kubeConfigFor(url)), sink, tracker, logger: silentLogger,
-    tuning: { pageSize: 2, listTimeoutMs: 5000, watchBackoff: { initialMs: 20, maxMs: 50, jitter: 0 },
+    tuning: { pageSize: 2, listTimeoutMs: 5000, watchList: false, watchBackoff: { initialMs: 20, maxMs: 50, jitter: 0 },
       relistBackoff: { initialMs: 20, maxMs: 50, jitter: 0 } },
   });
   return { reflector, changes };

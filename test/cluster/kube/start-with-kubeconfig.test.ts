@@ -60,8 +60,8 @@ describe('npm start -- --kubeconfig FILE against the fake API server', function 
     const kubeconfig = api.kubeconfigFile();
     const port = await freePort();
     const opsPort = await freePort();
-    // Hold the pod list so the process is provably not ready before its caches synced.
-    const release = api.delay({ matcher: { verb: 'list', resource: 'pods' }, ms: 1500, times: 1 });
+    // Hold the pod list (a watch-list, the first view's default) so the process is provably not ready before its caches synced.
+    const release = api.delay({ matcher: { verb: ['list', 'watch'], resource: 'pods' }, ms: 1500, times: 1 });
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--kubeconfig', kubeconfig, '--port', String(port), '--ops-port', String(opsPort), '--host', '127.0.0.1',
       // /debug is off against a cluster by default (test/app/debug-default.test.ts); this test reads the ledger there.
       '--debug', 'true'], {

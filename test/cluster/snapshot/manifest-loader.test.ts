@@ -81,16 +81,14 @@ describe('manifest loader', () => {
       assert.deepEqual(loaded.objects.Pod.map((p) => p.metadata.name), pods.map((p) => p.metadata.name));
       const pod = loaded.objects.Pod[4321] as PodObject;
       assert.deepEqual(Object.keys(pod.metadata).sort(), ['labels', 'name', 'namespace', 'uid'], 'trimmed');
-      assert.equal(pod.spec?.containers, undefined, 'a bound pod comes out as the ledger keeps it');
+      assert.deepEqual(pod.spec?.containers, [{ name: 'c', resources: { requests: { cpu: '100m', memory: '128Mi' } } }], 'trimmed (no image)');
       assert.deepEqual(podEntryFromObject(pod).requests, new Map([['cpu', 100n], ['memory', 128n * 1024n * 1024n]]));
     });
 
-    it('names the position of an invalid item, a bad quantity and a duplicate deep inside a group', async () => {
+    it('names the position of an invalid item and a duplicate deep inside a group', async () => {
       const file = join(dir(), 'big.json');
       const cases: Array<[number, string, RegExp]> = [
         [4321, '{"apiVersion":"v1","kind":"Pod","metadata":{"name":tru}}', /big\.json \(document 1, items\[4321\]\): invalid JSON/],
-        [5000, JSON.stringify({ ...pods[5000], spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1 core' } } }] } }),
-          /big\.json \(document 1, items\[5000\], Pod p5000\): spec\.containers\[0\]\.resources\.requests\.cpu/],
         [3999, JSON.stringify(pods[17]), /big\.json \(document 1, items\[3999\]\): duplicate Pod ns\/p17 \(also defined at .*big\.json \(document 1, items\[17\]\)\)/],
       ];
       for (const [at, item, pattern] of cases) {
@@ -99,6 +97,17 @@ describe('manifest loader', () => {
         await writeFile(file, listText(items));
         await assert.rejects(loadManifests(file, { trim: true }), (err: unknown) => err instanceof ManifestError && pattern.test(err.message), String(pattern));
       }
+    });
+
+    it('quarantines an unreadable item deep inside a group, naming its position, and loads the rest', async () => {
+      const file = join(dir(), 'big.json');
+      const items = pods.map((p) => JSON.stringify(p));
+      items[5000] = JSON.stringify({ ...pods[5000], spec: { nodeName: 'n1', containers: { name: 'c' } } });
+      await writeFile(file, listText(items));
+      const loaded = await loadManifests(file, { trim: true });
+      assert.equal(loaded.objects.Pod.length, pods.length - 1);
+      assert.deepEqual(loaded.quarantined.map((note) => [note.key, note.node]), [['ns/p5000', 'n1']]);
+      assert.match(loaded.quarantined[0]!.reason, /spec\.containers: expected a list \(.*big\.json \(document 1, items\[5000\], Pod p5000\)\)/);
     });
   });
 
@@ -115,13 +124,9 @@ describe('manifest loader', () => {
   const broken: Array<[string, string, RegExp]> = [
     ['invalid YAML', 'kind: Node\nmetadata: {name: [}', /invalid YAML/],
     ['invalid JSON', '{"kind": "Node",', /invalid JSON/],
-    ['missing name', 'apiVersion: v1\nkind: Node\nmetadata: {}\n', /metadata.name: required/],
-    ['malformed quantity', 'apiVersion: v1\nkind: Node\nmetadata: {name: x}\nstatus: {allocatable: {cpu: "4 cores"}}\n', /status\.allocatable\.cpu/],
-    ['malformed pod request', 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\nspec: {containers: [{name: c, resources: {requests: {memory: 1GB}}}]}\n', /spec\.containers\[0\]\.resources\.requests\.memory/],
     ['duplicate object', `${NODE_YAML}---\n${NODE_YAML}`, /duplicate Node n1/],
     ['scalar document', 'just a string\n', /expected a Kubernetes object/],
-    ['PDB with a non-integer disruptionsAllowed', 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b, namespace: d}\nstatus: {disruptionsAllowed: "1"}\n', /PodDisruptionBudget b.*status\.disruptionsAllowed: expected an integer/],
-    ['PDB with a list as selector', 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b, namespace: d}\nspec: {selector: [app]}\n', /spec\.selector: expected an object/],
+    ['an object without a kind', 'apiVersion: v1\nmetadata: {name: x}\n', /object has no kind/],
   ];
   for (const [what, text, pattern] of broken) {
     it(`rejects ${what} with a message naming the problem`, async () => {
@@ -132,6 +137,34 @@ describe('manifest loader', () => {
         assert.match(err.message, pattern);
         return true;
       });
+    });
+  }
+
+  // The admission rule every source applies (cluster/admission.ts): not a broken file, but an object dropped or held apart.
+  const admitted: Array<[string, string, (loaded: Awaited<ReturnType<typeof loadManifests>>) => void]> = [
+    ['a missing name is dropped and reported', 'apiVersion: v1\nkind: Node\nmetadata: {}\n', (loaded) => {
+      assert.deepEqual(loaded.objects.Node, []);
+      assert.match(loaded.dropped[0]?.message ?? '', /x\.yaml \(document 1, Node \(unnamed\)\): metadata\.name: required/);
+    }],
+    ['an apiVersion not the kind\'s is dropped as the wrong kind', 'apiVersion: v2\nkind: Pod\nmetadata: {name: p, namespace: d}\n', (loaded) => {
+      assert.deepEqual(loaded.objects.Pod, []);
+      assert.deepEqual(loaded.dropped.map((d) => [d.kind, d.reason]), [['Pod', 'wrong_kind']]);
+    }],
+    ['a malformed quantity is loaded (the ledger quarantines it)', 'apiVersion: v1\nkind: Node\nmetadata: {name: x}\nstatus: {allocatable: {cpu: "4 cores"}}\n', (loaded) => {
+      assert.equal(loaded.objects.Node.length, 1);
+    }],
+    ['a PDB with a non-integer disruptionsAllowed is quarantined', 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b, namespace: d}\nstatus: {disruptionsAllowed: "1"}\n', (loaded) => {
+      assert.match(loaded.quarantined[0]?.reason ?? '', /status\.disruptionsAllowed: expected an integer \(.*PodDisruptionBudget b\)/);
+    }],
+    ['a PDB with a list as selector is quarantined', 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b, namespace: d}\nspec: {selector: [app]}\n', (loaded) => {
+      assert.match(loaded.quarantined[0]?.reason ?? '', /spec\.selector: expected an object/);
+    }],
+  ];
+  for (const [what, text, check] of admitted) {
+    it(what, async () => {
+      const file = join(dir(), 'x.yaml');
+      await writeFile(file, text);
+      check(await loadManifests(file));
     });
   }
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SnapshotSource } from '../../../src/cluster/snapshot/snapshot-source.js';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
-import type { ClusterChange } from '../../../src/ledger/changes.js';
+import { replaceAsOneChange, type ClusterChange, type ClusterSink } from '../../../src/ledger/changes.js';
 import { KINDS_IN_BATCH_ORDER } from '../../../src/ledger/kinds.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { eventually } from '../../support/eventually.js';
@@ -25,16 +25,20 @@ describe('snapshot source', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('delivers the whole snapshot as one batch of replaced changes and reports synced', async () => {
+  it('replaces every kind, in batch order, and reports synced', async () => {
     const file = join(dir, 'c.yaml');
     await writeFile(file, nodeYaml('a', '4'));
-    const batches: ClusterChange[][] = [];
+    const changes: ClusterChange[] = [];
     source = new SnapshotSource({ path: file, logger: silentLogger, watch: false });
     assert.equal(source.hasSynced(), false);
-    await source.start({ apply: () => assert.fail('expected a batch'), applyBatch: (c) => batches.push(c) });
-    assert.equal(batches.length, 1);
-    assert.ok(batches[0]!.every((c) => c.type === 'replaced'));
-    assert.deepEqual(batches[0]!.map((c) => c.kind), KINDS_IN_BATCH_ORDER);
+    const sink: ClusterSink = {
+      apply: (c) => void changes.push(c),
+      applyBatch: () => assert.fail('sessions, not batches'),
+      beginReplace: (kind) => replaceAsOneChange(kind, sink.apply),
+    };
+    await source.start(sink);
+    assert.ok(changes.every((c) => c.type === 'replaced'));
+    assert.deepEqual(changes.map((c) => c.kind), KINDS_IN_BATCH_ORDER);
     assert.equal(source.hasSynced(), true);
     assert.equal(source.freshness().synced, true);
   });
@@ -78,12 +82,34 @@ describe('snapshot source', () => {
     assert.equal(ledger.counts().nodes, 2000);
 
     const broken = Array.from({ length: 1500 }, (_, i) => node(`m${i}`));
-    broken[700] = '{"apiVersion":"v1","kind":"Node","metadata":{"name":"bad"},"status":{"allocatable":{"cpu":"4 cores"}}}';
+    broken[700] = node('m3');
     await writeFile(file, list(broken));
     await source.reload();
-    assert.match(source.readinessNotes().join(), /cluster\.json \(document 1, items\[700\], Node bad\): status\.allocatable\.cpu/);
+    assert.match(source.readinessNotes().join(), /cluster\.json \(document 1, items\[700\]\): duplicate Node m3 \(also defined at .*cluster\.json \(document 1, items\[3\]\)\)/);
     assert.equal(ledger.counts().nodes, 2000, 'last good snapshot still served');
     assert.ok(ledger.node('n1999') && !ledger.node('m0'), 'nothing of the broken file applied');
+  });
+
+  it('a reload keeps what did not change (the same entries), applies what did, and quarantines what cannot be read', async () => {
+    const file = join(dir, 'cluster.json');
+    const pod = (name: string, cpu: string, rv: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', uid: `u-${name}`, resourceVersion: rv },
+      spec: { nodeName: 'n1', containers: [{ name: 'c', resources: { requests: { cpu } } }] }, status: { phase: 'Running' } });
+    const nodeObject = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', resourceVersion: '1' }, status: { allocatable: { cpu: '8', pods: '110' } } };
+    const write = (items: object[]) => writeFile(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    await write([nodeObject, pod('a', '1', '1'), pod('b', '1', '1'), pod('c', '1', '1')]);
+    const ledger = new ClusterLedger();
+    source = new SnapshotSource({ path: file, logger: silentLogger, watch: false });
+    await source.start(ledger);
+    const kept = ledger.podByKey('ns/a');
+    await write([nodeObject, pod('a', '1', '1'), pod('b', '2', '2'), pod('d', 'lots', '1')]);
+    await source.reload();
+    assert.equal(ledger.podByKey('ns/a'), kept, 'an unchanged pod keeps its entry');
+    assert.equal(ledger.podByKey('ns/b')?.requests.get('cpu'), 2000n);
+    assert.equal(ledger.podByKey('ns/c'), undefined);
+    assert.equal(ledger.podByKey('ns/d'), undefined, 'an unreadable pod is not counted');
+    assert.match(ledger.quarantinedObject('Pod', 'ns/d')?.reason ?? '', /lots/);
+    assert.equal(ledger.node('n1')?.quarantined.size, 1, 'and its node is refused');
+    assert.deepEqual(source.readinessNotes(), []);
   });
 
   it('fails to start when the path does not exist, naming it', async () => {

@@ -24,6 +24,9 @@ export interface DelayFault {
 
 interface Counted<T> { remaining: number; fault: T }
 
+/** How the server treats a watch-list (`sendInitialEvents`): as 1.32+ does, as a server that ignores it, or refuses it. */
+export type WatchListSupport = 'supported' | 'ignored' | 'refused';
+
 const EVERY_RESOURCE = '*';
 
 function resourceKey(resource: string | undefined): string {
@@ -42,6 +45,41 @@ export class FaultState {
   private readonly stalls = new Map<string, number>();
   private readonly blackHoles: Array<Counted<RequestMatcher | undefined>> = [];
   private readonly watchLags = new Map<string, number>();
+  private readonly endless = new Set<string>();
+  private readonly rewound = new Map<string, bigint>();
+  private readonly smuggled = new Map<string, object[]>();
+  /** How watch-lists are answered (every resource). */
+  watchList: WatchListSupport = 'supported';
+
+  /** While on, every list page of the resource is new objects with a new continue token: a list that never ends. */
+  endlessList(resource: string | undefined, on: boolean): void {
+    if (on) this.endless.add(resourceKey(resource));
+    else this.endless.delete(resourceKey(resource));
+  }
+
+  isEndless(type: ResourceType): boolean {
+    return [...this.endless].some((key) => appliesTo(key, type));
+  }
+
+  /** Watches from a resourceVersion at or below `through` answer 504 "Too large resource version". */
+  rewind(resource: string | undefined, through: bigint): void {
+    this.rewound.set(resourceKey(resource), through);
+  }
+
+  /** Whether a watch from `rv` must answer "too large" (see `rewind`). */
+  isRewound(type: ResourceType, rv: bigint): boolean {
+    for (const [key, through] of this.rewound) if (appliesTo(key, type) && rv <= through) return true;
+    return false;
+  }
+
+  /** Objects served as if they were of the resource: on the first page of its lists (see `smuggle` on the server). */
+  smuggle(resource: string, objects: object[]): void {
+    this.smuggled.set(resource, [...(this.smuggled.get(resource) ?? []), ...objects]);
+  }
+
+  smuggledInto(type: ResourceType): object[] {
+    return [...this.smuggled].filter(([key]) => appliesTo(key, type)).flatMap(([, objects]) => objects);
+  }
 
   /** The next `count` matching requests are read and then never answered. Returns a function that lifts it. */
   blackHole(count: number, matcher?: RequestMatcher): () => void {
@@ -109,6 +147,10 @@ export class FaultState {
     this.stalls.clear();
     this.blackHoles.length = 0;
     this.watchLags.clear();
+    this.endless.clear();
+    this.rewound.clear();
+    this.smuggled.clear();
+    this.watchList = 'supported';
   }
 
   /** Total delay for this request; consumes one use of each matching delay. */

@@ -6,12 +6,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { coreVersions, groupList, resourceList, VERSION_INFO } from './discovery.js';
 import type { FaultState } from './faults.js';
 import { ApiError, badRequest, conflict, injectedFailure, methodNotAllowed, notFound, successStatus, unsupportedMediaType, type KubeStatus } from './kube-status.js';
-import { listBodyJson, listObjects, type ListContext } from './list.js';
+import { endlessPage, listBodyJson, listObjects, type ListBody, type ListContext } from './list.js';
 import { PATCH_CONTENT_TYPES, type PatchContentType } from './patch.js';
 import { resolveRequestInfo, type RequestInfo } from './request-info.js';
 import type { RecordedRequest, RequestLog } from './request-log.js';
 import type { ResourceVersionClock } from './resource-versions.js';
-import { findResourceType, objectKey, type ResourceType } from './resources.js';
+import { findResourceType, objectKey, type KubeObject, type ResourceType } from './resources.js';
 import type { ObjectStore } from './store.js';
 import type { WatchHub } from './watch.js';
 import type { DeletePreconditions, ResourceWriter, Subresource } from './writes.js';
@@ -164,7 +164,10 @@ async function routeResource(ctx: HandlerContext, request: ResourceRequest, quer
   switch (request.verb) {
     case 'list': {
       const listContext: ListContext = { store: ctx.store, clock: ctx.clock, expiring: ctx.faults.isExpiring(type), tooLargeWaitMs: ctx.tooLargeWaitMs, includeItemTypeMeta: ctx.includeItemTypeMeta };
-      const body = listBodyJson(await listObjects(listContext, type, namespace, query), ctx.includeItemTypeMeta);
+      const listed: ListBody = ctx.faults.isEndless(type) ? endlessPage(listContext, type, query) : await listObjects(listContext, type, namespace, query);
+      // Smuggled objects (another kind, a broken shape) ride on the first page, as if the server stored them.
+      if (!query.get('continue')) listed.items = [...listed.items, ...ctx.faults.smuggledInto(type) as KubeObject[]];
+      const body = listBodyJson(listed, ctx.includeItemTypeMeta);
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(body);
       return;

@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
-import { FaultState, type DelayFault, type FailureFault } from './faults.js';
+import { FaultState, type DelayFault, type FailureFault, type WatchListSupport } from './faults.js';
 import { handleRequest, type HandlerContext } from './handler.js';
 import { writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig.js';
 import type { RequestMatcher } from './request-info.js';
@@ -27,7 +27,7 @@ import { ResourceWriter } from './writes.js';
 export type { KubeObject, KubeObjectMeta, ResourceType } from './resources.js';
 export type { RequestInfo, RequestMatcher, RequestVerb } from './request-info.js';
 export type { RecordedRequest } from './request-log.js';
-export type { DelayFault, FailureFault } from './faults.js';
+export type { DelayFault, FailureFault, WatchListSupport } from './faults.js';
 export type { KubeconfigOptions } from './kubeconfig.js';
 export type { StoredEvent } from './store.js';
 export type { KubeStatus } from './kube-status.js';
@@ -266,6 +266,47 @@ export class FakeApiServer {
     const wasRefused = this.downMode === 'refused';
     this.downMode = undefined;
     if (wasRefused && !this.server.listening) await listen(this.server, this.port);
+  }
+
+  /**
+   * While on, every list of the resource is a list that never ends: each page holds new objects and a new continue
+   * token, however many pages the client took.
+   */
+  endlessList(resource: string | undefined, on: boolean): void {
+    this.faultState.endlessList(resource, on);
+  }
+
+  /**
+   * Watches from any resourceVersion handed out so far answer 504 "Too large resource version" (cause
+   * ResourceVersionTooLarge), as an API server restored from an older etcd backup answers clients that saw newer
+   * resourceVersions; lists, and watches from resourceVersions written later, are unaffected.
+   */
+  rewindResourceVersions(resource?: string): void {
+    this.faultState.rewind(resource, this.clock.current());
+  }
+
+  /** How watch-lists (`sendInitialEvents=true`) are answered: 'supported' (default), 'ignored' (as a server before 1.27), 'refused' (422, the WatchList gate off). */
+  watchListSupport(mode: WatchListSupport): void {
+    this.faultState.watchList = mode;
+  }
+
+  /**
+   * Serves `object` as if it were one of the resource's, whatever its kind or shape: on the first page of every later
+   * list of the resource, and at once as an ADDED event on its open watches. Returns the watches it was sent to.
+   */
+  smuggle(resource: string, object: object): number {
+    this.faultState.smuggle(resource, [object]);
+    return this.watches.inject(resource, 'ADDED', object);
+  }
+
+  /** Ends open watches of the resource with an ERROR event carrying `status` (any code, any reason). */
+  endWatchesWithError(resource: string | undefined, status: object): number {
+    return this.watches.endWithError(resource, status);
+  }
+
+  /** Writes `text` as it is into the open watches of the resource: a stream that is not JSON lines. */
+  smuggleRaw(resource: string, text: string): number {
+    return this.watches.injectRaw(resource, text);
   }
 
   /** Removes every fault (request faults, 410s, stalls); does not bring the server back up. */

@@ -143,6 +143,25 @@ export async function listObjects(ctx: ListContext, type: ResourceType, namespac
   return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata, items: selected };
 }
 
+const ENDLESS_TOKEN = 'endless:';
+
+/**
+ * A page of a list that never ends (the `endlessList` fault): `limit` new objects (500 without one), each a page of
+ * its own, and a continue token naming the next page, however many pages came before.
+ */
+export function endlessPage(ctx: ListContext, type: ResourceType, query: URLSearchParams): ListBody {
+  const token = query.get('continue') ?? '';
+  const page = token.startsWith(ENDLESS_TOKEN) ? Number(token.slice(ENDLESS_TOKEN.length)) : 0;
+  const limit = parseLimit(query.get('limit')) || 500;
+  const resourceVersion = ctx.clock.current().toString();
+  const items = Array.from({ length: limit }, (_, i): KubeObject => {
+    const name = `endless-${page}-${i}`;
+    const metadata = { name, uid: name, resourceVersion, ...(type.namespaced ? { namespace: 'endless' } : {}) };
+    return type.resource === 'pods' ? { metadata, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1m' } } }] } } : { metadata };
+  });
+  return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata: { resourceVersion, continue: `${ENDLESS_TOKEN}${page + 1}` }, items };
+}
+
 /**
  * Each stored object's list encoding, made once: like the real watch cache (cachingObject keeps an object's
  * serialization per encoder), a page is written from kept encodings instead of encoding 500 pods anew for each page.

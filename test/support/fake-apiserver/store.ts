@@ -25,9 +25,10 @@ interface Table {
   /** Every event with a resourceVersion at or below this is gone from the history. */
   compactedThrough: bigint;
   /**
-   * The last sorted state handed out (by the resourceVersion it shows; 'current' for the live state) while no write
-   * has happened since: a paginated list of 150k pods asks for the same state once per page, and sorting it anew for
-   * each of 300 pages made a large list take minutes. Dropped by every commit and compaction.
+   * The last sorted state handed out (by the resourceVersion it shows; 'current' for the live state): a paginated list
+   * of 150k pods asks for the same state once per page, and sorting it anew for each of 300 pages made a large list
+   * take minutes. A past resourceVersion's state never changes, so only the live one is dropped by a commit (a list
+   * paged under churn keeps its snapshot); compaction drops either.
    */
   sorted?: { at: bigint | 'current'; objects: KubeObject[] };
 }
@@ -94,7 +95,15 @@ export class ObjectStore {
   eventsAfter(type: ResourceType, resourceVersion: bigint): StoredEvent[] | undefined {
     const table = this.table(type);
     if (resourceVersion < table.compactedThrough) return undefined;
-    return table.history.filter((event) => event.resourceVersion > resourceVersion);
+    // The history is in resourceVersion order: find the first later event, do not scan the rest.
+    let low = 0;
+    let high = table.history.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (table.history[middle]!.resourceVersion <= resourceVersion) low = middle + 1;
+      else high = middle;
+    }
+    return table.history.slice(low);
   }
 
   /** Drops the history of one resource (or all): any older resourceVersion now answers 410. */
@@ -113,7 +122,7 @@ export class ObjectStore {
     const resourceVersion = this.clock.next();
     const object = structuredClone(next);
     object.metadata = { ...object.metadata, resourceVersion: resourceVersion.toString() };
-    table.sorted = undefined;
+    if (table.sorted?.at === 'current') table.sorted = undefined;
     if (eventType === 'DELETED') table.objects.delete(keyOf(object));
     else table.objects.set(keyOf(object), object);
     const event: StoredEvent = previous === undefined

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { FaultState } from './faults.js';
-import { ApiError, badRequest, expired, invalid } from './kube-status.js';
+import { ApiError, badRequest, expired, invalid, tooLargeResourceVersion } from './kube-status.js';
 import { waitForResourceVersion } from './list.js';
 import { parseResourceVersion, type ResourceVersionClock } from './resource-versions.js';
 import { apiVersionOf, qualifiedResource, type KubeObject, type ResourceType } from './resources.js';
@@ -66,6 +66,12 @@ export class WatchHub {
   /** Validates and starts a watch. Throws ApiError for failures that the real server reports before streaming. */
   async open(type: ResourceType, namespace: string | undefined, query: URLSearchParams, res: ServerResponse): Promise<void> {
     const matches = bothPredicates(parseLabelSelector(query.get('labelSelector')), parseFieldSelector(query.get('fieldSelector'), type));
+    if (query.get('sendInitialEvents') !== null && this.faults.watchList !== 'supported') {
+      // 1.27-1.31 with the WatchList gate off refuse the parameter; older servers do not know it and ignore it.
+      if (this.faults.watchList === 'refused') throw invalid(WATCH_OPTIONS, 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+      query.delete('sendInitialEvents');
+      query.delete('resourceVersionMatch');
+    }
     this.validate(query);
     let start: WatchStart;
     try {
@@ -107,6 +113,30 @@ export class WatchHub {
       session.res.end(line('ERROR', status));
     }
     return victims.length;
+  }
+
+  /** Ends open watches with an ERROR event carrying `status`, whatever it says. */
+  endWithError(resource: string | undefined, status: object): number {
+    const victims = this.matching(resource);
+    for (const session of victims) {
+      this.forget(session);
+      session.res.end(line('ERROR', status));
+    }
+    return victims.length;
+  }
+
+  /** Writes `text` as it is into the open watches of the resource (a broken stream). */
+  injectRaw(resource: string, text: string): number {
+    const sessions = this.matching(resource);
+    for (const session of sessions) this.send(session, text);
+    return sessions.length;
+  }
+
+  /** Sends `object` as an event of `type` to the open watches of the resource, whatever it is (smuggled objects). */
+  inject(resource: string, type: WatchEventType, object: object): number {
+    const sessions = this.matching(resource);
+    for (const session of sessions) this.send(session, line(type, object));
+    return sessions.length;
   }
 
   /** Delays every later event of the watches open now (not of watches opened afterwards) by `ms`; 0 lifts it. */
@@ -153,10 +183,12 @@ export class WatchHub {
     const sendInitialEvents = query.get('sendInitialEvents');
     const rv = parseResourceVersion(text);
     if (text !== '' && text !== '0' && rv === undefined) throw badRequest(`invalid resource version: ${text}`);
+    if (rv !== undefined && this.faults.isRewound(type, rv)) throw tooLargeResourceVersion(rv, this.clock.current());
     if (rv !== undefined) await waitForResourceVersion(this.clock, rv, this.settings.tooLargeWaitMs);
     if (sendInitialEvents === 'true' || (sendInitialEvents === null && rv === undefined)) {
       // Read state and register in the same tick (no await after this point) so no write falls between them.
-      return { initial: this.store.currentObjects(type), backlog: [], initialEventsEnd: sendInitialEvents === 'true', startResourceVersion: this.clock.current() };
+      const initial = [...this.store.currentObjects(type), ...(this.faults.smuggledInto(type) as KubeObject[])];
+      return { initial, backlog: [], initialEventsEnd: sendInitialEvents === 'true', startResourceVersion: this.clock.current() };
     }
     if (rv === undefined) return { initial: [], backlog: [], initialEventsEnd: false, startResourceVersion: this.clock.current() };
     const backlog = this.faults.isExpiring(type) ? undefined : this.store.eventsAfter(type, rv);

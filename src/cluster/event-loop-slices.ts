@@ -1,0 +1,68 @@
+/**
+ * Long work (reading a list, applying a relist, loading a snapshot) done in slices of the event loop: the work checks
+ * `due()` between small steps and, once its slice is used up, `pause()` lets the event loop run everything waiting
+ * (a /healthz probe, a verb, a watch event of another resource) before it goes on. One slice is short enough that no
+ * waiting request notices it (default 10 ms), long enough that the pauses cost next to nothing.
+ */
+import type { ReplaceSession } from '../ledger/changes.js';
+
+export const DEFAULT_SLICE_MS = 10;
+
+/** Objects of a replace session applied between two checks of the slice (a pod with its DRA use: up to ~100 µs). */
+const APPLY_BUDGET = 64;
+/** Objects a diff may hold to be applied at once, slice or not: a few milliseconds, up to ~50 ms on a slow host. */
+const AT_ONCE = 1000;
+
+export class EventLoopSlices {
+  private started = performance.now();
+  /** How many times the work let the event loop run. */
+  pauses = 0;
+
+  constructor(private readonly sliceMs = DEFAULT_SLICE_MS) {}
+
+  /** True once the current slice is used up. */
+  due(): boolean {
+    return performance.now() - this.started >= this.sliceMs;
+  }
+
+  /** Lets the event loop run what waits (I/O callbacks, timers), then starts a new slice. */
+  async pause(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.pauses++;
+    this.started = performance.now();
+  }
+
+  /** `pause()` when the slice is used up. */
+  async maybePause(): Promise<void> {
+    if (this.due()) await this.pause();
+  }
+}
+
+/**
+ * Applies replace sessions' diffs, in order. Each is prepared first, in slices, while readers still see the old
+ * store whole; then diffs small enough (`AT_ONCE` objects together) are applied at once, and larger ones in slices,
+ * `onSliced` being called before the first pause within them: from then on until this resolves, readers would see a
+ * store partly new.
+ */
+export async function applyInSlices(sessions: ReplaceSession | readonly ReplaceSession[], slices: EventLoopSlices,
+  onSliced?: () => void): Promise<void> {
+  const all = Array.isArray(sessions) ? sessions : [sessions as ReplaceSession];
+  for (const session of all) {
+    while (!session.prepareStep(APPLY_BUDGET)) if (slices.due()) await slices.pause();
+  }
+  if (all.reduce((sum, session) => sum + session.pending(), 0) <= AT_ONCE) {
+    for (const session of all) while (!session.applyStep(Number.MAX_SAFE_INTEGER)) { /* at once */ }
+    return;
+  }
+  let paused = false;
+  for (const session of all) {
+    while (!session.applyStep(APPLY_BUDGET)) {
+      if (!slices.due()) continue;
+      if (!paused) {
+        paused = true;
+        onSliced?.();
+      }
+      await slices.pause();
+    }
+  }
+}
