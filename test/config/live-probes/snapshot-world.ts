@@ -33,7 +33,10 @@ const OBJECTS = [
   claim('ns', 'unlisted', 'uid-unlisted', { results: [result(GPU, 'd', 'g0')], node: 'd', reservedFor: [podUid('ns', 'unlisted-holder')] }),
   pod('ns', 'unlisted-holder', { node: 'd', cpu: '1', memory: '1Gi', claims: [{ name: 'gpu', claimName: 'unlisted' }], rv: '1' }),
   claim('ns', 'want', 'uid-want', { requests: [{ name: 'gpu', exactly: { deviceClassName: GPU, count: 1 } }] }),
-].map((o) => ({ apiVersion: 'v1', kind: kindOf(o), ...o }));
+].map((o) => {
+  const kind = kindOf(o);
+  return { apiVersion: kind === 'Node' || kind === 'Pod' ? 'v1' : 'resource.k8s.io/v1', kind, ...o };
+});
 
 function kindOf(object: object): string {
   if ('kind' in object && typeof object.kind === 'string') return object.kind;
