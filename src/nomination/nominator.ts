@@ -137,14 +137,7 @@ export class Nominator {
     if (!leading || !settings.enabled || !this.deps.hasSynced()) return 0;
     let queued = 0;
     const nowMs = this.now();
-    const due: PodEntry[] = [];
-    for (const pod of this.deps.ledger.pods()) {
-      // Telemetry compares like with like: pods the nominator could have nominated (served scheduler, no gates).
-      if (pod.nodeName === '' && inScope(pod, settings) && !podIneligibility(pod.object, settings.schedulerNames ?? CONFIG_DEFAULTS.nomination.schedulerNames)) {
-        this.pendingTimes.notePending(pod, settings, nowMs);
-      }
-      if (this.active.has(pod.key) || isCandidate(pod, settings)) due.push(pod);
-    }
+    const due = this.duePods(settings, nowMs);
     // In the scheduler's queue order, so a batch's higher-priority pods are planned (and get the room) first.
     due.sort(bySchedulingOrder);
     // Never a key serving its backoff (the delay is neither reset nor bypassed); a scheduled recheck is brought forward.
@@ -153,6 +146,20 @@ export class Nominator {
     this.pendingTimes.sweep(this.deps.ledger, nowMs);
     this.publishQueue();
     return queued;
+  }
+
+  /** The pods to reconcile (those with a nomination of ours, and candidates); notes pending pods for the telemetry. */
+  private duePods(settings: NominationSettings, nowMs: number): PodEntry[] {
+    const due: PodEntry[] = [];
+    const schedulerNames = settings.schedulerNames ?? CONFIG_DEFAULTS.nomination.schedulerNames;
+    for (const pod of this.deps.ledger.pods()) {
+      // Telemetry compares like with like: pods the nominator could have nominated (served scheduler, no gates).
+      if (pod.nodeName === '' && inScope(pod, settings) && !podIneligibility(pod.object, schedulerNames)) {
+        this.pendingTimes.notePending(pod, settings, nowMs);
+      }
+      if (this.active.has(pod.key) || isCandidate(pod, settings)) due.push(pod);
+    }
+    return due;
   }
 
   /** Nominations this replica currently owns. */
