@@ -8,8 +8,11 @@ import type { NodeObject, Taint } from './objects.js';
 import type { PodEntry } from './pod-entry.js';
 import { addInto, amountsFromResourceList, type ResourceAmounts } from './resource-amounts.js';
 import { resourceId } from './numeric-amounts.js';
-import { nonZeroOf, unreadableText } from './pod-entry.js';
+import { unreadableText } from './pod-entry.js';
 import { NodeTable, type NodeTableView } from './node-table.js';
+import { NodePods } from './node-pods.js';
+import { PodStore } from './pod-store.js';
+import type { RequestShape } from './pod-shapes.js';
 
 export const PODS_RESOURCE = 'pods';
 
@@ -30,9 +33,9 @@ export interface NodeEntry {
    * table's version of the slot, unique over time.
    */
   generation: number;
-  /** Bound pods by UID. */
-  pods: Map<string, PodEntry>;
-  /** Pending pods nominated to this node, by UID. */
+  /** Bound pods by UID: a list of the ledger's pod store. */
+  pods: NodePods;
+  /** Pending pods nominated to this node, by UID (a shared empty map until the first). */
   nominated: Map<string, PodEntry>;
   unschedulable: boolean;
   taints: Taint[];
@@ -44,7 +47,7 @@ export interface NodeEntry {
   allocatableError: string | undefined;
   /**
    * Objects on this node the ledger could not read (quarantine.ts), by kind and key, with the reason: while any is
-   * held the node is refused, as what they hold here cannot be counted.
+   * held the node is refused, as what they hold here cannot be counted. A shared empty map until the first.
    */
   quarantined: Map<string, string>;
 }
@@ -66,8 +69,17 @@ export type NodeView = {
   readonly labels: Readonly<Record<string, string>>;
 };
 
-/** A new entry in `slot` of `table` (a table of its own when none is given: a standalone entry, as tests make). */
-export function emptyNodeEntry(name: string, slot = 0, table: NodeTable = new NodeTable()): NodeEntry {
+/** What most nodes hold: never written (the functions below replace them with a map of the node's own first). */
+const NO_NOMINATIONS: Map<string, PodEntry> = new Map();
+const NO_QUARANTINE: Map<string, string> = new Map();
+const NO_TAINTS: Taint[] = [];
+const NO_LABELS: Record<string, string> = {};
+
+/**
+ * A new entry in `slot` of `table` for the pods of `store` (a table and store of its own when none is given: a
+ * standalone entry, as tests make).
+ */
+export function emptyNodeEntry(name: string, slot = 0, table: NodeTable = new NodeTable(), store: PodStore = new PodStore()): NodeEntry {
   const entry: NodeEntry = {
     name,
     slot,
@@ -77,13 +89,13 @@ export function emptyNodeEntry(name: string, slot = 0, table: NodeTable = new No
     allocatable: new Map(),
     requested: new Map(),
     generation: 0,
-    pods: new Map(),
-    nominated: new Map(),
+    pods: new NodePods(store, name),
+    nominated: NO_NOMINATIONS,
     unschedulable: false,
-    taints: [],
-    labels: {},
+    taints: NO_TAINTS,
+    labels: NO_LABELS,
     allocatableError: undefined,
-    quarantined: new Map(),
+    quarantined: NO_QUARANTINE,
   };
   table.assign(entry);
   entry.generation = table.version[slot]!;
@@ -95,8 +107,8 @@ export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
   entry.known = true;
   entry.resourceVersion = node.metadata.resourceVersion ?? '';
   entry.unschedulable = Boolean(node.spec?.unschedulable);
-  entry.taints = node.spec?.taints ?? [];
-  entry.labels = node.metadata.labels ?? {};
+  entry.taints = node.spec?.taints ?? NO_TAINTS;
+  entry.labels = node.metadata.labels ?? NO_LABELS;
   entry.allocatableError = undefined;
   try {
     entry.allocatable = amountsFromResourceList(node.status?.allocatable, 'status.allocatable');
@@ -107,17 +119,24 @@ export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
   rewriteRows(entry);
 }
 
-export function addBoundPod(entry: NodeEntry, pod: PodEntry): void {
-  entry.pods.set(pod.uid, pod);
-  addInto(entry.requested, pod.requests, 1n);
-  if (!updateRows(entry, pod, 1)) rewriteRows(entry);
+/** Binds the pod store's pod `id` here: its requests count on the node. */
+export function addBoundPod(entry: NodeEntry, id: number): void {
+  const store = entry.pods.store;
+  store.link(entry.pods, id);
+  const requests = store.shapeOf(id).requests;
+  addInto(entry.requested, requests.requests, 1n);
+  if (!updateRows(entry, requests, 1)) rewriteRows(entry);
   else changed(entry);
 }
 
-export function removeBoundPod(entry: NodeEntry, pod: PodEntry): void {
-  if (!entry.pods.delete(pod.uid)) return;
-  addInto(entry.requested, pod.requests, -1n);
-  if (!updateRows(entry, pod, -1)) rewriteRows(entry);
+/** Takes the pod store's pod `id` off this node (nothing when it is not bound here). */
+export function removeBoundPod(entry: NodeEntry, id: number): void {
+  const store = entry.pods.store;
+  if (!store.isLinked(id) || store.nodeNameOf(id) !== entry.name) return;
+  store.unlink(entry.pods, id);
+  const requests = store.shapeOf(id).requests;
+  addInto(entry.requested, requests.requests, -1n);
+  if (!updateRows(entry, requests, -1)) rewriteRows(entry);
   else changed(entry);
 }
 
@@ -134,14 +153,15 @@ function changed(entry: NodeEntry): void {
  * Moves the float rows by one pod, in place. False (nothing moved) for a pod with an amount beyond 2^53, which would
  * leave rounding behind (or Infinity − Infinity) once it is gone: the caller rewrites the rows from the exact totals.
  */
-function updateRows(entry: NodeEntry, pod: PodEntry, sign: 1 | -1): boolean {
-  for (const amount of pod.requests.values()) if (amount > MAX_EXACT || amount < -MAX_EXACT) return false;
-  const nonZero = nonZeroOf(pod);
-  if (!Number.isSafeInteger(nonZero.cpu) || !Number.isSafeInteger(nonZero.memory)) return false;
+function updateRows(entry: NodeEntry, requests: RequestShape, sign: 1 | -1): boolean {
+  const rows = requests.rows();
+  if (rows === undefined) return false;
+  const nonZero = requests.nonZero;
   const { table, slot } = entry;
-  for (const [name, value] of pod.requests) {
-    const id = resourceId(name);
-    const amount = sign * Number(value);
+  const { ids, values } = rows;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    const amount = sign * values[i]!;
     const requested = table.column(table.requested, id);
     requested[slot] = requested[slot]! + amount;
     const free = table.column(table.free, id);
@@ -169,8 +189,9 @@ function rewriteRows(entry: NodeEntry): void {
   }
   let cpu = 0;
   let memory = 0;
-  for (const pod of entry.pods.values()) {
-    const nonZero = nonZeroOf(pod);
+  const store = entry.pods.store;
+  for (const id of entry.pods.ids()) {
+    const nonZero = store.shapeOf(id).requests.nonZero;
     cpu += nonZero.cpu;
     memory += nonZero.memory;
   }
@@ -180,19 +201,21 @@ function rewriteRows(entry: NodeEntry): void {
   changed(entry);
 }
 
-const MAX_EXACT = 9007199254740991n;
-
 /** Adds or removes a pending pod's nomination of this node (it reserves room for pods of lower priority). */
 export function setNomination(entry: NodeEntry, pod: PodEntry, present: boolean): void {
-  if (present) entry.nominated.set(pod.uid, pod);
-  else entry.nominated.delete(pod.uid);
+  if (present) {
+    if (entry.nominated === NO_NOMINATIONS) entry.nominated = new Map();
+    entry.nominated.set(pod.uid, pod);
+  } else if (entry.nominated.delete(pod.uid) && entry.nominated.size === 0) entry.nominated = NO_NOMINATIONS;
   changed(entry);
 }
 
 /** Holds (reason given) or lets go (undefined) one unreadable object on this node; the node is refused while any is held. */
 export function setNodeQuarantine(entry: NodeEntry, id: string, reason: string | undefined): void {
-  if (reason === undefined) entry.quarantined.delete(id);
-  else entry.quarantined.set(id, reason);
+  if (reason !== undefined) {
+    if (entry.quarantined === NO_QUARANTINE) entry.quarantined = new Map();
+    entry.quarantined.set(id, reason);
+  } else if (entry.quarantined.delete(id) && entry.quarantined.size === 0) entry.quarantined = NO_QUARANTINE;
   changed(entry);
 }
 
@@ -202,8 +225,8 @@ export function forgetNodeObject(entry: NodeEntry): void {
   entry.resourceVersion = '';
   entry.allocatable = new Map();
   entry.unschedulable = false;
-  entry.taints = [];
-  entry.labels = {};
+  entry.taints = NO_TAINTS;
+  entry.labels = NO_LABELS;
   entry.allocatableError = undefined;
   rewriteRows(entry);
 }

@@ -138,18 +138,25 @@ export class Nominator {
     let queued = 0;
     const nowMs = this.now();
     const due: PodEntry[] = [];
-    for (const pod of this.deps.ledger.pods()) {
+    // Unbound pods only: a walk over every bound pod each second would cost O(pods) for nothing.
+    for (const pod of this.deps.ledger.unboundPods()) {
       // Telemetry compares like with like: pods the nominator could have nominated (served scheduler, no gates).
       if (pod.nodeName === '' && inScope(pod, settings) && !podIneligibility(pod.object, settings.schedulerNames ?? CONFIG_DEFAULTS.nomination.schedulerNames)) {
         this.pendingTimes.notePending(pod, settings, nowMs);
       }
       if (this.active.has(pod.key) || isCandidate(pod, settings)) due.push(pod);
     }
+    const gone: string[] = [];
+    for (const key of this.active.keys()) {
+      const pod = this.deps.ledger.podByKey(key);
+      if (!pod) gone.push(key);
+      else if (pod.nodeName !== '') due.push(pod);
+    }
     // In the scheduler's queue order, so a batch's higher-priority pods are planned (and get the room) first.
     due.sort(bySchedulingOrder);
     // Never a key serving its backoff (the delay is neither reset nor bypassed); a scheduled recheck is brought forward.
     for (const pod of due) if (this.queue.addIfIdle(pod.key)) queued++;
-    for (const key of this.active.keys()) if (!this.deps.ledger.podByKey(key)) this.queue.addIfIdle(key);
+    for (const key of gone) this.queue.addIfIdle(key);
     this.pendingTimes.sweep(this.deps.ledger, nowMs);
     this.publishQueue();
     return queued;
