@@ -1,13 +1,26 @@
 /**
  * A bound pod of the pod store, as readers see it: a view built on each read from the pod's columns and its shared
- * shape (pod-store.ts). It is a copy: it stays as it was read while the ledger moves on, and two reads of one pod are
- * two objects (compare pods by UID, never by identity). Its `object` is rebuilt on first use from what the ledger
- * keeps of a bound pod.
+ * values (pod-store.ts). It is a copy: it stays as it was read while the ledger moves on, and two reads of one pod are
+ * two objects (compare pods by UID, never by identity). Its requests and `object` are rebuilt on first use from what
+ * the ledger keeps of a bound pod.
  */
 import type { ObjectMeta, PodObject } from './objects.js';
 import type { PodEntry } from './pod-entry.js';
 import type { NumericDemand } from './numeric-amounts.js';
-import type { PodShape } from './pod-shapes.js';
+import type { BoundPodParts, RequestShape } from './pod-shapes.js';
+
+/** What a bound pod's view is built from beside its identity. */
+export interface BoundPlace {
+  nodeName: string;
+  nominatedNodeName: string;
+  priority: number;
+  phase: string;
+  terminating: boolean;
+  requests: RequestShape;
+  labels: Readonly<Record<string, string>> | undefined;
+  parts: BoundPodParts | undefined;
+  startTime: string | undefined;
+}
 
 export class BoundPod implements PodEntry {
   declare readonly key: string;
@@ -20,33 +33,34 @@ export class BoundPod implements PodEntry {
   declare readonly priority: number;
   declare readonly phase: string;
   declare readonly terminating: boolean;
-  declare readonly requests: ReadonlyMap<string, bigint>;
   declare numericRequests: NumericDemand | undefined;
   declare nonZero: { readonly cpu: number; readonly memory: number } | undefined;
   declare readonly requestsError: string | undefined;
-  private declare readonly shape: PodShape;
-  private declare readonly startTime: string | undefined;
+  private declare readonly place: BoundPlace;
+  private declare amounts: ReadonlyMap<string, bigint> | undefined;
   private declare kept: PodObject | undefined;
 
-  constructor(key: string, uid: string, namespace: string, name: string, resourceVersion: string,
-    nodeName: string, nominatedNodeName: string, shape: PodShape, startTime: string | undefined) {
+  constructor(key: string, uid: string, namespace: string, name: string, resourceVersion: string, place: BoundPlace) {
     this.key = key;
     this.uid = uid;
     this.namespace = namespace;
     this.name = name;
     this.resourceVersion = resourceVersion;
-    this.nodeName = nodeName;
-    this.nominatedNodeName = nominatedNodeName;
-    this.priority = shape.priority;
-    this.phase = shape.phase;
-    this.terminating = shape.terminating;
-    this.requests = shape.requests.requests;
-    this.numericRequests = shape.requests.numeric;
-    this.nonZero = shape.requests.nonZero;
+    this.nodeName = place.nodeName;
+    this.nominatedNodeName = place.nominatedNodeName;
+    this.priority = place.priority;
+    this.phase = place.phase;
+    this.terminating = place.terminating;
+    this.numericRequests = undefined;
+    this.nonZero = { cpu: place.requests.nonZeroCpu, memory: place.requests.nonZeroMemory };
     this.requestsError = undefined;
-    this.shape = shape;
-    this.startTime = startTime;
+    this.place = place;
+    this.amounts = undefined;
     this.kept = undefined;
+  }
+
+  get requests(): ReadonlyMap<string, bigint> {
+    return (this.amounts ??= this.place.requests.requests());
   }
 
   get object(): PodObject {
@@ -54,15 +68,15 @@ export class BoundPod implements PodEntry {
   }
 
   private rebuilt(): PodObject {
-    const { name, namespace, uid, resourceVersion, shape } = this;
+    const { name, namespace, uid, resourceVersion, place } = this;
     const metadata: ObjectMeta = { name, namespace, uid, resourceVersion };
-    if (shape.labels !== undefined) metadata.labels = shape.labels.labels as Record<string, string>;
-    const spec: NonNullable<PodObject['spec']> = { nodeName: this.nodeName, priority: this.priority, ...shape.parts?.spec };
+    if (place.labels !== undefined) metadata.labels = place.labels as Record<string, string>;
+    const spec: NonNullable<PodObject['spec']> = { nodeName: this.nodeName, priority: this.priority, ...place.parts?.spec };
     const status: NonNullable<PodObject['status']> = {};
     if (this.phase !== '') status.phase = this.phase;
     if (this.nominatedNodeName !== '') status.nominatedNodeName = this.nominatedNodeName;
-    if (this.startTime !== undefined) status.startTime = this.startTime;
-    Object.assign(status, shape.parts?.status);
+    if (place.startTime !== undefined) status.startTime = place.startTime;
+    Object.assign(status, place.parts?.status);
     return { metadata, spec, status };
   }
 }

@@ -1,16 +1,19 @@
 /**
  * Hash-consing with reference counts: equal values (by the table's own `same`) are one shared object, kept while any
- * holder counts it. Most pods share a handful of request shapes, label sets and scheduling shapes, so a million pods
- * hold a few hundred of each. Buckets are keyed by a 32-bit hash and compared structurally, so a value unique to one
- * pod (a StatefulSet pod's labels) costs its own object and nothing beside it.
+ * holder counts it, under a small id a pod's column can hold. Buckets are keyed by a 32-bit hash and compared
+ * structurally, so a value unique to one pod (a StatefulSet pod's labels) costs its own object and nothing beside it.
  */
 export interface Interned {
   readonly hash: number;
   refs: number;
+  /** The value's id in its table, set when it is added. */
+  id: number;
 }
 
 export class HashConsTable<T extends Interned> {
   private readonly buckets = new Map<number, T | T[]>();
+  private readonly values: Array<T | undefined> = [];
+  private readonly freeIds: number[] = [];
   private count = 0;
 
   constructor(private readonly same: (a: T, b: T) => boolean) {}
@@ -29,15 +32,24 @@ export class HashConsTable<T extends Interned> {
 
   /** One holder fewer; the value leaves the table with its last holder. */
   release(value: T): void {
-    if (value.refs <= 0) throw new Error('hash-cons: release of a value no one holds');
+    if (value.refs <= 0 || this.values[value.id] !== value) throw new Error('hash-cons: release of a value no one holds');
     if (--value.refs > 0) return;
     this.count--;
+    this.values[value.id] = undefined;
+    this.freeIds.push(value.id);
     const bucket = this.buckets.get(value.hash);
     if (bucket === value) this.buckets.delete(value.hash);
     else if (Array.isArray(bucket)) {
       const rest = bucket.filter((held) => held !== value);
       this.buckets.set(value.hash, rest.length === 1 ? rest[0]! : rest);
     }
+  }
+
+  /** The value held under `id`. */
+  byId(id: number): T {
+    const value = this.values[id];
+    if (value === undefined) throw new Error(`hash-cons: no value under id ${id}`);
+    return value;
   }
 
   /** Distinct values held. */
@@ -47,6 +59,8 @@ export class HashConsTable<T extends Interned> {
 
   private added(value: T, bucket: T[] | undefined): T {
     value.refs = 1;
+    value.id = this.freeIds.pop() ?? this.values.length;
+    this.values[value.id] = value;
     this.count++;
     if (bucket === undefined) this.buckets.set(value.hash, value);
     else {

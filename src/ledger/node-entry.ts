@@ -1,8 +1,9 @@
 /**
- * One node's line in the ledger: what the node offers (allocatable) and what its bound pods request. Totals are
- * maintained incrementally as pods come and go, so a scheduling decision reads them in O(resources). The exact bigint
- * totals live here (exports, the test oracle); their float64 mirror lives in the ledger's node table (node-table.ts),
- * by the entry's slot, updated in place by these functions on every event. Scheduling reads and never writes either.
+ * One node's line in the ledger: what the node offers (allocatable) and what its bound pods request. Totals are kept
+ * as the float64 rows of the ledger's node table (node-table.ts), by the entry's slot, moved in place by these
+ * functions on every event, so a scheduling decision reads them in O(resources). The exact bigint totals are summed
+ * from the node's pods when read (exports, the test oracle, rows beyond float64 exactness). Scheduling reads and
+ * never writes either.
  */
 import type { NodeObject, Taint } from './objects.js';
 import type { PodEntry } from './pod-entry.js';
@@ -13,6 +14,7 @@ import { NodeTable, type NodeTableView } from './node-table.js';
 import { NodePods } from './node-pods.js';
 import { PodStore } from './pod-store.js';
 import type { RequestShape } from './pod-shapes.js';
+import { AmountsShape } from './interner.js';
 
 export const PODS_RESOURCE = 'pods';
 
@@ -25,9 +27,10 @@ export interface NodeEntry {
   /** False while only pods or nominations reference the node and its Node object has not been seen. */
   known: boolean;
   resourceVersion: string;
-  allocatable: ResourceAmounts;
-  /** Sum of effective requests of pods bound here (terminating pods included until they are gone). */
-  requested: ResourceAmounts;
+  /** Shared by the nodes that offer the same (one map per instance type). */
+  allocatable: ReadonlyMap<string, bigint>;
+  /** Sum of effective requests of pods bound here (terminating pods included until they are gone), summed on read. */
+  readonly requested: ReadonlyMap<string, bigint>;
   /**
    * Moves on every change that can alter a fit verdict or a score here (allocatable, bound pods, nominations): the
    * table's version of the slot, unique over time.
@@ -39,6 +42,7 @@ export interface NodeEntry {
   nominated: Map<string, PodEntry>;
   unschedulable: boolean;
   taints: Taint[];
+  /** The node's labels, their values the ledger's shared strings. */
   labels: Record<string, string>;
   /**
    * Set when allocatable could not be parsed; the node then offers nothing. Always present (undefined when fine): a
@@ -74,29 +78,42 @@ const NO_NOMINATIONS: Map<string, PodEntry> = new Map();
 const NO_QUARANTINE: Map<string, string> = new Map();
 const NO_TAINTS: Taint[] = [];
 const NO_LABELS: Record<string, string> = {};
+const NO_AMOUNTS: ReadonlyMap<string, bigint> = new Map();
+
+/** A class, so that every node shares one shape and `requested` is summed from the node's pods when read. */
+class NodeRecord implements NodeEntry {
+  known = false;
+  resourceVersion = '';
+  allocatable: ReadonlyMap<string, bigint> = NO_AMOUNTS;
+  /** The shared allocatable, released when the node offers something else. */
+  allocatableShape: AmountsShape | undefined = undefined;
+  generation = 0;
+  readonly pods: NodePods;
+  nominated = NO_NOMINATIONS;
+  unschedulable = false;
+  taints = NO_TAINTS;
+  labels = NO_LABELS;
+  allocatableError: string | undefined = undefined;
+  quarantined = NO_QUARANTINE;
+
+  constructor(readonly name: string, readonly slot: number, readonly table: NodeTable, store: PodStore) {
+    this.pods = new NodePods(store, name);
+  }
+
+  get requested(): ReadonlyMap<string, bigint> {
+    const total: ResourceAmounts = new Map();
+    const store = this.pods.store;
+    for (const id of this.pods.ids()) addInto(total, store.requestShapeOf(id)!.requests());
+    return total;
+  }
+}
 
 /**
  * A new entry in `slot` of `table` for the pods of `store` (a table and store of its own when none is given: a
  * standalone entry, as tests make).
  */
 export function emptyNodeEntry(name: string, slot = 0, table: NodeTable = new NodeTable(), store: PodStore = new PodStore()): NodeEntry {
-  const entry: NodeEntry = {
-    name,
-    slot,
-    table,
-    known: false,
-    resourceVersion: '',
-    allocatable: new Map(),
-    requested: new Map(),
-    generation: 0,
-    pods: new NodePods(store, name),
-    nominated: NO_NOMINATIONS,
-    unschedulable: false,
-    taints: NO_TAINTS,
-    labels: NO_LABELS,
-    allocatableError: undefined,
-    quarantined: NO_QUARANTINE,
-  };
+  const entry = new NodeRecord(name, slot, table, store);
   table.assign(entry);
   entry.generation = table.version[slot]!;
   return entry;
@@ -104,28 +121,40 @@ export function emptyNodeEntry(name: string, slot = 0, table: NodeTable = new No
 
 /** Refreshes the node's own fields from its object, keeping the pod bookkeeping. */
 export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
+  const interner = entry.pods.store.interner;
   entry.known = true;
   entry.resourceVersion = node.metadata.resourceVersion ?? '';
   entry.unschedulable = Boolean(node.spec?.unschedulable);
   entry.taints = node.spec?.taints ?? NO_TAINTS;
-  entry.labels = node.metadata.labels ?? NO_LABELS;
+  if (entry.labels !== NO_LABELS) interner.releaseLabels(entry.labels);
+  entry.labels = node.metadata.labels === undefined ? NO_LABELS : interner.internLabels(node.metadata.labels);
   entry.allocatableError = undefined;
+  let allocatable: ReadonlyMap<string, bigint>;
   try {
-    entry.allocatable = amountsFromResourceList(node.status?.allocatable, 'status.allocatable');
+    allocatable = amountsFromResourceList(node.status?.allocatable, 'status.allocatable');
   } catch (err) {
-    entry.allocatable = new Map();
+    allocatable = NO_AMOUNTS;
     entry.allocatableError = unreadableText(err);
   }
+  setAllocatable(entry, allocatable);
   rewriteRows(entry);
+}
+
+function setAllocatable(entry: NodeEntry, amounts: ReadonlyMap<string, bigint>): void {
+  const record = entry as NodeRecord;
+  const shapes = entry.pods.store.interner.allocatables;
+  const previous = record.allocatableShape;
+  const shape = amounts.size === 0 ? undefined : shapes.intern(new AmountsShape(amounts));
+  if (previous !== undefined) shapes.release(previous);
+  record.allocatableShape = shape;
+  entry.allocatable = shape?.amounts ?? NO_AMOUNTS;
 }
 
 /** Binds the pod store's pod `id` here: its requests count on the node. */
 export function addBoundPod(entry: NodeEntry, id: number): void {
   const store = entry.pods.store;
   store.link(entry.pods, id);
-  const requests = store.shapeOf(id).requests;
-  addInto(entry.requested, requests.requests, 1n);
-  if (!updateRows(entry, requests, 1)) rewriteRows(entry);
+  if (!updateRows(entry, store.requestShapeOf(id)!, 1)) rewriteRows(entry);
   else changed(entry);
 }
 
@@ -134,9 +163,7 @@ export function removeBoundPod(entry: NodeEntry, id: number): void {
   const store = entry.pods.store;
   if (!store.isLinked(id) || store.nodeNameOf(id) !== entry.name) return;
   store.unlink(entry.pods, id);
-  const requests = store.shapeOf(id).requests;
-  addInto(entry.requested, requests.requests, -1n);
-  if (!updateRows(entry, requests, -1)) rewriteRows(entry);
+  if (!updateRows(entry, store.requestShapeOf(id)!, -1)) rewriteRows(entry);
   else changed(entry);
 }
 
@@ -154,9 +181,8 @@ function changed(entry: NodeEntry): void {
  * leave rounding behind (or Infinity − Infinity) once it is gone: the caller rewrites the rows from the exact totals.
  */
 function updateRows(entry: NodeEntry, requests: RequestShape, sign: 1 | -1): boolean {
-  const rows = requests.rows();
+  const rows = requests.rows(resourceId);
   if (rows === undefined) return false;
-  const nonZero = requests.nonZero;
   const { table, slot } = entry;
   const { ids, values } = rows;
   for (let i = 0; i < ids.length; i++) {
@@ -167,8 +193,8 @@ function updateRows(entry: NodeEntry, requests: RequestShape, sign: 1 | -1): boo
     const free = table.column(table.free, id);
     free[slot] = free[slot]! - amount;
   }
-  table.nonZeroCpu[slot] = table.nonZeroCpu[slot]! + sign * nonZero.cpu;
-  table.nonZeroMemory[slot] = table.nonZeroMemory[slot]! + sign * nonZero.memory;
+  table.nonZeroCpu[slot] = table.nonZeroCpu[slot]! + sign * requests.nonZeroCpu;
+  table.nonZeroMemory[slot] = table.nonZeroMemory[slot]! + sign * requests.nonZeroMemory;
   return true;
 }
 
@@ -181,19 +207,21 @@ function rewriteRows(entry: NodeEntry): void {
     table.column(table.allocatable, id)[slot] = Number(value);
     table.column(table.free, id)[slot] = Number(value);
   }
-  for (const [name, value] of entry.requested) {
+  const store = entry.pods.store;
+  const requested: ResourceAmounts = new Map();
+  let cpu = 0;
+  let memory = 0;
+  for (const podId of entry.pods.ids()) {
+    const requests = store.requestShapeOf(podId)!;
+    addInto(requested, requests.requests());
+    cpu += requests.nonZeroCpu;
+    memory += requests.nonZeroMemory;
+  }
+  for (const [name, value] of requested) {
     const id = resourceId(name);
     table.column(table.requested, id)[slot] = Number(value);
     const free = table.column(table.free, id);
     free[slot] = Number((entry.allocatable.get(name) ?? 0n) - value);
-  }
-  let cpu = 0;
-  let memory = 0;
-  const store = entry.pods.store;
-  for (const id of entry.pods.ids()) {
-    const nonZero = store.shapeOf(id).requests.nonZero;
-    cpu += nonZero.cpu;
-    memory += nonZero.memory;
   }
   table.nonZeroCpu[slot] = cpu;
   table.nonZeroMemory[slot] = memory;
@@ -223,9 +251,10 @@ export function setNodeQuarantine(entry: NodeEntry, id: string, reason: string |
 export function forgetNodeObject(entry: NodeEntry): void {
   entry.known = false;
   entry.resourceVersion = '';
-  entry.allocatable = new Map();
+  setAllocatable(entry, NO_AMOUNTS);
   entry.unschedulable = false;
   entry.taints = NO_TAINTS;
+  if (entry.labels !== NO_LABELS) entry.pods.store.interner.releaseLabels(entry.labels);
   entry.labels = NO_LABELS;
   entry.allocatableError = undefined;
   rewriteRows(entry);

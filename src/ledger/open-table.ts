@@ -1,6 +1,7 @@
 /**
  * An index of small integer ids by a 32-bit hash: open addressing with linear probing in one Int32Array (4 bytes a
- * slot, at most 70% full), where a Map would hold a key string and an entry object per pod. The owner hashes and
+ * slot, at most 70% full, sized to what it holds rather than to a power of two), where a Map would hold a key string
+ * and an entry object per pod. The owner hashes and
  * compares (it holds the columns the ids point into) and walks a probe with `start`/`at`/`next`; removal shifts the
  * probe's followers back, so no tombstones accumulate under churn.
  */
@@ -10,7 +11,6 @@ const MAX_LOAD = 0.7;
 export class OpenTable {
   /** id + 1 per slot; 0 is empty. */
   private slots = new Int32Array(MIN_SLOTS);
-  private mask = MIN_SLOTS - 1;
   private count = 0;
 
   /** @param hashOf the hash an id was inserted under (read again when the table grows or a removal shifts). */
@@ -22,7 +22,7 @@ export class OpenTable {
 
   /** The first slot of a probe for `hash`. */
   start(hash: number): number {
-    return hash & this.mask;
+    return (hash >>> 0) % this.slots.length;
   }
 
   /** The id at a probe's slot, or -1 where the probe ends (an empty slot). */
@@ -31,21 +31,19 @@ export class OpenTable {
   }
 
   next(position: number): number {
-    return (position + 1) & this.mask;
+    return position + 1 === this.slots.length ? 0 : position + 1;
   }
 
   /** Adds an id (not present yet) under `hash`. */
   insert(id: number, hash: number): void {
-    if ((this.count + 1) > this.slots.length * MAX_LOAD) this.resize(this.slots.length * 2);
+    if ((this.count + 1) > this.slots.length * MAX_LOAD) this.resize(Math.ceil(this.slots.length * 1.5));
     this.place(id, hash);
     this.count++;
   }
 
   /** Makes room for `count` ids at once (a list about to be applied), so the table grows once, not step by step. */
   reserve(count: number): void {
-    let size = this.slots.length;
-    while (count > size * MAX_LOAD) size *= 2;
-    if (size > this.slots.length) this.resize(size);
+    if (count > this.slots.length * MAX_LOAD) this.resize(Math.ceil(count / MAX_LOAD) + 1);
   }
 
   /** Removes `id`, inserted under `hash`; false when it is not there. */
@@ -87,7 +85,6 @@ export class OpenTable {
   private resize(size: number): void {
     const old = this.slots;
     this.slots = new Int32Array(size);
-    this.mask = size - 1;
     for (const value of old) if (value !== 0) this.place(value - 1, this.hashOf(value - 1));
   }
 }

@@ -84,16 +84,23 @@ export function unpackVersion(value: number): string {
 /** `YYYY-MM-DDTHH:MM:SSZ`, 20 characters: what metav1.Time marshals to. */
 const SECONDS_TIMESTAMP_LENGTH = 20;
 
-/** A timestamp of whole seconds in UTC (`2026-01-02T03:04:05Z`) as epoch milliseconds; undefined for any other text. */
+/** The largest packed timestamp: 2106-02-07T06:28:14Z (one below 2^32 seconds, which marks a text kept as it is). */
+const MAX_PACKED_SECONDS = 0xfffffffe;
+
+/**
+ * A timestamp of whole seconds in UTC (`2026-01-02T03:04:05Z`) as seconds since the epoch, from 1 to 2^32 − 2;
+ * undefined for any other text.
+ */
 export function packTimestamp(text: string): number | undefined {
   if (text.length !== SECONDS_TIMESTAMP_LENGTH || text.charCodeAt(19) !== 90 /* Z */) return undefined;
   const ms = Date.parse(text);
-  return Number.isNaN(ms) || unpackTimestamp(ms) !== text ? undefined : ms;
+  if (Number.isNaN(ms) || ms < 1000 || ms > MAX_PACKED_SECONDS * 1000) return undefined;
+  return unpackTimestamp(ms / 1000) === text ? ms / 1000 : undefined;
 }
 
 /** The text a packed timestamp was read from. */
-export function unpackTimestamp(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+export function unpackTimestamp(seconds: number): string {
+  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
 }
 
 /** FNV-1a over a string's UTF-16 code units, continuing from `hash` (so a key hashes as its prefix, then its name). */

@@ -1,9 +1,10 @@
 /**
  * The ledger's pods in columns: one small integer id per pod, and per id a few typed-array cells instead of an object
  * graph, so a million pods fit in a few hundred bytes each. Per id: the UID (16 bytes when it is a canonical UUID),
- * the name, a namespace id and node-name ids (name-table.ts), the resourceVersion (packed-fields.ts), the start time,
- * one shared `PodShape` (priority, phase, requests, labels and the parts preemption reads; pod-shapes.ts), the links
- * of its node's list of bound pods, and the mark of the last relist that listed it. Two open-addressing indexes find
+ * the name, ids of its namespace, node names and phase (name-table.ts), priority, the resourceVersion and start time
+ * (packed-fields.ts), the ids of its shared requests and label set (pod-shapes.ts), the links of its node's list of
+ * bound pods, and the mark of the last relist that listed it; the parts preemption reads beside, for the few pods that
+ * have any. The tables of shared values are the ledger's (interner.ts). Two open-addressing indexes find
  * an id by key and by UID. A pending pod (no node yet) also keeps its trimmed object as a `PodRecord`: the nominator and
  * the verbs read pending pods whole, and they are few.
  *
@@ -11,18 +12,23 @@
  * stored (indexed) or discarded. Readers get `PodEntry` views (bound-pod.ts) through the ledger.
  */
 import { BoundPod } from './bound-pod.js';
-import { NameTable, NamespaceTable } from './name-table.js';
+import { LedgerInterner } from './interner.js';
 import type { PodObject } from './objects.js';
 import { OpenTable } from './open-table.js';
 import { hashText, hashWord, packTimestamp, packUuid, packVersion, unpackTimestamp, unpackUuid, unpackVersion } from './packed-fields.js';
 import { isTerminalPhase, PodRecord, type PodEntry } from './pod-entry.js';
-import { PodShapes, type NonZeroRequests, type PodShape } from './pod-shapes.js';
-import { PodColumns, STAGED, STORED } from './pod-columns.js';
+import { boundPartsOf, LabelSet, RequestShape, type BoundPodParts, type NonZeroRequests } from './pod-shapes.js';
+import { LINKED, PodColumns, STAGED, STORED, TERMINATING } from './pod-columns.js';
 
 const NO_NAME = -1;
 const EMPTY_VERSION = -1;
-/** The resourceVersion (or start time) is kept as text beside the columns. */
+/** The resourceVersion is kept as text beside the columns. */
 const TEXT_KEPT = -2;
+const NO_START = 0;
+/** The start time is kept as text beside the columns. */
+const START_TEXT_KEPT = 0xffffffff;
+/** The phase is kept as text beside the columns (phase ids fit a byte). */
+const PHASE_TEXT_KEPT = 255;
 
 /** The bound pods of one node, as a list through the store's link columns. */
 export interface PodList {
@@ -32,17 +38,27 @@ export interface PodList {
 }
 
 export class PodStore {
-  readonly shapes = new PodShapes();
-  private readonly namespaces = new NamespaceTable();
-  private readonly nodeNames = new NameTable();
   private readonly columns = new PodColumns();
   private readonly uidTexts = new Map<number, string>();
   private readonly versionTexts = new Map<number, string>();
   private readonly startTexts = new Map<number, string>();
+  private readonly phaseTexts = new Map<number, string>();
   private readonly pending = new Map<number, PodRecord>();
+  /** The parts preemption and DRA read, for the few bound pods that have any. */
+  private readonly parts = new Map<number, BoundPodParts>();
   private readonly byKey = new OpenTable((id) => this.columns.keyHashes[id]!);
   private readonly byUid = new OpenTable((id) => this.uidHash(id));
   private readonly probeWords = new Uint32Array(4);
+
+  constructor(readonly interner: LedgerInterner = new LedgerInterner()) {}
+
+  private get namespaces() {
+    return this.interner.namespaces;
+  }
+
+  private get nodeNames() {
+    return this.interner.nodeNames;
+  }
 
   /** Stored pods. */
   get size(): number {
@@ -58,7 +74,7 @@ export class PodStore {
     const meta = pod.metadata;
     const namespace = this.namespaces.acquire(meta.namespace ?? '');
     const name = meta.name ?? '';
-    c.names[id] = name;
+    c.names.set(id, name);
     c.namespaceIds[id] = namespace;
     c.keyHashes[id] = hashText(name, hashText(this.namespaces.prefix(namespace)));
     const uid = meta.uid ?? this.namespaces.prefix(namespace) + name;
@@ -68,14 +84,26 @@ export class PodStore {
     const nominated = pod.status?.nominatedNodeName;
     c.nodeIds[id] = nodeName === '' ? NO_NAME : this.nodeNames.acquire(nodeName);
     c.nominatedIds[id] = typeof nominated === 'string' && nominated !== '' ? this.nodeNames.acquire(nominated) : NO_NAME;
-    const shape = this.shapes.shapeOf(pod, requests, nonZero, nodeName !== '');
-    c.shapes[id] = shape;
+    c.priorities[id] = pod.spec?.priority ?? 0;
+    c.phaseIds[id] = this.packedPhase(id, pod.status?.phase ?? '');
+    c.flags[id] = meta.deletionTimestamp ? TERMINATING : 0;
     c.marks[id] = 0;
     c.state[id] = STAGED;
     if (nodeName === '') {
-      c.startTimes[id] = Number.NaN;
-      this.pending.set(id, new PodRecord(pod, shape.requests.requests, shape.requests.nonZero, undefined, shape.requests.numeric));
-    } else c.startTimes[id] = this.packedStart(id, pod.status?.startTime);
+      // A pending pod's record holds its object and requests (read whole by the nominator and the verbs).
+      c.requestIds[id] = NO_NAME;
+      c.labelIds[id] = NO_NAME;
+      c.startTimes[id] = NO_START;
+      this.pending.set(id, new PodRecord(pod, requests, nonZero, undefined));
+      return id;
+    }
+    const interner = this.interner;
+    c.requestIds[id] = interner.requestShapes.intern(new RequestShape(requests, nonZero.cpu, nonZero.memory)).id;
+    const labels = meta.labels;
+    c.labelIds[id] = labels === undefined ? NO_NAME : interner.labelSets.intern(new LabelSet(labels)).id;
+    c.startTimes[id] = this.packedStart(id, pod.status?.startTime);
+    const parts = boundPartsOf(pod);
+    if (parts !== undefined) this.parts.set(id, interner.podParts.intern(parts));
     return id;
   }
 
@@ -114,10 +142,19 @@ export class PodStore {
 
   private release(id: number): void {
     const c = this.columns;
-    this.namespaces.release(c.namespaceIds[id]!);
-    if (c.nodeIds[id]! !== NO_NAME) this.nodeNames.release(c.nodeIds[id]!);
-    if (c.nominatedIds[id]! !== NO_NAME) this.nodeNames.release(c.nominatedIds[id]!);
-    this.shapes.release(c.shapes[id]!);
+    const interner = this.interner;
+    interner.namespaces.release(c.namespaceIds[id]!);
+    if (c.nodeIds[id]! !== NO_NAME) interner.nodeNames.release(c.nodeIds[id]!);
+    if (c.nominatedIds[id]! !== NO_NAME) interner.nodeNames.release(c.nominatedIds[id]!);
+    if (c.phaseIds[id] !== PHASE_TEXT_KEPT) interner.phases.release(c.phaseIds[id]!);
+    else this.phaseTexts.delete(id);
+    if (c.requestIds[id]! !== NO_NAME) interner.requestShapes.release(interner.requestShapes.byId(c.requestIds[id]!));
+    if (c.labelIds[id]! !== NO_NAME) interner.labelSets.release(interner.labelSets.byId(c.labelIds[id]!));
+    const parts = this.parts.size > 0 ? this.parts.get(id) : undefined;
+    if (parts !== undefined) {
+      interner.podParts.release(parts);
+      this.parts.delete(id);
+    }
     if (this.uidTexts.size > 0) this.uidTexts.delete(id);
     if (this.versionTexts.size > 0) this.versionTexts.delete(id);
     if (this.startTexts.size > 0) this.startTexts.delete(id);
@@ -147,7 +184,7 @@ export class PodStore {
     for (let p = this.byKey.start(hash); ; p = this.byKey.next(p)) {
       const id = this.byKey.at(p);
       if (id < 0) return -1;
-      if (keyHashes[id] === hash && names[id] === name && namespaceIds[id] === namespaceId) return id;
+      if (keyHashes[id] === hash && namespaceIds[id] === namespaceId && names.is(id, name)) return id;
     }
   }
 
@@ -188,8 +225,7 @@ export class PodStore {
 
   private keyIs(id: number, key: string): boolean {
     const prefix = this.namespaces.prefix(this.columns.namespaceIds[id]!);
-    const name = this.columns.names[id]!;
-    return key.length === prefix.length + name.length && key.startsWith(prefix) && key.endsWith(name);
+    return key.startsWith(prefix) && this.columns.names.endsWith(id, key, key.length, prefix.length);
   }
 
   private uidHash(id: number): number {
@@ -200,11 +236,11 @@ export class PodStore {
   // ---- fields ---------------------------------------------------------------------------------------------------
 
   keyOf(id: number): string {
-    return this.namespaces.prefix(this.columns.namespaceIds[id]!) + this.columns.names[id]!;
+    return this.namespaces.prefix(this.columns.namespaceIds[id]!) + this.columns.names.get(id);
   }
 
   nameOf(id: number): string {
-    return this.columns.names[id]!;
+    return this.columns.names.get(id);
   }
 
   namespaceOf(id: number): string {
@@ -241,8 +277,15 @@ export class PodStore {
     return node === NO_NAME ? '' : this.nodeNames.name(node);
   }
 
-  shapeOf(id: number): PodShape {
-    return this.columns.shapes[id]!;
+  /** A bound pod's requests (undefined for a pending pod: its record holds them). */
+  requestShapeOf(id: number): RequestShape | undefined {
+    const shape = this.columns.requestIds[id]!;
+    return shape === NO_NAME ? undefined : this.interner.requestShapes.byId(shape);
+  }
+
+  phaseOf(id: number): string {
+    const phase = this.columns.phaseIds[id]!;
+    return phase === PHASE_TEXT_KEPT ? this.phaseTexts.get(id) ?? '' : this.interner.phases.name(phase);
   }
 
   /** The pending pod's record (with its object); undefined for a bound pod. */
@@ -256,12 +299,12 @@ export class PodStore {
 
   /** Bound and not finished: the pod holds its node's resources (terminating pods still do). */
   occupiesNode(id: number): boolean {
-    return this.columns.nodeIds[id] !== NO_NAME && !isTerminalPhase(this.shapeOf(id).phase);
+    return this.columns.nodeIds[id] !== NO_NAME && !isTerminalPhase(this.phaseOf(id));
   }
 
   /** Not bound and not finished (what the ledger counts as pending). */
   countsAsPending(id: number): boolean {
-    return this.columns.nodeIds[id] === NO_NAME && !isTerminalPhase(this.shapeOf(id).phase);
+    return this.columns.nodeIds[id] === NO_NAME && !isTerminalPhase(this.phaseOf(id));
   }
 
   mark(id: number, mark: number): void {
@@ -286,39 +329,54 @@ export class PodStore {
     const c = this.columns;
     const namespace = this.namespaces.name(c.namespaceIds[id]!);
     const start = c.startTimes[id]!;
-    const startTime = Number.isNaN(start) ? undefined : start === TEXT_KEPT ? this.startTexts.get(id) : unpackTimestamp(start);
-    return new BoundPod(this.keyOf(id), knownUid ?? this.uidOf(id), namespace, c.names[id]!, this.resourceVersionOf(id),
-      this.nodeNameOf(id), this.nominatedNodeNameOf(id), this.shapeOf(id), startTime);
+    const startTime = start === NO_START ? undefined : start === START_TEXT_KEPT ? this.startTexts.get(id) : unpackTimestamp(start);
+    const labels = c.labelIds[id]!;
+    const name = c.names.get(id);
+    return new BoundPod(this.namespaces.prefix(c.namespaceIds[id]!) + name, knownUid ?? this.uidOf(id), namespace, name, this.resourceVersionOf(id), {
+      nodeName: this.nodeNameOf(id),
+      nominatedNodeName: this.nominatedNodeNameOf(id),
+      priority: c.priorities[id]!,
+      phase: this.phaseOf(id),
+      terminating: (c.flags[id]! & TERMINATING) !== 0,
+      requests: this.requestShapeOf(id)!,
+      labels: labels === NO_NAME ? undefined : this.interner.labelSets.byId(labels).labels,
+      parts: this.parts.size > 0 ? this.parts.get(id) : undefined,
+      startTime,
+    });
   }
 
   // ---- node lists -----------------------------------------------------------------------------------------------
 
+  /** Appends the id to a node's list (bound pods in the order they were bound). */
   link(list: PodList, id: number): void {
     const c = this.columns;
-    c.prevInList[id] = list.tail;
     c.nextInList[id] = -1;
     if (list.tail >= 0) c.nextInList[list.tail] = id;
     else list.head = id;
     list.tail = id;
     list.size++;
-    c.linked[id] = 1;
+    c.flags[id]! |= LINKED;
   }
 
+  /** Takes the id out of a node's list: O(the node's pods), singly linked to save four bytes a pod. */
   unlink(list: PodList, id: number): void {
     const c = this.columns;
-    const prev = c.prevInList[id]!;
     const next = c.nextInList[id]!;
-    if (prev >= 0) c.nextInList[prev] = next;
+    let previous = -1;
+    for (let at = list.head; at !== id; at = c.nextInList[at]!) {
+      if (at < 0) throw new Error(`pod store: id ${id} is not in the list`);
+      previous = at;
+    }
+    if (previous >= 0) c.nextInList[previous] = next;
     else list.head = next;
-    if (next >= 0) c.prevInList[next] = prev;
-    else list.tail = prev;
+    if (list.tail === id) list.tail = previous;
     list.size--;
-    c.linked[id] = 0;
+    c.flags[id]! &= ~LINKED;
   }
 
   /** Whether the id is in a node's list of bound pods. */
   isLinked(id: number): boolean {
-    return this.columns.linked[id] === 1;
+    return (this.columns.flags[id]! & LINKED) !== 0;
   }
 
   *listed(list: PodList): IterableIterator<number> {
@@ -337,11 +395,20 @@ export class PodStore {
   }
 
   private packedStart(id: number, text: string | undefined): number {
-    if (text === undefined) return Number.NaN;
+    if (text === undefined) return NO_START;
     const packed = packTimestamp(text);
     if (packed !== undefined) return packed;
     this.startTexts.set(id, text);
-    return TEXT_KEPT;
+    return START_TEXT_KEPT;
+  }
+
+  private packedPhase(id: number, phase: string): number {
+    const phases = this.interner.phases;
+    const packed = phases.acquire(phase);
+    if (packed < PHASE_TEXT_KEPT) return packed;
+    phases.release(packed);
+    this.phaseTexts.set(id, phase);
+    return PHASE_TEXT_KEPT;
   }
 }
 
