@@ -6,49 +6,66 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCommandLine, UsageError, USAGE } from './config/cli.js';
+import { parseCommandLine, UsageError, USAGE, type CommandLine } from './config/cli.js';
 import { watchConfigFile } from './config/config-watcher.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
-import { createLogger } from './observability/logger.js';
+import type { ExtenderConfig } from './config/schema.js';
+import { createLogger, type Logger } from './observability/logger.js';
 import { packageVersion } from './app/build-identity.js';
-import { clearNominations, PACKAGE_ROOT, startKubeLedger } from './app/start.js';
+import { clearNominations, PACKAGE_ROOT, startKubeLedger, type RunningKubeLedger } from './app/start.js';
+
+/** Exit codes of the process shell. */
+const EXIT_OK = 0;
+const EXIT_USAGE = 2;
 
 async function main(argv: string[]): Promise<number> {
   // The operator views talk to a running kube-ledger over HTTP: no configuration, no cluster source.
   if (argv[0] === 'explain' || argv[0] === 'ledger') return (await import('./cli/debug-commands.js')).runCli(argv);
-  let cli;
-  try {
-    cli = parseCommandLine(argv, process.env);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`kube-ledger: ${err.message}\n\n${USAGE}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const cli = commandLine(argv);
+  if (typeof cli === 'number') return cli;
   if (cli.command === 'help') {
     process.stdout.write(USAGE + '\n');
-    return 0;
+    return EXIT_OK;
   }
   if (cli.command === 'version') {
     process.stdout.write(`kube-ledger ${packageVersion()}\n`);
-    return 0;
+    return EXIT_OK;
   }
   const defaultFile = join(PACKAGE_ROOT, 'config', 'extender.yaml');
   const file = cli.configFile ?? (existsSync(defaultFile) ? defaultFile : undefined);
-  let config;
-  try {
-    config = loadConfig({ ...(file ? { file } : {}), env: process.env, overrides: cli.overrides });
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`kube-ledger: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = configuration(cli, file);
+  if (typeof config === 'number') return config;
   const logger = createLogger({ level: config.logging.level });
   if (cli.command === 'nominations-clear') return clearNominations(config, logger);
+  await serveUntilStopped(config, cli, file, logger);
+  logger.info('stopped');
+  return EXIT_OK;
+}
 
+/** The parsed command line, or the exit code of a usage error (reported with the usage). */
+function commandLine(argv: string[]): CommandLine | number {
+  try {
+    return parseCommandLine(argv, process.env);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`kube-ledger: ${err.message}\n\n${USAGE}\n`);
+    return EXIT_USAGE;
+  }
+}
+
+/** The configuration (defaults < file < environment < flags), or the exit code of a configuration error. */
+function configuration(cli: CommandLine, file: string | undefined): ExtenderConfig | number {
+  try {
+    return loadConfig({ ...(file ? { file } : {}), env: process.env, overrides: cli.overrides });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`kube-ledger: ${err.message}\n`);
+    return EXIT_USAGE;
+  }
+}
+
+/** Starts kube-ledger, reloads the configuration file when it changes or on SIGHUP, and returns once it has stopped. */
+async function serveUntilStopped(config: ExtenderConfig, cli: CommandLine, file: string | undefined, logger: Logger): Promise<void> {
   const running = await startKubeLedger(config, { logger });
   const watcher = file
     ? watchConfigFile({
@@ -64,8 +81,15 @@ async function main(argv: string[]): Promise<number> {
     watcher?.reloadNow();
     void running.source.reload().catch(() => {});
   });
+  await stopOnSignal(running, config, logger, () => watcher?.close());
+}
 
-  await new Promise<void>((resolveStop) => {
+/**
+ * Resolves once kube-ledger has closed after SIGTERM or SIGINT. SIGTERM (the kubelet, a rollout) drains first for
+ * `server.drainMs`, so no call meets a closed port while endpoints still route here; a second signal ends the drain.
+ */
+function stopOnSignal(running: RunningKubeLedger, config: ExtenderConfig, logger: Logger, closeWatcher: () => void): Promise<void> {
+  return new Promise<void>((resolveStop) => {
     let stopping = false;
     let endDrain: (() => void) | undefined;
     const stop = (signal: string): void => {
@@ -74,10 +98,9 @@ async function main(argv: string[]): Promise<number> {
         return;
       }
       stopping = true;
-      // SIGTERM (the kubelet, a rollout): drain first, so no call meets a closed port while endpoints still route here.
       const drainMs = signal === 'SIGTERM' ? config.server.drainMs : 0;
       logger.info('shutting down', { signal, drainMs });
-      watcher?.close();
+      closeWatcher();
       running.startDraining();
       const drained = new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, drainMs);
@@ -91,8 +114,6 @@ async function main(argv: string[]): Promise<number> {
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
   });
-  logger.info('stopped');
-  return 0;
 }
 
 main(process.argv.slice(2)).then(

@@ -52,67 +52,78 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
   }
 }
 
-interface Parsed {
-  command: 'explain' | 'ledger' | 'help';
-  pod?: { namespace: string; name: string };
-  node?: string;
+interface ParsedCommon {
   output: 'text' | 'json';
   client: DebugClientOptions;
 }
 
+type Parsed = ParsedCommon & (
+  | { command: 'explain'; pod: { namespace: string; name: string } }
+  | { command: 'ledger'; node?: string }
+  | { command: 'help' }
+);
+
+const CLI_OPTIONS = {
+  server: { type: 'string' },
+  cert: { type: 'string' },
+  key: { type: 'string' },
+  ca: { type: 'string' },
+  'insecure-skip-tls-verify': { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+  node: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type CliValues = ReturnType<typeof parseFlags>['values'];
+
 export function parseCliArguments(argv: readonly string[], env: NodeJS.ProcessEnv = {}): Parsed {
   const [command, ...rest] = argv;
   if (command !== 'explain' && command !== 'ledger') throw new CliFailure(`unknown command ${JSON.stringify(command ?? '')}`, 2);
-  let parsed;
+  const { values, positionals } = parseFlags(rest);
+  const output = values.output ?? 'text';
+  if (output !== 'text' && output !== 'json') throw new CliFailure(`--output must be text or json (got ${JSON.stringify(output)})`, 2);
+  const client = clientOptions(values, env);
+  if (values.help) return { command: 'help', output, client };
+  if (command === 'explain') return { command, pod: explainedPod(values, positionals), output, client };
+  if (positionals.length > 0) throw new CliFailure(`ledger takes no positional arguments (got ${positionals.join(' ')}); use --node NAME`, 2);
+  if (values.node === '') throw new CliFailure('--node needs a node name', 2);
+  return { command, ...(values.node !== undefined ? { node: values.node } : {}), output, client };
+}
+
+function parseFlags(args: readonly string[]) {
   try {
-    parsed = parseArgs({
-      args: [...rest],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        server: { type: 'string' },
-        cert: { type: 'string' },
-        key: { type: 'string' },
-        ca: { type: 'string' },
-        'insecure-skip-tls-verify': { type: 'boolean' },
-        output: { type: 'string', short: 'o' },
-        node: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    return parseArgs({ args: [...args], allowPositionals: true, strict: true, options: CLI_OPTIONS });
   } catch (err) {
     throw new CliFailure((err as Error).message, 2);
   }
-  const { values, positionals } = parsed;
-  const output = values.output ?? 'text';
-  if (output !== 'text' && output !== 'json') throw new CliFailure(`--output must be text or json (got ${JSON.stringify(output)})`, 2);
+}
+
+function clientOptions(values: CliValues, env: NodeJS.ProcessEnv): DebugClientOptions {
   const client: DebugClientOptions = { server: values.server ?? (env['KUBE_LEDGER_SERVER'] || DEFAULT_SERVER) };
   if (values.cert !== undefined) client.certFile = values.cert;
   if (values.key !== undefined) client.keyFile = values.key;
   if (values.ca !== undefined) client.caFile = values.ca;
   if (values['insecure-skip-tls-verify']) client.insecureSkipTlsVerify = true;
-  if (values.help) return { command: 'help', output, client };
+  return client;
+}
 
-  if (command === 'explain') {
-    if (values.node !== undefined) throw new CliFailure('--node belongs to `kube-ledger ledger`; explain takes NAMESPACE/POD', 2);
-    if (positionals.length !== 1) throw new CliFailure('explain needs exactly one NAMESPACE/POD', 2);
-    const parts = (positionals[0] ?? '').split('/');
-    const [namespace, name] = parts;
-    if (parts.length !== 2 || !namespace || !name) {
-      throw new CliFailure(`${JSON.stringify(positionals[0])} is not NAMESPACE/POD (e.g. batch/low-fill)`, 2);
-    }
-    return { command, pod: { namespace, name }, output, client };
+/** explain's one NAMESPACE/POD argument. */
+function explainedPod(values: CliValues, positionals: readonly string[]): { namespace: string; name: string } {
+  if (values.node !== undefined) throw new CliFailure('--node belongs to `kube-ledger ledger`; explain takes NAMESPACE/POD', 2);
+  if (positionals.length !== 1) throw new CliFailure('explain needs exactly one NAMESPACE/POD', 2);
+  const parts = (positionals[0] ?? '').split('/');
+  const [namespace, name] = parts;
+  if (parts.length !== 2 || !namespace || !name) {
+    throw new CliFailure(`${JSON.stringify(positionals[0])} is not NAMESPACE/POD (e.g. batch/low-fill)`, 2);
   }
-  if (positionals.length > 0) throw new CliFailure(`ledger takes no positional arguments (got ${positionals.join(' ')}); use --node NAME`, 2);
-  if (values.node === '') throw new CliFailure('--node needs a node name', 2);
-  return { command, ...(values.node !== undefined ? { node: values.node } : {}), output, client };
+  return { namespace, name };
 }
 
 async function execute(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<{ text: string }> {
   const parsed = parseCliArguments(argv, env);
   if (parsed.command === 'help') return { text: CLI_USAGE + '\n' };
   if (parsed.command === 'explain') {
-    const pod = parsed.pod!;
+    const pod = parsed.pod;
     const reply = await debugGet(parsed.client, `/debug/explain?pod=${encodeURIComponent(`${pod.namespace}/${pod.name}`)}`);
     await expectAnswer(parsed.client, reply, `pod ${pod.namespace}/${pod.name} is not known to kube-ledger (check the namespace and name; kube-ledger knows every pod its source lists)`);
     return { text: parsed.output === 'json' ? withNewline(reply.body) : renderExplainText(parseJson(reply)) };

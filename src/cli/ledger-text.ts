@@ -55,35 +55,50 @@ function renderNode(node: Record<string, unknown>): string {
   lines.push(`requested:   ${formatAmountList(amountRecord(node['requested']))}`);
   lines.push(`DRA used:    ${formatAmountList(amountRecord(node['draUsed']))}`);
   lines.push(`free:        ${formatAmountList(amountRecord(node['free']))}`);
+  lines.push(...podLines(node), ...nominatedLines(node), ...draLines(asRecord(node['dra'])));
+  return lines.join('\n') + '\n';
+}
 
-  const pods = Array.isArray(node['pods']) ? node['pods'].map(asRecord) : [];
-  lines.push('', `${pods.length} pod${pods.length === 1 ? '' : 's'}`);
-  if (pods.length > 0) {
-    lines.push(
-      ...alignColumns([
-        ['POD', 'PRIORITY', 'REQUESTS'],
-        ...pods.map((pod) => [
-          asString(pod['pod'], '-') + (pod['terminating'] === true ? ' (terminating)' : ''),
-          asString(pod['priority'], '-'),
-          formatAmountList(amountRecord(pod['requests'])),
-        ]),
+function records(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.map(asRecord) : [];
+}
+
+/** The pods bound to the node, always with their count. */
+function podLines(node: Record<string, unknown>): string[] {
+  const pods = records(node['pods']);
+  const lines = ['', `${pods.length} pod${pods.length === 1 ? '' : 's'}`];
+  if (pods.length === 0) return lines;
+  return [
+    ...lines,
+    ...alignColumns([
+      ['POD', 'PRIORITY', 'REQUESTS'],
+      ...pods.map((pod) => [
+        asString(pod['pod'], '-') + (pod['terminating'] === true ? ' (terminating)' : ''),
+        asString(pod['priority'], '-'),
+        formatAmountList(amountRecord(pod['requests'])),
       ]),
-    );
-  }
+    ]),
+  ];
+}
 
-  const nominated = Array.isArray(node['nominated']) ? node['nominated'].map(asRecord) : [];
-  if (nominated.length > 0) {
-    lines.push('', `${nominated.length} nominated pod${nominated.length === 1 ? '' : 's'} holding room here`);
-    lines.push(
-      ...alignColumns([
-        ['POD', 'PRIORITY', 'REQUESTS'],
-        ...nominated.map((pod) => [asString(pod['pod'], '-'), asString(pod['priority'], '-'), formatAmountList(amountRecord(pod['requests']))]),
-      ]),
-    );
-  }
+/** The nominated pods holding room on the node, if any. */
+function nominatedLines(node: Record<string, unknown>): string[] {
+  const nominated = records(node['nominated']);
+  if (nominated.length === 0) return [];
+  return [
+    '',
+    `${nominated.length} nominated pod${nominated.length === 1 ? '' : 's'} holding room here`,
+    ...alignColumns([
+      ['POD', 'PRIORITY', 'REQUESTS'],
+      ...nominated.map((pod) => [asString(pod['pod'], '-'), asString(pod['priority'], '-'), formatAmountList(amountRecord(pod['requests']))]),
+    ]),
+  ];
+}
 
-  const dra = asRecord(node['dra']);
-  const entries = Array.isArray(dra['entries']) ? dra['entries'].map(asRecord) : [];
+/** The node's DRA claim entries, and whether its DRA accounting is unsafe or its use unknown. */
+function draLines(dra: Record<string, unknown>): string[] {
+  const lines: string[] = [];
+  const entries = records(dra['entries']);
   if (entries.length > 0) {
     lines.push('', `${entries.length} DRA claim entr${entries.length === 1 ? 'y' : 'ies'}`);
     lines.push(
@@ -100,7 +115,7 @@ function renderNode(node: Record<string, unknown>): string {
   }
   if (dra['unsafe'] !== undefined && dra['unsafe'] !== null) lines.push('', `DRA unsafe: ${describeUnsafe(dra['unsafe'])}`);
   if (dra['unknownUse'] !== undefined && dra['unknownUse'] !== null) lines.push('', `DRA use unknown: ${describeUnknown(dra['unknownUse'])}`);
-  return lines.join('\n') + '\n';
+  return lines;
 }
 
 function describeUnsafe(value: unknown): string {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { defaultConfig, setAtPath } from './defaults.js';
-import { DEPRECATED_FIELDS, FIELDS, type DeprecatedFieldSpec, type ExtenderConfig, type FieldSpec } from './schema.js';
+import { DEPRECATED_FIELDS, FIELDS, type DeprecatedFieldSpec, type ExtenderConfig, type FieldRule, type FieldSpec } from './schema.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -78,55 +78,77 @@ export function checkKey(path: string, raw: unknown, origin: string): unknown {
   return coerce(field, raw, origin);
 }
 
+type RuleOf<T extends FieldRule['type']> = Extract<FieldRule, { type: T }>;
+/** Reports the value's problem; never returns. */
+type Fail = (problem: string) => never;
+
 export function coerce(field: Pick<FieldSpec, 'path' | 'rule'>, raw: unknown, origin: string): unknown {
   const rule = field.rule;
-  const fail = (problem: string): never => {
+  const fail: Fail = (problem) => {
     throw new ConfigError(field.path, problem, origin);
   };
   switch (rule.type) {
-    case 'int': {
-      const n = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
-      if (typeof n !== 'number' || !Number.isInteger(n)) return fail(`expected an integer, got ${JSON.stringify(raw)}`);
-      if (n < rule.min || n > rule.max) return fail(`must be between ${rule.min} and ${rule.max}, got ${n}`);
-      return n;
-    }
-    case 'string': {
-      if (raw === null || raw === undefined) return '';
-      if (typeof raw !== 'string') return fail(`expected a string, got ${JSON.stringify(raw)}`);
-      if (rule.pattern && raw !== '' && !rule.pattern.test(raw)) return fail(`${rule.hint ?? 'invalid value'}, got ${JSON.stringify(raw)}`);
-      const problem = rule.check && raw !== '' ? rule.check(raw) : undefined;
-      if (problem) return fail(problem);
-      return raw;
-    }
-    case 'enum': {
-      const v = typeof raw === 'string' && (raw === 'true' || raw === 'false') && rule.values.includes(raw === 'true') ? raw === 'true' : raw;
-      const index = rule.values.indexOf(v as string | boolean);
-      if (index < 0) return fail(`must be one of ${rule.values.join(', ')}, got ${JSON.stringify(raw)}`);
-      // The schema's own (interned) value, not the parser's equal copy: hot paths compare settings by pointer.
-      return rule.values[index];
-    }
-    case 'bool': {
-      if (raw === 'true' || raw === true) return true;
-      if (raw === 'false' || raw === false) return false;
-      return fail(`expected true or false, got ${JSON.stringify(raw)}`);
-    }
-    case 'stringList': {
-      const list = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : raw ?? [];
-      if (!Array.isArray(list) || list.some((s) => typeof s !== 'string' || s === '')) return fail('expected a list of non-empty strings');
-      return list;
-    }
-    case 'weights': {
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('expected a mapping of resource name to weight');
-      const out: Record<string, number> = {};
-      for (const [name, w] of Object.entries(raw)) {
-        if (!/^[A-Za-z0-9][-A-Za-z0-9_./]*$/.test(name)) fail(`invalid resource name ${JSON.stringify(name)}`);
-        if (typeof w !== 'number' || !Number.isInteger(w) || w < 0 || w > 100) fail(`weight of ${name} must be an integer 0..100`);
-        out[name] = w as number;
-      }
-      if (Object.values(out).every((w) => w === 0)) fail('at least one resource needs a weight above 0');
-      return out;
-    }
+    case 'int':
+      return coerceInt(rule, raw, fail);
+    case 'string':
+      return coerceString(rule, raw, fail);
+    case 'enum':
+      return coerceEnum(rule, raw, fail);
+    case 'bool':
+      return coerceBool(raw, fail);
+    case 'stringList':
+      return coerceStringList(raw, fail);
+    case 'weights':
+      return coerceWeights(raw, fail);
   }
+}
+
+function coerceInt(rule: RuleOf<'int'>, raw: unknown, fail: Fail): number {
+  const n = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+  if (typeof n !== 'number' || !Number.isInteger(n)) return fail(`expected an integer, got ${JSON.stringify(raw)}`);
+  if (n < rule.min || n > rule.max) return fail(`must be between ${rule.min} and ${rule.max}, got ${n}`);
+  return n;
+}
+
+function coerceString(rule: RuleOf<'string'>, raw: unknown, fail: Fail): string {
+  if (raw === null || raw === undefined) return '';
+  if (typeof raw !== 'string') return fail(`expected a string, got ${JSON.stringify(raw)}`);
+  if (rule.pattern && raw !== '' && !rule.pattern.test(raw)) return fail(`${rule.hint ?? 'invalid value'}, got ${JSON.stringify(raw)}`);
+  const problem = rule.check && raw !== '' ? rule.check(raw) : undefined;
+  if (problem) return fail(problem);
+  return raw;
+}
+
+function coerceEnum(rule: RuleOf<'enum'>, raw: unknown, fail: Fail): string | boolean {
+  const v = typeof raw === 'string' && (raw === 'true' || raw === 'false') && rule.values.includes(raw === 'true') ? raw === 'true' : raw;
+  // The schema's own (interned) value, not the parser's equal copy: hot paths compare settings by pointer.
+  const value = rule.values[rule.values.indexOf(v as string | boolean)];
+  if (value === undefined) return fail(`must be one of ${rule.values.join(', ')}, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function coerceBool(raw: unknown, fail: Fail): boolean {
+  if (raw === 'true' || raw === true) return true;
+  if (raw === 'false' || raw === false) return false;
+  return fail(`expected true or false, got ${JSON.stringify(raw)}`);
+}
+
+function coerceStringList(raw: unknown, fail: Fail): string[] {
+  const list = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter(Boolean) : raw ?? [];
+  if (!Array.isArray(list) || list.some((s) => typeof s !== 'string' || s === '')) return fail('expected a list of non-empty strings');
+  return list;
+}
+
+function coerceWeights(raw: unknown, fail: Fail): Record<string, number> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('expected a mapping of resource name to weight');
+  const out: Record<string, number> = {};
+  for (const [name, w] of Object.entries(raw)) {
+    if (!/^[A-Za-z0-9][-A-Za-z0-9_./]*$/.test(name)) fail(`invalid resource name ${JSON.stringify(name)}`);
+    if (typeof w !== 'number' || !Number.isInteger(w) || w < 0 || w > 100) fail(`weight of ${name} must be an integer 0..100`);
+    out[name] = w as number;
+  }
+  if (Object.values(out).every((w) => w === 0)) fail('at least one resource needs a weight above 0');
+  return out;
 }
 
 export function readConfigFile(path: string): unknown {

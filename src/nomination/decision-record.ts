@@ -43,12 +43,15 @@ export interface DecisionRecord {
 export function parseDecisionRecord(pod: PodObject): DecisionRecord | undefined {
   const text = pod.metadata.annotations?.[NOMINATION_ANNOTATION];
   if (text === undefined) return undefined;
+  let value: unknown;
   try {
-    const value = JSON.parse(text) as Partial<DecisionRecord>;
-    if (typeof value.decisionId !== 'string' || typeof value.node !== 'string' || value.node === '') return undefined;
-    if (typeof value.issuedAt !== 'string' || Number.isNaN(Date.parse(value.issuedAt))) return undefined;
-    if (typeof value.ttlSeconds !== 'number' || !(value.ttlSeconds > 0)) return undefined;
-    const record: DecisionRecord = {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || !hasRequiredFields(value)) return undefined;
+  return withHistory(
+    {
       decisionId: value.decisionId,
       node: value.node,
       reason: typeof value.reason === 'string' ? value.reason : '',
@@ -56,15 +59,27 @@ export function parseDecisionRecord(pod: PodObject): DecisionRecord | undefined 
       issuedAt: value.issuedAt,
       ttlSeconds: value.ttlSeconds,
       specHash: typeof value.specHash === 'string' ? value.specHash : '',
-    };
-    if (Number.isSafeInteger(value.fallbacks) && (value.fallbacks as number) > 0) record.fallbacks = value.fallbacks as number;
-    // An unreadable withdrawal time still marks a tombstone (never mistaken for a live decision): it reads as long ago.
-    if (value.withdrawnAt !== undefined) record.withdrawnAt = readableTime(value.withdrawnAt) ?? new Date(0).toISOString();
-    if (typeof value.withdrawReason === 'string') record.withdrawReason = value.withdrawReason;
-    return record;
-  } catch {
-    return undefined;
-  }
+    },
+    value,
+  );
+}
+
+type RequiredFields = Pick<DecisionRecord, 'decisionId' | 'node' | 'issuedAt' | 'ttlSeconds'>;
+
+/** A decision names its node, when it was issued and for how long; without them the record is unreadable. */
+function hasRequiredFields(value: Partial<DecisionRecord>): value is Partial<DecisionRecord> & RequiredFields {
+  if (typeof value.decisionId !== 'string' || typeof value.node !== 'string' || value.node === '') return false;
+  if (typeof value.issuedAt !== 'string' || Number.isNaN(Date.parse(value.issuedAt))) return false;
+  return typeof value.ttlSeconds === 'number' && value.ttlSeconds > 0;
+}
+
+/** The record with what the stored one says about earlier fallbacks and its own withdrawal. */
+function withHistory(record: DecisionRecord, value: Partial<DecisionRecord>): DecisionRecord {
+  if (Number.isSafeInteger(value.fallbacks) && (value.fallbacks as number) > 0) record.fallbacks = value.fallbacks as number;
+  // An unreadable withdrawal time still marks a tombstone (never mistaken for a live decision): it reads as long ago.
+  if (value.withdrawnAt !== undefined) record.withdrawnAt = readableTime(value.withdrawnAt) ?? new Date(0).toISOString();
+  if (typeof value.withdrawReason === 'string') record.withdrawReason = value.withdrawReason;
+  return record;
 }
 
 function readableTime(value: unknown): string | undefined {

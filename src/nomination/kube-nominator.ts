@@ -60,38 +60,8 @@ export function startKubeNominator(options: KubeNominatorOptions): RunningNomina
   const logger = options.logger.child({ component: 'nominator' });
   let settings = settingsFrom(options.config);
   const identity = options.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
-  const clientOptions = { timeouts: options.config.nomination.requestTimeouts, metrics: options.metrics };
-  const elector = new LeaseLeaderElector({
-    client: new KubeLeaseClient(options.kubeConfig, clientOptions),
-    namespace: options.config.nomination.leaseNamespace,
-    name: options.config.nomination.leaseName,
-    identity,
-    ...(options.lease?.durationMs ? { leaseDurationMs: options.lease.durationMs } : {}),
-    ...(options.lease?.renewDeadlineMs ? { renewDeadlineMs: options.lease.renewDeadlineMs } : {}),
-    ...(options.lease?.retryPeriodMs ? { retryPeriodMs: options.lease.retryPeriodMs } : {}),
-    logger,
-    ...(options.timers ? { timers: options.timers } : {}),
-    onLeadershipChange: (leading) => options.metrics.nominationLeader.set(leading ? 1 : 0),
-  });
-  const nominator = new Nominator({
-    ledger: options.ledger,
-    hasSynced: options.hasSynced,
-    gate: options.gate,
-    pods: new KubePodStatusClient(options.kubeConfig, clientOptions),
-    events: new KubeEventRecorder(options.kubeConfig, logger, identity, clientOptions),
-    leadership: elector,
-    settings: () => settings,
-    schedulingOptions: options.schedulingOptions,
-    logger,
-    metrics: options.metrics,
-    workers: options.config.nomination.workers,
-    requeueCapMs: options.config.freshness.requeueCapMs,
-    ...(options.reader ? { reader: options.reader } : {}),
-    ...(options.gateEnabled ? { gateEnabled: options.gateEnabled } : {}),
-    ...(options.resyncIntervalMs ? { resyncIntervalMs: options.resyncIntervalMs } : {}),
-    // One clock for timers and timestamps (issuedAt, TTL, cooldowns): a test's injected clock moves both.
-    ...(options.timers ? { timers: options.timers, now: () => options.timers!.now() } : {}),
-  });
+  const elector = leaseElector(options, identity, logger);
+  const nominator = nominatorFor(options, elector, identity, logger, () => settings);
   nominator.start();
   if (settings.enabled) elector.start();
   return {
@@ -109,6 +79,56 @@ export function startKubeNominator(options: KubeNominatorOptions): RunningNomina
       await elector.stop();
     },
   };
+}
+
+function apiClientOptions(options: KubeNominatorOptions) {
+  return { timeouts: options.config.nomination.requestTimeouts, metrics: options.metrics };
+}
+
+function leaseElector(options: KubeNominatorOptions, identity: string, logger: Logger): LeaseLeaderElector {
+  const lease = options.lease;
+  return new LeaseLeaderElector({
+    client: new KubeLeaseClient(options.kubeConfig, apiClientOptions(options)),
+    namespace: options.config.nomination.leaseNamespace,
+    name: options.config.nomination.leaseName,
+    identity,
+    ...(lease?.durationMs ? { leaseDurationMs: lease.durationMs } : {}),
+    ...(lease?.renewDeadlineMs ? { renewDeadlineMs: lease.renewDeadlineMs } : {}),
+    ...(lease?.retryPeriodMs ? { retryPeriodMs: lease.retryPeriodMs } : {}),
+    logger,
+    ...(options.timers ? { timers: options.timers } : {}),
+    onLeadershipChange: (leading) => options.metrics.nominationLeader.set(leading ? 1 : 0),
+  });
+}
+
+function nominatorFor(
+  options: KubeNominatorOptions,
+  elector: LeaseLeaderElector,
+  identity: string,
+  logger: Logger,
+  settings: () => NominationSettings,
+): Nominator {
+  const clientOptions = apiClientOptions(options);
+  const timers = options.timers;
+  return new Nominator({
+    ledger: options.ledger,
+    hasSynced: options.hasSynced,
+    gate: options.gate,
+    pods: new KubePodStatusClient(options.kubeConfig, clientOptions),
+    events: new KubeEventRecorder(options.kubeConfig, logger, identity, clientOptions),
+    leadership: elector,
+    settings,
+    schedulingOptions: options.schedulingOptions,
+    logger,
+    metrics: options.metrics,
+    workers: options.config.nomination.workers,
+    requeueCapMs: options.config.freshness.requeueCapMs,
+    ...(options.reader ? { reader: options.reader } : {}),
+    ...(options.gateEnabled ? { gateEnabled: options.gateEnabled } : {}),
+    ...(options.resyncIntervalMs ? { resyncIntervalMs: options.resyncIntervalMs } : {}),
+    // One clock for timers and timestamps (issuedAt, TTL, cooldowns): a test's injected clock moves both.
+    ...(timers ? { timers, now: () => timers.now() } : {}),
+  });
 }
 
 /** `kube-ledger nominations clear` over a kubeconfig: withdraws every nomination kube-ledger owns. */

@@ -90,19 +90,29 @@ export function bySchedulingOrder(a: PodEntry, b: PodEntry): number {
 }
 
 export function planReconcile(input: PlanInput): Plan {
-  const { pod, nowMs, cooldown } = input;
+  const { pod } = input;
   if (pod.nodeName !== '') return { kind: 'retire', outcome: 'bound' };
   if (isTerminalPhase(pod.phase) || pod.terminating) return { kind: 'retire', outcome: 'finished' };
   const record = parseDecisionRecord(pod.object);
-  const current = pod.nominatedNodeName;
   const live = record && !isTombstone(record) ? record : undefined;
-  if (live && current === live.node) return planOwned(input, live);
+  if (live && pod.nominatedNodeName === live.node) return planOwned(input, live);
+  return standBack(input, live) ?? planUnowned(input, record);
+}
+
+/** Someone else set the pod's nominated node, or cleared kube-ledger's live decision: kube-ledger stands back. */
+function standBack(input: PlanInput, live: DecisionRecord | undefined): Plan | undefined {
+  const current = input.pod.nominatedNodeName;
   if (current !== '') return { kind: 'stand_back', token: `foreign:${current}`, reason: `status.nominatedNodeName ${current} was set by someone else` };
-  if (live && cooldown?.token !== live.decisionId) {
+  if (live && input.cooldown?.token !== live.decisionId) {
     return { kind: 'stand_back', token: live.decisionId, reason: `decision ${live.decisionId} was cleared by someone else` };
   }
+  return undefined;
+}
+
+/** No nomination on the pod: wait out a pause or a fallback cooldown, else plan a new nomination. */
+function planUnowned(input: PlanInput, record: DecisionRecord | undefined): Plan {
   const pause = pauseOf(input, record && isTombstone(record) ? record : undefined);
-  if (pause && nowMs < pause.untilMs) return { kind: 'idle', reason: pause.reason, recheckAfterMs: pause.untilMs - nowMs };
+  if (pause && input.nowMs < pause.untilMs) return { kind: 'idle', reason: pause.reason, recheckAfterMs: pause.untilMs - input.nowMs };
   return planNomination(input, record?.fallbacks ?? 0);
 }
 

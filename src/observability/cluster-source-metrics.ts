@@ -13,7 +13,19 @@ const PROOF_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 
 
 export function clusterSourceMetrics(r: Registry[]) {
   return {
-    // --- cluster source ---
+    ...sourceMetrics(r),
+    ...reflectorMetrics(r),
+    ...listMetrics(r),
+    ...cacheFreshnessMetrics(r),
+    ...directReadMetrics(r),
+    ...degradedModeMetrics(r),
+    ...freshnessProofMetrics(r),
+  };
+}
+
+/** The cluster source as a whole and the snapshot file's loads. */
+function sourceMetrics(r: Registry[]) {
+  return {
     sourceSynced: new Gauge({
       name: METRIC_PREFIX + 'cluster_source_synced',
       help: '1 once the cluster source has delivered a complete snapshot of every resource, else 0.',
@@ -30,8 +42,12 @@ export function clusterSourceMetrics(r: Registry[]) {
       labelNames: ['outcome'] as const,
       registers: r,
     }),
+  };
+}
 
-    // --- kube source reflectors (cluster/kube/) ---
+/** The kube source's reflectors (cluster/kube/): relists, watch restarts, failures, objects held. */
+function reflectorMetrics(r: Registry[]) {
+  return {
     informerRelists: new Counter({
       name: METRIC_PREFIX + 'informer_relists_total',
       help: 'Full relists by resource after the initial list (410 Expired, failed pagination, missing API retries).',
@@ -56,6 +72,12 @@ export function clusterSourceMetrics(r: Registry[]) {
       labelNames: ['resource'] as const,
       registers: r,
     }),
+  };
+}
+
+/** Complete lists and what admission kept out of them. */
+function listMetrics(r: Registry[]) {
+  return {
     relistDurationSeconds: new Histogram({
       name: METRIC_PREFIX + 'relist_duration_seconds',
       help: 'Duration of each complete list (first request to its diff applied to the ledger) by source (kube: per resource; snapshot: a whole load, resource "all").',
@@ -81,8 +103,12 @@ export function clusterSourceMetrics(r: Registry[]) {
       labelNames: ['resource'] as const,
       registers: r,
     }),
+  };
+}
 
-    // --- cluster freshness (cluster/freshness/) ---
+/** How current each informer cache is, and the written-RV gate's waits (cluster/freshness/). */
+function cacheFreshnessMetrics(r: Registry[]) {
+  return {
     informerLastEventAgeSeconds: new Gauge({
       name: METRIC_PREFIX + 'informer_last_event_age_seconds',
       help: 'Seconds since the last watch event or bookmark for a resource (Node, Pod, ResourceSlice, ...).',
@@ -113,6 +139,12 @@ export function clusterSourceMetrics(r: Registry[]) {
       labelNames: ['controller'] as const,
       registers: r,
     }),
+  };
+}
+
+/** Direct API reads for destructive decisions, through the circuit breaker. */
+function directReadMetrics(r: Registry[]) {
+  return {
     directReads: new Counter({
       name: METRIC_PREFIX + 'direct_reads_total',
       help: 'Direct API reads for destructive decisions by outcome (ok, not_found, breaker_open, rate_limited, timeout, concurrency, error).',
@@ -135,8 +167,12 @@ export function clusterSourceMetrics(r: Registry[]) {
       help: 'Direct API reads currently running (fetches started and not yet settled).',
       registers: r,
     }),
+  };
+}
 
-    // --- freshness under faults: lag, degraded mode, consistent-read proof (cluster/freshness/, app/) ---
+/** Freshness under faults: cache lag, degraded mode and the gate's switch (cluster/freshness/, app/). */
+function degradedModeMetrics(r: Registry[]) {
+  return {
     freshnessLagSeconds: new Gauge({
       name: METRIC_PREFIX + 'freshness_lag_seconds',
       help: 'Seconds since the informer cache of a resource was last known current (0 while its watch is healthy, bookmarks included, and for an optional API the cluster does not serve; see docs/reliability.md).',
@@ -165,6 +201,12 @@ export function clusterSourceMetrics(r: Registry[]) {
       labelNames: ['check'] as const,
       registers: r,
     }),
+  };
+}
+
+/** The consistent-read proof a preemption waits for, and its fallback reads. */
+function freshnessProofMetrics(r: Registry[]) {
+  return {
     freshnessProofs: new Counter({
       name: METRIC_PREFIX + 'freshness_proofs_total',
       help: 'Consistent-read freshness proofs for preemption by outcome (observed = the informer reached the quorum RV, quiet_probe = a short watch proved no change since the store RV, changed = the short watch listed the few objects that changed, wait_timeout, quorum_read_failed, unsynced); a proof shared by several calls counts once.',

@@ -12,7 +12,15 @@ export function ledgerMetrics(r: Registry[]) {
   const ledgerEventCounts = new CounterTally(['kind', 'type']);
   return {
     ledgerEventCounts,
-    // --- ledger ---
+    ...ledgerContentMetrics(r, ledgerEventCounts),
+    ...draRefusalMetrics(r),
+    ...draAccountingMetrics(r),
+  };
+}
+
+/** What the ledger holds: nodes, pods, the changes applied, the amounts, the last rebuild. */
+function ledgerContentMetrics(r: Registry[], ledgerEventCounts: CounterTally) {
+  return {
     ledgerNodes: new Gauge({ name: METRIC_PREFIX + 'ledger_nodes', help: 'Nodes in the ledger.', registers: r }),
     ledgerPods: new Gauge({
       name: METRIC_PREFIX + 'ledger_pods',
@@ -41,6 +49,17 @@ export function ledgerMetrics(r: Registry[]) {
       'Sum of the effective requests of the pods bound to the nodes in the ledger (for pods: how many are bound, as the scheduler counts them against allocatable pods)',
       r,
     ),
+    ledgerRebuildSeconds: new Gauge({
+      name: METRIC_PREFIX + 'ledger_last_rebuild_seconds',
+      help: 'Duration of the last full ledger rebuild: applying a complete set of objects (initial load, relist or snapshot reload) to the ledger, parsing excluded.',
+      registers: r,
+    }),
+  };
+}
+
+/** Nodes and verdicts that DRA node-allocatable accounting keeps pods off, by reason category or code. */
+function draRefusalMetrics(r: Registry[]) {
+  return {
     draUnsafeNodes: new Gauge({
       name: METRIC_PREFIX + 'dra_unsafe_nodes',
       help: 'Nodes whose DRA node-allocatable accounting is unsafe (stale or inconsistent slices), by reason category.',
@@ -52,13 +71,29 @@ export function ledgerMetrics(r: Registry[]) {
       help: 'Filter verdicts that kept a pod off a node because its DRA accounting was unsafe.',
       registers: r,
     }),
-    ledgerRebuildSeconds: new Gauge({
-      name: METRIC_PREFIX + 'ledger_last_rebuild_seconds',
-      help: 'Duration of the last full ledger rebuild: applying a complete set of objects (initial load, relist or snapshot reload) to the ledger, parsing excluded.',
+    draNumaPlacementFailures: new Counter({
+      name: METRIC_PREFIX + 'dra_numa_placement_failures_total',
+      help: 'Per-node filter refusals because no single NUMA zone can hold a claim\'s aligned requests, by reason (no_zone_room, no_device_in_zone).',
+      labelNames: ['reason'] as const,
       registers: r,
     }),
+    draUnknownUseNodes: new Gauge({
+      name: METRIC_PREFIX + 'dra_unknown_use_nodes',
+      help: 'Nodes whose DRA use is unknown since a restart (a counted claim whose devices no slice lists, whose pod reports no status): they refuse pods that request what it may consume while dra.unknownUsePolicy is reject.',
+      registers: r,
+    }),
+    draRefusals: new Counter({
+      name: METRIC_PREFIX + 'dra_refusals_total',
+      help: 'Per-node filter refusals for DRA causes, by stable reason code (dra_unsafe:<category>, dra_cannot_allocate, dra_claim_not_available, dra_shared_claim, dra_pod_level_budget, dra_use_unknown, dra_paused, numa).',
+      labelNames: ['reason'] as const,
+      registers: r,
+    }),
+  };
+}
 
-    // --- DRA node-allocatable accounting (ledger/dra): churn, pod status, levers; no per-pod or per-claim labels ---
+/** DRA node-allocatable accounting (ledger/dra): churn, pod status, use; no per-pod or per-claim labels. */
+function draAccountingMetrics(r: Registry[]) {
+  return {
     draStatusDivergence: new Counter({
       name: METRIC_PREFIX + 'dra_status_divergence_total',
       help: 'Times a counted claim\'s pod-status amounts (status.nodeAllocatableResourceClaimStatuses) started to differ from what its slices price; the status counts.',
@@ -83,23 +118,6 @@ export function ledgerMetrics(r: Registry[]) {
       name: METRIC_PREFIX + 'dra_slice_observation_age_seconds',
       help: 'Age of the oldest ResourceSlice observation per driver: seconds since the least recently added or updated slice of the driver was seen.',
       labelNames: ['driver'] as const,
-      registers: r,
-    }),
-    draNumaPlacementFailures: new Counter({
-      name: METRIC_PREFIX + 'dra_numa_placement_failures_total',
-      help: 'Per-node filter refusals because no single NUMA zone can hold a claim\'s aligned requests, by reason (no_zone_room, no_device_in_zone).',
-      labelNames: ['reason'] as const,
-      registers: r,
-    }),
-    draUnknownUseNodes: new Gauge({
-      name: METRIC_PREFIX + 'dra_unknown_use_nodes',
-      help: 'Nodes whose DRA use is unknown since a restart (a counted claim whose devices no slice lists, whose pod reports no status): they refuse pods that request what it may consume while dra.unknownUsePolicy is reject.',
-      registers: r,
-    }),
-    draRefusals: new Counter({
-      name: METRIC_PREFIX + 'dra_refusals_total',
-      help: 'Per-node filter refusals for DRA causes, by stable reason code (dra_unsafe:<category>, dra_cannot_allocate, dra_claim_not_available, dra_shared_claim, dra_pod_level_budget, dra_use_unknown, dra_paused, numa).',
-      labelNames: ['reason'] as const,
       registers: r,
     }),
   };

@@ -9,8 +9,12 @@ import { METRIC_PREFIX } from './metric-conventions.js';
 const NOMINATION_OUTCOME_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900];
 
 export function nominationMetrics(r: Registry[]) {
+  return { ...nominationOutcomeMetrics(r), ...nominatorStateMetrics(r), ...rolloutMetrics(r) };
+}
+
+/** The external nominator's (nomination/) writes and how its nominations ended. */
+function nominationOutcomeMetrics(r: Registry[]) {
   return {
-    // --- external nominator (nomination/) ---
     nominationWrites: new Counter({
       name: METRIC_PREFIX + 'nomination_writes_total',
       help: 'Nominator decisions by outcome: written, expired, withdrawn (writes that succeeded), conflict (409), stood_back (someone else owns the field), error, skipped_stale (cache behind our last write), skipped_disabled (disabled or not leader right before the write).',
@@ -42,6 +46,12 @@ export function nominationMetrics(r: Registry[]) {
       buckets: NOMINATION_OUTCOME_BUCKETS,
       registers: r,
     }),
+  };
+}
+
+/** The nominator's own state: unobserved decisions, leadership, its work queue and its API requests. */
+function nominatorStateMetrics(r: Registry[]) {
+  return {
     nominationUnobservedDecisions: new Gauge({
       name: METRIC_PREFIX + 'nomination_unobserved_decisions',
       help: 'Nominations and withdrawals every nominator worker already counts but the cache does not show yet (PATCH in flight, or written and not yet watched).',
@@ -52,8 +62,6 @@ export function nominationMetrics(r: Registry[]) {
       help: '1 while this replica holds the nominator Lease (and may write), else 0.',
       registers: r,
     }),
-
-    // --- nominator queue, API requests and rollout telemetry (nomination/) ---
     nominationQueueDepth: new Gauge({
       name: METRIC_PREFIX + 'nomination_queue_depth',
       help: 'Keys in the nominator work queue by state (ready, delayed = waiting for backoff, processing).',
@@ -78,6 +86,12 @@ export function nominationMetrics(r: Registry[]) {
       labelNames: ['verb', 'outcome'] as const,
       registers: r,
     }),
+  };
+}
+
+/** Rollout telemetry: pending-to-bound times, and how long preemption victims take to go. */
+function rolloutMetrics(r: Registry[]) {
+  return {
     nominationPendingToBoundSeconds: new Histogram({
       name: METRIC_PREFIX + 'nomination_pending_to_bound_seconds',
       help: 'Seconds from creation to binding of pending pods in the nomination scope, by whether kube-ledger nominated them, priority class (allowlisted names, else "other") and algorithm version.',

@@ -12,33 +12,50 @@ const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.
 const BYTES_BUCKETS = [256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
 
 export function requestPathMetrics(r: Registry[]) {
-  // The request path's counts, handed to their metrics when read (counter-tally.ts).
-  const httpRequestCounts = new CounterTally(['verb', 'outcome']);
-  const httpInFlightCounts = new GaugeTally('verb');
-  const filterNodeVerdictCounts = new CounterTally(['verdict']);
-  const filterFailureReasonCounts = new CounterTally(['code']);
-  const nominatedNodeCheckCounts = new CounterTally(['result', 'reason']);
-  const filterRememberedVerdictCounts = new CounterTally([]);
-  const candidateListReuseCounts = new CounterTally(['list']);
+  const tallies = requestPathTallies();
   // What the HTTP server reports when the gauges are read (it installs the readers when it starts).
-  const edgeReadings = { requestMemoryInUse: () => 0, bodyReadersInUse: () => 0 };
-
+  const edgeReadings: EdgeReadings = { requestMemoryInUse: () => 0, bodyReadersInUse: () => 0 };
   return {
-    httpRequestCounts,
-    httpInFlightCounts,
-    filterNodeVerdictCounts,
-    filterFailureReasonCounts,
-    nominatedNodeCheckCounts,
-    filterRememberedVerdictCounts,
-    candidateListReuseCounts,
+    ...tallies,
+    ...httpMetrics(r, tallies),
+    ...filterVerdictMetrics(r, tallies),
+    ...candidateMetrics(r, tallies),
+    ...preemptionMetrics(r),
+    edgeReadings,
+    ...loadMetrics(r, edgeReadings),
+  };
+}
 
-    // --- http ---
+/** The request path's counts, handed to their metrics when read (counter-tally.ts). */
+function requestPathTallies() {
+  return {
+    httpRequestCounts: new CounterTally(['verb', 'outcome']),
+    httpInFlightCounts: new GaugeTally('verb'),
+    filterNodeVerdictCounts: new CounterTally(['verdict']),
+    filterFailureReasonCounts: new CounterTally(['code']),
+    nominatedNodeCheckCounts: new CounterTally(['result', 'reason']),
+    filterRememberedVerdictCounts: new CounterTally([]),
+    candidateListReuseCounts: new CounterTally(['list']),
+  };
+}
+
+type RequestPathTallies = ReturnType<typeof requestPathTallies>;
+
+/** The HTTP server's live readings, read when the gauges are scraped. */
+interface EdgeReadings {
+  requestMemoryInUse: () => number;
+  bodyReadersInUse: () => number;
+}
+
+/** Extender HTTP requests: counts, durations, in flight, body sizes. */
+function httpMetrics(r: Registry[], tallies: RequestPathTallies) {
+  return {
     httpRequests: new Counter({
       name: METRIC_PREFIX + 'http_requests_total',
       help: 'Extender HTTP requests by verb (filter, prioritize, preempt, other) and outcome (ok, degraded, shed, bad_request, error, ...; docs/metrics.md lists them).',
       labelNames: ['verb', 'outcome'] as const,
       collect() {
-        httpRequestCounts.flushInto(this);
+        tallies.httpRequestCounts.flushInto(this);
       },
       registers: r,
     }),
@@ -54,7 +71,7 @@ export function requestPathMetrics(r: Registry[]) {
       help: 'Extender HTTP requests currently being served.',
       labelNames: ['verb'] as const,
       collect() {
-        httpInFlightCounts.setInto(this);
+        tallies.httpInFlightCounts.setInto(this);
       },
       registers: r,
     }),
@@ -65,14 +82,18 @@ export function requestPathMetrics(r: Registry[]) {
       buckets: BYTES_BUCKETS,
       registers: r,
     }),
+  };
+}
 
-    // --- scheduling ---
+/** Filter verdicts per node, those answered from memory, and the causes of failing ones (scheduling/reasons.ts). */
+function filterVerdictMetrics(r: Registry[], tallies: RequestPathTallies) {
+  return {
     filterNodeVerdicts: new Counter({
       name: METRIC_PREFIX + 'filter_node_verdicts_total',
       help: 'Per-node filter verdicts: passed, failed (resolvable), unresolvable.',
       labelNames: ['verdict'] as const,
       collect() {
-        filterNodeVerdictCounts.flushInto(this);
+        tallies.filterNodeVerdictCounts.flushInto(this);
       },
       registers: r,
     }),
@@ -80,16 +101,31 @@ export function requestPathMetrics(r: Registry[]) {
       name: METRIC_PREFIX + 'filter_remembered_verdicts_total',
       help: 'Per-node filter verdicts answered from the per-node verdict memo instead of recomputed (a share of filter_node_verdicts_total); only pods with DRA claims are remembered.',
       collect() {
-        filterRememberedVerdictCounts.flushInto(this);
+        tallies.filterRememberedVerdictCounts.flushInto(this);
       },
       registers: r,
     }),
+    filterFailureReasons: new Counter({
+      name: METRIC_PREFIX + 'filter_failure_reasons_total',
+      help: 'Causes of failing filter verdicts by reason code (insufficient_resource, too_many_pods, dra_accounting_unsafe, ...); a node failing for several causes counts once per cause.',
+      labelNames: ['code'] as const,
+      collect() {
+        tallies.filterFailureReasonCounts.flushInto(this);
+      },
+      registers: r,
+    }),
+  };
+}
+
+/** Candidate lists decoded without parsing, and the nominated node checked first. */
+function candidateMetrics(r: Registry[], tallies: RequestPathTallies) {
+  return {
     candidateListsReused: new Counter({
       name: METRIC_PREFIX + 'candidate_lists_reused_total',
       help: 'Filter and prioritize bodies decoded without parsing their NodeNames again: list=repeated (the list the verb\'s previous calls sent), list=filter_survivors (a prioritize carrying the nodes the preceding filter passed).',
       labelNames: ['list'] as const,
       collect() {
-        candidateListReuseCounts.flushInto(this);
+        tallies.candidateListReuseCounts.flushInto(this);
       },
       registers: r,
     }),
@@ -98,10 +134,16 @@ export function requestPathMetrics(r: Registry[]) {
       help: 'Nominated-node-first checks: result hit, or fallback with the reason (not_candidate, unknown_node, does_not_fit).',
       labelNames: ['result', 'reason'] as const,
       collect() {
-        nominatedNodeCheckCounts.flushInto(this);
+        tallies.nominatedNodeCheckCounts.flushInto(this);
       },
       registers: r,
     }),
+  };
+}
+
+/** Preemption candidates and victims, and decisions computed in shadow mode. */
+function preemptionMetrics(r: Registry[]) {
+  return {
     preemptCandidates: new Counter({
       name: METRIC_PREFIX + 'preempt_candidates_total',
       help: 'Preemption candidate nodes by outcome (kept, dropped_does_not_fit, dropped_unknown_node, dropped_stale).',
@@ -120,26 +162,18 @@ export function requestPathMetrics(r: Registry[]) {
       labelNames: ['filter'] as const,
       registers: r,
     }),
-
     shadowDecisions: new Counter({
       name: METRIC_PREFIX + 'shadow_decisions_total',
       help: 'Decisions computed in shadow mode, by verb and whether the real answer would differ from the pass-through one.',
       labelNames: ['verb', 'differs'] as const,
       registers: r,
     }),
+  };
+}
 
-    // --- filter failure reasons (typed codes of scheduling/reasons.ts) ---
-    filterFailureReasons: new Counter({
-      name: METRIC_PREFIX + 'filter_failure_reasons_total',
-      help: 'Causes of failing filter verdicts by reason code (insufficient_resource, too_many_pods, dra_accounting_unsafe, ...); a node failing for several causes counts once per cause.',
-      labelNames: ['code'] as const,
-      collect() {
-        filterFailureReasonCounts.flushInto(this);
-      },
-      registers: r,
-    }),
-
-    // --- http load shedding (server.maxInFlightPerVerb) ---
+/** Load shedding (server.maxInFlightPerVerb), the request memory budget and the body readers. */
+function loadMetrics(r: Registry[], edgeReadings: EdgeReadings) {
+  return {
     httpShedRequests: new Counter({
       name: METRIC_PREFIX + 'http_requests_shed_total',
       help: 'Extender requests answered at once for load: their verb (or their caller\'s share of it) already had server.maxInFlightPerVerb requests in flight, or the request memory budget was full (filter: 200 with Error; prioritize, preempt: 503).',
@@ -151,9 +185,6 @@ export function requestPathMetrics(r: Registry[]) {
       help: 'The in-flight bound per verb (server.maxInFlightPerVerb) currently applied.',
       registers: r,
     }),
-
-    // --- request memory budget and body readers (server.requestMemoryBudgetBytes, server.maxBodyReaders) ---
-    edgeReadings,
     httpRequestMemoryBudget: new Gauge({
       name: METRIC_PREFIX + 'http_request_memory_budget_bytes',
       help: 'Memory request bodies may hold at once (server.requestMemoryBudgetBytes, or the value derived from the memory limits).',
