@@ -152,61 +152,69 @@ export class ClusterLedger implements ClusterSink {
   }
 
   private sessionFor(kind: ClusterObjectKind): ReplaceSession {
-    const quarantine = this.quarantine;
     const replaced = () => this.hooks.onChange?.(kind, 'replaced');
-    if (kind === 'Pod') {
-      const pods = this.podStore;
-      return new PodReplace({
-        pods,
-        quarantine,
-        stage: (pod) => this.stagePod(pod),
-        put: ({ id, object }) => this.putPod(id, object),
-        remove: (key) => this.deletePod(key),
-        quarantineObject: (note) => this.quarantineObject(note),
-        replaced,
-      }, ++this.replaceMarks);
-    }
-    if (kind === 'Node') {
-      return new NodeReplace({
-        knownVersion: (name) => {
-          const entry = this.nodes.get(name);
-          return entry?.known ? entry.resourceVersion : undefined;
-        },
-        knownNames: () => [...this.nodes.values()].filter((entry) => entry.known).map((entry) => entry.name),
-        quarantine,
-        put: (node) => this.upsertNode(node),
-        remove: (name) => this.deleteNode(name),
-        quarantineObject: (note) => this.quarantineObject(note),
-        replaced,
-      });
-    }
+    if (kind === 'Pod') return this.podSession(replaced);
+    if (kind === 'Node') return this.nodeSession(replaced);
     const versions = this.versions.get(kind);
-    if (versions) {
-      return new VersionedReplace({
-        kind,
-        version: (key) => versions.get(key),
-        keys: () => [...versions.keys()],
-        quarantine,
-        put: (object) => {
-          const key = objectKey(object.metadata);
-          this.release(kind, key);
-          this.handlers[kind].upsert(object);
-          versions.set(key, object.metadata.resourceVersion ?? '');
-        },
-        remove: (key) => {
-          this.release(kind, key);
-          this.handlers[kind].delete(key);
-          versions.delete(key);
-        },
-        quarantineObject: (note) => this.quarantineObject(note),
-        replaced,
-      });
-    }
+    return versions ? this.versionedSession(kind, versions, replaced) : this.wholeSession(kind, replaced);
+  }
+
+  private podSession(replaced: () => void): ReplaceSession {
+    return new PodReplace({
+      pods: this.podStore,
+      quarantine: this.quarantine,
+      stage: (pod) => this.stagePod(pod),
+      put: ({ id, object }) => this.putPod(id, object),
+      remove: (key) => this.deletePod(key),
+      quarantineObject: (note) => this.quarantineObject(note),
+      replaced,
+    }, ++this.replaceMarks);
+  }
+
+  private nodeSession(replaced: () => void): ReplaceSession {
+    return new NodeReplace({
+      knownVersion: (name) => {
+        const entry = this.nodes.get(name);
+        return entry?.known ? entry.resourceVersion : undefined;
+      },
+      knownNames: () => [...this.nodes.values()].filter((entry) => entry.known).map((entry) => entry.name),
+      quarantine: this.quarantine,
+      put: (node) => this.upsertNode(node),
+      remove: (name) => this.deleteNode(name),
+      quarantineObject: (note) => this.quarantineObject(note),
+      replaced,
+    });
+  }
+
+  private versionedSession(kind: ClusterObjectKind, versions: Map<string, string>, replaced: () => void): ReplaceSession {
+    return new VersionedReplace({
+      kind,
+      version: (key) => versions.get(key),
+      keys: () => [...versions.keys()],
+      quarantine: this.quarantine,
+      put: (object) => {
+        const key = objectKey(object.metadata);
+        this.release(kind, key);
+        this.handlers[kind].upsert(object);
+        versions.set(key, object.metadata.resourceVersion ?? '');
+      },
+      remove: (key) => {
+        this.release(kind, key);
+        this.handlers[kind].delete(key);
+        versions.delete(key);
+      },
+      quarantineObject: (note) => this.quarantineObject(note),
+      replaced,
+    });
+  }
+
+  /** Kinds of a few objects each, replaced whole when the list ends. */
+  private wholeSession(kind: ClusterObjectKind, replaced: () => void): ReplaceSession {
     return replaceAsOneChange(kind, (change) => {
       if (change.type !== 'replaced') return;
       const listed = new Set(change.objects.map((object) => objectKey(object.metadata)));
       for (const note of change.quarantined ?? []) listed.add(note.key);
-      for (const key of quarantine.keysOf(kind)) if (!listed.has(key)) this.release(kind, key);
+      for (const key of this.quarantine.keysOf(kind)) if (!listed.has(key)) this.release(kind, key);
       for (const object of change.objects) this.release(kind, objectKey(object.metadata));
       this.handlers[kind].replace(change.objects);
       for (const note of change.quarantined ?? []) this.quarantineObject(note);

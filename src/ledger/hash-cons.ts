@@ -41,7 +41,8 @@ export class HashConsTable<T extends Interned> {
     if (bucket === value) this.buckets.delete(value.hash);
     else if (Array.isArray(bucket)) {
       const rest = bucket.filter((held) => held !== value);
-      this.buckets.set(value.hash, rest.length === 1 ? rest[0]! : rest);
+      const [only] = rest;
+      this.buckets.set(value.hash, rest.length === 1 && only !== undefined ? only : rest);
     }
   }
 

@@ -50,16 +50,15 @@ export class LedgerInterner {
    */
   internLabels(labels: Readonly<Record<string, string>>): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const key of Object.keys(labels)) {
-      const value = labels[key];
-      out[key] = typeof value === 'string' ? this.labelValues.name(this.labelValues.acquire(value)) : value!;
+    for (const [key, value] of Object.entries(labels)) {
+      out[key] = typeof value === 'string' ? this.labelValues.name(this.labelValues.acquire(value)) : value;
     }
     return out;
   }
 
   releaseLabels(labels: Readonly<Record<string, string>>): void {
-    for (const key of Object.keys(labels)) {
-      const id = this.labelValues.idOf(labels[key]!);
+    for (const value of Object.values(labels)) {
+      const id = this.labelValues.idOf(value);
       if (id !== undefined) this.labelValues.release(id);
     }
   }

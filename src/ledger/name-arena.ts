@@ -43,7 +43,7 @@ export class NameArena {
 
   /** Frees the id's name. */
   clear(id: number): void {
-    const length = this.lengths[id]!;
+    const length = (this.lengths[id] ?? 0);
     if (length === 0) {
       this.texts.delete(id);
       return;
@@ -51,14 +51,14 @@ export class NameArena {
     const size = roundUp(length);
     let free = this.freeBySize.get(size);
     if (free === undefined) this.freeBySize.set(size, (free = []));
-    free.push(this.offsets[id]!);
+    free.push((this.offsets[id] ?? 0));
     this.lengths[id] = 0;
   }
 
   get(id: number): string {
-    const length = this.lengths[id]!;
+    const length = (this.lengths[id] ?? 0);
     if (length === 0) return this.texts.get(id) ?? '';
-    const offset = this.offsets[id]!;
+    const offset = (this.offsets[id] ?? 0);
     return String.fromCharCode.apply(null, this.bytes.subarray(offset, offset + length) as unknown as number[]);
   }
 
@@ -69,13 +69,13 @@ export class NameArena {
 
   /** Whether `text` ends with the id's name and is `prefixLength` characters longer. */
   endsWith(id: number, text: string, textLength: number, prefixLength = 0): boolean {
-    const length = this.lengths[id]!;
+    const length = (this.lengths[id] ?? 0);
     if (length === 0) {
       const kept = this.texts.get(id) ?? '';
       return textLength === prefixLength + kept.length && text.endsWith(kept);
     }
     if (textLength !== prefixLength + length) return false;
-    const offset = this.offsets[id]!;
+    const offset = (this.offsets[id] ?? 0);
     const bytes = this.bytes;
     for (let i = 0; i < length; i++) if (bytes[offset + i] !== text.charCodeAt(prefixLength + i)) return false;
     return true;

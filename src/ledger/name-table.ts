@@ -19,7 +19,7 @@ export class NameTable {
       this.refs[id] = 0;
       this.added(id, name);
     }
-    this.refs[id]!++;
+    this.refs[id] = (this.refs[id] ?? 0) + 1;
     return id;
   }
 
@@ -30,7 +30,7 @@ export class NameTable {
       this.refs[id] = refs - 1;
       return;
     }
-    this.ids.delete(this.names[id]!);
+    this.ids.delete(this.names[id] ?? '');
     this.names[id] = '';
     this.refs[id] = 0;
     this.freeIds.push(id);

@@ -38,8 +38,8 @@ export interface NodeEntry {
   generation: number;
   /** Bound pods by UID: a list of the ledger's pod store. */
   pods: NodePods;
-  /** Pending pods nominated to this node, by UID (a shared empty map until the first). */
-  nominated: Map<string, PodEntry>;
+  /** Pending pods nominated to this node, by UID; replaced, never changed in place (a few per node at most). */
+  nominated: ReadonlyMap<string, PodEntry>;
   unschedulable: boolean;
   taints: Taint[];
   /** The node's labels, their values the ledger's shared strings. */
@@ -51,9 +51,9 @@ export interface NodeEntry {
   allocatableError: string | undefined;
   /**
    * Objects on this node the ledger could not read (quarantine.ts), by kind and key, with the reason: while any is
-   * held the node is refused, as what they hold here cannot be counted. A shared empty map until the first.
+   * held the node is refused, as what they hold here cannot be counted. Replaced, never changed in place.
    */
-  quarantined: Map<string, string>;
+  quarantined: ReadonlyMap<string, string>;
 }
 
 /**
@@ -73,9 +73,9 @@ export type NodeView = {
   readonly labels: Readonly<Record<string, string>>;
 };
 
-/** What most nodes hold: never written (the functions below replace them with a map of the node's own first). */
-const NO_NOMINATIONS: Map<string, PodEntry> = new Map();
-const NO_QUARANTINE: Map<string, string> = new Map();
+/** What most nodes hold. */
+const NO_NOMINATIONS: ReadonlyMap<string, PodEntry> = new Map();
+const NO_QUARANTINE: ReadonlyMap<string, string> = new Map();
 const NO_TAINTS: Taint[] = [];
 const NO_LABELS: Record<string, string> = {};
 const NO_AMOUNTS: ReadonlyMap<string, bigint> = new Map();
@@ -103,7 +103,7 @@ class NodeRecord implements NodeEntry {
   get requested(): ReadonlyMap<string, bigint> {
     const total: ResourceAmounts = new Map();
     const store = this.pods.store;
-    for (const id of this.pods.ids()) addInto(total, store.requestShapeOf(id)!.requests());
+    for (const id of this.pods.ids()) addInto(total, store.boundRequests(id).requests());
     return total;
   }
 }
@@ -115,7 +115,7 @@ class NodeRecord implements NodeEntry {
 export function emptyNodeEntry(name: string, slot = 0, table: NodeTable = new NodeTable(), store: PodStore = new PodStore()): NodeEntry {
   const entry = new NodeRecord(name, slot, table, store);
   table.assign(entry);
-  entry.generation = table.version[slot]!;
+  entry.generation = (table.version[slot] ?? 0);
   return entry;
 }
 
@@ -154,7 +154,7 @@ function setAllocatable(entry: NodeEntry, amounts: ReadonlyMap<string, bigint>):
 export function addBoundPod(entry: NodeEntry, id: number): void {
   const store = entry.pods.store;
   store.link(entry.pods, id);
-  if (!updateRows(entry, store.requestShapeOf(id)!, 1)) rewriteRows(entry);
+  if (!updateRows(entry, store.boundRequests(id), 1)) rewriteRows(entry);
   else changed(entry);
 }
 
@@ -163,7 +163,7 @@ export function removeBoundPod(entry: NodeEntry, id: number): void {
   const store = entry.pods.store;
   if (!store.isLinked(id) || store.nodeNameOf(id) !== entry.name) return;
   store.unlink(entry.pods, id);
-  if (!updateRows(entry, store.requestShapeOf(id)!, -1)) rewriteRows(entry);
+  if (!updateRows(entry, store.boundRequests(id), -1)) rewriteRows(entry);
   else changed(entry);
 }
 
@@ -186,15 +186,15 @@ function updateRows(entry: NodeEntry, requests: RequestShape, sign: 1 | -1): boo
   const { table, slot } = entry;
   const { ids, values } = rows;
   for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]!;
-    const amount = sign * values[i]!;
+    const id = (ids[i] ?? 0);
+    const amount = sign * (values[i] ?? 0);
     const requested = table.column(table.requested, id);
-    requested[slot] = requested[slot]! + amount;
+    requested[slot] = (requested[slot] ?? 0) + amount;
     const free = table.column(table.free, id);
-    free[slot] = free[slot]! - amount;
+    free[slot] = (free[slot] ?? 0) - amount;
   }
-  table.nonZeroCpu[slot] = table.nonZeroCpu[slot]! + sign * requests.nonZeroCpu;
-  table.nonZeroMemory[slot] = table.nonZeroMemory[slot]! + sign * requests.nonZeroMemory;
+  table.nonZeroCpu[slot] = (table.nonZeroCpu[slot] ?? 0) + sign * requests.nonZeroCpu;
+  table.nonZeroMemory[slot] = (table.nonZeroMemory[slot] ?? 0) + sign * requests.nonZeroMemory;
   return true;
 }
 
@@ -212,7 +212,7 @@ function rewriteRows(entry: NodeEntry): void {
   let cpu = 0;
   let memory = 0;
   for (const podId of entry.pods.ids()) {
-    const requests = store.requestShapeOf(podId)!;
+    const requests = store.boundRequests(podId);
     addInto(requested, requests.requests());
     cpu += requests.nonZeroCpu;
     memory += requests.nonZeroMemory;
@@ -231,20 +231,22 @@ function rewriteRows(entry: NodeEntry): void {
 
 /** Adds or removes a pending pod's nomination of this node (it reserves room for pods of lower priority). */
 export function setNomination(entry: NodeEntry, pod: PodEntry, present: boolean): void {
-  if (present) {
-    if (entry.nominated === NO_NOMINATIONS) entry.nominated = new Map();
-    entry.nominated.set(pod.uid, pod);
-  } else if (entry.nominated.delete(pod.uid) && entry.nominated.size === 0) entry.nominated = NO_NOMINATIONS;
+  entry.nominated = withEntry(entry.nominated, pod.uid, present ? pod : undefined, NO_NOMINATIONS);
   changed(entry);
 }
 
 /** Holds (reason given) or lets go (undefined) one unreadable object on this node; the node is refused while any is held. */
 export function setNodeQuarantine(entry: NodeEntry, id: string, reason: string | undefined): void {
-  if (reason !== undefined) {
-    if (entry.quarantined === NO_QUARANTINE) entry.quarantined = new Map();
-    entry.quarantined.set(id, reason);
-  } else if (entry.quarantined.delete(id) && entry.quarantined.size === 0) entry.quarantined = NO_QUARANTINE;
+  entry.quarantined = withEntry(entry.quarantined, id, reason, NO_QUARANTINE);
   changed(entry);
+}
+
+/** A copy of `map` with `key` set to `value` (removed when undefined); `empty` when nothing is left. */
+function withEntry<V>(map: ReadonlyMap<string, V>, key: string, value: V | undefined, empty: ReadonlyMap<string, V>): ReadonlyMap<string, V> {
+  const next = new Map(map);
+  if (value === undefined) next.delete(key);
+  else next.set(key, value);
+  return next.size === 0 ? empty : next;
 }
 
 /** Forgets the node's own fields (its Node object was deleted) while pods may still reference it. */

@@ -27,7 +27,7 @@ export class OpenTable {
 
   /** The id at a probe's slot, or -1 where the probe ends (an empty slot). */
   at(position: number): number {
-    return this.slots[position]! - 1;
+    return (this.slots[position] ?? 0) - 1;
   }
 
   next(position: number): number {
@@ -70,7 +70,7 @@ export class OpenTable {
     let position = hole;
     for (;;) {
       position = this.next(position);
-      const value = this.slots[position]!;
+      const value = (this.slots[position] ?? 0);
       if (value === 0) break;
       const home = this.start(this.hashOf(value - 1));
       // The entry stays when its home lies cyclically in (empty, position]; otherwise it moves into the hole.

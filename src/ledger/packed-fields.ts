@@ -7,7 +7,7 @@
  */
 
 const HEX_DIGITS = '0123456789abcdef';
-const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, byte) => HEX_DIGITS[byte >> 4]! + HEX_DIGITS[byte & 15]!);
+const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, byte) => HEX_DIGITS.charAt(byte >> 4) + HEX_DIGITS.charAt(byte & 15));
 /** Where the dashes of an 8-4-4-4-12 UUID stand. */
 const DASHES = [8, 13, 18, 23] as const;
 const UUID_LENGTH = 36;
@@ -47,13 +47,13 @@ export function unpackUuid(words: Uint32Array, at: number): string {
   let text = '';
   let position = 0;
   for (let w = 0; w < 4; w++) {
-    const word = words[at + w]!;
+    const word = (words[at + w] ?? 0);
     for (let shift = 24; shift >= 0; shift -= 8) {
       if (position === DASHES[0] || position === DASHES[1] || position === DASHES[2] || position === DASHES[3]) {
         text += '-';
         position++;
       }
-      text += HEX_PAIRS[(word >>> shift) & 255]!;
+      text += HEX_PAIRS[(word >>> shift) & 255] ?? '';
       position += 2;
     }
   }

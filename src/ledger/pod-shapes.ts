@@ -19,12 +19,11 @@ export interface RowAmounts {
   readonly values: readonly number[];
 }
 
-const scratch = new Float64Array(1);
-const scratchWords = new Uint32Array(scratch.buffer);
+const TWO_32 = 2 ** 32;
 
+/** Mixes a number into a hash: its low and high 32 bits (the same number always hashes the same). */
 function hashNumber(hash: number, value: number): number {
-  scratch[0] = value;
-  return hashWord(hashWord(hash, scratchWords[0]!), scratchWords[1]!);
+  return hashWord(hashWord(hash, value % TWO_32), Math.floor(value / TWO_32));
 }
 
 /**
@@ -93,20 +92,15 @@ export class LabelSet implements Interned {
 
   constructor(readonly labels: Readonly<Record<string, string>>) {
     let hash = 0x811c9dc5;
-    for (const key of Object.keys(labels)) hash = hashText(String(labels[key]), hashText(key, hash));
+    for (const [key, value] of Object.entries(labels)) hash = hashText(String(value), hashText(key, hash));
     this.hash = hash;
   }
 }
 
 export function sameLabels(a: LabelSet, b: LabelSet): boolean {
-  const keys = Object.keys(a.labels);
-  const otherKeys = Object.keys(b.labels);
-  if (keys.length !== otherKeys.length) return false;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (otherKeys[i] !== key || a.labels[key] !== b.labels[key]) return false;
-  }
-  return true;
+  const entries = Object.entries(a.labels);
+  const others = Object.entries(b.labels);
+  return entries.length === others.length && entries.every(([key, value], i) => others[i]?.[0] === key && others[i]?.[1] === value);
 }
 
 /**
@@ -132,35 +126,41 @@ export function sameParts(a: BoundPodParts, b: BoundPodParts): boolean {
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  const keys = Object.keys(a);
-  const otherKeys = Object.keys(b);
-  if (keys.length !== otherKeys.length) return false;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (otherKeys[i] !== key || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
-  }
-  return true;
+  const entries = Object.entries(a);
+  const others = Object.entries(b);
+  return entries.length === others.length && entries.every(([key, value], i) => others[i]?.[0] === key && sameJson(value, others[i]?.[1]));
 }
 
 /** The parts of a bound pod's trimmed object that `BoundPodParts` keeps; undefined when it has none. */
 export function boundPartsOf(pod: PodObject): BoundPodParts | undefined {
-  const spec = pod.spec ?? {};
-  const status = pod.status ?? {};
-  const keptSpec: NonNullable<PodObject['spec']> = {};
-  if (spec.resourceClaims !== undefined) keptSpec.resourceClaims = spec.resourceClaims;
-  const affinity = spec.affinity;
-  if (affinity?.podAffinity !== undefined || affinity?.podAntiAffinity !== undefined) {
-    keptSpec.affinity = {};
-    if (affinity.podAffinity !== undefined) keptSpec.affinity.podAffinity = affinity.podAffinity;
-    if (affinity.podAntiAffinity !== undefined) keptSpec.affinity.podAntiAffinity = affinity.podAntiAffinity;
+  const spec = keptSpec(pod.spec ?? {});
+  const status = keptStatus(pod.status ?? {});
+  if (Object.keys(spec).length === 0 && Object.keys(status).length === 0) return undefined;
+  return new BoundPodParts(spec, status);
+}
+
+type PodSpec = NonNullable<PodObject['spec']>;
+
+function keptSpec(spec: PodSpec): PodSpec {
+  const kept: PodSpec = {};
+  if (spec.resourceClaims !== undefined) kept.resourceClaims = spec.resourceClaims;
+  const { podAffinity, podAntiAffinity } = spec.affinity ?? {};
+  if (podAffinity !== undefined || podAntiAffinity !== undefined) {
+    kept.affinity = {};
+    if (podAffinity !== undefined) kept.affinity.podAffinity = podAffinity;
+    if (podAntiAffinity !== undefined) kept.affinity.podAntiAffinity = podAntiAffinity;
   }
-  if (spec.volumes !== undefined) keptSpec.volumes = spec.volumes;
-  const portHolders = [...(spec.containers ?? []), ...(spec.initContainers ?? [])].filter((c) => c.ports !== undefined && c.ports.length > 0);
-  if (portHolders.length > 0) keptSpec.containers = portHolders.map((c) => ({ name: c.name, ports: c.ports! }));
-  const keptStatus: NonNullable<PodObject['status']> = {};
-  if (status.resourceClaimStatuses !== undefined) keptStatus.resourceClaimStatuses = status.resourceClaimStatuses;
-  if (status.nodeAllocatableResourceClaimStatuses !== undefined) keptStatus.nodeAllocatableResourceClaimStatuses = status.nodeAllocatableResourceClaimStatuses;
-  if (status.extendedResourceClaimStatus !== undefined) keptStatus.extendedResourceClaimStatus = status.extendedResourceClaimStatus;
-  if (Object.keys(keptSpec).length === 0 && Object.keys(keptStatus).length === 0) return undefined;
-  return new BoundPodParts(keptSpec, keptStatus);
+  if (spec.volumes !== undefined) kept.volumes = spec.volumes;
+  const portHolders = [...(spec.containers ?? []), ...(spec.initContainers ?? [])]
+    .flatMap((c) => (c.ports !== undefined && c.ports.length > 0 ? [{ name: c.name, ports: c.ports }] : []));
+  if (portHolders.length > 0) kept.containers = portHolders;
+  return kept;
+}
+
+function keptStatus(status: NonNullable<PodObject['status']>): NonNullable<PodObject['status']> {
+  const kept: NonNullable<PodObject['status']> = {};
+  if (status.resourceClaimStatuses !== undefined) kept.resourceClaimStatuses = status.resourceClaimStatuses;
+  if (status.nodeAllocatableResourceClaimStatuses !== undefined) kept.nodeAllocatableResourceClaimStatuses = status.nodeAllocatableResourceClaimStatuses;
+  if (status.extendedResourceClaimStatus !== undefined) kept.extendedResourceClaimStatus = status.extendedResourceClaimStatus;
+  return kept;
 }
