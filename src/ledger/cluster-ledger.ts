@@ -26,6 +26,7 @@ import { bindKindHandlers, type BoundKindHandlers } from './kinds.js';
 import type { ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
 import { computeRequests, isTerminalPhase, type PodEntry } from './pod-entry.js';
+import type { QuantityMemo } from './pod-requests.js';
 import { PodStore } from './pod-store.js';
 import { usesClaims } from './dra/pod-claim-refs.js';
 import { quarantineId, QuarantineStore, type QuarantineNote } from './quarantine.js';
@@ -318,7 +319,7 @@ export class ClusterLedger implements ClusterSink {
    * A pod whose requests cannot be read is a quarantine note instead: counted as zero, its node would look free.
    */
   private stagePod(pod: PodObject): StagedPod {
-    const computed = computeRequests(pod);
+    const computed = computeRequests(pod, this.podStore.interner.quantityNanos);
     if (computed.error !== undefined) {
       const nodeName = pod.spec?.nodeName ?? '';
       const nominated = pod.status?.nominatedNodeName;
@@ -425,6 +426,11 @@ export class ClusterLedger implements ClusterSink {
   /** How many pod entries were built: each new or changed pod costs one, a pod listed again unchanged none. */
   podEntriesBuilt(): number {
     return this.entriesBuilt;
+  }
+
+  /** Quantity text → parsed amount, remembered for this ledger's pods and the requests the verbs read against it. */
+  quantityMemo(): QuantityMemo {
+    return this.podStore.interner.quantityNanos;
   }
 
   draAccounting(): DraAccounting {

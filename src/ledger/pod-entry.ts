@@ -6,7 +6,7 @@
  */
 import type { PodObject } from './objects.js';
 import { objectKey } from './objects.js';
-import { effectivePodRequests, nonZeroMatchesRequests } from './pod-requests.js';
+import { effectivePodRequests, nonZeroMatchesRequests, type QuantityMemo } from './pod-requests.js';
 import { numericDemand, type NumericDemand } from './numeric-amounts.js';
 import { QuantityError } from './quantity.js';
 
@@ -54,15 +54,15 @@ export type ComputedRequests =
   | { requests: ReadonlyMap<string, bigint>; nonZero: { cpu: number; memory: number }; error?: undefined }
   | { error: string };
 
-/** What the ledger's entry builders compute of a pod once per change of its object. */
-export function computeRequests(pod: PodObject): ComputedRequests {
+/** What the ledger's entry builders compute of a pod once per change of its object (`quantities`: the ledger's memo). */
+export function computeRequests(pod: PodObject, quantities?: QuantityMemo): ComputedRequests {
   let requests: ReadonlyMap<string, bigint>;
   try {
-    requests = effectivePodRequests(pod);
+    requests = effectivePodRequests(pod, { quantities });
   } catch (err) {
     return { error: unreadableText(err) };
   }
-  return { requests, nonZero: nonZeroFromObject(pod, requests) };
+  return { requests, nonZero: nonZeroFromObject(pod, requests, quantities) };
 }
 
 /**
@@ -163,10 +163,10 @@ class NonZeroRequests {
   constructor(readonly cpu: number, readonly memory: number) {}
 }
 
-function nonZeroFromObject(pod: PodObject, requests: ReadonlyMap<string, bigint>): { cpu: number; memory: number } {
+function nonZeroFromObject(pod: PodObject, requests: ReadonlyMap<string, bigint>, quantities?: QuantityMemo): { cpu: number; memory: number } {
   let amounts: ReadonlyMap<string, bigint> = requests;
   try {
-    if (!nonZeroMatchesRequests(pod)) amounts = effectivePodRequests(pod, { nonZero: true });
+    if (!nonZeroMatchesRequests(pod)) amounts = effectivePodRequests(pod, { nonZero: true, quantities });
   } catch {
     // The same quantities already parsed for `requests`; unreachable in practice, and the requests are a safe floor.
   }
