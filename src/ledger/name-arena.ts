@@ -85,7 +85,7 @@ export class NameArena {
     const reused = this.freeBySize.get(size)?.pop();
     if (reused !== undefined) return reused;
     if (this.end + size > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(this.end + size, Math.ceil(this.bytes.length * 1.5)));
+      const grown = new Uint8Array(Math.max(this.end + size, Math.ceil(this.bytes.length * 1.25)));
       grown.set(this.bytes.subarray(0, this.end));
       this.bytes = grown;
     }
