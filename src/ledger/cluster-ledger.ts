@@ -7,6 +7,7 @@
 import { replaceAsOneChange, type ClusterChange, type ClusterSink, type ReplaceSession } from './changes.js';
 import { DisruptionBudgets } from './disruption-budgets.js';
 import { NO_DRA, type DraAccounting } from './dra-port.js';
+import { reservesNominatedNode } from './pod-entry.js';
 import {
   addBoundPod,
   applyNodeObject,
@@ -24,9 +25,12 @@ import { resourceName } from './numeric-amounts.js';
 import { bindKindHandlers, type BoundKindHandlers } from './kinds.js';
 import type { ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
-import { isTerminalPhase, occupiesNode, podEntryFromObject, reservesNominatedNode, type PodEntry } from './pod-entry.js';
+import { computeRequests, isTerminalPhase, type PodEntry } from './pod-entry.js';
+import type { QuantityMemo } from './pod-requests.js';
+import { PodStore } from './pod-store.js';
+import { usesClaims } from './dra/pod-claim-refs.js';
 import { quarantineId, QuarantineStore, type QuarantineNote } from './quarantine.js';
-import { NodeReplace, PodReplace, replaceAll, VersionedReplace } from './replace-session.js';
+import { NodeReplace, PodReplace, replaceAll, VersionedReplace, type StagedPod } from './replace-session.js';
 
 export interface LedgerCounts {
   nodes: number;
@@ -48,9 +52,9 @@ export interface LedgerHooks {
 
 export class ClusterLedger implements ClusterSink {
   private readonly nodes = new Map<string, NodeEntry>();
-  private readonly podsByKey = new Map<string, PodEntry>();
-  private readonly podsByUid = new Map<string, PodEntry>();
-  /** Pods in `podsByKey` that count as pending (`countsAsPending`), kept on every change: `counts()` is O(nodes). */
+  /** Every pod, in columns (pod-store.ts): found by key and by UID, bound pods listed by node. */
+  private readonly podStore = new PodStore();
+  /** Stored pods that count as pending (not bound, not finished), kept on every change: `counts()` is O(nodes). */
   private pendingPodCount = 0;
   /** Node slots freed by dropped entries, reused so slot numbers stay dense (the cycle cache's stores are arrays by slot). */
   private readonly freeSlots: number[] = [];
@@ -60,6 +64,8 @@ export class ClusterLedger implements ClusterSink {
   private readonly dra: DraAccounting;
   private readonly budgets = new DisruptionBudgets();
   private readonly quarantine = new QuarantineStore();
+  /** Pod entries built so far (new or changed pods, relists included): a relist of unchanged pods builds none. */
+  private entriesBuilt = 0;
   /** Numbers the replace sessions mark kept entries with (replace-session.ts). */
   private replaceMarks = 0;
   /** Sessions whose diff has started but not finished applying. */
@@ -147,60 +153,69 @@ export class ClusterLedger implements ClusterSink {
   }
 
   private sessionFor(kind: ClusterObjectKind): ReplaceSession {
-    const quarantine = this.quarantine;
     const replaced = () => this.hooks.onChange?.(kind, 'replaced');
-    if (kind === 'Pod') {
-      return new PodReplace({
-        pod: (key) => this.podsByKey.get(key),
-        pods: () => this.podsByKey.values(),
-        quarantine,
-        put: ({ entry, object }) => this.putPod(entry, object),
-        remove: (key) => this.deletePod(key),
-        quarantineObject: (note) => this.quarantineObject(note),
-        replaced,
-      }, ++this.replaceMarks);
-    }
-    if (kind === 'Node') {
-      return new NodeReplace({
-        knownVersion: (name) => {
-          const entry = this.nodes.get(name);
-          return entry?.known ? entry.resourceVersion : undefined;
-        },
-        knownNames: () => [...this.nodes.values()].filter((entry) => entry.known).map((entry) => entry.name),
-        quarantine,
-        put: (node) => this.upsertNode(node),
-        remove: (name) => this.deleteNode(name),
-        quarantineObject: (note) => this.quarantineObject(note),
-        replaced,
-      });
-    }
+    if (kind === 'Pod') return this.podSession(replaced);
+    if (kind === 'Node') return this.nodeSession(replaced);
     const versions = this.versions.get(kind);
-    if (versions) {
-      return new VersionedReplace({
-        kind,
-        version: (key) => versions.get(key),
-        keys: () => [...versions.keys()],
-        quarantine,
-        put: (object) => {
-          const key = objectKey(object.metadata);
-          this.release(kind, key);
-          this.handlers[kind].upsert(object);
-          versions.set(key, object.metadata.resourceVersion ?? '');
-        },
-        remove: (key) => {
-          this.release(kind, key);
-          this.handlers[kind].delete(key);
-          versions.delete(key);
-        },
-        quarantineObject: (note) => this.quarantineObject(note),
-        replaced,
-      });
-    }
+    return versions ? this.versionedSession(kind, versions, replaced) : this.wholeSession(kind, replaced);
+  }
+
+  private podSession(replaced: () => void): ReplaceSession {
+    return new PodReplace({
+      pods: this.podStore,
+      quarantine: this.quarantine,
+      stage: (pod) => this.stagePod(pod),
+      put: ({ id, object }) => this.putPod(id, object),
+      remove: (key) => this.deletePod(key),
+      quarantineObject: (note) => this.quarantineObject(note),
+      replaced,
+    }, ++this.replaceMarks);
+  }
+
+  private nodeSession(replaced: () => void): ReplaceSession {
+    return new NodeReplace({
+      knownVersion: (name) => {
+        const entry = this.nodes.get(name);
+        return entry?.known ? entry.resourceVersion : undefined;
+      },
+      knownNames: () => [...this.nodes.values()].filter((entry) => entry.known).map((entry) => entry.name),
+      quarantine: this.quarantine,
+      put: (node) => this.upsertNode(node),
+      remove: (name) => this.deleteNode(name),
+      quarantineObject: (note) => this.quarantineObject(note),
+      replaced,
+    });
+  }
+
+  private versionedSession(kind: ClusterObjectKind, versions: Map<string, string>, replaced: () => void): ReplaceSession {
+    return new VersionedReplace({
+      kind,
+      version: (key) => versions.get(key),
+      keys: () => [...versions.keys()],
+      quarantine: this.quarantine,
+      put: (object) => {
+        const key = objectKey(object.metadata);
+        this.release(kind, key);
+        this.handlers[kind].upsert(object);
+        versions.set(key, object.metadata.resourceVersion ?? '');
+      },
+      remove: (key) => {
+        this.release(kind, key);
+        this.handlers[kind].delete(key);
+        versions.delete(key);
+      },
+      quarantineObject: (note) => this.quarantineObject(note),
+      replaced,
+    });
+  }
+
+  /** Kinds of a few objects each, replaced whole when the list ends. */
+  private wholeSession(kind: ClusterObjectKind, replaced: () => void): ReplaceSession {
     return replaceAsOneChange(kind, (change) => {
       if (change.type !== 'replaced') return;
       const listed = new Set(change.objects.map((object) => objectKey(object.metadata)));
       for (const note of change.quarantined ?? []) listed.add(note.key);
-      for (const key of quarantine.keysOf(kind)) if (!listed.has(key)) this.release(kind, key);
+      for (const key of this.quarantine.keysOf(kind)) if (!listed.has(key)) this.release(kind, key);
       for (const object of change.objects) this.release(kind, objectKey(object.metadata));
       this.handlers[kind].replace(change.objects);
       for (const note of change.quarantined ?? []) this.quarantineObject(note);
@@ -254,7 +269,7 @@ export class ClusterLedger implements ClusterSink {
   private nodeEntryFor(name: string): NodeEntry {
     let entry = this.nodes.get(name);
     if (!entry) {
-      entry = emptyNodeEntry(name, this.freeSlots.pop() ?? this.slotCount++, this.table);
+      entry = emptyNodeEntry(name, this.freeSlots.pop() ?? this.slotCount++, this.table, this.podStore);
       this.nodes.set(name, entry);
     }
     return entry;
@@ -288,64 +303,85 @@ export class ClusterLedger implements ClusterSink {
   }
 
   private upsertPod(pod: PodObject): void {
-    const key = objectKey(pod.metadata);
-    const previous = this.podsByKey.get(key);
-    if (previous && previous.resourceVersion !== '' && previous.resourceVersion === pod.metadata.resourceVersion) return;
+    const meta = pod.metadata;
+    const previous = this.podStore.find(meta.namespace ?? '', meta.name ?? '');
+    if (previous >= 0 && this.podStore.unchanged(previous, this.podStore.uidOf(previous), meta.resourceVersion ?? '')) return;
+    const key = objectKey(meta);
     const held = this.quarantine.size > 0 ? this.quarantine.get('Pod', key) : undefined;
-    if (held && QuarantineStore.sameVersion(held, pod.metadata.uid ?? key, pod.metadata.resourceVersion ?? '')) return;
-    this.putPod(podEntryFromObject(pod), pod);
+    if (held && QuarantineStore.sameVersion(held, meta.uid ?? key, meta.resourceVersion ?? '')) return;
+    const staged = this.stagePod(pod);
+    if ('note' in staged) this.quarantineObject(staged.note);
+    else this.putPod(staged.id, pod);
   }
 
   /**
-   * Puts a built entry in place of the key's entry or quarantine, DRA included (`object`: what DRA reads of the pod).
-   * A pod whose requests could not be read is quarantined instead: counted as zero, its node would look free.
+   * The ledger's entry builder: a pod's columns written under a new id of the pod store, not yet in place (`putPod`).
+   * A pod whose requests cannot be read is a quarantine note instead: counted as zero, its node would look free.
    */
-  private putPod(entry: PodEntry, object: PodObject): void {
-    const key = entry.key;
-    if (entry.requestsError !== undefined) {
-      this.quarantineObject(noteOf('Pod', object.metadata, key, entry.requestsError, podNode(entry)));
-      return;
+  private stagePod(pod: PodObject): StagedPod {
+    const computed = computeRequests(pod, this.podStore.interner.quantityNanos);
+    if (computed.error !== undefined) {
+      const nodeName = pod.spec?.nodeName ?? '';
+      const nominated = pod.status?.nominatedNodeName;
+      const node = isTerminalPhase(pod.status?.phase ?? '') ? ''
+        : nodeName || (pod.metadata.deletionTimestamp || typeof nominated !== 'string' ? '' : nominated);
+      return { note: noteOf('Pod', pod.metadata, objectKey(pod.metadata), computed.error, node) };
     }
+    this.entriesBuilt++;
+    // DRA reads a pod with claims whole when it is put in place; any other pod only by key.
+    return { id: this.podStore.stage(pod, computed.requests, computed.nonZero), object: usesClaims(pod) ? pod : undefined };
+  }
+
+  /** Puts a staged pod in place of its key's pod or quarantine, DRA included (`object`: the pod, when DRA reads it). */
+  private putPod(id: number, object: PodObject | undefined): void {
+    const pods = this.podStore;
+    const key = pods.keyOf(id);
     this.release('Pod', key);
-    const previous = this.podsByKey.get(key);
-    if (previous) {
-      this.detachPod(previous);
-      // A pod recreated under the same name (StatefulSet, relist) has a new UID: the old UID must not keep resolving.
-      if (previous.uid !== entry.uid && this.podsByUid.get(previous.uid) === previous) this.podsByUid.delete(previous.uid);
-    }
-    if (previous && countsAsPending(previous)) this.pendingPodCount--;
-    if (countsAsPending(entry)) this.pendingPodCount++;
-    this.podsByKey.set(key, entry);
-    this.podsByUid.set(entry.uid, entry);
-    this.attachPod(entry);
-    this.dra.upsertPod(object);
+    const previous = pods.findKey(key);
+    if (previous >= 0) this.removePod(previous);
+    if (pods.countsAsPending(id)) this.pendingPodCount++;
+    pods.store(id);
+    this.attachPod(id);
+    this.dra.upsertPod(object ?? { metadata: { name: pods.nameOf(id), namespace: pods.namespaceOf(id), uid: pods.uidOf(id) } });
   }
 
   private deletePod(key: string): void {
     this.release('Pod', key);
-    const previous = this.podsByKey.get(key);
-    if (!previous) return;
-    this.detachPod(previous);
-    if (countsAsPending(previous)) this.pendingPodCount--;
-    this.podsByKey.delete(key);
-    if (this.podsByUid.get(previous.uid) === previous) this.podsByUid.delete(previous.uid);
+    const previous = this.podStore.findKey(key);
+    if (previous < 0) return;
+    this.removePod(previous);
     this.dra.deletePod(key);
   }
 
-  private attachPod(pod: PodEntry): void {
-    if (occupiesNode(pod)) addBoundPod(this.nodeEntryFor(pod.nodeName), pod);
-    else if (reservesNominatedNode(pod)) setNomination(this.nodeEntryFor(pod.nominatedNodeName), pod, true);
+  /** Takes a stored pod off its node or nomination and out of the store. */
+  private removePod(id: number): void {
+    this.detachPod(id);
+    if (this.podStore.countsAsPending(id)) this.pendingPodCount--;
+    this.podStore.remove(id);
   }
 
-  private detachPod(pod: PodEntry): void {
-    const bound = pod.nodeName ? this.nodes.get(pod.nodeName) : undefined;
+  private attachPod(id: number): void {
+    const pods = this.podStore;
+    if (pods.occupiesNode(id)) {
+      addBoundPod(this.nodeEntryFor(pods.nodeNameOf(id)), id);
+      return;
+    }
+    const record = pods.pendingRecord(id);
+    if (record !== undefined && reservesNominatedNode(record)) setNomination(this.nodeEntryFor(record.nominatedNodeName), record, true);
+  }
+
+  private detachPod(id: number): void {
+    const pods = this.podStore;
+    const nodeName = pods.nodeNameOf(id);
+    const bound = nodeName !== '' && pods.isLinked(id) ? this.nodes.get(nodeName) : undefined;
     if (bound) {
-      removeBoundPod(bound, pod);
+      removeBoundPod(bound, id);
       this.dropIfUnused(bound);
     }
-    const nominated = pod.nominatedNodeName ? this.nodes.get(pod.nominatedNodeName) : undefined;
-    if (nominated && nominated.nominated.get(pod.uid) === pod) {
-      setNomination(nominated, pod, false);
+    const record = pods.pendingRecord(id);
+    const nominated = record?.nominatedNodeName ? this.nodes.get(record.nominatedNodeName) : undefined;
+    if (record && nominated && nominated.nominated.get(record.uid) === record) {
+      setNomination(nominated, record, false);
       this.dropIfUnused(nominated);
     }
   }
@@ -368,15 +404,33 @@ export class ClusterLedger implements ClusterSink {
   }
 
   podByKey(key: string): PodEntry | undefined {
-    return this.podsByKey.get(key);
+    const id = this.podStore.findKey(key);
+    return id < 0 ? undefined : this.podStore.view(id);
   }
 
   podByUid(uid: string): PodEntry | undefined {
-    return this.podsByUid.get(uid);
+    const id = this.podStore.findUid(uid);
+    return id < 0 ? undefined : this.podStore.view(id, uid);
   }
 
-  pods(): IterableIterator<PodEntry> {
-    return this.podsByKey.values();
+  /** Every pod, each read as a view (a bound pod's is built per read): O(pods), for tools and tests. */
+  *pods(): IterableIterator<PodEntry> {
+    for (const id of this.podStore.ids()) yield this.podStore.view(id);
+  }
+
+  /** The pods not bound to a node (pending, or finished before binding): what the nominator walks. */
+  unboundPods(): IterableIterator<PodEntry> {
+    return this.podStore.pendingRecords();
+  }
+
+  /** How many pod entries were built: each new or changed pod costs one, a pod listed again unchanged none. */
+  podEntriesBuilt(): number {
+    return this.entriesBuilt;
+  }
+
+  /** Quantity text → parsed amount, remembered for this ledger's pods and the requests the verbs read against it. */
+  quantityMemo(): QuantityMemo {
+    return this.podStore.interner.quantityNanos;
   }
 
   draAccounting(): DraAccounting {
@@ -398,7 +452,7 @@ export class ClusterLedger implements ClusterSink {
       boundPods += entry.pods.size;
       nominatedPods += entry.nominated.size;
     }
-    return { nodes, pods: this.podsByKey.size, boundPods, pendingPods: this.pendingPodCount, nominatedPods };
+    return { nodes, pods: this.podStore.size, boundPods, pendingPods: this.pendingPodCount, nominatedPods };
   }
 
   /**
@@ -450,15 +504,4 @@ function ownsQuarantine(kind: ClusterObjectKind): boolean {
 /** A quarantine note for an object the ledger could not read. */
 function noteOf(kind: ClusterObjectKind, meta: PodObject['metadata'], key: string, reason: string, node = ''): QuarantineNote {
   return { kind, key, uid: meta.uid ?? key, resourceVersion: meta.resourceVersion ?? '', node, reason };
-}
-
-/** The node an unreadable pod would hold room on: where it is bound, or the node its nomination reserves. */
-function podNode(entry: PodEntry): string {
-  if (isTerminalPhase(entry.phase)) return '';
-  return entry.nodeName || (entry.terminating ? '' : entry.nominatedNodeName);
-}
-
-/** What `counts().pendingPods` counts: not bound, and not finished. */
-function countsAsPending(pod: PodEntry): boolean {
-  return pod.nodeName === '' && pod.phase !== 'Succeeded' && pod.phase !== 'Failed';
 }

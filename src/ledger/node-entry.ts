@@ -1,15 +1,20 @@
 /**
- * One node's line in the ledger: what the node offers (allocatable) and what its bound pods request. Totals are
- * maintained incrementally as pods come and go, so a scheduling decision reads them in O(resources). The exact bigint
- * totals live here (exports, the test oracle); their float64 mirror lives in the ledger's node table (node-table.ts),
- * by the entry's slot, updated in place by these functions on every event. Scheduling reads and never writes either.
+ * One node's line in the ledger: what the node offers (allocatable) and what its bound pods request. Totals are kept
+ * as the float64 rows of the ledger's node table (node-table.ts), by the entry's slot, moved in place by these
+ * functions on every event, so a scheduling decision reads them in O(resources). The exact bigint totals are summed
+ * from the node's pods when read (exports, the test oracle, rows beyond float64 exactness). Scheduling reads and
+ * never writes either.
  */
 import type { NodeObject, Taint } from './objects.js';
 import type { PodEntry } from './pod-entry.js';
 import { addInto, amountsFromResourceList, type ResourceAmounts } from './resource-amounts.js';
 import { resourceId } from './numeric-amounts.js';
-import { nonZeroOf, unreadableText } from './pod-entry.js';
+import { unreadableText } from './pod-entry.js';
 import { NodeTable, type NodeTableView } from './node-table.js';
+import { NodePods } from './node-pods.js';
+import { PodStore } from './pod-store.js';
+import type { RequestShape } from './pod-shapes.js';
+import { AmountsShape } from './interner.js';
 
 export const PODS_RESOURCE = 'pods';
 
@@ -22,20 +27,22 @@ export interface NodeEntry {
   /** False while only pods or nominations reference the node and its Node object has not been seen. */
   known: boolean;
   resourceVersion: string;
-  allocatable: ResourceAmounts;
-  /** Sum of effective requests of pods bound here (terminating pods included until they are gone). */
-  requested: ResourceAmounts;
+  /** Shared by the nodes that offer the same (one map per instance type). */
+  allocatable: ReadonlyMap<string, bigint>;
+  /** Sum of effective requests of pods bound here (terminating pods included until they are gone), summed on read. */
+  readonly requested: ReadonlyMap<string, bigint>;
   /**
    * Moves on every change that can alter a fit verdict or a score here (allocatable, bound pods, nominations): the
    * table's version of the slot, unique over time.
    */
   generation: number;
-  /** Bound pods by UID. */
-  pods: Map<string, PodEntry>;
-  /** Pending pods nominated to this node, by UID. */
-  nominated: Map<string, PodEntry>;
+  /** Bound pods by UID: a list of the ledger's pod store. */
+  pods: NodePods;
+  /** Pending pods nominated to this node, by UID; replaced, never changed in place (a few per node at most). */
+  nominated: ReadonlyMap<string, PodEntry>;
   unschedulable: boolean;
   taints: Taint[];
+  /** The node's labels, their values the ledger's shared strings. */
   labels: Record<string, string>;
   /**
    * Set when allocatable could not be parsed; the node then offers nothing. Always present (undefined when fine): a
@@ -44,9 +51,9 @@ export interface NodeEntry {
   allocatableError: string | undefined;
   /**
    * Objects on this node the ledger could not read (quarantine.ts), by kind and key, with the reason: while any is
-   * held the node is refused, as what they hold here cannot be counted.
+   * held the node is refused, as what they hold here cannot be counted. Replaced, never changed in place.
    */
-  quarantined: Map<string, string>;
+  quarantined: ReadonlyMap<string, string>;
 }
 
 /**
@@ -66,58 +73,97 @@ export type NodeView = {
   readonly labels: Readonly<Record<string, string>>;
 };
 
-/** A new entry in `slot` of `table` (a table of its own when none is given: a standalone entry, as tests make). */
-export function emptyNodeEntry(name: string, slot = 0, table: NodeTable = new NodeTable()): NodeEntry {
-  const entry: NodeEntry = {
-    name,
-    slot,
-    table,
-    known: false,
-    resourceVersion: '',
-    allocatable: new Map(),
-    requested: new Map(),
-    generation: 0,
-    pods: new Map(),
-    nominated: new Map(),
-    unschedulable: false,
-    taints: [],
-    labels: {},
-    allocatableError: undefined,
-    quarantined: new Map(),
-  };
+/** What most nodes hold. */
+const NO_NOMINATIONS: ReadonlyMap<string, PodEntry> = new Map();
+const NO_QUARANTINE: ReadonlyMap<string, string> = new Map();
+const NO_TAINTS: Taint[] = [];
+const NO_LABELS: Record<string, string> = {};
+const NO_AMOUNTS: ReadonlyMap<string, bigint> = new Map();
+
+/** A class, so that every node shares one shape and `requested` is summed from the node's pods when read. */
+class NodeRecord implements NodeEntry {
+  known = false;
+  resourceVersion = '';
+  allocatable: ReadonlyMap<string, bigint> = NO_AMOUNTS;
+  /** The shared allocatable, released when the node offers something else. */
+  allocatableShape: AmountsShape | undefined = undefined;
+  generation = 0;
+  readonly pods: NodePods;
+  nominated = NO_NOMINATIONS;
+  unschedulable = false;
+  taints = NO_TAINTS;
+  labels = NO_LABELS;
+  allocatableError: string | undefined = undefined;
+  quarantined = NO_QUARANTINE;
+
+  constructor(readonly name: string, readonly slot: number, readonly table: NodeTable, store: PodStore) {
+    this.pods = new NodePods(store, name);
+  }
+
+  get requested(): ReadonlyMap<string, bigint> {
+    const total: ResourceAmounts = new Map();
+    const store = this.pods.store;
+    for (const id of this.pods.ids()) addInto(total, store.boundRequests(id).requests());
+    return total;
+  }
+}
+
+/**
+ * A new entry in `slot` of `table` for the pods of `store` (a table and store of its own when none is given: a
+ * standalone entry, as tests make).
+ */
+export function emptyNodeEntry(name: string, slot = 0, table: NodeTable = new NodeTable(), store: PodStore = new PodStore()): NodeEntry {
+  const entry = new NodeRecord(name, slot, table, store);
   table.assign(entry);
-  entry.generation = table.version[slot]!;
+  entry.generation = (table.version[slot] ?? 0);
   return entry;
 }
 
 /** Refreshes the node's own fields from its object, keeping the pod bookkeeping. */
 export function applyNodeObject(entry: NodeEntry, node: NodeObject): void {
+  const interner = entry.pods.store.interner;
   entry.known = true;
   entry.resourceVersion = node.metadata.resourceVersion ?? '';
   entry.unschedulable = Boolean(node.spec?.unschedulable);
-  entry.taints = node.spec?.taints ?? [];
-  entry.labels = node.metadata.labels ?? {};
+  entry.taints = node.spec?.taints ?? NO_TAINTS;
+  if (entry.labels !== NO_LABELS) interner.releaseLabels(entry.labels);
+  entry.labels = node.metadata.labels === undefined ? NO_LABELS : interner.internLabels(node.metadata.labels);
   entry.allocatableError = undefined;
+  let allocatable: ReadonlyMap<string, bigint>;
   try {
-    entry.allocatable = amountsFromResourceList(node.status?.allocatable, 'status.allocatable');
+    allocatable = amountsFromResourceList(node.status?.allocatable, 'status.allocatable');
   } catch (err) {
-    entry.allocatable = new Map();
+    allocatable = NO_AMOUNTS;
     entry.allocatableError = unreadableText(err);
   }
+  setAllocatable(entry, allocatable);
   rewriteRows(entry);
 }
 
-export function addBoundPod(entry: NodeEntry, pod: PodEntry): void {
-  entry.pods.set(pod.uid, pod);
-  addInto(entry.requested, pod.requests, 1n);
-  if (!updateRows(entry, pod, 1)) rewriteRows(entry);
+function setAllocatable(entry: NodeEntry, amounts: ReadonlyMap<string, bigint>): void {
+  const record = entry as NodeRecord;
+  const shapes = entry.pods.store.interner.allocatables;
+  const previous = record.allocatableShape;
+  const shape = amounts.size === 0 ? undefined : shapes.intern(new AmountsShape(amounts));
+  if (previous !== undefined) shapes.release(previous);
+  record.allocatableShape = shape;
+  entry.allocatable = shape?.amounts ?? NO_AMOUNTS;
+}
+
+/** Binds the pod store's pod `id` here: its requests count on the node. */
+export function addBoundPod(entry: NodeEntry, id: number): void {
+  const store = entry.pods.store;
+  store.link(entry.pods, id);
+  if (!updateRows(entry, store.boundRequests(id), 1)) rewriteRows(entry);
   else changed(entry);
 }
 
-export function removeBoundPod(entry: NodeEntry, pod: PodEntry): void {
-  if (!entry.pods.delete(pod.uid)) return;
-  addInto(entry.requested, pod.requests, -1n);
-  if (!updateRows(entry, pod, -1)) rewriteRows(entry);
+/** Takes the pod store's pod `id` off this node (nothing when it is not bound here). */
+export function removeBoundPod(entry: NodeEntry, id: number): void {
+  const store = entry.pods.store;
+  if (!store.isLinked(id) || store.nodeNameOf(id) !== entry.name) return;
+  store.unlink(entry.pods, id);
+  if (!updateRows(entry, store.boundRequests(id), -1)) rewriteRows(entry);
   else changed(entry);
 }
 
@@ -134,21 +180,21 @@ function changed(entry: NodeEntry): void {
  * Moves the float rows by one pod, in place. False (nothing moved) for a pod with an amount beyond 2^53, which would
  * leave rounding behind (or Infinity − Infinity) once it is gone: the caller rewrites the rows from the exact totals.
  */
-function updateRows(entry: NodeEntry, pod: PodEntry, sign: 1 | -1): boolean {
-  for (const amount of pod.requests.values()) if (amount > MAX_EXACT || amount < -MAX_EXACT) return false;
-  const nonZero = nonZeroOf(pod);
-  if (!Number.isSafeInteger(nonZero.cpu) || !Number.isSafeInteger(nonZero.memory)) return false;
+function updateRows(entry: NodeEntry, requests: RequestShape, sign: 1 | -1): boolean {
+  const rows = requests.rows(resourceId);
+  if (rows === undefined) return false;
   const { table, slot } = entry;
-  for (const [name, value] of pod.requests) {
-    const id = resourceId(name);
-    const amount = sign * Number(value);
+  const { ids, values } = rows;
+  for (let i = 0; i < ids.length; i++) {
+    const id = (ids[i] ?? 0);
+    const amount = sign * (values[i] ?? 0);
     const requested = table.column(table.requested, id);
-    requested[slot] = requested[slot]! + amount;
+    requested[slot] = (requested[slot] ?? 0) + amount;
     const free = table.column(table.free, id);
-    free[slot] = free[slot]! - amount;
+    free[slot] = (free[slot] ?? 0) - amount;
   }
-  table.nonZeroCpu[slot] = table.nonZeroCpu[slot]! + sign * nonZero.cpu;
-  table.nonZeroMemory[slot] = table.nonZeroMemory[slot]! + sign * nonZero.memory;
+  table.nonZeroCpu[slot] = (table.nonZeroCpu[slot] ?? 0) + sign * requests.nonZeroCpu;
+  table.nonZeroMemory[slot] = (table.nonZeroMemory[slot] ?? 0) + sign * requests.nonZeroMemory;
   return true;
 }
 
@@ -161,18 +207,21 @@ function rewriteRows(entry: NodeEntry): void {
     table.column(table.allocatable, id)[slot] = Number(value);
     table.column(table.free, id)[slot] = Number(value);
   }
-  for (const [name, value] of entry.requested) {
+  const store = entry.pods.store;
+  const requested: ResourceAmounts = new Map();
+  let cpu = 0;
+  let memory = 0;
+  for (const podId of entry.pods.ids()) {
+    const requests = store.boundRequests(podId);
+    addInto(requested, requests.requests());
+    cpu += requests.nonZeroCpu;
+    memory += requests.nonZeroMemory;
+  }
+  for (const [name, value] of requested) {
     const id = resourceId(name);
     table.column(table.requested, id)[slot] = Number(value);
     const free = table.column(table.free, id);
     free[slot] = Number((entry.allocatable.get(name) ?? 0n) - value);
-  }
-  let cpu = 0;
-  let memory = 0;
-  for (const pod of entry.pods.values()) {
-    const nonZero = nonZeroOf(pod);
-    cpu += nonZero.cpu;
-    memory += nonZero.memory;
   }
   table.nonZeroCpu[slot] = cpu;
   table.nonZeroMemory[slot] = memory;
@@ -180,30 +229,35 @@ function rewriteRows(entry: NodeEntry): void {
   changed(entry);
 }
 
-const MAX_EXACT = 9007199254740991n;
-
 /** Adds or removes a pending pod's nomination of this node (it reserves room for pods of lower priority). */
 export function setNomination(entry: NodeEntry, pod: PodEntry, present: boolean): void {
-  if (present) entry.nominated.set(pod.uid, pod);
-  else entry.nominated.delete(pod.uid);
+  entry.nominated = withEntry(entry.nominated, pod.uid, present ? pod : undefined, NO_NOMINATIONS);
   changed(entry);
 }
 
 /** Holds (reason given) or lets go (undefined) one unreadable object on this node; the node is refused while any is held. */
 export function setNodeQuarantine(entry: NodeEntry, id: string, reason: string | undefined): void {
-  if (reason === undefined) entry.quarantined.delete(id);
-  else entry.quarantined.set(id, reason);
+  entry.quarantined = withEntry(entry.quarantined, id, reason, NO_QUARANTINE);
   changed(entry);
+}
+
+/** A copy of `map` with `key` set to `value` (removed when undefined); `empty` when nothing is left. */
+function withEntry<V>(map: ReadonlyMap<string, V>, key: string, value: V | undefined, empty: ReadonlyMap<string, V>): ReadonlyMap<string, V> {
+  const next = new Map(map);
+  if (value === undefined) next.delete(key);
+  else next.set(key, value);
+  return next.size === 0 ? empty : next;
 }
 
 /** Forgets the node's own fields (its Node object was deleted) while pods may still reference it. */
 export function forgetNodeObject(entry: NodeEntry): void {
   entry.known = false;
   entry.resourceVersion = '';
-  entry.allocatable = new Map();
+  setAllocatable(entry, NO_AMOUNTS);
   entry.unschedulable = false;
-  entry.taints = [];
-  entry.labels = {};
+  entry.taints = NO_TAINTS;
+  if (entry.labels !== NO_LABELS) entry.pods.store.interner.releaseLabels(entry.labels);
+  entry.labels = NO_LABELS;
   entry.allocatableError = undefined;
   rewriteRows(entry);
 }

@@ -347,24 +347,7 @@ export type ClusterObjectKind = keyof ObjectsByKind;
 
 export type ClusterObject = ObjectsByKind[ClusterObjectKind];
 
-/**
- * Store key as client-go builds it: "namespace/name" or "name" for cluster-scoped objects. The "namespace/" part is
- * one string per namespace, so each of the 150k pod keys the ledger holds is a small pair (prefix, name) instead of
- * carrying its own copy of the prefix.
- */
+/** Store key as client-go builds it: "namespace/name", or "name" for cluster-scoped objects. */
 export function objectKey(meta: ObjectMeta): string {
-  return meta.namespace ? namespacePrefix(meta.namespace) + (meta.name ?? '') : (meta.name ?? '');
-}
-
-const namespacePrefixes = new Map<string, string>();
-/** Namespaces remembered; beyond it prefixes are built per call (still correct, only not shared). */
-const NAMESPACE_PREFIXES_REMEMBERED = 10_000;
-
-function namespacePrefix(namespace: string): string {
-  let prefix = namespacePrefixes.get(namespace);
-  if (prefix === undefined) {
-    prefix = `${namespace}/`;
-    if (namespacePrefixes.size < NAMESPACE_PREFIXES_REMEMBERED) namespacePrefixes.set(namespace, prefix);
-  }
-  return prefix;
+  return meta.namespace ? `${meta.namespace}/${meta.name ?? ''}` : (meta.name ?? '');
 }

@@ -34,22 +34,32 @@
 import type { Container, ContainerStatus, PodObject, ResourceList } from './objects.js';
 import { QuantityError, parseQuantity, toMilliCeil, toUnitsCeil, toScaledCeil } from './quantity.js';
 import { CPU, addInto, maxInto, quantityText, type ResourceAmounts } from './resource-amounts.js';
-import { ClearingMemo } from './clearing-memo.js';
+import type { ClearingMemo } from './clearing-memo.js';
 import { NAMED_RESOURCES, resourceUnit } from './resources.js';
 
 /** Exact amounts in nano units (10^-9 of the resource's base unit), before the final rounding. */
 type NanoAmounts = Map<string, bigint>;
 
-/** Pods repeat the same few strings ("100m", "128Mi"): parsed values by text, a pure process-wide table (load speed). */
-const nanosMemo = new ClearingMemo<string, bigint>(4096);
+/** Quantity text → exact nano units; the ledger's interner remembers the texts pods repeat ("100m", "128Mi"). */
+export type QuantityMemo = ClearingMemo<string, bigint>;
 
-function nanosOfText(text: string): bigint {
-  return nanosMemo.get(text) ?? nanosMemo.remember(text, toScaledCeil(parseQuantity(text), 9));
+/** How a computation reads quantity texts: through the caller's memo, or parsing each one. */
+interface Quantities {
+  readonly memo: QuantityMemo | undefined;
 }
 
-function nanosAt(list: ResourceList, name: string, listPath: string): bigint {
+/** No memo: every text parsed (callers outside the ledger's own entry builder). */
+const PARSE_EACH: Quantities = Object.freeze({ memo: undefined });
+
+function nanosOfText(q: Quantities, text: string): bigint {
+  const memo = q.memo;
+  if (memo === undefined) return toScaledCeil(parseQuantity(text), 9);
+  return memo.get(text) ?? memo.remember(text, toScaledCeil(parseQuantity(text), 9));
+}
+
+function nanosAt(q: Quantities, list: ResourceList, name: string, listPath: string): bigint {
   try {
-    return nanosOfText(quantityText(list[name]));
+    return nanosOfText(q, quantityText(list[name]));
   } catch (err) {
     if (err instanceof QuantityError) err.path = `${listPath}.${name}`;
     throw err;
@@ -61,13 +71,13 @@ function addNanos(target: NanoAmounts, name: string, nanos: bigint): void {
 }
 
 /** A container's requests after apiserver defaulting (limits fill in missing requests). */
-function containerSpecRequests(container: Container, path: string): NanoAmounts {
+function containerSpecRequests(q: Quantities, container: Container, path: string): NanoAmounts {
   const own: NanoAmounts = new Map();
   const resources = container.resources;
   if (!resources) return own;
   const { requests, limits } = resources;
   if (requests) {
-    for (const name of Object.keys(requests)) addNanos(own, name, nanosAt(requests, name, `${path}.resources.requests`));
+    for (const name of Object.keys(requests)) addNanos(own, name, nanosAt(q, requests, name, `${path}.resources.requests`));
   }
   // A container that uses DRA claims sets limits that cover what its claims bring (KEP-5517: the worked example's
   // limits are pod requests plus the claim's node-allocatable share). Defaulting those limits into requests would count
@@ -75,15 +85,15 @@ function containerSpecRequests(container: Container, path: string): NanoAmounts 
   if (limits && !(resources.claims && resources.claims.length > 0)) {
     for (const name of Object.keys(limits)) {
       if (requests && Object.hasOwn(requests, name)) continue;
-      addNanos(own, name, nanosAt(limits, name, `${path}.resources.limits`));
+      addNanos(own, name, nanosAt(q, limits, name, `${path}.resources.limits`));
     }
   }
   return own;
 }
 
-function listNanos(list: ResourceList, path: string): NanoAmounts {
+function listNanos(q: Quantities, list: ResourceList, path: string): NanoAmounts {
   const own: NanoAmounts = new Map();
-  for (const name of Object.keys(list)) addNanos(own, name, nanosAt(list, name, path));
+  for (const name of Object.keys(list)) addNanos(own, name, nanosAt(q, list, name, path));
   return own;
 }
 
@@ -95,13 +105,13 @@ interface StatusRef {
   path: string;
 }
 
-function containerList(kind: ListKind, container: Container, path: string, status: StatusRef | undefined, infeasible: boolean): NanoAmounts {
+function containerList(q: Quantities, kind: ListKind, container: Container, path: string, status: StatusRef | undefined, infeasible: boolean): NanoAmounts {
   if (kind === 'actuated' && status?.status.resources?.requests) {
-    return listNanos(status.status.resources.requests, `${status.path}.resources.requests`);
+    return listNanos(q, status.status.resources.requests, `${status.path}.resources.requests`);
   }
-  if (kind !== 'spec' && status?.status.allocatedResources) return listNanos(status.status.allocatedResources, `${status.path}.allocatedResources`);
+  if (kind !== 'spec' && status?.status.allocatedResources) return listNanos(q, status.status.allocatedResources, `${status.path}.allocatedResources`);
   if (kind !== 'spec' && infeasible) return new Map();
-  return containerSpecRequests(container, path);
+  return containerSpecRequests(q, container, path);
 }
 
 /** A ledger amount in nano units of the resource's base unit (cpu: millicores → 10^6 nanos each). */
@@ -127,10 +137,10 @@ function applyNonMissing(own: NanoAmounts, defaults: ReadonlyMap<string, bigint>
  * without pod-level requests; with pod-level requests set (IsPodLevelRequestsSet), only cpu and memory that are
  * missing from the whole pod's requests.
  */
-function nonMissingDefaults(pod: PodObject, nonZero: NonZeroRule | undefined): ReadonlyMap<string, bigint> {
+function nonMissingDefaults(q: Quantities, pod: PodObject, nonZero: NonZeroRule | undefined): ReadonlyMap<string, bigint> {
   if (nonZero === undefined || nonZero === false) return NO_DEFAULTS;
-  if (nonZero === 'every-container' || !podLevelRequestsSet(pod)) return NON_MISSING;
-  const requests = effectivePodRequests(pod);
+  if (nonZero === 'every-container' || !podLevelRequestsSet(q, pod)) return NON_MISSING;
+  const requests = effectivePodRequests(pod, { quantities: q.memo });
   return new Map([...NON_MISSING].filter(([name]) => !requests.has(name)));
 }
 
@@ -139,7 +149,7 @@ function nonMissingDefaults(pod: PodObject, nonZero: NonZeroRule | undefined): R
  * name a supported resource, or pod-level limits are set and the defaulting fills requests from them (a supported
  * limit) or from the containers (cpu or memory they request).
  */
-function podLevelRequestsSet(pod: PodObject): boolean {
+function podLevelRequestsSet(q: Quantities, pod: PodObject): boolean {
   const spec = pod.spec;
   const resources = spec?.resources;
   if (!spec || !resources) return false;
@@ -148,7 +158,7 @@ function podLevelRequestsSet(pod: PodObject): boolean {
   if (limits.length === 0) return false;
   if (limits.some(isPodLevelResource)) return true;
   try {
-    const aggregate = containerAggregate(pod, spec, NO_DEFAULTS);
+    const aggregate = containerAggregate(q, pod, spec, NO_DEFAULTS);
     return aggregate.has(CPU) || aggregate.has('memory');
   } catch {
     return true;
@@ -159,6 +169,7 @@ function podLevelRequestsSet(pod: PodObject): boolean {
 export type NonZeroRule = boolean | 'every-container';
 
 interface AggregateContext {
+  q: Quantities;
   kind: ListKind;
   infeasible: boolean;
   /** The scoring defaults a container missing that request counts (empty: plain requests). */
@@ -195,7 +206,7 @@ function aggregateContainers(spec: NonNullable<PodObject['spec']>, ctx: Aggregat
 
 /** One container's list of the context's kind (with the scoring defaults when asked), its path built only here. */
 function ownOf(ctx: AggregateContext, container: Container, field: string, index: number): NanoAmounts {
-  const own = containerList(ctx.kind, container, `${field}[${index}]`, ctx.statuses.get(container.name), ctx.infeasible);
+  const own = containerList(ctx.q, ctx.kind, container, `${field}[${index}]`, ctx.statuses.get(container.name), ctx.infeasible);
   if (ctx.defaults.size > 0) applyNonMissing(own, ctx.defaults);
   return own;
 }
@@ -269,20 +280,20 @@ function listsNameCpuAndMemory(containers: Container[] | undefined): boolean {
 }
 
 /** upstream AggregateContainerRequests with UseStatusResources: the larger of what the spec asks and what the kubelet holds. */
-function containerAggregate(pod: PodObject, spec: NonNullable<PodObject['spec']>, defaults: ReadonlyMap<string, bigint>): NanoAmounts {
+function containerAggregate(q: Quantities, pod: PodObject, spec: NonNullable<PodObject['spec']>, defaults: ReadonlyMap<string, bigint>): NanoAmounts {
   const infeasible = isResizeInfeasible(pod);
-  if (!infeasible && !hasResizeStatus(pod)) return aggregateContainers(spec, { kind: 'spec', infeasible: false, defaults, statuses: NO_STATUSES });
+  if (!infeasible && !hasResizeStatus(pod)) return aggregateContainers(spec, { q, kind: 'spec', infeasible: false, defaults, statuses: NO_STATUSES });
   const statuses = statusRefs(pod);
-  const specTotal = aggregateContainers(spec, { kind: 'spec', infeasible: false, defaults, statuses });
+  const specTotal = aggregateContainers(spec, { q, kind: 'spec', infeasible: false, defaults, statuses });
   const podStatus = pod.status!;
   let allocated: NanoAmounts;
   let actuated: NanoAmounts;
   if (podStatus.allocatedResources && podStatus.resources?.requests) {
-    allocated = listNanos(podStatus.allocatedResources, 'status.allocatedResources');
-    actuated = listNanos(podStatus.resources.requests, 'status.resources.requests');
+    allocated = listNanos(q, podStatus.allocatedResources, 'status.allocatedResources');
+    actuated = listNanos(q, podStatus.resources.requests, 'status.resources.requests');
   } else {
-    allocated = aggregateContainers(spec, { kind: 'allocated', infeasible, defaults, statuses });
-    actuated = aggregateContainers(spec, { kind: 'actuated', infeasible, defaults, statuses });
+    allocated = aggregateContainers(spec, { q, kind: 'allocated', infeasible, defaults, statuses });
+    actuated = aggregateContainers(spec, { q, kind: 'actuated', infeasible, defaults, statuses });
   }
   const total: NanoAmounts = infeasible ? new Map() : specTotal;
   maxInto(total, actuated);
@@ -296,13 +307,13 @@ export function isPodLevelResource(name: string): boolean {
 }
 
 /** Pod-level requests, after apiserver defaulting from pod-level limits, replace the container aggregate. */
-function applyPodLevelRequests(total: NanoAmounts, pod: PodObject, resources: { requests?: ResourceList; limits?: ResourceList }): void {
+function applyPodLevelRequests(q: Quantities, total: NanoAmounts, pod: PodObject, resources: { requests?: ResourceList; limits?: ResourceList }): void {
   const overrides: NanoAmounts = new Map();
   for (const [name, from] of podLevelSources(resources, (name) => total.has(name))) {
-    overrides.set(name, from === 'requests' ? nanosAt(resources.requests!, name, 'spec.resources.requests') : nanosAt(resources.limits!, name, 'spec.resources.limits'));
+    overrides.set(name, from === 'requests' ? nanosAt(q, resources.requests!, name, 'spec.resources.requests') : nanosAt(q, resources.limits!, name, 'spec.resources.limits'));
   }
   if (overrides.size === 0) return;
-  for (const [name, nanos] of podLevelWithStatus(pod, overrides)) if (isPodLevelResource(name)) total.set(name, nanos);
+  for (const [name, nanos] of podLevelWithStatus(q, pod, overrides)) if (isPodLevelResource(name)) total.set(name, nanos);
 }
 
 /** Which pod-level resources the pod requests, and from which list (a limit stands in for a missing request). */
@@ -335,7 +346,8 @@ const NO_NAMES: ReadonlySet<string> = new Set();
  * that aggregate by the pod-level value. An unreadable quantity leaves only the explicit requests (the claim then
  * counts on top: never under-counted).
  */
-export function podLevelRequestedResources(pod: PodObject): ReadonlySet<string> {
+export function podLevelRequestedResources(pod: PodObject, quantities?: QuantityMemo): ReadonlySet<string> {
+  const q: Quantities = { memo: quantities };
   const spec = pod.spec;
   const resources = spec?.resources;
   if (!spec || !resources || (!resources.requests && !resources.limits)) return NO_NAMES;
@@ -343,7 +355,7 @@ export function podLevelRequestedResources(pod: PodObject): ReadonlySet<string> 
   const containersRequest = (name: string): boolean => {
     if (aggregate === undefined) {
       try {
-        aggregate = containerAggregate(pod, spec, NO_DEFAULTS);
+        aggregate = containerAggregate(q, pod, spec, NO_DEFAULTS);
       } catch {
         aggregate = null;
       }
@@ -358,18 +370,18 @@ export function podLevelRequestedResources(pod: PodObject): ReadonlySet<string> 
  * upstream effectivePodLevelResources: with pod-level resize status, the larger of the spec and what the kubelet
  * allocated / actuated (both without overhead); spec ignored when the resize is Infeasible.
  */
-function podLevelWithStatus(pod: PodObject, spec: NanoAmounts): NanoAmounts {
+function podLevelWithStatus(q: Quantities, pod: PodObject, spec: NanoAmounts): NanoAmounts {
   const status = pod.status;
   if (!status || (status.resources === undefined && status.allocatedResources === undefined)) return spec;
   const overhead = pod.spec?.overhead;
   const withoutOverhead = (list: ResourceList | undefined, path: string): NanoAmounts | undefined => {
     if (!list) return undefined;
-    const amounts = listNanos(list, path);
+    const amounts = listNanos(q, list, path);
     if (overhead) {
       for (const name of Object.keys(overhead)) {
         const current = amounts.get(name);
         if (current === undefined) continue;
-        const left = current - nanosAt(overhead, name, 'spec.overhead');
+        const left = current - nanosAt(q, overhead, name, 'spec.overhead');
         amounts.set(name, left > 0n ? left : 0n);
       }
     }
@@ -396,14 +408,15 @@ function toLedgerUnits(nanos: NanoAmounts): ResourceAmounts {
  * The pod's requests in ledger units (cpu millicores, others whole units). Throws QuantityError with a pod-relative
  * path. `nonZero`: a scoring variant (only its cpu and memory are read; see `nonMissingDefaults`).
  */
-export function effectivePodRequests(pod: PodObject, options: { nonZero?: NonZeroRule } = {}): ResourceAmounts {
+export function effectivePodRequests(pod: PodObject, options: { nonZero?: NonZeroRule; quantities?: QuantityMemo } = {}): ResourceAmounts {
+  const q: Quantities = { memo: options.quantities };
   const spec = pod.spec;
   if (!spec) return new Map();
-  const total = containerAggregate(pod, spec, nonMissingDefaults(pod, options.nonZero));
-  if (spec.resources) applyPodLevelRequests(total, pod, spec.resources);
+  const total = containerAggregate(q, pod, spec, nonMissingDefaults(q, pod, options.nonZero));
+  if (spec.resources) applyPodLevelRequests(q, total, pod, spec.resources);
   const overhead = spec.overhead;
   if (overhead) {
-    for (const name of Object.keys(overhead)) addNanos(total, name, nanosAt(overhead, name, 'spec.overhead'));
+    for (const name of Object.keys(overhead)) addNanos(total, name, nanosAt(q, overhead, name, 'spec.overhead'));
   }
   return toLedgerUnits(total);
 }
@@ -415,13 +428,14 @@ export function effectivePodRequests(pod: PodObject, options: { nonZero?: NonZer
  * pod sets no pod-level request; a resource the containers do not request is absent from `containers`.
  */
 export function podLevelBudgetNanos(pod: PodObject): { podLevel: Map<string, bigint>; containers: Map<string, bigint> } | undefined {
+  const q: Quantities = PARSE_EACH;
   const spec = pod.spec;
   const resources = spec?.resources;
   if (!spec || !resources || (!resources.requests && !resources.limits)) return undefined;
-  const containers = aggregateContainers(spec, { kind: 'spec', infeasible: false, defaults: NO_DEFAULTS, statuses: NO_STATUSES });
+  const containers = aggregateContainers(spec, { q, kind: 'spec', infeasible: false, defaults: NO_DEFAULTS, statuses: NO_STATUSES });
   const podLevel = new Map<string, bigint>();
   for (const [name, from] of podLevelSources(resources, (n) => containers.has(n))) {
-    podLevel.set(name, from === 'requests' ? nanosAt(resources.requests!, name, 'spec.resources.requests') : nanosAt(resources.limits!, name, 'spec.resources.limits'));
+    podLevel.set(name, from === 'requests' ? nanosAt(q, resources.requests!, name, 'spec.resources.requests') : nanosAt(q, resources.limits!, name, 'spec.resources.limits'));
   }
   return podLevel.size === 0 ? undefined : { podLevel, containers };
 }

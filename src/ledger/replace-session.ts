@@ -8,7 +8,7 @@
  */
 import type { ClusterObject, ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
-import { podEntryFromObject, type PodEntry } from './pod-entry.js';
+import type { PodStore } from './pod-store.js';
 import { QuarantineStore, type QuarantineNote } from './quarantine.js';
 import type { ReplaceSession } from './changes.js';
 
@@ -27,10 +27,14 @@ interface ReplacedStore<T> {
   replaced(): void;
 }
 
+/** A pod staged in the ledger's pod store (with the object when DRA reads it whole), or why it cannot be read. */
+export type StagedPod = { id: number; object: PodObject | undefined } | { note: QuarantineNote };
+
 /** What a pod session needs of the ledger. */
-export interface PodStore extends ReplacedStore<{ entry: PodEntry; object: PodObject }> {
-  pod(key: string): PodEntry | undefined;
-  pods(): IterableIterator<PodEntry>;
+export interface PodSessionStore extends ReplacedStore<{ id: number; object: PodObject | undefined }> {
+  readonly pods: PodStore;
+  /** Builds the pod's entry (pod-store.ts `stage`), not in place yet. */
+  stage(pod: PodObject): StagedPod;
 }
 
 /** What a node session needs of the ledger. */
@@ -93,6 +97,7 @@ abstract class DiffSession<T> implements ReplaceSession {
       if (this.at < removed) this.store.remove(this.removals[this.at]!);
       else {
         const index = this.at - removed;
+        if (index === 0) this.beforePuts(this.changed.length);
         this.store.put(this.changed[index]!);
         // Let go of each item once it is in the store: the array must not keep a replaced entry alive.
         this.changed[index] = undefined as T;
@@ -106,10 +111,22 @@ abstract class DiffSession<T> implements ReplaceSession {
   }
 
   abort(): void {
+    for (const item of this.changed) if (item !== undefined) this.discard(item);
     this.changed = [];
     this.removals = [];
     this.notes = [];
     this.phase = 'done';
+  }
+
+  /** Lets go of a staged item that will not be put in (the session was given up). */
+  protected discard(_item: T): void {}
+
+  /** Called once before the first staged item is put in. */
+  protected beforePuts(_count: number): void {}
+
+  /** An offered object that cannot be read: quarantined when the diff applies. */
+  protected unreadable(note: QuarantineNote): void {
+    this.notes.push(note);
   }
 
   /** Adds what the list no longer holds to `removals` (reading the store only); true once all is found. */
@@ -128,52 +145,62 @@ abstract class DiffSession<T> implements ReplaceSession {
   }
 }
 
-/** The pods' session: marks kept entries with this session's number, builds entries for the rest as they come. */
-export class PodReplace extends DiffSession<{ entry: PodEntry; object: PodObject }> {
+/** The pods' session: marks kept pods with this session's number, stages the rest in the pod store as they come. */
+export class PodReplace extends DiffSession<{ id: number; object: PodObject | undefined }> {
   readonly kind = 'Pod' as const;
   /** Quarantined keys listed again (unchanged or not). */
   private readonly quarantineListed = new Set<string>();
-  private sweep: IterableIterator<PodEntry> | undefined;
+  private sweep: IterableIterator<number> | undefined;
 
-  constructor(private readonly pods: PodStore, private readonly mark: number) {
-    super(pods);
+  constructor(private readonly session: PodSessionStore, private readonly mark: number) {
+    super(session);
   }
 
   offer(object: ClusterObject): void {
     this.assertOffering();
     const pod = object as PodObject;
-    const key = objectKey(pod.metadata);
-    const uid = pod.metadata.uid ?? key;
-    const resourceVersion = pod.metadata.resourceVersion ?? '';
-    const current = this.pods.pod(key);
-    if (current) {
-      current.listMark = this.mark;
-      if (resourceVersion !== '' && current.resourceVersion === resourceVersion && current.uid === uid) return;
-    } else if (this.pods.quarantine.size > 0) {
-      const note = this.pods.quarantine.get('Pod', key);
+    const meta = pod.metadata;
+    const pods = this.session.pods;
+    const current = pods.find(meta.namespace ?? '', meta.name ?? '');
+    if (current >= 0) {
+      pods.mark(current, this.mark);
+      const uid = meta.uid ?? pods.keyOf(current);
+      if (pods.unchanged(current, uid, meta.resourceVersion ?? '')) return;
+    } else if (this.session.quarantine.size > 0) {
+      const key = objectKey(meta);
+      const note = this.session.quarantine.get('Pod', key);
       if (note) {
         this.quarantineListed.add(key);
-        if (QuarantineStore.sameVersion(note, uid, resourceVersion)) return;
+        if (QuarantineStore.sameVersion(note, meta.uid ?? key, meta.resourceVersion ?? '')) return;
       }
     }
-    const entry = podEntryFromObject(pod);
-    entry.listMark = this.mark;
-    // DRA derives a pod-level request's covered resources with the containers' requests, which a bound entry drops.
-    this.changed.push({ entry, object: pod.spec?.resources !== undefined ? pod : entry.object });
+    const staged = this.session.stage(pod);
+    if ('note' in staged) this.unreadable(staged.note);
+    else this.changed.push(staged);
+  }
+
+  protected override discard(item: { id: number }): void {
+    this.session.pods.discard(item.id);
+  }
+
+  protected override beforePuts(count: number): void {
+    this.session.pods.reserve(count);
   }
 
   protected listedQuarantine(key: string): void {
-    const current = this.pods.pod(key);
-    if (current) current.listMark = this.mark;
+    const pods = this.session.pods;
+    const current = pods.findKey(key);
+    if (current >= 0) pods.mark(current, this.mark);
     this.quarantineListed.add(key);
   }
 
-  /** Entries no offer marked: what the list no longer holds. */
+  /** Pods no offer marked: what the list no longer holds. */
   protected findRemovals(budget: number): boolean {
-    this.sweep ??= this.pods.pods();
+    const pods = this.session.pods;
+    this.sweep ??= pods.ids();
     let visits = Math.max(1, budget) * SWEEP_VISITS_PER_UNIT;
     for (let next = this.sweep.next(); !next.done; next = this.sweep.next()) {
-      if (next.value.listMark !== this.mark) this.removals.push(next.value.key);
+      if (pods.markOf(next.value) !== this.mark) this.removals.push(pods.keyOf(next.value));
       if (--visits <= 0) return false;
     }
     this.removals.push(...this.unlistedQuarantines((key) => this.quarantineListed.has(key)));

@@ -138,11 +138,12 @@ export class Nominator {
     let queued = 0;
     const nowMs = this.now();
     const due = this.duePods(settings, nowMs);
+    const gone = this.activeBoundOrGone(due);
     // In the scheduler's queue order, so a batch's higher-priority pods are planned (and get the room) first.
     due.sort(bySchedulingOrder);
     // Never a key serving its backoff (the delay is neither reset nor bypassed); a scheduled recheck is brought forward.
     for (const pod of due) if (this.queue.addIfIdle(pod.key)) queued++;
-    for (const key of this.active.keys()) if (!this.deps.ledger.podByKey(key)) this.queue.addIfIdle(key);
+    for (const key of gone) this.queue.addIfIdle(key);
     this.pendingTimes.sweep(this.deps.ledger, nowMs);
     this.publishQueue();
     return queued;
@@ -152,7 +153,8 @@ export class Nominator {
   private duePods(settings: NominationSettings, nowMs: number): PodEntry[] {
     const due: PodEntry[] = [];
     const schedulerNames = settings.schedulerNames ?? CONFIG_DEFAULTS.nomination.schedulerNames;
-    for (const pod of this.deps.ledger.pods()) {
+    // Unbound pods only: a walk over every bound pod each second would cost O(pods) for nothing.
+    for (const pod of this.deps.ledger.unboundPods()) {
       // Telemetry compares like with like: pods the nominator could have nominated (served scheduler, no gates).
       if (pod.nodeName === '' && inScope(pod, settings) && !podIneligibility(pod.object, schedulerNames)) {
         this.pendingTimes.notePending(pod, settings, nowMs);
@@ -160,6 +162,17 @@ export class Nominator {
       if (this.active.has(pod.key) || isCandidate(pod, settings)) due.push(pod);
     }
     return due;
+  }
+
+  /** Adds to `due` the pods of our nominations that are bound by now (to retire them); returns the keys of those gone. */
+  private activeBoundOrGone(due: PodEntry[]): string[] {
+    const gone: string[] = [];
+    for (const key of this.active.keys()) {
+      const pod = this.deps.ledger.podByKey(key);
+      if (!pod) gone.push(key);
+      else if (pod.nodeName !== '') due.push(pod);
+    }
+    return gone;
   }
 
   /** Nominations this replica currently owns. */

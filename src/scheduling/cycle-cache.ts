@@ -104,7 +104,7 @@ export class CycleCache {
   /** The request's pod; the same wire object again (a prioritize handed its filter's Pod) is the same entry. */
   incomingPod(wire: WireObject | null): PodEntry {
     if (wire !== null && wire === this.lastWire && this.lastPod !== undefined) return this.lastPod;
-    const pod = incomingPodFromWire(wire);
+    const pod = incomingPodFromWire(wire, '$.Pod', this.key?.ledger.quantityMemo());
     this.lastWire = wire ?? undefined;
     this.lastPod = pod;
     return pod;

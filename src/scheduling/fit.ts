@@ -138,7 +138,7 @@ export function adjustmentsFor(ctx: FitContext, node: NodeView, removal?: Remova
   if (removal !== undefined) {
     for (const uid of removal.podUids) {
       const victim = node.pods.get(uid);
-      if (victim && victim !== self) (removed ??= []).push(victim);
+      if (victim && victim.uid !== self?.uid) (removed ??= []).push(victim);
     }
   }
   if (reserved.length === 0 && removed === undefined) return undefined;

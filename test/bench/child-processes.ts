@@ -104,8 +104,11 @@ export type PodChange = { upsert: object } | { delete: string };
 export interface LedgerProcess extends ServerProcess {
   /** Applies a pod change to the running ledger (see ledger-child.ts); resolves with the ledger's own time for it. */
   applyPod(change: PodChange): Promise<{ applyMicros: number }>;
-  /** One full collection in the process (started with --expose-gc), then its heap's used bytes: the live heap. */
-  collectGarbage(): Promise<number>;
+  /**
+   * One full collection in the process (started with --expose-gc), then its heap's used bytes (the live heap) and the
+   * bytes of its array buffers (typed arrays live outside the V8 heap: the pod store's columns, the node table).
+   */
+  collectGarbage(): Promise<{ heapUsedBytes: number; arrayBuffersBytes: number }>;
   /** Starts a V8 CPU profile; `stopProfile` writes it (a .cpuprofile, as `--cpu-prof` writes) to `path`. */
   startProfile(): Promise<void>;
   stopProfile(path: string): Promise<void>;
@@ -147,12 +150,13 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
     throw err;
   }
   let nextId = 0;
-  const waiting = new Map<number, (ack: { applyMicros: number; error?: string; heapUsedBytes?: number }) => void>();
-  child.on('message', (ack: { id: number; applyMicros: number; error?: string; heapUsedBytes?: number }) => {
+  type Ack = { applyMicros: number; error?: string; heapUsedBytes?: number; arrayBuffersBytes?: number };
+  const waiting = new Map<number, (ack: Ack) => void>();
+  child.on('message', (ack: Ack & { id: number }) => {
     waiting.get(ack.id)?.(ack);
     waiting.delete(ack.id);
   });
-  const ask = (message: object) => new Promise<{ applyMicros: number; heapUsedBytes?: number }>((resolve, reject) => {
+  const ask = (message: object) => new Promise<Ack>((resolve, reject) => {
     const id = ++nextId;
     waiting.set(id, (ack) => (ack.error ? reject(new Error(`kube-ledger refused ${JSON.stringify(message).slice(0, 80)}: ${ack.error}`))
       : resolve(ack)));
@@ -160,7 +164,10 @@ export async function startLedger(options: LedgerOptions): Promise<LedgerProcess
   });
   const applyPod = (change: PodChange) => ask(change);
   const startProfile = async () => void await ask({ profile: 'start' });
-  const collectGarbage = async () => (await ask({ collect: true })).heapUsedBytes ?? Number.NaN;
+  const collectGarbage = async () => {
+    const ack = await ask({ collect: true });
+    return { heapUsedBytes: ack.heapUsedBytes ?? Number.NaN, arrayBuffersBytes: ack.arrayBuffersBytes ?? Number.NaN };
+  };
   const stopProfile = async (path: string) => void await ask({ profile: 'stop', path });
   return { name: 'kube-ledger', pid: child.pid ?? -1, baseUrl, opsBaseUrl, readyAfterMs: performance.now() - started, stop,
     applyPod, startProfile, stopProfile, collectGarbage };

@@ -22,9 +22,9 @@ import { createLogger } from '../../src/observability/logger.js';
 
 export type PodChangeMessage = { id: number; upsert: PodObject } | { id: number; delete: string };
 export type ProfileMessage = { id: number; profile: 'start' } | { id: number; profile: 'stop'; path: string };
-/** A full collection, then the heap's used bytes (only with --expose-gc: the scale bench's live-heap figure). */
+/** A full collection, then the heap's used bytes and array buffers (only with --expose-gc: the scale bench's live figures). */
 export interface CollectMessage { id: number; collect: true }
-export interface PodChangeAck { id: number; applyMicros: number; error?: string; heapUsedBytes?: number }
+export interface PodChangeAck { id: number; applyMicros: number; error?: string; heapUsedBytes?: number; arrayBuffersBytes?: number }
 
 let session: Session | undefined;
 
@@ -58,7 +58,8 @@ async function main(): Promise<void> {
     if ('collect' in message) {
       const collect = (globalThis as { gc?: () => void }).gc;
       collect?.();
-      process.send?.({ id: message.id, applyMicros: 0, heapUsedBytes: process.memoryUsage().heapUsed, ...(collect ? {} : { error: 'no --expose-gc' }) });
+      const { heapUsed, arrayBuffers } = process.memoryUsage();
+      process.send?.({ id: message.id, applyMicros: 0, heapUsedBytes: heapUsed, arrayBuffersBytes: arrayBuffers, ...(collect ? {} : { error: 'no --expose-gc' }) });
       return;
     }
     if ('profile' in message) {

@@ -154,9 +154,13 @@ async function measureOnce(size: ScaleSize, source: 'snapshot' | 'live', setting
     run.rssBytes = readProcessMemory(ledger.pid).rssBytes;
     log(`${size.label} ${source}: ready in ${run.readyAfterSeconds.toFixed(1)} s (CPU ${run.cpuToReadySeconds.toFixed(1)} s), heap ${mib(run.heapUsedBytes)}, RSS ${mib(run.rssBytes)}, peak ${mib(run.startupPeakRssBytes)}, longest /healthz ${run.startupHealthzMaxMs?.toFixed(0)} ms`);
     await reload(ledger, api, run, probe);
-    run.liveHeapBytes = await ledger.collectGarbage();
+    const live = await ledger.collectGarbage();
+    run.liveHeapBytes = live.heapUsedBytes;
+    run.liveArrayBuffersBytes = live.arrayBuffersBytes;
     run.heapBytesPerPod = run.liveHeapBytes / pods;
-    log(`  live heap after a full collection: ${mib(run.liveHeapBytes)} (${run.heapBytesPerPod.toFixed(0)} B a pod)`);
+    run.memoryBytesPerPod = (run.liveHeapBytes + run.liveArrayBuffersBytes) / pods;
+    log(`  live heap after a full collection: ${mib(run.liveHeapBytes)} (${run.heapBytesPerPod.toFixed(0)} B a pod), `
+      + `array buffers ${mib(run.liveArrayBuffersBytes)} (both: ${run.memoryBytesPerPod.toFixed(0)} B a pod)`);
   } catch (err) {
     run.failure = err instanceof Error ? err.message.split('\n')[0] : String(err);
     log(`${size.label} ${source}: ${run.failure}`);

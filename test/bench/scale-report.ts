@@ -18,7 +18,11 @@ export interface ScaleRun {
   heapUsedBytes?: number | null;
   /** Heap used after a full collection, after the reload: what the ledger keeps. */
   liveHeapBytes?: number;
+  /** Array buffers then (outside the V8 heap): the pod store's columns and indexes, the node table. */
+  liveArrayBuffersBytes?: number;
   heapBytesPerPod?: number | null;
+  /** Live heap and array buffers together, per pod. */
+  memoryBytesPerPod?: number | null;
   rssBytes?: number | null;
   startupPeakRssBytes?: number | null;
   startupHealthzMaxMs?: number | undefined;
@@ -84,15 +88,15 @@ function ms(value: number | null | undefined): string {
 
 export function renderScaleReport(runs: readonly ScaleRun[], misses: readonly string[], about: { date: string; commit: string; heapMb: number | undefined }): string {
   const rows = runs.map((r) => r.failure
-    ? `| ${r.size} | ${r.nodes} | ${r.source} | failed: ${r.failure} |||||||||`
-    : `| ${r.size} | ${r.nodes} | ${r.source} | ${seconds(r.cpuToReadySeconds)} | ${mib(r.heapUsedBytes)} | ${ms(r.heapBytesPerPod)} | `
+    ? `| ${r.size} | ${r.nodes} | ${r.source} | failed: ${r.failure} ||||||||||`
+    : `| ${r.size} | ${r.nodes} | ${r.source} | ${seconds(r.cpuToReadySeconds)} | ${mib(r.heapUsedBytes)} | ${ms(r.heapBytesPerPod)} | ${ms(r.memoryBytesPerPod)} | `
       + `${mib(r.rssBytes)} / ${mib(r.startupPeakRssBytes)} | ${ms(r.startupHealthzMaxMs)} (${ms((r.startupLoopDelayMaxSeconds ?? NaN) * 1000)}) | `
       + `${seconds(r.reloadSeconds)} s, ${seconds(r.reloadCpuSeconds)} s CPU | ${mib(r.reloadPeakRssBytes)} | ${ms(r.reloadHealthzMaxMs)} (${ms((r.reloadLoopDelayMaxSeconds ?? NaN) * 1000)}) | ${r.loadAverage.toFixed(2)} |`);
   return [
     `**Scale** (${about.date}, ${about.commit}; the Deployment's node flags${about.heapMb ? `, heap raised to ${about.heapMb} MiB` : ''}):`,
     '',
-    '| pods | nodes | source | CPU to ready s | heap after ready | live heap B/pod | RSS after ready / start-up peak | longest /healthz ms (loop delay) start-up | reload | reload peak RSS | longest /healthz ms (loop delay) reload | load |',
-    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| pods | nodes | source | CPU to ready s | heap after ready | live heap B/pod | live heap + array buffers B/pod | RSS after ready / start-up peak | longest /healthz ms (loop delay) start-up | reload | reload peak RSS | longest /healthz ms (loop delay) reload | load |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
     misses.length === 0 ? 'All scale goals met.' : `Goals missed:\n${misses.map((m) => `- ${m}`).join('\n')}`,

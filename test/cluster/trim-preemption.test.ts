@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { trimPod, trimPodDisruptionBudget } from '../../src/cluster/trim.js';
 import type { PodDisruptionBudgetObject, PodObject } from '../../src/ledger/objects.js';
-import { podEntryFromObject } from '../../src/ledger/pod-entry.js';
+import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
 
 const FULL_POD = {
   metadata: { name: 'web-0', namespace: 'shop', uid: 'u1', resourceVersion: '7', labels: { app: 'web' }, managedFields: [{}] },
@@ -48,7 +48,9 @@ describe('trim for preemption', () => {
   });
 
   it('a bound pod entry still carries them after its containers are dropped', () => {
-    const entry = podEntryFromObject(trimPod(FULL_POD));
+    const ledger = new ClusterLedger();
+    ledger.apply({ type: 'upsert', kind: 'Pod', object: trimPod(FULL_POD) });
+    const entry = ledger.podByKey('shop/web-0')!;
     const spec = entry.object.spec!;
     assert.deepEqual(entry.object.metadata.labels, { app: 'web' });
     assert.deepEqual(spec.containers, [{ name: 'app', ports: [{ hostPort: 80, protocol: 'TCP' }] }, { name: 'agent', ports: [{ hostPort: 9100 }] }]);

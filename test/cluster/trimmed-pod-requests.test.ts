@@ -31,6 +31,12 @@ function requestsOf(pod: PodObject): { requests: ReadonlyMap<string, bigint> } |
   return entry.requestsError === undefined ? { requests: entry.requests } : { problem: entry.requestsError };
 }
 
+/** What the ledger computes of a pod: its entry without the object it was read from. */
+function entryFacts(pod: PodObject): Record<string, unknown> {
+  const { object: _object, ...facts } = { ...podEntryFromObject(pod) };
+  return facts;
+}
+
 describe('trimmed pods and their requests', () => {
   it('the trim keeps what the requests rule reads: same requests, or the same problem naming the same field (property)', () => {
     fc.assert(fc.property(podWithResources, fc.constantFrom('none', 'container', 'status'), (generated, corrupt) => {
@@ -61,7 +67,7 @@ describe('trimmed pods and their requests', () => {
       const loaded = await loadManifests(file, { trim: true });
       assert.equal(loaded.objects.Pod.length, items.length);
       (loaded.objects.Pod as PodObject[]).forEach((pod, i) => {
-        assert.deepEqual(podEntryFromObject(pod), podEntryFromObject(trimPod(items[i] as PodObject)), pod.metadata.name);
+        assert.deepEqual(entryFacts(pod), entryFacts(trimPod(items[i] as PodObject)), pod.metadata.name);
       });
     });
 

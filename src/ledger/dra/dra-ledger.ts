@@ -30,6 +30,7 @@ import { exportLedger, exportNodeAggregate } from './dra-export.js';
 import { ClaimIndexes, type ClaimRecord } from './claim-indexes.js';
 import { aggregateNode, isEmptyAggregate, type NodeAggregate } from './node-aggregate.js';
 import { assessPodOnNode } from './pod-assessment.js';
+import { ClaimShapes } from './claim-requests.js';
 import { divergenceReport, type ContributionMemory } from './claim-contribution.js';
 import type { UnsafeCategory } from './unsafe-category.js';
 import type { DraUnknownUse } from '../dra-port.js';
@@ -70,6 +71,7 @@ export class DraLedger implements DraAccounting {
   private readonly memories = new Map<string, ContributionMemory>();
   private readonly allocated = new AllocatedState();
   private readonly selectors = new DeviceSelectors();
+  private readonly claimShapes = new ClaimShapes();
   /** Nodes where some claim contributes (keeps `dra.enabled: auto` on while a driver restart has deleted every slice). */
   private readonly nodesWithEntries = new Set<string>();
   /** Nodes holding a counted claim the ledger cannot price (unknown-use.ts). */
@@ -272,6 +274,7 @@ export class DraLedger implements DraAccounting {
       allocated: this.allocated,
       reach: (selection) => this.devices.reach(selection.driver),
       selectors: this.selectors,
+      claimShapes: this.claimShapes,
       ...(delegated ? { delegated } : {}),
     });
     // A node that cannot serve the claims at all is not kept: the filter's verdict memo already remembers that refusal,

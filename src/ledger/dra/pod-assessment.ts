@@ -16,7 +16,7 @@ import type { PodObject, ResourceClaimObject } from '../objects.js';
 import type { ResourceAmounts } from '../resource-amounts.js';
 import type { DraRefusal } from '../dra-port.js';
 import { addAll, estimateRequest, matchingDevices, type EstimateInputs } from './conservative-estimate.js';
-import { claimRequests, type ClaimRequest } from './claim-requests.js';
+import type { ClaimRequest, ClaimShapes } from './claim-requests.js';
 import type { DeviceSelectors } from './device-cel.js';
 import type { ClaimPlacement } from './claim-placement.js';
 import type { ClassSelection } from './device-class.js';
@@ -52,6 +52,7 @@ export interface AssessContext {
   /** Whether every device a class can select on this node is node-local and visible (DeviceIndex.driverReach). */
   reach(selection: ClassSelection): 'node-local' | 'unknown' | 'anywhere';
   selectors: DeviceSelectors;
+  claimShapes: ClaimShapes;
   /**
    * Extended resources the pod requests that this node does not offer in allocatable but a DeviceClass maps
    * (DRAExtendedResource): resource name → DeviceClass name and requested count. DRA serves them here.
@@ -154,6 +155,7 @@ function addPending(work: Working, pending: PendingClaim[], ctx: AssessContext):
     allocated: ctx.allocated,
     classOf: (n) => ctx.classOf(n),
     selectors: ctx.selectors,
+    claimShapes: ctx.claimShapes,
     reach: (s) => ctx.reach(s),
   });
   if (outcome.kind === 'allocated') {
@@ -204,7 +206,7 @@ function estimateInputs(ctx: AssessContext): EstimateInputs {
 function addEstimated(work: Working, claim: ResourceClaimObject, key: string, ctx: AssessContext): void {
   const inputs = estimateInputs(ctx);
   let mapped = false;
-  for (const request of claimRequests(claim)) {
+  for (const request of ctx.claimShapes.requestsOf(claim)) {
     const estimate = estimateRequest(request, inputs);
     for (const note of estimate.unsupported) work.unsupported.add(note);
     for (const note of estimate.notes) work.result.notes.push(`claim ${key}: ${note}`);
@@ -227,7 +229,7 @@ function shortageDetail(pending: readonly PendingClaim[], ctx: AssessContext): s
   const devices = (ctx.aggregate?.pools ?? []).flatMap((p) => p.ordered);
   const parts: string[] = [];
   for (const { key, claim } of pending) {
-    for (const request of claimRequests(claim)) {
+    for (const request of ctx.claimShapes.requestsOf(claim)) {
       const counts = request.alternatives.map((alternative) => {
         const selection = ctx.classOf(alternative.deviceClassName);
         const { devices: matching } = matchingDevices(devices, selection, alternative, ctx.selectors);
@@ -244,7 +246,7 @@ function shortageDetail(pending: readonly PendingClaim[], ctx: AssessContext): s
 
 /** The requests of a claim its constraints align on a NUMA attribute, per such constraint. */
 function numaAligned(claim: ResourceClaimObject, ctx: AssessContext): ClaimRequest[][] {
-  const requests = claimRequests(claim);
+  const requests = ctx.claimShapes.requestsOf(claim);
   const out: ClaimRequest[][] = [];
   for (const constraint of claim.spec?.devices?.constraints ?? []) {
     if (!constraint.matchAttribute || !ctx.numaAttributes.has(constraint.matchAttribute)) continue;

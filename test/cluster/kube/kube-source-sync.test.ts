@@ -76,7 +76,8 @@ describe('kube source: initial sync and events (fake API server)', () => {
   it('stores trimmed objects and tracks the store resourceVersion from events and bookmarks', async () => {
     h = await startHarness({ server: { objects: [node('n1', { cpu: '4', memory: '8Gi' })], bookmarkIntervalMs: 50 } });
     await eventually(() => h!.runtime.source.hasSynced(), 'the kube source to sync', 3000);
-    const big = pod('default', 'fat', { node: 'n1', cpu: '100m' });
+    // Pending: the ledger keeps a pending pod's trimmed object whole (a bound pod's only in part, test/ledger/pod-entry.test.ts).
+    const big = pod('default', 'fat', { cpu: '100m' });
     const withNoise = { ...big, metadata: { ...big.metadata, annotations: { 'kube-ledger.io/nomination': 'x', other: 'y' }, managedFields: [{ manager: 'm' }] }, spec: { ...big.spec, volumes: [{ name: 'v' }] } };
     await eventually(() => h!.api.openWatches('pods') === 1, 'the pod watch');
     const created = h.api.create(withNoise);

@@ -69,7 +69,7 @@ describe('kube source: bounded lists (fake API server)', () => {
     harness.api.endlessList('pods', true);
     harness.api.expireWatches('pods');
     await until(harness, async () => (await bound(harness)) >= 1, 'the relist abandoned');
-    assert.equal(harness.ledger.podByKey('default/a'), before, 'the complete view is untouched');
+    assert.deepEqual(harness.ledger.podByKey('default/a'), before, 'the complete view is untouched');
     assert.equal(harness.ledger.counts().pods, 1);
     assert.equal(harness.runtime.source.hasSynced(), true, 'still synced: the old view is complete');
     harness.api.endlessList('pods', false);

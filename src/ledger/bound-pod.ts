@@ -1,0 +1,82 @@
+/**
+ * A bound pod of the pod store, as readers see it: a view built on each read from the pod's columns and its shared
+ * values (pod-store.ts). It is a copy: it stays as it was read while the ledger moves on, and two reads of one pod are
+ * two objects (compare pods by UID, never by identity). Its requests and `object` are rebuilt on first use from what
+ * the ledger keeps of a bound pod.
+ */
+import type { ObjectMeta, PodObject } from './objects.js';
+import type { PodEntry } from './pod-entry.js';
+import type { NumericDemand } from './numeric-amounts.js';
+import type { BoundPodParts, RequestShape } from './pod-shapes.js';
+
+/** What a bound pod's view is built from beside its identity. */
+export interface BoundPlace {
+  nodeName: string;
+  nominatedNodeName: string;
+  priority: number;
+  phase: string;
+  terminating: boolean;
+  requests: RequestShape;
+  labels: Readonly<Record<string, string>> | undefined;
+  parts: BoundPodParts | undefined;
+  startTime: string | undefined;
+}
+
+export class BoundPod implements PodEntry {
+  declare readonly key: string;
+  declare readonly uid: string;
+  declare readonly namespace: string;
+  declare readonly name: string;
+  declare readonly resourceVersion: string;
+  declare readonly nodeName: string;
+  declare readonly nominatedNodeName: string;
+  declare readonly priority: number;
+  declare readonly phase: string;
+  declare readonly terminating: boolean;
+  declare numericRequests: NumericDemand | undefined;
+  declare nonZero: { readonly cpu: number; readonly memory: number } | undefined;
+  declare readonly requestsError: string | undefined;
+  private declare readonly place: BoundPlace;
+  private declare amounts: ReadonlyMap<string, bigint> | undefined;
+  private declare kept: PodObject | undefined;
+
+  constructor(key: string, uid: string, namespace: string, name: string, resourceVersion: string, place: BoundPlace) {
+    this.key = key;
+    this.uid = uid;
+    this.namespace = namespace;
+    this.name = name;
+    this.resourceVersion = resourceVersion;
+    this.nodeName = place.nodeName;
+    this.nominatedNodeName = place.nominatedNodeName;
+    this.priority = place.priority;
+    this.phase = place.phase;
+    this.terminating = place.terminating;
+    this.numericRequests = undefined;
+    this.nonZero = { cpu: place.requests.nonZeroCpu, memory: place.requests.nonZeroMemory };
+    this.requestsError = undefined;
+    this.place = place;
+    this.amounts = undefined;
+    this.kept = undefined;
+  }
+
+  get requests(): ReadonlyMap<string, bigint> {
+    return (this.amounts ??= this.place.requests.requests());
+  }
+
+  get object(): PodObject {
+    return (this.kept ??= this.rebuilt());
+  }
+
+  private rebuilt(): PodObject {
+    const { name, namespace, uid, resourceVersion, place } = this;
+    const metadata: ObjectMeta = { name, namespace, uid, resourceVersion };
+    if (place.labels !== undefined) metadata.labels = place.labels as Record<string, string>;
+    const spec: NonNullable<PodObject['spec']> = { nodeName: this.nodeName, priority: this.priority, ...place.parts?.spec };
+    const status: NonNullable<PodObject['status']> = {};
+    if (this.phase !== '') status.phase = this.phase;
+    if (this.nominatedNodeName !== '') status.nominatedNodeName = this.nominatedNodeName;
+    if (place.startTime !== undefined) status.startTime = place.startTime;
+    Object.assign(status, place.parts?.status);
+    return { metadata, spec, status };
+  }
+}

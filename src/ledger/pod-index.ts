@@ -1,0 +1,112 @@
+/**
+ * The pod store's two indexes (open-table.ts): by key (`namespace/name`, under the hash the key's text has) and by
+ * UID (under the hash of its packed words, or of its text when it did not pack). Each finds a stored id by comparing
+ * the columns in place: no key or UID string is kept per pod.
+ */
+import type { NamespaceTable } from './name-table.js';
+import { OpenTable } from './open-table.js';
+import { hashText, packUuid } from './packed-fields.js';
+import type { PodColumns } from './pod-columns.js';
+import { wordsHash, type PodTexts } from './pod-texts.js';
+
+export class PodIndex {
+  private readonly byKey: OpenTable;
+  private readonly byUid: OpenTable;
+  private readonly probeWords = new Uint32Array(4);
+
+  constructor(private readonly columns: PodColumns, private readonly texts: PodTexts, private readonly namespaces: NamespaceTable) {
+    this.byKey = new OpenTable((id) => columns.keyHashes[id] ?? 0);
+    this.byUid = new OpenTable((id) => texts.uidHash(id));
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  /** The hash a key index keeps `name` of namespace id `namespace` under. */
+  keyHash(namespace: number, name: string): number {
+    return hashText(name, hashText(this.namespaces.prefix(namespace))) | 0;
+  }
+
+  /** Indexes the id; another stored id with the same UID no longer resolves by it. */
+  add(id: number): void {
+    this.byKey.insert(id, this.columns.keyHashes[id] ?? 0);
+    const hash = this.texts.uidHash(id);
+    const holder = this.findSameUid(id, hash);
+    if (holder >= 0) this.byUid.remove(holder, hash);
+    this.byUid.insert(id, hash);
+  }
+
+  delete(id: number): void {
+    this.byKey.remove(id, this.columns.keyHashes[id] ?? 0);
+    this.byUid.remove(id, this.texts.uidHash(id));
+  }
+
+  /** Room for `count` more ids. */
+  reserve(count: number): void {
+    this.byKey.reserve(this.byKey.size + count);
+    this.byUid.reserve(this.byUid.size + count);
+  }
+
+  /** The stored id of a key (`namespace/name`), or -1. */
+  findKey(key: string): number {
+    const hash = hashText(key) | 0;
+    const { keyHashes, names, namespaceIds } = this.columns;
+    for (let p = this.byKey.start(hash); ; p = this.byKey.next(p)) {
+      const id = this.byKey.at(p);
+      if (id < 0) return -1;
+      if (keyHashes[id] !== hash) continue;
+      const prefix = this.namespaces.prefix(namespaceIds[id] ?? 0);
+      if (key.startsWith(prefix) && names.endsWith(id, key, key.length, prefix.length)) return id;
+    }
+  }
+
+  /** The stored id of the pod `namespace`/`name`, or -1. */
+  find(namespace: string, name: string): number {
+    const namespaceId = this.namespaces.idOf(namespace);
+    if (namespaceId === undefined) return -1;
+    const hash = this.keyHash(namespaceId, name);
+    const { keyHashes, names, namespaceIds } = this.columns;
+    for (let p = this.byKey.start(hash); ; p = this.byKey.next(p)) {
+      const id = this.byKey.at(p);
+      if (id < 0) return -1;
+      if (keyHashes[id] === hash && namespaceIds[id] === namespaceId && names.is(id, name)) return id;
+    }
+  }
+
+  /** The stored id that resolves by this UID, or -1. */
+  findUid(uid: string): number {
+    const words = this.probeWords;
+    if (!packUuid(uid, words, 0)) return this.findKeptUid(uid, hashText(uid));
+    const { uidWords } = this.columns;
+    for (let p = this.byUid.start(wordsHash(words, 0)); ; p = this.byUid.next(p)) {
+      const id = this.byUid.at(p);
+      if (id < 0) return -1;
+      const at = id * 4;
+      if (uidWords[at] === words[0] && uidWords[at + 1] === words[1] && uidWords[at + 2] === words[2] && uidWords[at + 3] === words[3]
+        && this.texts.keptUid(id) === undefined) return id;
+    }
+  }
+
+  private findKeptUid(uid: string, hash: number): number {
+    for (let p = this.byUid.start(hash); ; p = this.byUid.next(p)) {
+      const id = this.byUid.at(p);
+      if (id < 0 || this.texts.keptUid(id) === uid) return id;
+    }
+  }
+
+  /** The stored id that resolves by the UID of `id` (hashed `hash`), or -1. */
+  private findSameUid(id: number, hash: number): number {
+    const text = this.texts.keptUid(id);
+    if (text !== undefined) return this.findKeptUid(text, hash);
+    const { uidWords } = this.columns;
+    const at = id * 4;
+    for (let p = this.byUid.start(hash); ; p = this.byUid.next(p)) {
+      const other = this.byUid.at(p);
+      if (other < 0) return -1;
+      const o = other * 4;
+      if (uidWords[o] === uidWords[at] && uidWords[o + 1] === uidWords[at + 1] && uidWords[o + 2] === uidWords[at + 2]
+        && uidWords[o + 3] === uidWords[at + 3] && this.texts.keptUid(other) === undefined) return other;
+    }
+  }
+}
