@@ -9,7 +9,7 @@
 import type { IncomingMessage } from 'node:http';
 import { BodyReaders, type ActiveRead, type ReadEnd } from './body-readers.js';
 import { ClientAbortedError, HttpProblem } from './http-problem.js';
-import { jsonDecodeCost } from './json-decode-cost.js';
+import { jsonDecodeCost, worstDecodeCost } from './json-decode-cost.js';
 import type { MemoryCharge } from './request-memory-budget.js';
 
 export interface JsonBody {
@@ -94,6 +94,16 @@ export function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * Charges what decoding `body` will cost: the worst case per byte when the budget can take it (nothing to compute),
+ * else the estimate from the body's structure (one pass over it), refused when even that does not fit.
+ */
+function chargeDecoding(body: Uint8Array, charge: MemoryCharge): void {
+  if (charge.add(worstDecodeCost(body.length))) return;
+  const cost = jsonDecodeCost(body);
+  if (!charge.add(cost)) throw overBudget(cost, charge);
+}
+
 export class JsonBodyReader {
   /** The last Content-Type accepted: a scheduler sends the same one on every call, so it is checked once. */
   private acceptedContentType: string | undefined;
@@ -138,10 +148,9 @@ export class JsonBodyReader {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let bytes = 0;
-      const read: ActiveRead = { lastProgressMs: performance.now(), end: (why) => fail(readEnded(why, readTimeoutMs)) };
-      const deadline = setTimeout(() => read.end('deadline'), readTimeoutMs);
+      const startedMs = performance.now();
+      const read: ActiveRead = { lastProgressMs: startedMs, deadlineMs: startedMs + readTimeoutMs, end: (why) => fail(readEnded(why, readTimeoutMs)) };
       const finish = (outcome: () => void): void => {
-        clearTimeout(deadline);
         readers.leave(read);
         request.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort);
         outcome();
@@ -173,8 +182,7 @@ export class JsonBodyReader {
 
   private decode(chunks: readonly Buffer[], bytes: number, charge: MemoryCharge): string {
     const body = this.joined(chunks, bytes);
-    const cost = jsonDecodeCost(body);
-    if (!charge.add(cost)) throw overBudget(cost, charge);
+    chargeDecoding(body, charge);
     try {
       return this.strictUtf8.decode(body);
     } catch {
