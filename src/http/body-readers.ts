@@ -9,6 +9,8 @@
  * its body: the bodies arrive within the tick that admits them, and each clearTimeout emptied the timer list again).
  */
 
+import { LiveList } from './live-list.js';
+
 export type ReadEnd = 'evicted' | 'deadline';
 
 export interface ActiveRead {
@@ -21,7 +23,7 @@ export interface ActiveRead {
 }
 
 export class BodyReaders {
-  private readonly active = new Set<ActiveRead>();
+  private readonly active = new LiveList<ActiveRead>();
   /** Armed while reads are open: fires at the earliest deadline known when it was armed. */
   private deadlineTimer: NodeJS.Timeout | undefined;
 
@@ -36,7 +38,7 @@ export class BodyReaders {
     while (this.active.size >= this.bound) {
       const stalest = this.stalest();
       if (stalest === undefined) break;
-      this.active.delete(stalest);
+      this.active.remove(stalest);
       stalest.end('evicted');
     }
     this.active.add(read);
@@ -45,7 +47,7 @@ export class BodyReaders {
 
   /** The read is over (complete, refused or aborted): its place is free. */
   leave(read: ActiveRead): void {
-    this.active.delete(read);
+    this.active.remove(read);
   }
 
   private armDeadline(delayMs: number): void {
@@ -59,10 +61,10 @@ export class BodyReaders {
     this.deadlineTimer = undefined;
     const now = performance.now();
     let earliest = Number.POSITIVE_INFINITY;
-    for (const read of [...this.active]) {
+    for (const read of this.active.snapshot()) {
       if (read.deadlineMs > now) earliest = Math.min(earliest, read.deadlineMs);
       else {
-        this.active.delete(read);
+        this.active.remove(read);
         read.end('deadline');
       }
     }
