@@ -21,7 +21,7 @@ import { decodePreemptionArgs } from '../protocol/decode.js';
 import { ExtenderArgsReader, type ReusedList } from '../protocol/extender-args-text.js';
 import { encodeFilterResult, encodeFilterResultPieces, encodeHostPriorityListPieces, encodePreemptionResult } from '../protocol/encode.js';
 import { InputError } from '../protocol/errors.js';
-import type { ExtenderArgs, ExtenderFilterResult, WireObject } from '../protocol/types.js';
+import type { ExtenderFilterResult, ExtenderPreemptionResult, WireObject } from '../protocol/types.js';
 import type { Logger } from '../observability/logger.js';
 import { requestEnded, requestStarted, type Metrics } from '../observability/metrics.js';
 import type { CallerIdentityOf } from './caller-identity.js';
@@ -98,23 +98,9 @@ function isAnswerable(err: unknown): boolean {
   return err instanceof InputError || err instanceof HttpProblem;
 }
 
-/** Runs the service; anything it did not throw on purpose becomes a ServiceFailure naming the pod. */
-function callService<T>(pod: WireObject | null | undefined, call: () => T): T {
-  try {
-    return call();
-  } catch (err) {
-    if (isAnswerable(err)) throw err;
-    throw new ServiceFailure(err, podIdentity(pod));
-  }
-}
-
-async function callServiceAsync<T>(pod: WireObject | null | undefined, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    if (isAnswerable(err)) throw err;
-    throw new ServiceFailure(err, podIdentity(pod));
-  }
+/** What the service threw: as it is when answerable, else a ServiceFailure naming the pod. */
+function serviceError(err: unknown, pod: WireObject | null | undefined): unknown {
+  return isAnswerable(err) ? err : new ServiceFailure(err, podIdentity(pod));
 }
 
 function expectsContinue(request: IncomingMessage): boolean {
@@ -122,8 +108,8 @@ function expectsContinue(request: IncomingMessage): boolean {
   return expect !== undefined && expect.toLowerCase() === '100-continue';
 }
 
-/** A verb's work on a read body: writes the reply, resolves with the outcome it is counted under. */
-type VerbHandler = (text: string, response: ServerResponse, caller: string) => Promise<string>;
+/** Filter's and prioritize's work on a read body: writes the reply, returns the outcome it is counted under. */
+type VerbHandler = (text: string, response: ServerResponse) => string;
 
 export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler {
   const { service, metrics, logger, pathPrefix, body, budget, inFlight, callerOf, requireClientCertificate, linger } = deps;
@@ -133,28 +119,45 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
   const ownReader = new ExtenderArgsReader();
   const reader = (): ExtenderArgsReader => service.argsReader ?? ownReader;
 
-  const handlers: Record<ExtenderVerb, VerbHandler> = {
-    filter: async (text, response) => {
+  const handlers: Record<'filter' | 'prioritize', VerbHandler> = {
+    filter: (text, response) => {
       const args = reader().decode(text, parseJson, 'filter', countReuse);
-      const result = callService(args.Pod, () => service.filter(args));
-      const encoded = callService(args.Pod, () => encodeFilterResultPieces(result));
+      let result: ExtenderFilterResult;
+      let encoded: readonly string[];
+      try {
+        result = service.filter(args);
+        encoded = encodeFilterResultPieces(result);
+      } catch (err) {
+        throw serviceError(err, args.Pod);
+      }
       reader().expectAfterFilter(args, result);
       writeJson(response, 200, encoded);
       // An answer with Error set (degraded: caches too stale to judge) is a refusal, not an ok.
       return result.Error ? 'degraded' : 'ok';
     },
-    prioritize: async (text, response) => {
+    prioritize: (text, response) => {
       const args = reader().decode(text, parseJson, 'prioritize', countReuse);
-      const encoded = callService(args.Pod, () => encodeHostPriorityListPieces(service.prioritize(args)));
+      let encoded: readonly string[];
+      try {
+        encoded = encodeHostPriorityListPieces(service.prioritize(args));
+      } catch (err) {
+        throw serviceError(err, args.Pod);
+      }
       writeJson(response, 200, encoded);
       return 'ok';
     },
-    preempt: async (text, response, caller) => {
-      const args = decodePreemptionArgs(parseJson(text));
-      const result = await callServiceAsync(args.Pod, () => service.preempt(args, caller));
-      writeJson(response, 200, encodePreemptionResult(result));
-      return 'ok';
-    },
+  };
+
+  const preempt = async (text: string, response: ServerResponse, caller: string): Promise<string> => {
+    const args = decodePreemptionArgs(parseJson(text));
+    let result: ExtenderPreemptionResult;
+    try {
+      result = await service.preempt(args, caller);
+    } catch (err) {
+      throw serviceError(err, args.Pod);
+    }
+    writeJson(response, 200, encodePreemptionResult(result));
+    return 'ok';
   };
 
   const shedMessage = (verb: ExtenderVerb, refusal: InFlightRefusal): string =>
@@ -171,7 +174,8 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
     }
   };
 
-  const answer = async (verb: ExtenderVerb, request: IncomingMessage, response: ServerResponse, charge: MemoryCharge): Promise<string> => {
+  /** The checks before the body (mTLS, method, headers): the outcome when they answered the request, else undefined. */
+  const refusedBeforeBody = (request: IncomingMessage, response: ServerResponse, charge: MemoryCharge): string | undefined => {
     const refusal = requireClientCertificate ? certificateRefusal(request) : undefined;
     if (refusal !== undefined) {
       writeJson(response, 403, errorBody(refusal));
@@ -184,20 +188,7 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
     }
     body.checkHeaders(request, charge);
     if (expectsContinue(request)) response.writeContinue();
-    const read = await body.readText(request, charge);
-    metrics.httpRequestBodyBytes.observe(verb, '', read.bytes);
-    const caller = callerOf(request);
-    const full = inFlight.tryEnter(verb, caller);
-    if (full !== undefined) {
-      metrics.httpShedRequests.inc({ verb });
-      writeShed(response, verb, shedMessage(verb, full));
-      return 'shed';
-    }
-    try {
-      return await handlers[verb](read.text, response, caller);
-    } finally {
-      inFlight.leave(verb, caller);
-    }
+    return undefined;
   };
 
   const replyToFailure = (verb: ExtenderVerb, err: unknown, request: IncomingMessage, response: ServerResponse): string => {
@@ -223,18 +214,63 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
     return reply.outcome;
   };
 
-  const serve = async (verb: ExtenderVerb, request: IncomingMessage, response: ServerResponse): Promise<void> => {
+  /**
+   * One verb request, from its headers to its counted reply. Plain callbacks rather than async functions: filter and
+   * prioritize run in the turn their body ends in, and only preempt waits on its service.
+   */
+  const serve = (verb: ExtenderVerb, request: IncomingMessage, response: ServerResponse): void => {
     const started = requestStarted(metrics, verb);
     const charge = new MemoryCharge(budget);
-    let outcome = 'error';
-    try {
-      outcome = await answer(verb, request, response, charge);
-    } catch (err) {
-      outcome = replyToFailure(verb, err, request, response);
-    } finally {
+    let slotOf: string | undefined;
+    const finish = (outcome: string): void => {
+      if (slotOf !== undefined) inFlight.leave(verb, slotOf);
+      slotOf = undefined;
       charge.releaseAll();
       requestEnded(metrics, verb, outcome, started);
+    };
+    const failed = (err: unknown): void => finish(replyToFailure(verb, err, request, response));
+    const answer = (text: string, bytes: number): void => {
+      metrics.httpRequestBodyBytes.observe(verb, '', bytes);
+      const caller = callerOf(request);
+      const full = inFlight.tryEnter(verb, caller);
+      if (full !== undefined) {
+        metrics.httpShedRequests.inc({ verb });
+        writeShed(response, verb, shedMessage(verb, full));
+        return finish('shed');
+      }
+      slotOf = caller;
+      if (verb === 'preempt') {
+        preempt(text, response, caller).then(finish, failed);
+        return;
+      }
+      let outcome: string;
+      try {
+        outcome = handlers[verb](text, response);
+      } catch (err) {
+        return failed(err);
+      }
+      finish(outcome);
+    };
+    try {
+      const refused = refusedBeforeBody(request, response, charge);
+      if (refused !== undefined) return finish(refused);
+    } catch (err) {
+      return failed(err);
     }
+    body.read(request, charge, (problem, read) => {
+      try {
+        if (problem !== undefined || read === undefined) failed(problem);
+        else answer(read.text, read.bytes);
+      } catch (err) {
+        lastResort(verb, err, response);
+      }
+    });
+  };
+
+  /** A failure while answering a failure: logged, and the connection dropped. */
+  const lastResort = (verb: ExtenderVerb, err: unknown, response: ServerResponse): void => {
+    logger.error('request failed: internal error', { verb, error: err instanceof Error ? err.message : String(err), ...(err instanceof Error && err.stack ? { stack: err.stack } : {}) });
+    response.destroy();
   };
 
   const byPath = new Map<string, ExtenderVerb>(EXTENDER_VERBS.map((verb) => [`${pathPrefix}/${verb}`, verb]));
@@ -243,10 +279,11 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
     const path = canonicalPath(request.url);
     const verb = path === undefined ? undefined : byPath.get(path);
     if (verb === undefined) return false;
-    serve(verb, request, response).catch((err: unknown) => {
-      logger.error('request failed: internal error', { verb, error: err instanceof Error ? err.message : String(err), ...(err instanceof Error && err.stack ? { stack: err.stack } : {}) });
-      response.destroy();
-    });
+    try {
+      serve(verb, request, response);
+    } catch (err) {
+      lastResort(verb, err, response);
+    }
     return true;
   };
 }

@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { LiveList } from './live-list.js';
 
 export interface GracefulCloser {
   startDraining(): void;
@@ -17,7 +18,7 @@ export interface GracefulCloser {
 export function trackForGracefulClose(server: Server): GracefulCloser {
   let closing = false;
   let draining = false;
-  const inFlight = new Set<ServerResponse>();
+  const inFlight = new LiveList<ServerResponse>();
   let closed: Promise<void> | undefined;
   // Raw sockets too: one still in its TLS handshake is not an http connection yet, and would hold close() open.
   const sockets = new Set<Socket>();
@@ -34,7 +35,7 @@ export function trackForGracefulClose(server: Server): GracefulCloser {
     inFlight.add(response);
     if (closing || draining) askClientToClose(response);
     response.once('close', () => {
-      inFlight.delete(response);
+      inFlight.remove(response);
       // A keep-alive socket whose last request just finished is idle now: close it instead of waiting for it.
       if (closing) server.closeIdleConnections();
     });
@@ -43,7 +44,7 @@ export function trackForGracefulClose(server: Server): GracefulCloser {
   const close = (deadlineMs: number): Promise<void> => {
     if (closed) return closed;
     closing = true;
-    inFlight.forEach(askClientToClose);
+    for (const response of inFlight) askClientToClose(response);
     closed = new Promise<void>((resolve) => {
       const deadline = setTimeout(() => {
         server.closeAllConnections();
@@ -60,7 +61,7 @@ export function trackForGracefulClose(server: Server): GracefulCloser {
 
   const startDraining = (): void => {
     draining = true;
-    inFlight.forEach(askClientToClose);
+    for (const response of inFlight) askClientToClose(response);
   };
 
   return { startDraining, close };

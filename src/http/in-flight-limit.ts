@@ -15,6 +15,9 @@ export function callerShare(limit: number): number {
 
 export type InFlightRefusal = 'verb_full' | 'caller_share';
 
+/** Callers with no request in flight are forgotten once a verb has seen this many (kept until then: see `leave`). */
+const IDLE_CALLERS_KEPT = 256;
+
 export class InFlightLimit {
   private readonly inFlight: Record<ExtenderVerb, number> = { filter: 0, prioritize: 0, preempt: 0 };
   private readonly byCaller: Record<ExtenderVerb, Map<string, number>> = { filter: new Map(), prioritize: new Map(), preempt: new Map() };
@@ -43,10 +46,16 @@ export class InFlightLimit {
     return undefined;
   }
 
+  /**
+   * Gives the slot back. A caller whose count falls to zero stays in the map until the map grows past
+   * IDLE_CALLERS_KEPT: a map that loses and regains its one caller on every request reallocates its table each time.
+   */
   leave(verb: ExtenderVerb, caller: string): void {
     this.inFlight[verb] -= 1;
-    const held = (this.byCaller[verb].get(caller) ?? 1) - 1;
-    if (held <= 0) this.byCaller[verb].delete(caller);
-    else this.byCaller[verb].set(caller, held);
+    const byCaller = this.byCaller[verb];
+    byCaller.set(caller, Math.max(0, (byCaller.get(caller) ?? 1) - 1));
+    if (byCaller.size > IDLE_CALLERS_KEPT) {
+      for (const [known, held] of byCaller) if (held === 0) byCaller.delete(known);
+    }
   }
 }

@@ -9,7 +9,7 @@
 import type { IncomingMessage } from 'node:http';
 import { BodyReaders, type ActiveRead, type ReadEnd } from './body-readers.js';
 import { ClientAbortedError, HttpProblem } from './http-problem.js';
-import { jsonDecodeCost } from './json-decode-cost.js';
+import { jsonDecodeCost, worstDecodeCost } from './json-decode-cost.js';
 import type { MemoryCharge } from './request-memory-budget.js';
 
 export interface JsonBody {
@@ -21,6 +21,9 @@ export interface BodyText {
   text: string;
   bytes: number;
 }
+
+/** Called once a body read is over: with the problem (an HttpProblem, ClientAbortedError) or the body. */
+export type BodyDone = (problem: Error | undefined, body: BodyText | undefined) => void;
 
 export interface BodyReadOptions {
   limitBytes: number;
@@ -94,6 +97,16 @@ export function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * Charges what decoding `body` will cost: the worst case per byte when the budget can take it (nothing to compute),
+ * else the estimate from the body's structure (one pass over it), refused when even that does not fit.
+ */
+function chargeDecoding(body: Uint8Array, charge: MemoryCharge): void {
+  if (charge.add(worstDecodeCost(body.length))) return;
+  const cost = jsonDecodeCost(body);
+  if (!charge.add(cost)) throw overBudget(cost, charge);
+}
+
 export class JsonBodyReader {
   /** The last Content-Type accepted: a scheduler sends the same one on every call, so it is checked once. */
   private acceptedContentType: string | undefined;
@@ -129,52 +142,61 @@ export class JsonBodyReader {
     return { value: parseJson(text), bytes };
   }
 
+  /** `read` as a promise. */
+  readText(request: IncomingMessage, charge: MemoryCharge): Promise<BodyText> {
+    return new Promise((resolve, reject) => this.read(request, charge, (problem, body) => (problem === undefined ? resolve(body!) : reject(problem))));
+  }
+
   /**
    * Reads the body under the reader bound and deadline, failing the moment it passes the limit or the budget (the
    * rest of the upload is discarded), charges the cost of decoding it, and decodes it as UTF-8 (400 when it is not).
+   * `done` is called once, with the problem or the body. A callback, not a promise: the verbs go on from the body's
+   * end in the same turn.
    */
-  readText(request: IncomingMessage, charge: MemoryCharge): Promise<BodyText> {
+  read(request: IncomingMessage, charge: MemoryCharge, done: BodyDone): void {
     const { limitBytes, readTimeoutMs, readers } = this.options;
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      const read: ActiveRead = { lastProgressMs: performance.now(), end: (why) => fail(readEnded(why, readTimeoutMs)) };
-      const deadline = setTimeout(() => read.end('deadline'), readTimeoutMs);
-      const finish = (outcome: () => void): void => {
-        clearTimeout(deadline);
-        readers.leave(read);
-        request.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort);
-        outcome();
-      };
-      const fail = (problem: Error): void => {
-        chunks.length = 0;
-        finish(() => reject(problem));
-        request.resume(); // keep draining (and dropping) what is still in flight while the refusal goes out
-      };
-      const onData = (chunk: Buffer): void => {
-        bytes += chunk.length;
-        read.lastProgressMs = performance.now();
-        if (bytes > limitBytes) return fail(tooLarge(limitBytes));
-        if (!charge.add(chunk.length)) return fail(overBudget(chunk.length, charge));
-        chunks.push(chunk);
-      };
-      const onEnd = (): void => finish(() => {
-        try {
-          resolve({ text: this.decode(chunks, bytes, charge), bytes });
-        } catch (err) {
-          reject(err);
-        }
-      });
-      const onAbort = (): void => finish(() => reject(new ClientAbortedError()));
-      readers.admit(read);
-      request.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort);
-    });
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    const startedMs = performance.now();
+    const read: ActiveRead = { lastProgressMs: startedMs, deadlineMs: startedMs + readTimeoutMs, end: (why) => fail(readEnded(why, readTimeoutMs)) };
+    const stop = (): void => {
+      readers.leave(read);
+      request.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort);
+    };
+    const fail = (problem: Error): void => {
+      chunks.length = 0;
+      stop();
+      request.resume(); // keep draining (and dropping) what is still in flight while the refusal goes out
+      done(problem, undefined);
+    };
+    const onData = (chunk: Buffer): void => {
+      bytes += chunk.length;
+      read.lastProgressMs = performance.now();
+      if (bytes > limitBytes) return fail(tooLarge(limitBytes));
+      if (!charge.add(chunk.length)) return fail(overBudget(chunk.length, charge));
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      stop();
+      let text: string;
+      try {
+        text = this.decode(chunks, bytes, charge);
+      } catch (err) {
+        return done(err as Error, undefined);
+      }
+      done(undefined, { text, bytes });
+    };
+    const onAbort = (): void => {
+      stop();
+      done(new ClientAbortedError(), undefined);
+    };
+    readers.admit(read);
+    request.on('data', onData).on('end', onEnd).on('error', onAbort).on('close', onAbort);
   }
 
   private decode(chunks: readonly Buffer[], bytes: number, charge: MemoryCharge): string {
     const body = this.joined(chunks, bytes);
-    const cost = jsonDecodeCost(body);
-    if (!charge.add(cost)) throw overBudget(cost, charge);
+    chargeDecoding(body, charge);
     try {
       return this.strictUtf8.decode(body);
     } catch {

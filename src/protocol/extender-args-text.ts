@@ -89,8 +89,11 @@ export class ExtenderArgsReader {
    * within a stream: a prioritize repeating its filter's list is no sign that the next pod's list will be the same.
    */
   private readonly previousByStream = new Map<string, ListSignature>();
-  /** By stream: the list a call of that stream is expected to carry next (a filter's passing nodes, for prioritize). */
-  private readonly expectedByStream = new Map<string, ExpectedList>();
+  /**
+   * By stream: the list a call of that stream is expected to carry next (a filter's passing nodes, for prioritize).
+   * Cleared by setting undefined, not deleted: the map keeps its one or two keys instead of a new table per call.
+   */
+  private readonly expectedByStream = new Map<string, ExpectedList | undefined>();
   /**
    * The head of the last body decoded from its text before the list: `expectList` takes it when it is that call's (a
    * route decodes, answers and hands its list over in one turn of the event loop).
@@ -144,7 +147,7 @@ export class ExtenderArgsReader {
    */
   expectList(stream: string, count: number, joinedQuoted: string, namesOf: () => readonly string[], after?: ExtenderArgs): void {
     if (!this.remember || count < 2 || count > EXPECTED_LIST_LIMIT) {
-      this.expectedByStream.delete(stream);
+      if (this.expectedByStream.get(stream) !== undefined) this.expectedByStream.set(stream, undefined);
       return;
     }
     const head = after !== undefined && this.lastHead?.args === after ? this.lastHead : undefined;

@@ -8,15 +8,15 @@ import type { PodEntry } from '../ledger/pod-entry.js';
 import type { CycleCache } from './cycle-cache.js';
 import { assessFit, draRowOn, fitContext, type FitContext, type FitVerdict } from './fit.js';
 import type { SchedulingOptions } from './options.js';
-import { demandKey, type VerdictMemo } from './verdict-memo.js';
+import { demandKey, type MemoColumn, type VerdictMemo } from './verdict-memo.js';
 
 /**
  * What depends only on the pod, the options and the ledger is settled once per call, so a node whose verdict is
  * remembered costs a few lookups. Anything not remembered goes through `assessFit`, and is remembered here.
  */
 export class PodAssessor {
-  /** What verdicts for this pod are remembered under; undefined when they cannot be (see `claimsMemoKey`). */
-  readonly memoKey: number | undefined;
+  /** Where verdicts for this pod are remembered; undefined when they cannot be (see `claimsMemoKey`). */
+  private readonly verdicts: MemoColumn | undefined;
   /**
    * The nodes the ledger has this pod bound or nominated to (UIDs are unique, so these are exactly the nodes whose
    * `pods`/`nominated` hold it): resolved once, so the scan compares entries instead of probing two maps per node.
@@ -36,7 +36,7 @@ export class PodAssessor {
     // Only a pod with DRA claims is remembered: the kernel answers any other pod faster than a lookup-and-store.
     const memoText = this.context.claims ? claimsMemoKey(pod, this.context) : undefined;
     this.memoText = memoText;
-    this.memoKey = memoText === undefined ? undefined : this.memo.keyNumber(memoText);
+    this.verdicts = memoText === undefined ? undefined : this.memo.column(this.memo.keyNumber(memoText));
     const known = ledger.podByUid(pod.uid);
     this.boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;
     this.nominatedTo = known?.nominatedNodeName ? ledger.node(known.nominatedNodeName) : undefined;
@@ -47,31 +47,32 @@ export class PodAssessor {
   }
 
   assess(node: NodeView | undefined): FitVerdict {
-    if (node === undefined || this.memoKey === undefined) return assessFit(this.context, node);
-    const known = this.recallFor<FitVerdict>(node, this.memoKey);
+    const verdicts = this.verdicts;
+    if (node === undefined || verdicts === undefined) return assessFit(this.context, node);
+    const known = this.recallIn<FitVerdict>(verdicts, node);
     if (known !== undefined) {
       this.remembered++;
       return known;
     }
-    return this.rememberFor(node, this.memoKey, this.memo.sharedVerdict(assessFit(this.context, node)));
+    return this.rememberIn(verdicts, node, this.memo.sharedVerdict(assessFit(this.context, node)));
   }
 
   /**
-   * The memo key of another value that depends only on the node and this pod's demand plus `purpose` (e.g. a score
-   * under one scoring configuration); undefined when nothing can be remembered for this pod. Build it once per call.
+   * Where another value that depends only on the node and this pod's demand plus `purpose` (e.g. a score under one
+   * scoring configuration) is remembered; undefined when nothing can be remembered for this pod. Once per call.
    */
-  keyFor(purpose: string): number | undefined {
-    return this.memoText === undefined ? undefined : this.memo.keyNumber(`${purpose}|${this.memoText}`);
+  columnFor(purpose: string): MemoColumn | undefined {
+    return this.memoText === undefined ? undefined : this.memo.column(this.memo.keyNumber(`${purpose}|${this.memoText}`));
   }
 
-  recallFor<V>(node: NodeView, key: number | undefined): V | undefined {
-    if (key === undefined || !this.memoisable(node)) return undefined;
-    return this.memo.recall<V>(node, key, draRowOn(this.context, node));
+  recallIn<V>(column: MemoColumn | undefined, node: NodeView): V | undefined {
+    if (column === undefined || !this.memoisable(node)) return undefined;
+    return column.recall<V>(node, draRowOn(this.context, node));
   }
 
-  rememberFor<V>(node: NodeView, key: number | undefined, value: V): V {
-    if (key === undefined || !this.memoisable(node)) return value;
-    return this.memo.remember(node, key, draRowOn(this.context, node), value);
+  rememberIn<V>(column: MemoColumn | undefined, node: NodeView, value: V): V {
+    if (column === undefined || !this.memoisable(node)) return value;
+    return column.remember(node, draRowOn(this.context, node), value);
   }
 }
 

@@ -14,6 +14,7 @@ import { assessFit, draRowOn, rowsAnswer, type FitContext } from './fit.js';
 import { withFootprint } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
 import { PodAssessor } from './pod-assessor.js';
+import type { MemoColumn } from './verdict-memo.js';
 import { compileWeights, scoreRequests, scoreSlot, toExtenderScore } from './score-kernel.js';
 
 /** The scores, in request order, as the reply is encoded from them; `cache` as for `filter`. */
@@ -24,7 +25,7 @@ export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: S
   const assessor = new PodAssessor(ledger, pod, options, cache);
   const ctx = assessor.context;
   const scoring = cache.scoringOf(options.scoring);
-  const scoreKey = assessor.keyFor(scoring.purpose);
+  const scoreColumn = assessor.columnFor(scoring.purpose);
   const dedupe = cache.dedupe();
   const scores = new PriorityReply(names);
   const { table, draRows } = ctx;
@@ -43,22 +44,22 @@ export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: S
     if (dedupe.repeatedSlot(slot)) continue;
     const score = rowsAnswer(ctx, table, slot, 'score')
       ? toExtenderScore(scoreSlot(table, slot, requests, strategy, scoring.weights, draRows === undefined ? undefined : draRows.rowAt(slot)))
-      : assessedScore(assessor, slot, scoreKey, scoring);
+      : assessedScore(assessor, slot, scoreColumn, scoring);
     scores.add(i, score, fragments.entryAt(slot, score));
   }
   return scores;
 }
 
 /** The score of a node its rows alone do not answer: remembered for pods with claims, except on the nominated node. */
-function assessedScore(assessor: PodAssessor, slot: number, scoreKey: number | undefined, scoring: CompiledScoring): number {
+function assessedScore(assessor: PodAssessor, slot: number, scoreColumn: MemoColumn | undefined, scoring: CompiledScoring): number {
   const ctx = assessor.context;
   const node = ctx.table.entries[slot];
   // The nominated node's maximum depends on the pod's nomination, not only its demand: never remembered.
   const memoised = slot !== ctx.nominatedSlot ? node : undefined;
-  const known = memoised === undefined ? undefined : assessor.recallFor<number>(memoised, scoreKey);
+  const known = memoised === undefined ? undefined : assessor.recallIn<number>(scoreColumn, memoised);
   if (known !== undefined) return known;
   const score = scoreIn(ctx, node, scoring);
-  return memoised === undefined ? score : assessor.rememberFor(memoised, scoreKey, score);
+  return memoised === undefined ? score : assessor.rememberIn(scoreColumn, memoised, score);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Verdicts and scores remembered per node for pods with DRA claims, by the node's ledger slot. A claim pod's per-node
+ * Verdicts and scores remembered for pods with DRA claims, per memo key and node slot. A claim pod's per-node
  * assessment (claims, slices, NUMA zones) is costly and kube-scheduler re-filters a pending pod on every retry, so a
  * value is reused until anything it depends on changes: the node's generation (every change that can alter a verdict
  * there; a reused slot holds another entry), the node's DRA row (a new row object whenever its DRA use may have
@@ -7,6 +7,9 @@
  * memo when the DRA ledger's assessment epoch moves. Only verdicts that depend on nothing else are remembered: no
  * removed pods, the pod neither bound nor nominated there (pod-assessor.ts). Pods without claims are not remembered:
  * the fit kernel answers them faster than a memo lookup.
+ *
+ * Kept as one column per key, by slot: a call finds its key's column once and then reads an array per candidate (a
+ * map per node cost a hash probe, and a cache miss, per candidate). Columns are bounded by the slots they span.
  */
 import type { NodeView } from '../ledger/node-entry.js';
 import type { DenseRow } from '../ledger/numeric-amounts.js';
@@ -15,18 +18,41 @@ import type { FitVerdict } from './fit-kernel.js';
 
 type DraUsed = Readonly<DenseRow> | undefined;
 
-/** Filter verdicts and scores of a few dozen distinct workloads per node; a node's memo restarts when it is full. */
-const MAX_DEMANDS_PER_NODE = 64;
+/** Slots all columns may span together (each column grows to the highest slot it was given); past it the oldest go. */
+const MAX_COLUMN_SLOTS = 1 << 21;
 /** Distinct key texts numbered before the numbering restarts (numbers are never reused). */
 const MAX_KEY_NUMBERS = 100_000;
 /** Distinct failing verdicts with a detail shared before the pool restarts. */
 const MAX_SHARED_VERDICTS = 4096;
 
-interface NodeMemo {
-  node: NodeView;
-  generation: number;
-  draUsed: DraUsed;
-  byDemand: Map<number, unknown>;
+interface MemoEntry {
+  readonly node: NodeView;
+  readonly generation: number;
+  readonly draUsed: DraUsed;
+  readonly value: unknown;
+}
+
+/** One memo key's values by node slot. */
+export class MemoColumn {
+  /** By slot, grown densely (an array first written at a high index is a dictionary in V8). */
+  private readonly entries: Array<MemoEntry | undefined> = [];
+
+  get span(): number {
+    return this.entries.length;
+  }
+
+  /** `draUsed` is the node's DRA row as the caller sees it (undefined when DRA is off or unused there). */
+  recall<V>(node: NodeView, draUsed: DraUsed): V | undefined {
+    const entry = this.entries[node.slot];
+    if (entry === undefined || entry.node !== node || entry.generation !== node.generation || entry.draUsed !== draUsed) return undefined;
+    return entry.value as V;
+  }
+
+  remember<V>(node: NodeView, draUsed: DraUsed, value: V): V {
+    while (this.entries.length <= node.slot) this.entries.push(undefined);
+    this.entries[node.slot] = { node, generation: node.generation, draUsed, value };
+    return value;
+  }
 }
 
 /**
@@ -41,7 +67,8 @@ export function demandKey(pod: PodEntry): string {
 }
 
 export class VerdictMemo {
-  private memosBySlot: Array<NodeMemo | undefined> = [];
+  /** By key number, oldest first. */
+  private columns = new Map<number, MemoColumn>();
   private keyNumbers = new Map<string, number>();
   private nextKeyNumber = 0;
   /**
@@ -50,15 +77,17 @@ export class VerdictMemo {
    */
   private shared = new Map<string, FitVerdict>();
 
+  constructor(private readonly maxColumnSlots = MAX_COLUMN_SLOTS) {}
+
   /** Forgets every remembered value (the assessment epoch moved). */
   clear(): void {
-    this.memosBySlot = [];
+    this.columns = new Map();
     this.shared = new Map();
   }
 
   /**
-   * A key text as a small number, the same number for the same text: each node's memo is probed by number instead of
-   * comparing a ~100-character string per candidate.
+   * A key text as a small number, the same number for the same text: columns are found by number instead of a
+   * ~100-character string.
    */
   keyNumber(text: string): number {
     let number = this.keyNumbers.get(text);
@@ -70,23 +99,25 @@ export class VerdictMemo {
     return number;
   }
 
-  /** `draUsed` is the node's DRA row as the caller sees it (undefined when DRA is off or unused there). */
-  recall<V>(node: NodeView, key: number, draUsed: DraUsed): V | undefined {
-    const memo = this.memosBySlot[node.slot];
-    if (!memo || memo.node !== node || memo.generation !== node.generation || memo.draUsed !== draUsed) return undefined;
-    return memo.byDemand.get(key) as V | undefined;
+  /** The column of values remembered under `key` (made when new; the oldest columns go when all span too many slots). */
+  column(key: number): MemoColumn {
+    let column = this.columns.get(key);
+    if (column === undefined) {
+      this.evictOldest();
+      column = new MemoColumn();
+      this.columns.set(key, column);
+    }
+    return column;
   }
 
-  remember<V>(node: NodeView, key: number, draUsed: DraUsed, value: V): V {
-    let memo = this.memosBySlot[node.slot];
-    if (!memo || memo.node !== node || memo.generation !== node.generation || memo.draUsed !== draUsed || memo.byDemand.size >= MAX_DEMANDS_PER_NODE) {
-      memo = { node, generation: node.generation, draUsed, byDemand: new Map() };
-      // Grown densely: an array first written at a high slot is a dictionary in V8.
-      while (this.memosBySlot.length <= node.slot) this.memosBySlot.push(undefined);
-      this.memosBySlot[node.slot] = memo;
+  private evictOldest(): void {
+    let span = 0;
+    for (const column of this.columns.values()) span += column.span;
+    for (const [key, column] of this.columns) {
+      if (span <= this.maxColumnSlots) return;
+      span -= column.span;
+      this.columns.delete(key);
     }
-    memo.byDemand.set(key, value);
-    return value;
   }
 
   /** The shared verdict equal to `verdict` (a failing one with a detail), else `verdict` itself. */

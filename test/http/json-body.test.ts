@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { BodyReaders } from '../../src/http/body-readers.js';
 import { checkContentEncoding, checkJsonContentType, JsonBodyReader } from '../../src/http/json-body.js';
 import { HttpProblem } from '../../src/http/http-problem.js';
+import { jsonDecodeCost, worstDecodeCost } from '../../src/http/json-decode-cost.js';
 import { MemoryCharge, RequestMemoryBudget } from '../../src/http/request-memory-budget.js';
 
 const refused = (check: () => void, status = 415) => assert.throws(check, (err: unknown) => err instanceof HttpProblem && err.status === status);
@@ -111,5 +112,23 @@ describe('JsonBodyReader: a body of several chunks', () => {
     assert.equal(budget.inUseBytes, charge.heldBytes);
     charge.releaseAll();
     assert.equal(budget.inUseBytes, 0);
+  });
+
+  it('charges the worst decoding cost per byte while the budget has room for it, the estimate from the body\'s structure when it has not', async () => {
+    const node = JSON.stringify({ metadata: { name: 'node-1', labels: { zone: 'a' } }, status: { allocatable: { cpu: '16', memory: '64Gi' } } });
+    const text = `{"items":[${Array(2000).fill(node).join(',')}]}`;
+    const bytes = Buffer.byteLength(text);
+    const held = async (budgetBytes: number) => {
+      const charge = new MemoryCharge(new RequestMemoryBudget(budgetBytes));
+      const r = request();
+      const read = new JsonBodyReader({ limitBytes: 1 << 30, readTimeoutMs: 10_000, readers: new BodyReaders(8) }).readText(r.incoming, charge);
+      r.stream.end(text);
+      await read;
+      return charge.heldBytes;
+    };
+    assert.equal(await held(1 << 30), bytes + worstDecodeCost(bytes));
+    const tight = bytes + worstDecodeCost(bytes) - 1;
+    assert.equal(await held(tight), bytes + jsonDecodeCost(Buffer.from(text)));
+    assert.ok(jsonDecodeCost(Buffer.from(text)) < worstDecodeCost(bytes) / 2);
   });
 });

@@ -1,10 +1,10 @@
 /**
  * The decoding-cost estimate that guards the heap before JSON.parse (src/http/json-decode-cost.ts): dear shapes are
- * estimated dear, node lists a few times their size, punctuation inside strings is not structure, and bodies too
- * small to scan are charged the estimate's worst cost per byte.
+ * estimated dear, node lists a few times their size, punctuation inside strings is not structure, and the worst cost
+ * per byte bounds every estimate.
  */
 import assert from 'node:assert/strict';
-import { jsonDecodeCost, SCAN_FROM_BYTES } from '../../src/http/json-decode-cost.js';
+import { jsonDecodeCost, worstDecodeCost } from '../../src/http/json-decode-cost.js';
 
 const MiB = 1024 * 1024;
 const body = (text: string) => Buffer.from(text);
@@ -33,7 +33,12 @@ describe('jsonDecodeCost', () => {
     assert.ok(jsonDecodeCost(text) < 6 * text.length, `${jsonDecodeCost(text) / text.length} per byte`);
   });
 
-  it('charges a body under the scan threshold its worst cost per byte without reading it', () => {
-    assert.equal(jsonDecodeCost(Buffer.alloc(SCAN_FROM_BYTES - 1, 0x20)), (SCAN_FROM_BYTES - 1) * 33);
+  it('never estimates a body above the worst cost per byte, the dearest shape included', () => {
+    const shapes = [`[${'{},'.repeat(10_000)}{}]`, `[${'[],'.repeat(10_000)}[]]`, `[${'1,'.repeat(10_000)}1]`, `["${'x'.repeat(30_000)}"]`,
+      `{${Array.from({ length: 5000 }, (_, i) => `"k${i}":0`).join(',')}}`, '{}', '""'];
+    for (const shape of shapes) {
+      const text = body(shape);
+      assert.ok(jsonDecodeCost(text) <= worstDecodeCost(text.length), `${shape.slice(0, 20)}…: ${jsonDecodeCost(text) / text.length} per byte`);
+    }
   });
 });

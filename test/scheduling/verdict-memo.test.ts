@@ -9,6 +9,8 @@ import type { ResourceClaimObject } from '../../src/ledger/objects.js';
 import type { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
 import type { ExtenderArgs } from '../../src/protocol/types.js';
 import { CycleCache } from '../../src/scheduling/cycle-cache.js';
+import { VerdictMemo } from '../../src/scheduling/verdict-memo.js';
+import type { NodeView } from '../../src/ledger/node-entry.js';
 import { filter as filterWith } from '../../src/scheduling/filter.js';
 import type { SchedulingOptions } from '../../src/scheduling/options.js';
 import { prioritize as prioritizeWith } from '../../src/scheduling/prioritize.js';
@@ -188,5 +190,19 @@ describe('verdict memo', () => {
     const rejected = filter(live, namesArgs(trainer, ['n1']), OPTIONS).result;
     const ignored = filter(live, namesArgs(trainer, ['n1']), ignoring).result;
     assert.notDeepEqual(rejected, ignored, 'the unsafe-node policy is part of what is remembered');
+  });
+
+  it('keeps each key\'s values by slot, valid for the node and generation they were made for, and drops the oldest key when the columns span too many slots', () => {
+    const memo = new VerdictMemo(10);
+    const at = (slot: number, generation = 1) => ({ slot, generation }) as unknown as NodeView;
+    const n5 = at(5);
+    memo.column(memo.keyNumber('a')).remember(n5, undefined, 'a5');
+    memo.column(memo.keyNumber('b')).remember(n5, undefined, 'b5');
+    assert.equal(memo.column(memo.keyNumber('a')).recall(n5, undefined), 'a5');
+    assert.equal(memo.column(memo.keyNumber('a')).recall(at(5), undefined), undefined, 'another node on the slot');
+    assert.equal(memo.column(memo.keyNumber('a')).recall(Object.assign(n5, {}), new Float64Array(1)), undefined, 'another DRA row');
+    memo.column(memo.keyNumber('c'));
+    assert.equal(memo.column(memo.keyNumber('b')).recall(n5, undefined), 'b5');
+    assert.equal(memo.column(memo.keyNumber('a')).recall(n5, undefined), undefined, 'the oldest key went when a third was made');
   });
 });
