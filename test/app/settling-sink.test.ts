@@ -19,10 +19,14 @@ const GPU = 'gpu.example.com';
 const NODES = 300;
 const V1 = { apiVersion: 'resource.k8s.io/v1' };
 
+function kube(object: object): KubeObject {
+  return object as KubeObject;
+}
+
 function gpuClaim(i: number, tag: string): KubeObject {
   const c = claim('ns', `c${i}`, `uid-${i}`, { results: [result(GPU, `n${i}`, 'g0')], node: `n${i}`, reservedFor: [`pod-${i}`] });
   const { resourceVersion: _rv, ...metadata } = c.metadata;
-  return { ...V1, kind: 'ResourceClaim', ...c, metadata: { ...metadata, labels: { tag } } } as KubeObject;
+  return kube({ ...V1, kind: 'ResourceClaim', ...c, metadata: { ...metadata, labels: { tag } } });
 }
 
 /** Node n<i>: one GPU, a running pod holding it through claim c<i>. */
@@ -30,9 +34,9 @@ function cluster(): KubeObject[] {
   const objects: KubeObject[] = [];
   for (let i = 0; i < NODES; i++) {
     objects.push(
-      { apiVersion: 'v1', kind: 'Node', ...node(`n${i}`, { cpu: '64', memory: '256Gi', pods: '110' }) } as KubeObject,
-      { ...V1, kind: 'ResourceSlice', ...slice(`s${i}`, `n${i}`, GPU, [gpuDevice('g0')]) } as KubeObject,
-      { apiVersion: 'v1', kind: 'Pod', ...pod('ns', `p${i}`, { uid: `pod-${i}`, node: `n${i}`, claims: [{ name: 'gpu', claimName: `c${i}` }] }) } as KubeObject,
+      kube({ apiVersion: 'v1', kind: 'Node', ...node(`n${i}`, { cpu: '64', memory: '256Gi', pods: '110' }) }),
+      kube({ ...V1, kind: 'ResourceSlice', ...slice(`s${i}`, `n${i}`, GPU, [gpuDevice('g0')]) }),
+      kube({ apiVersion: 'v1', kind: 'Pod', ...pod('ns', `p${i}`, { uid: `pod-${i}`, node: `n${i}`, claims: [{ name: 'gpu', claimName: `c${i}` }] }) }),
       gpuClaim(i, 'a'),
     );
   }
