@@ -19,6 +19,13 @@ export class EventLoopSlices {
   private started = performance.now();
   /** How many times the work let the event loop run. */
   pauses = 0;
+  /**
+   * Work waiting for its next slice, oldest first. One is let go per turn of the event loop: several lists read at
+   * once (every resource of a first sync) would otherwise each take a full slice in the same turn, back to back,
+   * before a waiting request is read.
+   */
+  private readonly waiting: Array<() => void> = [];
+  private turnScheduled = false;
 
   constructor(private readonly sliceMs = DEFAULT_SLICE_MS) {}
 
@@ -27,9 +34,12 @@ export class EventLoopSlices {
     return performance.now() - this.started >= this.sliceMs;
   }
 
-  /** Lets the event loop run what waits (I/O callbacks, timers), then starts a new slice. */
+  /** Lets the event loop run what waits (I/O callbacks, timers), then starts a new slice when it is this work's turn. */
   async pause(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await new Promise<void>((resolve) => {
+      this.waiting.push(resolve);
+      this.scheduleTurn();
+    });
     this.pauses++;
     this.started = performance.now();
   }
@@ -37,6 +47,16 @@ export class EventLoopSlices {
   /** `pause()` when the slice is used up. */
   async maybePause(): Promise<void> {
     if (this.due()) await this.pause();
+  }
+
+  private scheduleTurn(): void {
+    if (this.turnScheduled) return;
+    this.turnScheduled = true;
+    setImmediate(() => {
+      this.turnScheduled = false;
+      this.waiting.shift()?.();
+      if (this.waiting.length > 0) this.scheduleTurn();
+    });
   }
 }
 

@@ -56,7 +56,7 @@ export class WatchConnection {
     } catch (err) {
       throw this.stalled ? new StalledWatchError(`no event or bookmark for ${this.stallMs} ms`) : err;
     }
-    this.noteLine();
+    if (!result.done) this.noteLine();
     return result;
   }
 
@@ -81,8 +81,9 @@ export class WatchConnection {
     this.stallTimerRunning = true;
     this.cancelStallTimer = startTimer(() => {
       this.stallTimerRunning = false;
-      const silentMs = this.now() - this.lastLineAt;
-      if (silentMs < this.stallMs) return this.startStallTimer(this.stallMs - silentMs);
+      // To the millisecond, as timers go: a remainder below it (clocks in fractions of one) is no reason to wait on.
+      const remainingMs = this.stallMs - (this.now() - this.lastLineAt);
+      if (remainingMs >= 1) return this.startStallTimer(remainingMs);
       this.stalled = true;
       this.stream.abort();
     }, ms, this.timers);

@@ -72,4 +72,20 @@ describe('a watch connection\'s idle deadline (fake clock)', () => {
     connection.close();
     assert.equal(clock.pendingTimers(), 0);
   });
+
+  it('on a clock in fractions of a millisecond, ends at the deadline instead of waiting on a remainder below one', async () => {
+    const clock = new FakeClock(0.1);
+    let timersSet = 0;
+    const counting = { now: () => clock.now(), setTimer: (callback: () => void, ms: number) => { timersSet++; return clock.setTimer(callback, ms); } };
+    const stream = controlledStream();
+    const connection = await WatchConnection.open(stream.client, '/api/v1/pods?watch=1', new AbortController().signal, STALL_MS, counting);
+    clock.advance(22.647101363418);
+    stream.push({ type: 'BOOKMARK' });
+    await connection.next();
+    const waiting = connection.next();
+    clock.advance(STALL_MS * 3);
+    assert.equal(connection.stalled, true);
+    assert.equal((await waiting).done, true);
+    assert.ok(timersSet <= 2, `${timersSet} timers set`);
+  });
 });
