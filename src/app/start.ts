@@ -33,6 +33,7 @@ import { schedulingOptionsFrom } from './scheduling-options.js';
 import { servingLagProblem, throttled } from './serving-lag.js';
 import { VictimTerminationClock } from '../nomination/victim-termination.js';
 import { admissionTelemetry } from './admission-telemetry.js';
+import { settlingSink } from './settling-sink.js';
 
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEMO_CLUSTER = join(PACKAGE_ROOT, 'config', 'cluster', 'demo.yaml');
@@ -183,7 +184,7 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   });
   logger.info('kube-ledger listening', { url: server.url, opsUrl: server.ops.url, source: source.kind });
 
-  await source.start(ledger);
+  await source.start(settlingSink(ledger, dra));
   const nominator = kube?.startNominator(ledger, () => options, {
     ...deps.live?.nominator,
     ...(deps.live?.timers ? { timers: deps.live.timers } : {}),

@@ -10,6 +10,8 @@ export const DEFAULT_SLICE_MS = 10;
 
 /** Objects of a replace session applied between two checks of the slice (a pod with its DRA use: up to ~100 µs). */
 const APPLY_BUDGET = 64;
+/** Steps of settling (a claim or a node of DRA accounting, up to ~200 µs before the code is optimised) between checks. */
+const SETTLE_BUDGET = 8;
 /** Objects a diff may hold to be applied at once, slice or not: a few milliseconds, up to ~50 ms on a slow host. */
 const AT_ONCE = 1000;
 
@@ -17,6 +19,13 @@ export class EventLoopSlices {
   private started = performance.now();
   /** How many times the work let the event loop run. */
   pauses = 0;
+  /**
+   * Work waiting for its next slice, oldest first. One is let go per turn of the event loop: several lists read at
+   * once (every resource of a first sync) would otherwise each take a full slice in the same turn, back to back,
+   * before a waiting request is read.
+   */
+  private readonly waiting: Array<() => void> = [];
+  private turnScheduled = false;
 
   constructor(private readonly sliceMs = DEFAULT_SLICE_MS) {}
 
@@ -25,9 +34,12 @@ export class EventLoopSlices {
     return performance.now() - this.started >= this.sliceMs;
   }
 
-  /** Lets the event loop run what waits (I/O callbacks, timers), then starts a new slice. */
+  /** Lets the event loop run what waits (I/O callbacks, timers), then starts a new slice when it is this work's turn. */
   async pause(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await new Promise<void>((resolve) => {
+      this.waiting.push(resolve);
+      this.scheduleTurn();
+    });
     this.pauses++;
     this.started = performance.now();
   }
@@ -36,13 +48,24 @@ export class EventLoopSlices {
   async maybePause(): Promise<void> {
     if (this.due()) await this.pause();
   }
+
+  private scheduleTurn(): void {
+    if (this.turnScheduled) return;
+    this.turnScheduled = true;
+    setImmediate(() => {
+      this.turnScheduled = false;
+      this.waiting.shift()?.();
+      if (this.waiting.length > 0) this.scheduleTurn();
+    });
+  }
 }
 
 /**
  * Applies replace sessions' diffs, in order. Each is prepared first, in slices, while readers still see the old
- * store whole; then diffs small enough (`AT_ONCE` objects together) are applied at once, and larger ones in slices,
- * `onSliced` being called before the first pause within them: from then on until this resolves, readers would see a
- * store partly new.
+ * store whole; then diffs small enough (`AT_ONCE` objects together) are applied at once, and larger ones in slices;
+ * then what the diffs left to settle (`settleStep`: DRA accounting) is settled, at once when it fits the slice, else
+ * in slices too. `onSliced` is called before the first pause after the first apply step: from then on until this
+ * resolves, readers would see a store partly new.
  */
 export async function applyInSlices(sessions: ReplaceSession | readonly ReplaceSession[], slices: EventLoopSlices,
   onSliced?: () => void): Promise<void> {
@@ -50,19 +73,22 @@ export async function applyInSlices(sessions: ReplaceSession | readonly ReplaceS
   for (const session of all) {
     while (!session.prepareStep(APPLY_BUDGET)) if (slices.due()) await slices.pause();
   }
+  let paused = false;
+  const pause = async (): Promise<void> => {
+    if (!paused) {
+      paused = true;
+      onSliced?.();
+    }
+    await slices.pause();
+  };
   if (all.reduce((sum, session) => sum + session.pending(), 0) <= AT_ONCE) {
     for (const session of all) while (!session.applyStep(Number.MAX_SAFE_INTEGER)) { /* at once */ }
-    return;
-  }
-  let paused = false;
-  for (const session of all) {
-    while (!session.applyStep(APPLY_BUDGET)) {
-      if (!slices.due()) continue;
-      if (!paused) {
-        paused = true;
-        onSliced?.();
-      }
-      await slices.pause();
+  } else {
+    for (const session of all) {
+      while (!session.applyStep(APPLY_BUDGET)) if (slices.due()) await pause();
     }
+  }
+  for (const session of all) {
+    while (session.settleStep?.(SETTLE_BUDGET) === false) if (slices.due()) await pause();
   }
 }

@@ -112,8 +112,21 @@ function splitItems(bytes: Uint8Array, open: number): JsonListSplit | undefined 
   };
 }
 
-/** Where `streamJsonList` reads from: fills `into` from `offset`, at most `length` bytes; 0 at the end. */
+/**
+ * Where `streamJsonList` reads from: fills `into` from `offset`, at most `length` bytes, and returns how many; 0 at the
+ * end; `BYTES_LATER` when it has none yet but the document goes on (a body still arriving; `streamJsonListSteps` then
+ * yields `NEEDS_BYTES` and reads again when resumed).
+ */
 export type ByteReader = (into: Uint8Array, offset: number, length: number) => number;
+
+/** What a reader returns when it has no bytes yet and the document is not at its end. */
+export const BYTES_LATER = -1;
+
+/** What `streamJsonListSteps` yields when its reader had no bytes yet: resume it once the reader has more. */
+export const NEEDS_BYTES = 'needs-bytes';
+
+/** A step of `streamJsonListSteps`: items were handed on (undefined), or the reader must be given more bytes. */
+export type ListStep = undefined | typeof NEEDS_BYTES;
 
 const STREAM_CHUNK_BYTES = 8 * 1024 * 1024;
 
@@ -125,11 +138,14 @@ class Window {
   bytes: Uint8Array;
   end = 0;
   eof = false;
+  /** The last read found no bytes yet (`BYTES_LATER`); `refill` waits and reads again. */
+  starved = false;
   /** Offset in the document of `bytes[0]`. */
   base = 0;
 
-  constructor(private readonly read: ByteReader, chunkBytes: number) {
+  constructor(private readonly read: ByteReader, chunkBytes: number, private readonly onSize?: (bytes: number) => void) {
     this.bytes = new Uint8Array(chunkBytes);
+    onSize?.(chunkBytes);
   }
 
   /** Reads more, keeping bytes from `keepFrom` on (moved to the front); returns how far indices moved back. */
@@ -140,6 +156,7 @@ class Window {
       const grown = new Uint8Array(this.bytes.length * 2);
       grown.set(this.bytes);
       this.bytes = grown;
+      this.onSize?.(grown.length);
     } else if (keepFrom > 0) {
       this.bytes.copyWithin(0, keepFrom, this.end);
     }
@@ -147,7 +164,8 @@ class Window {
     this.base += keepFrom;
     const got = this.read(this.bytes, this.end, this.bytes.length - this.end);
     if (got === 0) this.eof = true;
-    this.end += got;
+    else if (got === BYTES_LATER) this.starved = true;
+    else this.end += got;
     return keepFrom;
   }
 
@@ -173,6 +191,8 @@ export class ListItemError extends Error {
  * groups measured +35-60 MiB RSS after load and +40 MiB peak), large enough that the calls are few (~5700 at 355 MiB).
  */
 const GROUP_BYTES = 64 * 1024;
+/** Group lengths read ahead of a group's start before its end is looked for: room for the item it ends within. */
+const GROUP_LOOKAHEAD = 2;
 /** Groups that did not parse before the file is read item by item only (its separator is not telling). */
 const MAX_GROUP_FAILURES = 4;
 /** How far the first key of two items' shared start is looked for. */
@@ -203,6 +223,19 @@ export interface StreamOptions {
   groupBytes?: number;
   /** The fields before the items; false: do not stream (nothing is delivered, undefined is returned). */
   onHead?: (head: Record<string, unknown>) => boolean;
+  /** The window's size in bytes, when it is allocated and whenever an item larger than it makes it grow. */
+  onWindowBytes?: (bytes: number) => void;
+}
+
+/** `window.more(keepFrom)`, yielding `NEEDS_BYTES` for as long as the reader has no bytes yet; the shift, as `more`. */
+function* refill(window: Window, keepFrom: number): Generator<ListStep, number> {
+  const shift = window.more(keepFrom);
+  while (window.starved) {
+    window.starved = false;
+    yield NEEDS_BYTES;
+    window.more(0);
+  }
+  return shift;
 }
 
 /**
@@ -223,25 +256,30 @@ export interface StreamOptions {
 export function streamJsonList(read: ByteReader, onItem: (value: unknown, index: number) => void,
   options: StreamOptions = {}): { envelope: unknown } | undefined {
   const steps = streamJsonListSteps(read, onItem, options);
-  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    if (step.value === NEEDS_BYTES) throw new Error('streamJsonList: a reader that waits for bytes needs streamJsonListSteps');
+  }
 }
 
 /**
  * `streamJsonList` as steps: the generator pauses after each group of items and each item read alone, so a caller can
  * let the event loop run between steps (a 355 MiB snapshot is thousands of steps); its return value is the list's.
+ * With a reader that answers `BYTES_LATER` (a body still arriving), it also pauses with `NEEDS_BYTES` until the caller
+ * has more bytes for it: the document is then parsed as it arrives, holding one window of it.
  */
 export function* streamJsonListSteps(read: ByteReader, onItem: (value: unknown, index: number) => void,
-  options: StreamOptions = {}): Generator<void, { envelope: unknown } | undefined> {
+  options: StreamOptions = {}): Generator<ListStep, { envelope: unknown } | undefined> {
   const chunkBytes = options.chunkBytes ?? STREAM_CHUNK_BYTES;
   const groupBytes = options.groupBytes ?? GROUP_BYTES;
-  const window = new Window(read, chunkBytes);
-  window.more(0);
+  const window = new Window(read, chunkBytes, options.onWindowBytes);
+  yield* refill(window, 0);
   // The head (up to the items' `[`) is scanned again from the start whenever it does not fit the window yet.
   let open: number | undefined;
   for (;;) {
     open = itemsOpenBracket(window.view());
     if (open !== undefined || window.eof) break;
-    window.more(0);
+    yield* refill(window, 0);
   }
   if (open === undefined || open < 0) return undefined;
   const head = decode(window.bytes, 0, open);
@@ -249,11 +287,11 @@ export function* streamJsonListSteps(read: ByteReader, onItem: (value: unknown, 
   if (options.onHead && !options.onHead(JSON.parse(`${head}[]}`) as Record<string, unknown>)) return undefined;
   let i = open + 1;
   let index = 0;
-  const skipWhitespaceMore = (from: number): number => {
+  function* skipWhitespaceMore(from: number): Generator<ListStep, number> {
     let at = skipWhitespace(window.view(), from);
-    while (at >= window.end && !window.eof) at = skipWhitespace(window.view(), at - window.more(at));
+    while (at >= window.end && !window.eof) at = skipWhitespace(window.view(), at - (yield* refill(window, at)));
     return at;
-  };
+  }
   // What separates two items plus the next item's first byte, learned from the first two; undefined until then.
   let separator: Buffer | undefined;
   /** Where, in the separator, the next item's first byte is. */
@@ -262,9 +300,10 @@ export function* streamJsonListSteps(read: ByteReader, onItem: (value: unknown, 
   // Document offset up to which items are read one by one (after a group that did not parse or found no separator).
   let oneByOneUntil = 0;
   /** Parses the group of items starting at `i` when there is one; false: read the next item alone. */
-  const parseGroup = (): boolean => {
+  function* parseGroup(): Generator<ListStep, boolean> {
     if (separator === undefined || groupFailures >= MAX_GROUP_FAILURES || window.base + i < oneByOneUntil) return false;
-    while (window.end - i < groupBytes + separator.length && !window.eof) i -= window.more(i);
+    // Past the group's bytes, room for the item that ends it (the separator after it is looked for there).
+    while (window.end - i < GROUP_LOOKAHEAD * groupBytes + separator.length && !window.eof) i -= yield* refill(window, i);
     const view = Buffer.from(window.bytes.buffer, window.bytes.byteOffset, window.end);
     const at = view.indexOf(separator, Math.min(i + groupBytes, window.end));
     if (at < 0) {
@@ -287,17 +326,17 @@ export function* streamJsonListSteps(read: ByteReader, onItem: (value: unknown, 
     }
     i = at + separatorItemOffset;
     return true;
-  };
-  i = skipWhitespaceMore(i);
-  if (window.bytes[i] === CLOSE_BRACKET && i < window.end) return { envelope: envelopeOf(head, window, i) };
+  }
+  i = yield* skipWhitespaceMore(i);
+  if (window.bytes[i] === CLOSE_BRACKET && i < window.end) return { envelope: yield* envelopeOf(head, window, i) };
   for (;;) {
-    if (parseGroup()) {
+    if (yield* parseGroup()) {
       yield;
       continue;
     }
     let end = skipValue(window.view(), i);
     while ((end < 0 || end >= window.end) && !window.eof) {
-      i -= window.more(i);
+      i -= yield* refill(window, i);
       end = skipValue(window.view(), i);
     }
     if (end < 0) throw new SyntaxError(`unterminated item ${index} of the list`);
@@ -311,12 +350,12 @@ export function* streamJsonListSteps(read: ByteReader, onItem: (value: unknown, 
     onItem(value, index++);
     yield;
     const base = window.base;
-    i = skipWhitespaceMore(end);
+    i = yield* skipWhitespaceMore(end);
     if (i >= window.end) throw new SyntaxError('the list\'s items are not closed');
     const c = window.bytes[i];
-    if (c === CLOSE_BRACKET) return { envelope: envelopeOf(head, window, i) };
+    if (c === CLOSE_BRACKET) return { envelope: yield* envelopeOf(head, window, i) };
     if (c !== COMMA) throw new SyntaxError(`expected , or ] after item ${index - 1} of the list`);
-    i = skipWhitespaceMore(i + 1);
+    i = yield* skipWhitespaceMore(i + 1);
     // Learned where the separator lies whole in the window (no refill moved it); else at a later item.
     if (separator === undefined && window.base === base && i < window.end) {
       separatorItemOffset = i - end;
@@ -352,10 +391,10 @@ function itemsOpenBracket(bytes: Uint8Array): number | undefined {
 }
 
 /** The document without its items: the head, `[]`, and everything after the items' `]` (read to the end). */
-function envelopeOf(head: string, window: Window, close: number): unknown {
+function* envelopeOf(head: string, window: Window, close: number): Generator<ListStep, unknown> {
   const tail: Uint8Array[] = [window.bytes.slice(close + 1, window.end)];
   while (!window.eof) {
-    window.more(window.end);
+    yield* refill(window, window.end);
     tail.push(window.bytes.slice(0, window.end));
   }
   return JSON.parse(`${head}[]${Buffer.concat(tail).toString('utf8')}`);

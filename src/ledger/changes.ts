@@ -38,6 +38,12 @@ export interface ReplaceSession {
   applyStep(budget: number): boolean;
   /** Drops what was offered (before the first `applyStep`); the store stays as it was. */
   abort(): void;
+  /**
+   * Settles up to `budget` steps of the accounting the applied diff left pending (DRA claims and node totals); true
+   * once nothing is left. Called after the last apply step, in slices like the diff, before the source reports synced.
+   * Absent: nothing to settle.
+   */
+  settleStep?(budget: number): boolean;
 }
 
 export interface ClusterSink {

@@ -15,7 +15,8 @@ import { withDeadline } from './deadline.js';
 import { readJsonLines } from './json-lines.js';
 import { continueTokenOfListHead, LIST_HEAD_MAX_BYTES } from './list-head.js';
 import type { ByteBudget } from './list-bounds.js';
-import { streamJsonList, type ByteReader } from '../json-list-items.js';
+import { ListItemError, streamJsonList, type ByteReader } from '../json-list-items.js';
+import { readStreamedList, type StreamedList, type StreamedListOptions } from './streamed-list.js';
 import { utf8Text } from '../utf8-text.js';
 
 export interface ApiClientTimeouts {
@@ -30,6 +31,13 @@ export const DEFAULT_API_CLIENT_TIMEOUTS: ApiClientTimeouts = {
   getTimeoutMs: CONFIG_DEFAULTS.freshness.requestTimeouts.listMs,
   watchOpenTimeoutMs: CONFIG_DEFAULTS.freshness.requestTimeouts.watchOpenMs,
 };
+
+/** How `getListItems` reads: its event-loop slices, deadline, byte bound and report. */
+export interface ListItemsOptions extends Omit<StreamedListOptions, 'signal'> {
+  signal?: AbortSignal;
+  /** Default: the client's `getTimeoutMs`. */
+  timeoutMs?: number;
+}
 
 /** A list page in flight (`getListPage`). */
 export interface ListPageRequest {
@@ -72,31 +80,27 @@ export class KubeApiClient {
   }
 
   /**
-   * GET a whole list, unpaginated, item by item: the body is kept as bytes (outside the JS heap) and its items are
-   * parsed a group at a time and handed to `onItem` (json-list-items.ts), never held as one string or one parsed
-   * document. Why: the one unpaginated list the reflector takes when a continue token expired is the whole resource,
-   * 150k pods being ~330 MB of JSON; as one string and one JSON.parse it needs more heap than the process has.
-   * Resolves with the list's own fields (its `items` emptied); throws as `getJson` does.
+   * GET a whole list, unpaginated, parsed as it arrives (streamed-list.ts): its items are parsed a group at a time and
+   * handed to `onItem`, in event-loop slices, and the body is never held whole, as text nor as bytes. Why: the one
+   * unpaginated list the reflector takes when a continue token expired is the whole resource, a million pods being
+   * ~2.4 GB of JSON. Resolves with the list's own fields (its `items` emptied); throws as `getJson` does, and with
+   * the list's byte bound passed (`options.budget`).
    */
-  getListItems(path: string, onItem: (item: unknown) => void, signal?: AbortSignal,
-    timeoutMs = this.timeouts.getTimeoutMs, budget?: ByteBudget): Promise<unknown> {
+  getListItems(path: string, onItem: (item: unknown) => void, options: ListItemsOptions): Promise<unknown> {
+    const { signal, timeoutMs = this.timeouts.getTimeoutMs, ...reading } = options;
     return withDeadline(timeoutMs, `GET ${path}`, async (bounded) => {
       const response = await this.open(path, bounded);
       if (!isSuccess(response.statusCode)) throw await statusError(response, path);
-      const chunks: Array<Buffer | undefined> = await readChunks(response, undefined, budget);
-      const reader = chunkReader(chunks);
-      let streamed: { envelope: unknown } | undefined;
+      let streamed: StreamedList;
       try {
-        streamed = streamJsonList(reader, (item) => onItem(item), { onHead: () => {
-          reader.release();
-          return true;
-        } });
+        streamed = await readStreamedList(response, onItem, { ...reading, signal: bounded });
       } catch (err) {
-        throw new Error(`${path}: response is not a valid JSON list: ${err instanceof Error ? err.message : String(err)}`);
+        if (err instanceof SyntaxError || err instanceof ListItemError) throw new Error(`${path}: response is not a valid JSON list: ${err.message}`);
+        throw err;
       }
-      if (streamed !== undefined) return streamed.envelope;
-      // Not an object with an items array (nothing was handed on, no chunk let go): whatever it is, parsed whole.
-      const body = jsonBody(path, utf8Text(Buffer.concat(chunks as Buffer[])));
+      if (streamed.list) return streamed.envelope;
+      // Not an object with an items array (nothing was handed on): whatever it is, parsed whole.
+      const body = jsonBody(path, utf8Text(streamed.body));
       const items = (body as { items?: unknown }).items;
       if (Array.isArray(items)) for (const item of items) onItem(item);
       return body;
@@ -148,18 +152,11 @@ function isSuccess(code: number | undefined): boolean {
   return code !== undefined && code >= 200 && code < 300;
 }
 
-/**
- * Reads the chunks of a body in order, as `streamJsonList` reads a file. Once `release()` was called (the body is a
- * list), each chunk is let go once copied out (the splitter keeps its own window), so a 330 MB body is not held twice;
- * until then the chunks stay whole, for a body that turns out not to be a list.
- */
-function chunkReader(chunks: Array<Buffer | undefined>): ByteReader & { release(): void } {
+/** Reads the chunks of a body in order, as `streamJsonList` reads a file. */
+function chunkReader(chunks: readonly Buffer[]): ByteReader {
   let index = 0;
   let offset = 0;
-  let releasing = false;
-  let freed = 0;
-  const read = (into: Uint8Array, at: number, length: number): number => {
-    if (releasing) while (freed < index) chunks[freed++] = undefined;
+  return (into: Uint8Array, at: number, length: number): number => {
     let written = 0;
     while (written < length && index < chunks.length) {
       const chunk = chunks[index]!;
@@ -174,7 +171,6 @@ function chunkReader(chunks: Array<Buffer | undefined>): ByteReader & { release(
     }
     return written;
   };
-  return Object.assign(read, { release: () => { releasing = true; } });
 }
 
 /** A non-2xx answer as `KubeApiError`, with the Status its body carries when it is one. */

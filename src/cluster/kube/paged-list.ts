@@ -3,14 +3,15 @@
  * as it is parsed, so what the reflector holds during a list is the diff, never the list. Pages are pipelined: the
  * next page is asked for as soon as the current page's head names its continue token (list-head.ts), so the API
  * server prepares it while this one is read and parsed; at most two pages are in flight. A continue token that
- * expires mid-list (410) leads to one unpaginated list, item by item, as client-go's pager does (FullListIfExpired).
- * Every page counts against the list's bounds (list-bounds.ts).
+ * expires mid-list (410) leads to one unpaginated list, as client-go's pager does (FullListIfExpired), parsed as it
+ * arrives (streamed-list.ts). Every page, and the unpaginated list, counts against the list's bounds (list-bounds.ts).
  */
 import type { EventLoopSlices } from '../event-loop-slices.js';
 import type { KubeApiClient, ListPageRequest } from './api-client.js';
 import { isApiError } from './api-error.js';
 import { ListBoundError, type ByteBudget, type ListBounds } from './list-bounds.js';
 import type { KubeResource } from './resources.js';
+import type { StreamedListReport } from './streamed-list.js';
 
 /** What a list tells of itself. */
 export interface ListedMeta {
@@ -31,6 +32,8 @@ export interface PagedListDeps {
   onPageExpired(err: unknown): void;
   /** Called when the list starts over (the unpaginated fallback): whatever was offered must be forgotten. */
   restart(): void;
+  /** How the unpaginated list was read: its bytes, and the most held at once. */
+  onWholeListRead?(report: StreamedListReport): void;
 }
 
 interface PageInFlight extends ListPageRequest {
@@ -83,13 +86,15 @@ export async function readPagedList(deps: PagedListDeps, signal: AbortSignal): P
 
 /**
  * The unpaginated list after an expired continue token: starting over in pages would expire again for as long as
- * compaction outpaces a large list; one unpaginated answer is a consistent snapshot. Item by item: the whole resource
- * in one answer would not fit the heap as one string (getListItems).
+ * compaction outpaces a large list; one unpaginated answer is a consistent snapshot. Parsed as it arrives, in slices of
+ * the event loop: the whole resource in one answer is held neither as one string nor as its bytes (getListItems).
  */
 async function readWholeList(deps: PagedListDeps, signal: AbortSignal): Promise<ListedMeta> {
   deps.restart();
-  const whole = (await deps.client.getListItems(deps.resource.collectionPath, (item) => deps.take(item), signal,
-    deps.pageTimeoutMs, deps.budget)) as ListPage;
+  const whole = (await deps.client.getListItems(deps.resource.collectionPath, (item) => deps.take(item), {
+    signal, timeoutMs: deps.pageTimeoutMs, budget: deps.budget, slices: deps.slices,
+    ...(deps.onWholeListRead ? { onReport: deps.onWholeListRead } : {}),
+  })) as ListPage;
   checkListKind(deps.resource, whole);
   return { resourceVersion: whole.metadata?.resourceVersion };
 }

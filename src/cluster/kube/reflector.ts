@@ -186,6 +186,7 @@ export class Reflector {
           if (this.offer(session, item)) offered++;
         },
         onPageExpired: (err) => this.countError('list_page_expired', err),
+        onWholeListRead: (report) => this.deps.logger.info('listed unpaginated after an expired continue token', { ...report }),
         restart: () => {
           session.abort();
           session = this.deps.sink.beginReplace(resource.kind);

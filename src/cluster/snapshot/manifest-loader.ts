@@ -17,6 +17,7 @@ import type { QuarantineNote } from '../../ledger/quarantine.js';
 import type { DropReason } from '../admission.js';
 import { EventLoopSlices } from '../event-loop-slices.js';
 import { ListItemError, splitJsonList, streamJsonListSteps, type JsonListSplit } from '../json-list-items.js';
+import { ShardedMap } from '../sharded-map.js';
 import { admitObject, forEachObject, itemKindOf, ManifestError, objectId, positionText, type Position } from './manifest-items.js';
 
 export { ManifestError } from './manifest-items.js';
@@ -222,10 +223,11 @@ type Definition = string | number;
 /**
  * Where each object was first defined (`Pod ns/p` -> `file (document 1, items[3])`), for the duplicate check. A list
  * item is kept as one number naming the file and the item (`item * files + file`): its text, made for each of 150k
- * objects and kept until the load ends, was ~25 MiB that outlived the load's young generation.
+ * objects and kept until the load ends, was ~25 MiB that outlived the load's young generation. Sharded: a million
+ * objects in one Map made a single insert rehash half a million entries.
  */
 class SeenObjects {
-  private readonly ids = new Map<string, Definition>();
+  private readonly ids = new ShardedMap<Definition>();
   private readonly fileIndex: Map<string, number>;
 
   constructor(private readonly files: readonly string[]) {

@@ -1,8 +1,10 @@
 /**
  * DRA node-allocatable accounting (KEP-5517), maintained incrementally from ResourceSlices, ResourceClaims,
- * DeviceClasses and pods. Events only mark claims and nodes dirty; the next read settles them (`settle`), so a batch
- * of events costs one recomputation per touched claim and node. Every derived value is a pure function of the stored
- * objects, which is what lets the property test compare an incremental ledger with one rebuilt from scratch.
+ * DeviceClasses and pods. Events only mark claims and nodes dirty; the next read settles them (dra-settling.ts), so a
+ * batch of events costs one recomputation per touched claim and node, and a large batch (a first list, a relist) can
+ * be settled in bounded steps by the caller (`settleSome`) before anything reads it. Every derived value is a pure
+ * function of the stored objects, which is what lets the property test compare an incremental ledger with one rebuilt
+ * from scratch.
  *
  * One entry per claim UID: a claim counts on the node it is allocated for (network-attached devices: the reserving
  * pod's node), only while a known, bound, non-terminal pod on that node reserves it, with what its pod status says,
@@ -27,7 +29,7 @@ import { DeviceClasses } from './device-classes.js';
 import { ReservingPods } from './reserving-pods.js';
 import { DeviceSelectors } from './device-cel.js';
 import { exportLedger, exportNodeAggregate } from './dra-export.js';
-import { ClaimIndexes, type ClaimRecord } from './claim-indexes.js';
+import { ClaimIndexes, type ClaimRecord, type Touched } from './claim-indexes.js';
 import { aggregateNode, isEmptyAggregate, type NodeAggregate } from './node-aggregate.js';
 import { assessPodOnNode } from './pod-assessment.js';
 import { ClaimShapes } from './claim-requests.js';
@@ -38,6 +40,8 @@ import { unknownUseOf } from './unknown-use.js';
 import { statusOnlyUses } from './status-only-use.js';
 import { unsafeCategoriesOf, unsafeReasonOf, type LedgerFreshness } from './node-safety.js';
 import { ledgerStats, type DraLedgerStats } from './ledger-stats.js';
+import { DraSettling } from './dra-settling.js';
+import { AllocatedPools } from './allocated-pools.js';
 import {
   DEFAULT_NUMA_ATTRIBUTES,
   type DraLedgerHooks,
@@ -48,6 +52,8 @@ import {
 
 
 const ASSESS_CACHE_LIMIT = 20_000;
+/** Steps of settling a gauge read may take at once; past it, the gauges show the figures last settled. */
+const STATS_SETTLE_STEPS = 200;
 
 export class DraLedger implements DraAccounting {
   private readonly options: DraLedgerOptions;
@@ -59,8 +65,16 @@ export class DraLedger implements DraAccounting {
   private readonly records = new Map<string, ClaimRecord>();
   private readonly indexes = new ClaimIndexes((key) => this.records.get(key));
   private readonly aggregates = new Map<string, NodeAggregate>();
-  private readonly dirtyClaims = new Set<string>();
-  private readonly dirtyNodes = new Set<string>();
+  private readonly settling = new DraSettling({
+    refreshClaim: (key, touched) => this.refreshClaim(key, touched),
+    relatedClaims: (touched) => this.relatedClaims(touched),
+    resolveClaim: (key) => this.resolveClaim(key),
+    refreshNode: (node) => this.refreshNode(node),
+  });
+  /** The pools each claim object is allocated from, for pricing it before one of them changes. */
+  private readonly allocatedPools = new AllocatedPools();
+  /** The figures of the last settled view, shown while a large settle is under way. */
+  private settledStats: DraLedgerStats | undefined;
   /**
    * Assessments by pod UID, resourceVersion and node: a filter call asks once per node, so a pending DRA pod retried by
    * the scheduler is answered from here. Least recently used entries go first, so the latest scans survive a burst of
@@ -103,14 +117,15 @@ export class DraLedger implements DraAccounting {
     this.sliceObservedAt.set(name, { driver: slice.spec.driver, at: this.options.now() });
     const old = this.devices.slice(name);
     if (old && sameVersion(old.metadata.resourceVersion, slice.metadata.resourceVersion)) return;
-    this.settle(); // price pending claims with the slices they were allocated from before those change
+    this.priceBeforeChange(slice, old);
     this.sliceChanged(this.devices.upsert(slice));
   }
 
   deleteSlice(name: string): void {
     this.sliceObservedAt.delete(name);
-    if (!this.devices.slice(name)) return;
-    this.settle(); // price pending claims with the slices they were allocated from before those go
+    const old = this.devices.slice(name);
+    if (!old) return;
+    this.priceBeforeChange(old);
     this.sliceChanged(this.devices.remove(name));
   }
 
@@ -128,6 +143,7 @@ export class DraLedger implements DraAccounting {
     if (old) this.allocated.track(key, old, -1);
     this.claims.set(key, claim);
     this.allocated.track(key, claim, 1);
+    this.allocatedPools.set(key, claim);
     this.markClaim(key);
   }
 
@@ -136,6 +152,7 @@ export class DraLedger implements DraAccounting {
     if (!old) return;
     this.allocated.track(key, old, -1);
     this.claims.delete(key);
+    this.allocatedPools.set(key, undefined);
     this.markClaim(key);
   }
 
@@ -178,8 +195,8 @@ export class DraLedger implements DraAccounting {
   private podChanged(uids: readonly string[], before: string | undefined, after: string | undefined): void {
     if (uids.length === 0) return;
     for (const uid of uids) this.markPodClaims(uid);
-    if (before) this.dirtyNodes.add(before);
-    if (after) this.dirtyNodes.add(after);
+    if (before) this.settling.markNode(before);
+    if (after) this.settling.markNode(after);
     this.invalidateAssessments();
   }
 
@@ -298,11 +315,25 @@ export class DraLedger implements DraAccounting {
     return freed;
   }
 
-  /** Cluster-wide figures for gauges (see ledger-stats.ts). */
+  /**
+   * Settles up to `budget` steps of pending work (one claim or node a step); true once nothing is left. A source calls
+   * it in event-loop slices after applying a large diff, before it reports synced; any other read settles what is
+   * left at once.
+   */
+  settleSome(budget: number): boolean {
+    return this.settling.step(budget);
+  }
+
+  /**
+   * Cluster-wide figures for gauges (see ledger-stats.ts). A gauge read settles only a little: while more is pending
+   * (a large settle under way), it shows the figures of the last settled view.
+   */
   stats(): DraLedgerStats {
+    if (this.settling.pendingSteps() > STATS_SETTLE_STEPS) return this.settledStats ?? ledgerStats([], [], () => [], []);
     this.settle();
     const stats = ledgerStats(this.aggregates.values(), this.records.values(), (a) => this.unsafeCategoriesOf(a), this.sliceObservedAt.values());
     stats.unknownUseNodes = this.unknownUse().size;
+    this.settledStats = stats;
     return stats;
   }
 
@@ -354,9 +385,16 @@ export class DraLedger implements DraAccounting {
     return this.aggregates.get(node);
   }
 
+  /** Prices the claims still to be settled with the slices they were allocated from, before those change. */
+  private priceBeforeChange(...slices: Array<ResourceSliceObject | undefined>): void {
+    for (const slice of slices) {
+      if (slice) for (const key of this.allocatedPools.claimsFrom(slice)) this.settling.refreshNow(key);
+    }
+  }
+
   private sliceChanged(change: IndexChange): void {
     for (const pool of change.pools) for (const key of this.indexes.claimsInPool(pool)) this.markClaim(key);
-    for (const node of change.nodes) this.dirtyNodes.add(node);
+    for (const node of change.nodes) this.settling.markNode(node);
     this.invalidateAssessments();
   }
 
@@ -370,7 +408,7 @@ export class DraLedger implements DraAccounting {
   }
 
   private markClaim(key: string): void {
-    this.dirtyClaims.add(key);
+    this.settling.markClaim(key);
     this.invalidateAssessments();
   }
 
@@ -393,24 +431,15 @@ export class DraLedger implements DraAccounting {
 
   /** Applies pending changes: claims first (placement, then duplicate resolution), then node totals. */
   private settle(): void {
-    if (this.dirtyClaims.size === 0 && this.dirtyNodes.size === 0) return;
-    const touched = { uids: new Set<string>(), devices: new Set<string>() };
-    for (const key of this.dirtyClaims) this.refreshClaim(key, touched);
-    const toResolve = new Set(this.dirtyClaims);
-    for (const uid of touched.uids) for (const key of this.indexes.claimsWithUid(uid)) toResolve.add(key);
-    for (const device of touched.devices) for (const key of this.indexes.claimsOnExclusiveDevice(device)) toResolve.add(key);
-    for (const key of [...toResolve].sort()) this.resolveClaim(key);
-    for (const node of this.dirtyNodes) this.refreshNode(node);
-    this.dirtyClaims.clear();
-    this.dirtyNodes.clear();
+    if (this.settling.pending()) this.settling.all();
   }
 
-  private refreshClaim(key: string, touched: { uids: Set<string>; devices: Set<string> }): void {
-    for (const node of this.pods.nodesReporting(key)) this.dirtyNodes.add(node);
+  private refreshClaim(key: string, touched: Touched): void {
+    for (const node of this.pods.nodesReporting(key)) this.settling.markNode(node);
     const old = this.records.get(key);
     if (old) {
       this.indexes.remove(old, touched);
-      if (old.placement.node) this.dirtyNodes.add(old.placement.node);
+      if (old.placement.node) this.settling.markNode(old.placement.node);
     }
     const claim = this.claims.get(key);
     if (!claim) {
@@ -425,7 +454,12 @@ export class DraLedger implements DraAccounting {
     else this.memories.delete(key);
     this.records.set(key, record);
     this.indexes.add(record, touched);
-    if (record.placement.node) this.dirtyNodes.add(record.placement.node);
+    if (record.placement.node) this.settling.markNode(record.placement.node);
+  }
+
+  private *relatedClaims(touched: Touched): Iterable<string> {
+    for (const uid of touched.uids) yield* this.indexes.claimsWithUid(uid);
+    for (const device of touched.devices) yield* this.indexes.claimsOnExclusiveDevice(device);
   }
 
   private resolveClaim(key: string): void {
@@ -440,7 +474,7 @@ export class DraLedger implements DraAccounting {
     }
     record.rejections = signatures;
     this.reportDivergence(record);
-    if (record.placement.node) this.dirtyNodes.add(record.placement.node);
+    if (record.placement.node) this.settling.markNode(record.placement.node);
   }
 
   private reportDivergence(record: ClaimRecord): void {

@@ -1,14 +1,17 @@
 /**
  * The whole list, item by item (`KubeApiClient.getListItems`): what the reflector takes when a continue token expired
  * mid-pagination (like client-go's pager, FullListIfExpired). The answer is the whole resource (150k pods are ~330 MB
- * of JSON), so it is kept as bytes and parsed a group of items at a time, never as one string; here the body arrives
- * in pieces a few bytes long, cut anywhere, and every item must still come out whole and in order.
+ * of JSON), so it is parsed a group of items at a time as it arrives, never held whole; here the body arrives in
+ * pieces a few bytes long, cut anywhere, and every item must still come out whole and in order.
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { KubeApiClient } from '../../../src/cluster/kube/api-client.js';
 import { KubeApiError } from '../../../src/cluster/kube/api-error.js';
 import { head, holdWatch, kubeConfigFor, podJson, Started } from './list-server.js';
+import { EventLoopSlices } from '../../../src/cluster/event-loop-slices.js';
+
+const slices = new EventLoopSlices();
 
 /** Writes `text` in pieces of `size` bytes, each its own chunk on the wire. */
 async function writeInPieces(response: ServerResponse, text: string, size: number): Promise<void> {
@@ -35,7 +38,7 @@ describe('whole list, item by item (getListItems)', () => {
       void writeInPieces(response, wholeList(names), 7);
     });
     const items: Array<{ metadata: { name: string } }> = [];
-    const fields = await new KubeApiClient(kubeConfigFor(url)).getListItems('/api/v1/pods', (item) => items.push(item as never));
+    const fields = await new KubeApiClient(kubeConfigFor(url)).getListItems('/api/v1/pods', (item) => items.push(item as never), { slices });
     assert.deepEqual(items.map((i) => i.metadata.name), names, 'whole items, in order, multi-byte names intact');
     assert.deepEqual(fields, { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '10' }, items: [] });
   });
@@ -53,10 +56,10 @@ describe('whole list, item by item (getListItems)', () => {
     });
     const client = new KubeApiClient(kubeConfigFor(url));
     const items: unknown[] = [];
-    assert.deepEqual(await client.getListItems('/not-a-list', (i) => items.push(i)), { kind: 'Status', items: 'none' });
+    assert.deepEqual(await client.getListItems('/not-a-list', (i) => items.push(i), { slices }), { kind: 'Status', items: 'none' });
     assert.equal(items.length, 0);
-    await assert.rejects(client.getListItems('/broken', () => {}), /\/broken: response is not a valid JSON list: item 1 of the list/);
-    const gone = await client.getListItems('/gone', () => {}).then(() => undefined, (e: unknown) => e);
+    await assert.rejects(client.getListItems('/broken', () => {}, { slices }), /\/broken: response is not a valid JSON list: item 1 of the list/);
+    const gone = await client.getListItems('/gone', () => {}, { slices }).then(() => undefined, (e: unknown) => e);
     assert.ok(gone instanceof KubeApiError && gone.code === 410 && gone.status?.reason === 'Expired', `410 as a KubeApiError, got ${String(gone)}`);
   });
 

@@ -1,0 +1,104 @@
+/**
+ * What DRA accounting still has to settle after events, and settling it in bounded steps. Events only mark claims and
+ * nodes; a round then (1) refreshes the marked claims, (2) resolves duplicates among them and the claims sharing a UID
+ * or an exclusive device with them, in key order, (3) recomputes the marked nodes' totals. Each phase works through
+ * what was marked when it began, so a round ends however many events arrive meanwhile (they wait for the next round),
+ * and a round stopped between two steps resumes where it stopped. A first list or a relist leaves thousands of claims
+ * to settle: its caller spreads them over event-loop slices (`step`), while the ledger itself stays pure.
+ */
+import type { Touched } from './claim-indexes.js';
+
+/** The ledger's side of a round: each call settles one claim or one node. */
+export interface SettleWork {
+  refreshClaim(key: string, touched: Touched): void;
+  /** Claims sharing a UID or an exclusive device with the refreshed ones (their duplicate verdicts may change). */
+  relatedClaims(touched: Touched): Iterable<string>;
+  resolveClaim(key: string): void;
+  refreshNode(node: string): void;
+}
+
+type Phase = 'claims' | 'resolve' | 'nodes';
+
+/** A round's phase: the keys it works through, and how far it got. */
+interface Progress {
+  phase: Phase;
+  keys: string[];
+  at: number;
+}
+
+export class DraSettling {
+  /** Claims changed since they were last refreshed. */
+  private readonly claims = new Set<string>();
+  /** Refreshed claims whose duplicate verdict is still to be resolved, and what their refresh touched. */
+  private resolve = new Set<string>();
+  private touched: Touched = { uids: new Set(), devices: new Set() };
+  /** Nodes whose totals are to be recomputed. */
+  private readonly nodes = new Set<string>();
+  private progress: Progress | undefined;
+
+  constructor(private readonly work: SettleWork) {}
+
+  markClaim(key: string): void {
+    this.claims.add(key);
+  }
+
+  markNode(node: string): void {
+    this.nodes.add(node);
+  }
+
+  /** True while anything is marked or a round is under way. */
+  pending(): boolean {
+    return this.progress !== undefined || this.claims.size > 0 || this.resolve.size > 0 || this.nodes.size > 0;
+  }
+
+  /** About how many steps settling everything takes (a bound for readers that settle only when it is small). */
+  pendingSteps(): number {
+    const left = this.progress ? this.progress.keys.length - this.progress.at : 0;
+    return left + this.claims.size + this.resolve.size + this.nodes.size;
+  }
+
+  /**
+   * Refreshes a marked claim now, out of turn (before the slices it was allocated from change: it is priced with
+   * them); its duplicate verdict and its node's totals wait for the round.
+   */
+  refreshNow(key: string): void {
+    if (!this.claims.delete(key)) return;
+    this.work.refreshClaim(key, this.touched);
+    this.resolve.add(key);
+  }
+
+  /** Settles up to `budget` steps (rounds begin as needed); true once nothing is left to settle. */
+  step(budget: number): boolean {
+    let left = Math.max(1, budget);
+    while (left > 0 && this.pending()) {
+      const progress = (this.progress ??= this.begin('claims'));
+      const { keys } = progress;
+      for (; left > 0 && progress.at < keys.length; left--) this.settleOne(progress.phase, keys[progress.at++]!);
+      if (progress.at < keys.length) return false;
+      this.progress = progress.phase === 'claims' ? this.begin('resolve') : progress.phase === 'resolve' ? this.begin('nodes') : undefined;
+    }
+    return !this.pending();
+  }
+
+  /** Settles everything now. */
+  all(): void {
+    while (!this.step(Number.MAX_SAFE_INTEGER)) { /* until nothing is left */ }
+  }
+
+  private begin(phase: Phase): Progress {
+    if (phase === 'claims') return { phase, keys: [...this.claims], at: 0 };
+    if (phase === 'nodes') return { phase, keys: [...this.nodes], at: 0 };
+    const keys = new Set(this.resolve);
+    for (const key of this.work.relatedClaims(this.touched)) keys.add(key);
+    this.resolve = new Set();
+    this.touched = { uids: new Set(), devices: new Set() };
+    // In key order, so the duplicates reported are reported in the same order however the events came.
+    return { phase, keys: [...keys].sort(), at: 0 };
+  }
+
+  private settleOne(phase: Phase, key: string): void {
+    if (phase === 'claims') this.refreshNow(key);
+    else if (phase === 'resolve') this.work.resolveClaim(key);
+    else if (this.nodes.delete(key)) this.work.refreshNode(key);
+  }
+}
