@@ -1,8 +1,8 @@
 /**
  * The sink a source feeds: the cluster ledger, whose replace sessions also settle the DRA accounting their diff left
- * pending (`ReplaceSession.settleStep`). The source drives that in event-loop slices after applying the diff and before
- * it reports synced, so a first list or a relist of thousands of claims never settles them all in one go at the next
- * read (a verb, the gauges).
+ * pending (`ReplaceSession.settleStep`). The source drives that in event-loop slices after applying the diff, so a
+ * first list or a relist of thousands of claims is rarely settled all in one go by the next read (a verb, the gauges);
+ * a read in between settles what is left, so the view stays whole and the verbs keep answering.
  */
 import type { ClusterSink, ReplaceSession } from '../ledger/changes.js';
 import type { DraLedger } from '../ledger/dra/dra-ledger.js';

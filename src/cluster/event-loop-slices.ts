@@ -88,7 +88,9 @@ export async function applyInSlices(sessions: ReplaceSession | readonly ReplaceS
       while (!session.applyStep(APPLY_BUDGET)) if (slices.due()) await pause();
     }
   }
+  // The view is whole once the diff is applied: what is left to settle, a read settles on demand, so settling in
+  // slices does not make readers wait or refuse.
   for (const session of all) {
-    while (session.settleStep?.(SETTLE_BUDGET) === false) if (slices.due()) await pause();
+    while (session.settleStep?.(SETTLE_BUDGET) === false) if (slices.due()) await slices.pause();
   }
 }
