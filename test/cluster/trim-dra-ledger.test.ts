@@ -21,29 +21,22 @@ describe('DRA trimming for the cluster source', () => {
   });
 
   it('drops metadata the ledger never reads and keeps what the allocator reads of every device', () => {
-    const raw: ResourceSliceObject = slice('s', 'n1', 'nic.example.com', [
-      {
-        name: 'nic0',
-        attributes: { 'nic.example.com/speed': { string: '100G' } },
-        capacity: { bw: { value: '100', requestPolicy: { default: '10', validRange: { min: '10', step: '10' } } } },
-        consumesCounters: [{ counterSet: 'ports', counters: { lanes: { value: '4' } } }],
-        taints: [{ key: 'x', effect: 'NoSchedule' }],
-        bindingConditions: ['ready'],
-      },
-    ]);
-    raw.spec.sharedCounters = [{ name: 'ports', counters: { lanes: { value: '8' } } }];
-    (raw.spec.devices![0] as unknown as Record<string, unknown>)['bindingFailureConditions'] = ['failed'];
-    raw.metadata = { ...raw.metadata, labels: { a: 'b' }, ownerReferences: [{ kind: 'Node', name: 'n1' }], uid: 'u' };
-    const out = trimResourceSlice(raw);
-    assert.deepEqual(out.metadata, { name: 's', uid: 'u', resourceVersion: '1' });
-    assert.deepEqual(out.spec.devices, [{
+    // Every field the allocator reads of a device; the trimmed slice keeps each one as it was.
+    const device = {
       name: 'nic0',
       attributes: { 'nic.example.com/speed': { string: '100G' } },
       capacity: { bw: { value: '100', requestPolicy: { default: '10', validRange: { min: '10', step: '10' } } } },
       consumesCounters: [{ counterSet: 'ports', counters: { lanes: { value: '4' } } }],
       taints: [{ key: 'x', effect: 'NoSchedule' }],
       bindingConditions: ['ready'],
-    }]);
+    };
+    const raw: ResourceSliceObject = slice('s', 'n1', 'nic.example.com', [structuredClone(device)]);
+    raw.spec.sharedCounters = [{ name: 'ports', counters: { lanes: { value: '8' } } }];
+    (raw.spec.devices![0] as unknown as Record<string, unknown>)['bindingFailureConditions'] = ['failed'];
+    raw.metadata = { ...raw.metadata, labels: { a: 'b' }, ownerReferences: [{ kind: 'Node', name: 'n1' }], uid: 'u' };
+    const out = trimResourceSlice(raw);
+    assert.deepEqual(out.metadata, { name: 's', uid: 'u', resourceVersion: '1' });
+    assert.deepEqual(out.spec.devices, [device]);
     assert.deepEqual(out.spec.sharedCounters, [{ name: 'ports', counters: { lanes: { value: '8' } } }]);
   });
 
