@@ -78,8 +78,7 @@ class ChunkQueue {
   readonly read = (into: Uint8Array, at: number, length: number): number => {
     if (this.chunks.length === 0) return this.ended ? 0 : BYTES_LATER;
     let written = 0;
-    while (written < length && this.chunks.length > 0) {
-      const chunk = this.chunks[0]!;
+    for (let chunk = this.chunks[0]; written < length && chunk !== undefined; chunk = this.chunks[0]) {
       const count = Math.min(length - written, chunk.length - this.offset);
       into.set(chunk.subarray(this.offset, this.offset + count), at + written);
       written += count;
