@@ -270,97 +270,140 @@ export function streamJsonList(read: ByteReader, onItem: (value: unknown, index:
  */
 export function* streamJsonListSteps(read: ByteReader, onItem: (value: unknown, index: number) => void,
   options: StreamOptions = {}): Generator<ListStep, { envelope: unknown } | undefined> {
-  const chunkBytes = options.chunkBytes ?? STREAM_CHUNK_BYTES;
-  const groupBytes = options.groupBytes ?? GROUP_BYTES;
-  const window = new Window(read, chunkBytes, options.onWindowBytes);
-  yield* refill(window, 0);
-  // The head (up to the items' `[`) is scanned again from the start whenever it does not fit the window yet.
-  let open: number | undefined;
-  for (;;) {
-    open = itemsOpenBracket(window.view());
-    if (open !== undefined || window.eof) break;
-    yield* refill(window, 0);
-  }
+  const window = new Window(read, options.chunkBytes ?? STREAM_CHUNK_BYTES, options.onWindowBytes);
+  const open = yield* itemsOpenInWindow(window);
   if (open === undefined || open < 0) return undefined;
   const head = decode(window.bytes, 0, open);
   // The fields before the items (a typed list's `kind` names its items' kind), or no streaming when the caller says so.
   if (options.onHead && !options.onHead(JSON.parse(`${head}[]}`) as Record<string, unknown>)) return undefined;
-  let i = open + 1;
-  let index = 0;
-  function* skipWhitespaceMore(from: number): Generator<ListStep, number> {
+  return yield* new StreamedItems(window, head, open, onItem, options.groupBytes ?? GROUP_BYTES).read();
+}
+
+/** `itemsOpenBracket` of the document, reading on for as long as its head runs past the window. */
+function* itemsOpenInWindow(window: Window): Generator<ListStep, number | undefined> {
+  yield* refill(window, 0);
+  // The head (up to the items' `[`) is scanned again from the start whenever it does not fit the window yet.
+  for (;;) {
+    const open = itemsOpenBracket(window.view());
+    if (open !== undefined || window.eof) return open;
+    yield* refill(window, 0);
+  }
+}
+
+/** The items of a streamed list, from its `[` on: read a group at a time where the separator allows, else one by one. */
+class StreamedItems {
+  /** Where in the window reading goes on. */
+  private i: number;
+  private index = 0;
+  /** What separates two items plus the next item's first byte, learned from the first two; undefined until then. */
+  private separator: Buffer | undefined;
+  /** Where, in the separator, the next item's first byte is. */
+  private separatorItemOffset = 0;
+  private groupFailures = 0;
+  /** Document offset up to which items are read one by one (after a group that did not parse or found no separator). */
+  private oneByOneUntil = 0;
+
+  constructor(
+    private readonly window: Window,
+    private readonly head: string,
+    open: number,
+    private readonly onItem: (value: unknown, index: number) => void,
+    private readonly groupBytes: number,
+  ) {
+    this.i = open + 1;
+  }
+
+  *read(): Generator<ListStep, { envelope: unknown }> {
+    this.i = yield* this.skipWhitespaceMore(this.i);
+    if (this.window.bytes[this.i] === CLOSE_BRACKET && this.i < this.window.end) return { envelope: yield* envelopeOf(this.head, this.window, this.i) };
+    for (;;) {
+      if (yield* this.parseGroup()) {
+        yield;
+        continue;
+      }
+      const end = yield* this.parseItem();
+      yield;
+      const close = yield* this.passSeparator(end);
+      if (close !== undefined) return { envelope: yield* envelopeOf(this.head, this.window, close) };
+    }
+  }
+
+  private *skipWhitespaceMore(from: number): Generator<ListStep, number> {
+    const window = this.window;
     let at = skipWhitespace(window.view(), from);
     while (at >= window.end && !window.eof) at = skipWhitespace(window.view(), at - (yield* refill(window, at)));
     return at;
   }
-  // What separates two items plus the next item's first byte, learned from the first two; undefined until then.
-  let separator: Buffer | undefined;
-  /** Where, in the separator, the next item's first byte is. */
-  let separatorItemOffset = 0;
-  let groupFailures = 0;
-  // Document offset up to which items are read one by one (after a group that did not parse or found no separator).
-  let oneByOneUntil = 0;
+
   /** Parses the group of items starting at `i` when there is one; false: read the next item alone. */
-  function* parseGroup(): Generator<ListStep, boolean> {
-    if (separator === undefined || groupFailures >= MAX_GROUP_FAILURES || window.base + i < oneByOneUntil) return false;
+  private *parseGroup(): Generator<ListStep, boolean> {
+    const { window, separator, groupBytes } = this;
+    if (separator === undefined || this.groupFailures >= MAX_GROUP_FAILURES || window.base + this.i < this.oneByOneUntil) return false;
     // Past the group's bytes, room for the item that ends it (the separator after it is looked for there).
-    while (window.end - i < GROUP_LOOKAHEAD * groupBytes + separator.length && !window.eof) i -= yield* refill(window, i);
+    while (window.end - this.i < GROUP_LOOKAHEAD * groupBytes + separator.length && !window.eof) this.i -= yield* refill(window, this.i);
     const view = Buffer.from(window.bytes.buffer, window.bytes.byteOffset, window.end);
-    const at = view.indexOf(separator, Math.min(i + groupBytes, window.end));
+    const at = view.indexOf(separator, Math.min(this.i + groupBytes, window.end));
     if (at < 0) {
-      oneByOneUntil = window.base + window.end;
+      this.oneByOneUntil = window.base + window.end;
       return false;
     }
     let values: unknown[];
     try {
-      values = JSON.parse(`[${decode(window.bytes, i, at)}]`) as unknown[];
+      values = JSON.parse(`[${decode(window.bytes, this.i, at)}]`) as unknown[];
     } catch {
-      groupFailures++;
-      oneByOneUntil = window.base + at;
+      this.groupFailures++;
+      this.oneByOneUntil = window.base + at;
       return false;
     }
     for (let k = 0; k < values.length; k++) {
       const value = values[k];
       // Each raw item is garbage once delivered: a collection during the group must not keep (and promote) it.
       values[k] = undefined;
-      onItem(value, index++);
+      this.onItem(value, this.index++);
     }
-    i = at + separatorItemOffset;
+    this.i = at + this.separatorItemOffset;
     return true;
   }
-  i = yield* skipWhitespaceMore(i);
-  if (window.bytes[i] === CLOSE_BRACKET && i < window.end) return { envelope: yield* envelopeOf(head, window, i) };
-  for (;;) {
-    if (yield* parseGroup()) {
-      yield;
-      continue;
-    }
-    let end = skipValue(window.view(), i);
+
+  /** Parses the item at `i` alone and hands it on; where it ends (`i` stays at its start). */
+  private *parseItem(): Generator<ListStep, number> {
+    const window = this.window;
+    let end = skipValue(window.view(), this.i);
     while ((end < 0 || end >= window.end) && !window.eof) {
-      i -= yield* refill(window, i);
-      end = skipValue(window.view(), i);
+      this.i -= yield* refill(window, this.i);
+      end = skipValue(window.view(), this.i);
     }
-    if (end < 0) throw new SyntaxError(`unterminated item ${index} of the list`);
-    const itemStart = i;
+    if (end < 0) throw new SyntaxError(`unterminated item ${this.index} of the list`);
     let value: unknown;
     try {
-      value = JSON.parse(decode(window.bytes, i, end));
+      value = JSON.parse(decode(window.bytes, this.i, end));
     } catch (err) {
-      throw new ListItemError(index, (err as Error).message);
+      throw new ListItemError(this.index, (err as Error).message);
     }
-    onItem(value, index++);
-    yield;
+    this.onItem(value, this.index++);
+    return end;
+  }
+
+  /**
+   * Reads past what follows the item at `i` that ends at `end`: the `]` closing the items (its index is returned), or
+   * a comma, leaving `i` at the next item (undefined is returned) and learning the separator from the first such one.
+   */
+  private *passSeparator(end: number): Generator<ListStep, number | undefined> {
+    const window = this.window;
+    const itemStart = this.i;
     const base = window.base;
-    i = yield* skipWhitespaceMore(end);
-    if (i >= window.end) throw new SyntaxError('the list\'s items are not closed');
-    const c = window.bytes[i];
-    if (c === CLOSE_BRACKET) return { envelope: yield* envelopeOf(head, window, i) };
-    if (c !== COMMA) throw new SyntaxError(`expected , or ] after item ${index - 1} of the list`);
-    i = yield* skipWhitespaceMore(i + 1);
+    this.i = yield* this.skipWhitespaceMore(end);
+    if (this.i >= window.end) throw new SyntaxError('the list\'s items are not closed');
+    const c = window.bytes[this.i];
+    if (c === CLOSE_BRACKET) return this.i;
+    if (c !== COMMA) throw new SyntaxError(`expected , or ] after item ${this.index - 1} of the list`);
+    this.i = yield* this.skipWhitespaceMore(this.i + 1);
     // Learned where the separator lies whole in the window (no refill moved it); else at a later item.
-    if (separator === undefined && window.base === base && i < window.end) {
-      separatorItemOffset = i - end;
-      separator = Buffer.from(window.bytes.subarray(end, i + sharedItemStart(window.bytes, itemStart, i, window.end)));
+    if (this.separator === undefined && window.base === base && this.i < window.end) {
+      this.separatorItemOffset = this.i - end;
+      this.separator = Buffer.from(window.bytes.subarray(end, this.i + sharedItemStart(window.bytes, itemStart, this.i, window.end)));
     }
+    return undefined;
   }
 }
 
@@ -374,20 +417,33 @@ function itemsOpenBracket(bytes: Uint8Array): number | undefined {
     const keyEnd = skipString(bytes, i);
     if (keyEnd < 0) return undefined;
     const isItems = keyEnd - i === 7 && decode(bytes, i + 1, keyEnd - 1) === 'items';
-    i = skipWhitespace(bytes, keyEnd);
-    if (i >= bytes.length) return undefined;
-    if (bytes[i] !== COLON) return -1;
-    i = skipWhitespace(bytes, i + 1);
-    if (i >= bytes.length) return undefined;
-    if (isItems && bytes[i] === OPEN_BRACKET) return i;
-    i = skipValue(bytes, i);
-    if (i < 0 || i >= bytes.length) return undefined;
-    i = skipWhitespace(bytes, i);
-    if (i >= bytes.length) return undefined;
-    if (bytes[i] !== COMMA) return -1;
-    i = skipWhitespace(bytes, i + 1);
+    const value = valueAfterKey(bytes, keyEnd);
+    if (value === undefined || value < 0) return value;
+    if (isItems && bytes[value] === OPEN_BRACKET) return value;
+    const next = keyAfterValue(bytes, value);
+    if (next === undefined || next < 0) return next;
+    i = next;
   }
   return i >= bytes.length ? undefined : -1;
+}
+
+/** Index of the value after the key that ends at `keyEnd` (past its colon); undefined past the bytes; -1 when malformed. */
+function valueAfterKey(bytes: Uint8Array, keyEnd: number): number | undefined {
+  let i = skipWhitespace(bytes, keyEnd);
+  if (i >= bytes.length) return undefined;
+  if (bytes[i] !== COLON) return -1;
+  i = skipWhitespace(bytes, i + 1);
+  return i >= bytes.length ? undefined : i;
+}
+
+/** Index of what follows the value at `i` and its comma; undefined past the bytes; -1 when no comma follows it. */
+function keyAfterValue(bytes: Uint8Array, value: number): number | undefined {
+  let i = skipValue(bytes, value);
+  if (i < 0 || i >= bytes.length) return undefined;
+  i = skipWhitespace(bytes, i);
+  if (i >= bytes.length) return undefined;
+  if (bytes[i] !== COMMA) return -1;
+  return skipWhitespace(bytes, i + 1);
 }
 
 /** The document without its items: the head, `[]`, and everything after the items' `]` (read to the end). */
