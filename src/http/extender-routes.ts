@@ -126,7 +126,7 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
 
 /** The verbs' work and replies, one per server: what every request of a verb shares. */
 class ExtenderVerbRoutes {
-  /** The service's reader (its cycle cache's), else this one. */
+  /** The candidate-list reader used when the service has none of its own (its cycle cache's). */
   private readonly ownReader = new ExtenderArgsReader();
   private readonly countReuse = (list: ReusedList): void => this.deps.metrics.candidateListReuseCounts.add(list, '');
 
