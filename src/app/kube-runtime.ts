@@ -80,8 +80,8 @@ export function loadKubeConfig(kubeconfig?: string): KubeConfig {
 export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
   const { metrics, logger } = options;
   let config = options.config;
+  const current = (): ExtenderConfig => config;
   const now = options.now ?? Date.now;
-  const timers = options.timers ?? { ...realTimerScheduler, now };
   const kubeConfig = options.kubeConfig ?? loadKubeConfig(options.kubeconfig);
   const deadlines = config.freshness.requestTimeouts;
   const client = new KubeApiClient(kubeConfig, { getTimeoutMs: deadlines.listMs, watchOpenTimeoutMs: deadlines.watchOpenMs });
@@ -91,6 +91,35 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
     bookmarkGraceSeconds: config.freshness.bookmarkGraceSeconds,
     metrics,
   });
+  const source = createKubeSource(options, client, tracker);
+  const reader = createDirectReader(client, config, metrics, now);
+  const timers = options.timers ?? { ...realTimerScheduler, now };
+  const victimFreshness = createVictimCheck({ client, reader, source, tracker, timers, config: current, metrics, logger });
+  const gates = new WrittenResourceVersionGates(tracker, metrics);
+  logger.info('live Kubernetes source configured', { server: client.server });
+  return {
+    kubeConfig, client, tracker, reader, source, victimFreshness,
+    gate: (controller) => gates.of(controller),
+    config: current,
+    setConfig(next) {
+      if (next.freshness.gate.enabled !== config.freshness.gate.enabled) {
+        logger.warn(next.freshness.gate.enabled ? 'freshness gate switched on' : 'freshness gate switched OFF (rollback): no written-RV gate, no victim proof');
+      }
+      config = next;
+    },
+    debugFreshness: () => freshnessDebugReport({ tracker, source, gates: gates.all(), config, nowMs: now() }),
+    startNominator: (ledger, schedulingOptions, knobs = {}) =>
+      startKubeNominator({
+        kubeConfig, ledger, hasSynced: () => source.hasSynced(), gate: gates.of(NOMINATOR_CONTROLLER), reader,
+        gateEnabled: () => config.freshness.gate.enabled, config, schedulingOptions, metrics, logger, ...knobs,
+      }),
+  };
+}
+
+/** The reflectors, with the list and watch deadlines and bounds of the configuration (and the tests' tuning over them). */
+function createKubeSource(options: KubeRuntimeOptions, client: KubeApiClient, tracker: FreshnessTracker): KubeSource {
+  const { config, metrics, logger } = options;
+  const deadlines = config.freshness.requestTimeouts;
   const tuning: Partial<ReflectorTuning> = {
     listTimeoutMs: deadlines.listMs,
     watchIdleTimeoutMs: deadlines.watchIdleMs,
@@ -98,13 +127,27 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
     watchList: config.cluster.watchList,
     ...options.tuning,
   };
-  const source = new KubeSource({
+  return new KubeSource({
     client, tracker, logger: logger.child({ component: 'kube-source' }), metrics, tuning,
     ...(options.reflectorTimers ? { timers: options.reflectorTimers } : {}),
     ...(options.onDropped ? { onDropped: options.onDropped } : {}),
   });
-  const reader = createDirectReader(client, config, metrics, now);
-  const victimFreshness = createVictimFreshnessCheck({
+}
+
+interface VictimCheckParts {
+  client: KubeApiClient;
+  reader: DirectReader;
+  source: KubeSource;
+  tracker: FreshnessTracker;
+  timers: TimerScheduler;
+  /** The current configuration: the proof's wait and the gate switch are read on every check. */
+  config: () => ExtenderConfig;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+function createVictimCheck({ client, reader, source, tracker, timers, config, metrics, logger }: VictimCheckParts): VictimFreshnessCheck {
+  return createVictimFreshnessCheck({
     tracker,
     reader,
     // Not consulted: with consistentRead the proof trusts the cache as a whole or not at all (cacheProvenCurrent).
@@ -115,54 +158,33 @@ export function createKubeRuntime(options: KubeRuntimeOptions): KubeRuntime {
       quorumResourceVersion: (kind) => reader.readCollectionResourceVersion(kind),
       quietProof: quietProbe(client),
       timers,
-      waitMs: () => config.freshness.proof.waitMs,
+      waitMs: () => config().freshness.proof.waitMs,
     },
-    gateEnabled: () => config.freshness.gate.enabled,
-    fallbackWave: config.freshness.directRead.maxConcurrent,
+    gateEnabled: () => config().freshness.gate.enabled,
+    fallbackWave: config().freshness.directRead.maxConcurrent,
     metrics,
     logger,
   });
-  const gates = new Map<string, WrittenResourceVersionGate>();
-  const gate = (controller: string): WrittenResourceVersionGate => {
-    let found = gates.get(controller);
+}
+
+/** The written-RV gate of each controller, created on first use, then shared. */
+class WrittenResourceVersionGates {
+  private readonly gates = new Map<string, WrittenResourceVersionGate>();
+
+  constructor(private readonly tracker: FreshnessTracker, private readonly metrics: Metrics) {}
+
+  of(controller: string): WrittenResourceVersionGate {
+    let found = this.gates.get(controller);
     if (!found) {
-      found = new WrittenResourceVersionGate({ controller, observer: tracker, metrics });
-      gates.set(controller, found);
+      found = new WrittenResourceVersionGate({ controller, observer: this.tracker, metrics: this.metrics });
+      this.gates.set(controller, found);
     }
     return found;
-  };
-  logger.info('live Kubernetes source configured', { server: client.server });
-  return {
-    kubeConfig,
-    client,
-    tracker,
-    reader,
-    source,
-    victimFreshness,
-    gate,
-    config: () => config,
-    setConfig(next) {
-      if (next.freshness.gate.enabled !== config.freshness.gate.enabled) {
-        logger.warn(next.freshness.gate.enabled ? 'freshness gate switched on' : 'freshness gate switched OFF (rollback): no written-RV gate, no victim proof');
-      }
-      config = next;
-    },
-    debugFreshness: () => freshnessDebugReport({ tracker, source, gates: [...gates.values()], config, nowMs: now() }),
-    startNominator: (ledger, schedulingOptions, knobs = {}) =>
-      startKubeNominator({
-        kubeConfig,
-        ledger,
-        hasSynced: () => source.hasSynced(),
-        gate: gate(NOMINATOR_CONTROLLER),
-        reader,
-        gateEnabled: () => config.freshness.gate.enabled,
-        config,
-        schedulingOptions,
-        metrics,
-        logger,
-        ...knobs,
-      }),
-  };
+  }
+
+  all(): WrittenResourceVersionGate[] {
+    return [...this.gates.values()];
+  }
 }
 
 function createDirectReader(client: KubeApiClient, config: ExtenderConfig, metrics: Metrics, now: () => number): DirectReader {

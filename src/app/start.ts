@@ -24,15 +24,16 @@ import type { RunningNominator } from '../nomination/kube-nominator.js';
 import type { KubeRuntime, NominatorKnobs } from './kube-runtime.js';
 import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/timer-scheduler.js';
 import { CycleCache } from '../scheduling/cycle-cache.js';
+import type { SchedulingOptions } from '../scheduling/options.js';
 import { repeatEvery } from './repeating-timer.js';
 import { httpOptionsFromConfig } from '../http/server-options.js';
-import { startExtenderServer } from '../http/server.js';
+import { startExtenderServer, type RunningExtenderServer } from '../http/server.js';
 import { createExtenderService } from './extender-service.js';
 import { setResourceGauge } from './resource-gauge-values.js';
 import { schedulingOptionsFrom } from './scheduling-options.js';
 import { servingLagProblem, throttled } from './serving-lag.js';
 import { VictimTerminationClock } from '../nomination/victim-termination.js';
-import { admissionTelemetry } from './admission-telemetry.js';
+import { admissionTelemetry, type AdmissionTelemetry } from './admission-telemetry.js';
 import { settlingSink } from './settling-sink.js';
 
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -96,13 +97,53 @@ export interface StartDeps {
   live?: { tuning?: Partial<ReflectorTuning>; nominator?: NominatorKnobs; timers?: TimerScheduler };
 }
 
+/** What a configuration reload replaces; the service, the nominator and the reload itself read it here. */
+interface LiveSettings {
+  config: ExtenderConfig;
+  options: SchedulingOptions;
+  cycleCache: CycleCache;
+}
+
 export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps): Promise<RunningKubeLedger> {
-  let config = initial;
-  const logger = deps.logger;
+  const { logger } = deps;
   const timers = deps.timers ?? realTimerScheduler;
-  let cycleCache = new CycleCache({ enabled: config.scheduling.cycleCache.enabled });
+  const cycleCache = new CycleCache({ enabled: initial.scheduling.cycleCache.enabled });
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
   recordBuildInfo(metrics.buildInfo, buildIdentity());
+  const { dra, scopedDra, ledger, admission } = buildLedger(initial, metrics, logger);
+  const live: LiveSettings = { config: initial, options: schedulingOptionsFrom(initial), cycleCache };
+  const choice = chooseSource(initial);
+  const { source, kube } = await openSource(choice, initial, deps, metrics, admission);
+  // The configured switch, whatever the source: a snapshot source has nothing to gate, but 0 would read as "off".
+  metrics.freshnessGateEnabled.set(initial.freshness.gate.enabled ? 1 : 0);
+  const victimClock = new VictimTerminationClock(metrics);
+  const service = createExtenderService({
+    ledger,
+    cycleCache: () => live.cycleCache,
+    source,
+    options: () => live.options,
+    metrics,
+    logger,
+    ...(kube ? { victimFreshness: kube.victimFreshness, debugFreshness: kube.debugFreshness } : {}),
+    servingLag: throttled(() => servingLagProblem(source.freshness(), live.config.freshness.maxServeLagSeconds), 250, () => timers.now()),
+    onVictimsApproved: (uids) => victimClock.approved(uids, timers.now()),
+    readinessNotes: () => source.readinessNotes(),
+  });
+  const server = await startExtenderServer({ service, metrics, logger, options: httpOptionsFromConfig(initial.server, debugEnabledFor(initial, choice)) });
+  logger.info('kube-ledger listening', { url: server.url, opsUrl: server.ops.url, source: source.kind });
+
+  await source.start(settlingSink(ledger, dra));
+  const nominator = kube?.startNominator(ledger, () => live.options, {
+    ...deps.live?.nominator,
+    ...(deps.live?.timers ? { timers: deps.live.timers } : {}),
+  });
+  metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
+  const stopTracking = trackLedger({ ledger, dra, source, metrics, victimClock, timers });
+  return runningKubeLedger({ live, choice, ledger, scopedDra, source, kube, metrics, logger, server, nominator, stopTracking });
+}
+
+/** The ledger with its DRA accounting (behind the live rollback levers), reporting to metrics and logs. */
+function buildLedger(config: ExtenderConfig, metrics: Metrics, logger: Logger): { dra: DraLedger; scopedDra: ScopedDraAccounting; ledger: ClusterLedger; admission: AdmissionTelemetry } {
   const dra = new DraLedger(
     { numaAttributes: [config.dra.numaAttribute, ...config.dra.extraNumaAttributes], freshnessWindowMs: config.dra.freshnessWindowSeconds * 1000 },
     {
@@ -126,70 +167,54 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
     onChange: (kind, type) => metrics.ledgerEventCounts.add(kind, type),
     onQuarantine: (note, held) => admission.quarantine(note, held),
   });
-  let options = schedulingOptionsFrom(config);
+  return { dra, scopedDra, ledger, admission };
+}
 
-  const choice = chooseSource(config);
-  let source: ClusterSource;
-  let kube: KubeRuntime | undefined;
+/** The chosen source: a snapshot file, or the live cluster (with the runtime around it). */
+async function openSource(choice: SourceChoice, config: ExtenderConfig, deps: StartDeps, metrics: Metrics,
+  admission: AdmissionTelemetry): Promise<{ source: ClusterSource; kube: KubeRuntime | undefined }> {
+  const { logger } = deps;
   if (choice.kind === 'snapshot') {
-    source = new SnapshotSource({
+    const source = new SnapshotSource({
       path: choice.path,
       logger,
       onReload: (outcome, detail) => {
         metrics.snapshotReloads.inc({ outcome });
-        if (outcome === 'ok') {
-          metrics.ledgerRebuildSeconds.set(detail.ledgerBuildSeconds ?? detail.durationSeconds);
-          metrics.snapshotLoadSeconds.set(detail.durationSeconds);
-          metrics.relistDurationSeconds.observe({ source: 'snapshot', resource: 'all' }, detail.durationSeconds);
-        }
+        if (outcome !== 'ok') return;
+        metrics.ledgerRebuildSeconds.set(detail.ledgerBuildSeconds ?? detail.durationSeconds);
+        metrics.snapshotLoadSeconds.set(detail.durationSeconds);
+        metrics.relistDurationSeconds.observe({ source: 'snapshot', resource: 'all' }, detail.durationSeconds);
       },
       onDropped: (kind, reason, message) => admission.dropped(kind, reason, message),
     });
     logger.info(choice.demo ? 'serving the embedded demo cluster' : 'serving a snapshot cluster', { path: choice.path });
-  } else {
-    // Dynamic import: @kubernetes/client-node is loaded only when the live source is chosen.
-    const { createKubeRuntime } = await import('./kube-runtime.js');
-    kube = createKubeRuntime({
-      config,
-      metrics,
-      logger,
-      ...(choice.kubeconfig ? { kubeconfig: choice.kubeconfig } : {}),
-      ...(deps.live?.tuning ? { tuning: deps.live.tuning } : {}),
-      ...(deps.live?.timers ? { timers: deps.live.timers, reflectorTimers: deps.live.timers } : {}),
-      onDropped: (kind, reason, message) => admission.dropped(kind, reason, message),
-    });
-    source = kube.source;
+    return { source, kube: undefined };
   }
-
-  // The configured switch, whatever the source: a snapshot source has nothing to gate, but 0 would read as "off".
-  metrics.freshnessGateEnabled.set(config.freshness.gate.enabled ? 1 : 0);
-  const victimClock = new VictimTerminationClock(metrics);
-  const service = createExtenderService({
-    ledger,
-    cycleCache: () => cycleCache,
-    source,
-    options: () => options,
+  // Dynamic import: @kubernetes/client-node is loaded only when the live source is chosen.
+  const { createKubeRuntime } = await import('./kube-runtime.js');
+  const kube = createKubeRuntime({
+    config,
     metrics,
     logger,
-    ...(kube ? { victimFreshness: kube.victimFreshness, debugFreshness: kube.debugFreshness } : {}),
-    servingLag: throttled(() => servingLagProblem(source.freshness(), config.freshness.maxServeLagSeconds), 250, () => timers.now()),
-    onVictimsApproved: (uids) => victimClock.approved(uids, timers.now()),
-    readinessNotes: () => source.readinessNotes(),
+    ...(choice.kubeconfig ? { kubeconfig: choice.kubeconfig } : {}),
+    ...(deps.live?.tuning ? { tuning: deps.live.tuning } : {}),
+    ...(deps.live?.timers ? { timers: deps.live.timers, reflectorTimers: deps.live.timers } : {}),
+    onDropped: (kind, reason, message) => admission.dropped(kind, reason, message),
   });
-  const server = await startExtenderServer({
-    service,
-    metrics,
-    logger,
-    options: httpOptionsFromConfig(config.server, debugEnabledFor(config, choice)),
-  });
-  logger.info('kube-ledger listening', { url: server.url, opsUrl: server.ops.url, source: source.kind });
+  return { source: kube.source, kube };
+}
 
-  await source.start(settlingSink(ledger, dra));
-  const nominator = kube?.startNominator(ledger, () => options, {
-    ...deps.live?.nominator,
-    ...(deps.live?.timers ? { timers: deps.live.timers } : {}),
-  });
-  metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
+interface TrackedLedger {
+  ledger: ClusterLedger;
+  dra: DraLedger;
+  source: ClusterSource;
+  metrics: Metrics;
+  victimClock: VictimTerminationClock;
+  timers: TimerScheduler;
+}
+
+/** Feeds DRA freshness and the victim clock every second and the ledger gauges every 5 s; stops both. */
+function trackLedger({ ledger, dra, source, metrics, victimClock, timers }: TrackedLedger): () => void {
   const trackFreshness = (): void => {
     feedDraFreshness(dra, source);
     victimClock.sweep(ledger, timers.now());
@@ -198,44 +223,68 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   const stopFreshness = repeatEvery(timers, 1000, trackFreshness);
   const stopGauges = repeatEvery(timers, 5000, () => updateLedgerGauges(ledger, dra, metrics, source, timers.now()));
   updateLedgerGauges(ledger, dra, metrics, source, timers.now());
+  return () => {
+    stopGauges();
+    stopFreshness();
+  };
+}
 
+interface StartedParts {
+  live: LiveSettings;
+  choice: SourceChoice;
+  ledger: ClusterLedger;
+  scopedDra: ScopedDraAccounting;
+  source: ClusterSource;
+  kube: KubeRuntime | undefined;
+  metrics: Metrics;
+  logger: Logger;
+  server: RunningExtenderServer;
+  nominator: RunningNominator | undefined;
+  /** Stops the freshness and gauge timers. */
+  stopTracking: () => void;
+}
+
+/** The running process's handles: its addresses, live reconfiguration, draining and the shutdown order. */
+function runningKubeLedger(parts: StartedParts): RunningKubeLedger {
+  const { live, server, source, nominator } = parts;
   let nominatorStopped: Promise<void> | undefined;
   const stopNominator = (): Promise<void> => (nominatorStopped ??= nominator?.stop() ?? Promise.resolve());
-
   return {
     url: server.url,
     port: server.port,
     opsUrl: server.ops.url,
     opsPort: server.ops.port,
-    ledger,
+    ledger: parts.ledger,
     source,
-    metrics,
+    metrics: parts.metrics,
     nominator,
-    cycleCache: () => cycleCache,
-    config: () => config,
-    updateConfig(next: ExtenderConfig) {
-      config = next;
-      options = schedulingOptionsFrom(next);
-      logger.setLevel(next.logging.level);
-      if (next.scheduling.cycleCache.enabled !== cycleCache.enabled) cycleCache = new CycleCache({ enabled: next.scheduling.cycleCache.enabled });
-      metrics.freshnessGateEnabled.set(next.freshness.gate.enabled ? 1 : 0);
-      scopedDra.setLevers(draLeversFrom(next));
-      server.setLive({ debugEnabled: debugEnabledFor(next, choice), maxInFlightPerVerb: next.server.maxInFlightPerVerb });
-      kube?.setConfig(next);
-      nominator?.onConfig(next);
-    },
+    cycleCache: () => live.cycleCache,
+    config: () => live.config,
+    updateConfig: (next: ExtenderConfig) => reconfigure(parts, next),
     startDraining() {
       void stopNominator();
       server.startDraining();
     },
     async close() {
       await stopNominator();
-      stopGauges();
-      stopFreshness();
+      parts.stopTracking();
       await server.close();
       await source.stop();
     },
   };
+}
+
+/** A live reload: the runtime-safe settings, in every part that reads them. */
+function reconfigure({ live, logger, metrics, scopedDra, server, choice, kube, nominator }: StartedParts, next: ExtenderConfig): void {
+  live.config = next;
+  live.options = schedulingOptionsFrom(next);
+  logger.setLevel(next.logging.level);
+  if (next.scheduling.cycleCache.enabled !== live.cycleCache.enabled) live.cycleCache = new CycleCache({ enabled: next.scheduling.cycleCache.enabled });
+  metrics.freshnessGateEnabled.set(next.freshness.gate.enabled ? 1 : 0);
+  scopedDra.setLevers(draLeversFrom(next));
+  server.setLive({ debugEnabled: debugEnabledFor(next, choice), maxInFlightPerVerb: next.server.maxInFlightPerVerb });
+  kube?.setConfig(next);
+  nominator?.onConfig(next);
 }
 
 /** `kube-ledger nominations clear`: withdraws every nomination kube-ledger owns. Exit code 2 without a live cluster. */

@@ -61,7 +61,11 @@ export function identityProblem(kind: ClusterObjectKind, raw: unknown): Extract<
   if (kindSeen !== kind || versionSeen !== expected) {
     return drop('wrong_kind', `expected ${expected}, Kind=${kind}, but the object had ${String(versionSeen)}, Kind=${String(kindSeen)}`);
   }
-  const meta = typed.metadata;
+  return metadataProblem(typed.metadata);
+}
+
+/** The metadata fields an object is keyed and versioned by: a name, and string namespace, uid and resourceVersion. */
+function metadataProblem(meta: unknown): Extract<Admission, { verdict: 'drop' }> | undefined {
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return drop('malformed', 'metadata: expected an object');
   const { name, namespace, uid, resourceVersion } = meta as Record<string, unknown>;
   if (typeof name !== 'string' || name === '') return drop('malformed', 'metadata.name: required');

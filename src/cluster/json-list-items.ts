@@ -8,18 +8,19 @@
  * and never occur inside a multi-byte UTF-8 sequence, so item boundaries found on bytes are exactly those of the text.
  * Returns undefined when the document is not a top-level object with an `items` array (the caller then parses it
  * whole). The envelope around the items is checked to be valid JSON by parsing it with the items removed, so a broken
- * file is still rejected; each item's own validity is JSON.parse's when the caller parses it.
+ * file is still rejected; each item's own validity is JSON.parse's when the caller parses it. A document read in
+ * chunks (a file, a response still arriving) is split by json-list-stream.ts with the same scanning.
  */
 import { utf8Text } from './utf8-text.js';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
+export const COMMA = 0x2c;
+export const COLON = 0x3a;
 
 export interface JsonListSplit {
   /** The document with `"items": []`, for the list's own fields. */
@@ -30,7 +31,7 @@ export interface JsonListSplit {
   itemText(index: number): string;
 }
 
-function skipWhitespace(bytes: Uint8Array, i: number): number {
+export function skipWhitespace(bytes: Uint8Array, i: number): number {
   while (i < bytes.length) {
     const c = bytes[i]!;
     if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
@@ -52,7 +53,7 @@ function skipString(bytes: Uint8Array, i: number): number {
 }
 
 /** Index just past the JSON value starting at `i` (objects, arrays, strings, scalars); -1 when it never ends. */
-function skipValue(bytes: Uint8Array, i: number): number {
+export function skipValue(bytes: Uint8Array, i: number): number {
   const end = bytes.length;
   let depth = 0;
   while (i < end) {
@@ -74,7 +75,7 @@ function skipValue(bytes: Uint8Array, i: number): number {
   return depth === 0 ? i : -1;
 }
 
-function decode(bytes: Uint8Array, start: number, end: number): string {
+export function decode(bytes: Uint8Array, start: number, end: number): string {
   // Latin-1 for ASCII text (utf8-text.ts): ~2.5x faster than UTF-8 decoding, ~0.2 s of a 355 MiB load.
   return utf8Text(Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start));
 }
@@ -112,260 +113,8 @@ function splitItems(bytes: Uint8Array, open: number): JsonListSplit | undefined 
   };
 }
 
-/**
- * Where `streamJsonList` reads from: fills `into` from `offset`, at most `length` bytes, and returns how many; 0 at the
- * end; `BYTES_LATER` when it has none yet but the document goes on (a body still arriving; `streamJsonListSteps` then
- * yields `NEEDS_BYTES` and reads again when resumed).
- */
-export type ByteReader = (into: Uint8Array, offset: number, length: number) => number;
-
-/** What a reader returns when it has no bytes yet and the document is not at its end. */
-export const BYTES_LATER = -1;
-
-/** What `streamJsonListSteps` yields when its reader had no bytes yet: resume it once the reader has more. */
-export const NEEDS_BYTES = 'needs-bytes';
-
-/** A step of `streamJsonListSteps`: items were handed on (undefined), or the reader must be given more bytes. */
-export type ListStep = undefined | typeof NEEDS_BYTES;
-
-const STREAM_CHUNK_BYTES = 8 * 1024 * 1024;
-
-/**
- * A window over the document, refilled from the reader: bytes before `keepFrom` are dropped when more are needed,
- * so memory is one chunk plus the item being scanned (a window grows only for an item larger than a chunk).
- */
-class Window {
-  bytes: Uint8Array;
-  end = 0;
-  eof = false;
-  /** The last read found no bytes yet (`BYTES_LATER`); `refill` waits and reads again. */
-  starved = false;
-  /** Offset in the document of `bytes[0]`. */
-  base = 0;
-
-  constructor(private readonly read: ByteReader, chunkBytes: number, private readonly onSize?: (bytes: number) => void) {
-    this.bytes = new Uint8Array(chunkBytes);
-    onSize?.(chunkBytes);
-  }
-
-  /** Reads more, keeping bytes from `keepFrom` on (moved to the front); returns how far indices moved back. */
-  more(keepFrom: number): number {
-    if (this.eof) return 0;
-    const kept = this.end - keepFrom;
-    if (keepFrom === 0 && kept === this.bytes.length) {
-      const grown = new Uint8Array(this.bytes.length * 2);
-      grown.set(this.bytes);
-      this.bytes = grown;
-      this.onSize?.(grown.length);
-    } else if (keepFrom > 0) {
-      this.bytes.copyWithin(0, keepFrom, this.end);
-    }
-    this.end = kept;
-    this.base += keepFrom;
-    const got = this.read(this.bytes, this.end, this.bytes.length - this.end);
-    if (got === 0) this.eof = true;
-    else if (got === BYTES_LATER) this.starved = true;
-    else this.end += got;
-    return keepFrom;
-  }
-
-  view(): Uint8Array {
-    return this.bytes.subarray(0, this.end);
-  }
-}
-
-/** An item that is not valid JSON: its index in the list and JSON.parse's message. */
-export class ListItemError extends Error {
-  constructor(
-    readonly index: number,
-    readonly detail: string,
-  ) {
-    super(`item ${index} of the list: ${detail}`);
-    this.name = 'ListItemError';
-  }
-}
-
-/**
- * Bytes of items parsed by one JSON.parse (see `streamJsonList`). Small enough that the group's text stays in V8's
- * young generation (strings above ~128 KiB go to the large-object space, freed only by full collections: 1 MiB
- * groups measured +35-60 MiB RSS after load and +40 MiB peak), large enough that the calls are few (~5700 at 355 MiB).
- */
-const GROUP_BYTES = 64 * 1024;
-/** Group lengths read ahead of a group's start before its end is looked for: room for the item it ends within. */
-const GROUP_LOOKAHEAD = 2;
-/** Groups that did not parse before the file is read item by item only (its separator is not telling). */
-const MAX_GROUP_FAILURES = 4;
-/** How far the first key of two items' shared start is looked for. */
-const MAX_SHARED_START = 64;
-
-/**
- * How many of the next item's first bytes go into the separator: up to the end of the first key (`{"metadata":`)
- * when the item before it starts with the same key, else the first byte alone. Why: the API server writes compact
- * JSON, where the bytes between items are just `,` and the next item's `{`, and `,{` occurs inside every pod (any
- * list of objects): groups cut there did not parse, and after 4 such groups the rest of the page was read item by
- * item in JavaScript (~1.6 s of a 150k-pod start). `,{"metadata":` begins only items. Only the first key: a list of
- * several kinds (a snapshot's `{"apiVersion":"v1","kind":"Node"` then `...,"kind":"Pod"`) shares no more than that,
- * and a separator that stops occurring sends the rest of the window item by item.
- */
-function sharedItemStart(bytes: Uint8Array, previous: number, next: number, end: number): number {
-  if (bytes[next] !== OPEN_BRACE || bytes[previous] !== OPEN_BRACE || bytes[next + 1] !== QUOTE) return 1;
-  for (let k = 2; k < MAX_SHARED_START && next + k + 1 < end; k++) {
-    const byte = bytes[next + k];
-    if (byte !== bytes[previous + k]) return 1;
-    if (byte === BACKSLASH) return 1;
-    if (byte === QUOTE) return bytes[next + k + 1] === COLON && bytes[previous + k + 1] === COLON ? k + 2 : 1;
-  }
-  return 1;
-}
-
-export interface StreamOptions {
-  chunkBytes?: number;
-  groupBytes?: number;
-  /** The fields before the items; false: do not stream (nothing is delivered, undefined is returned). */
-  onHead?: (head: Record<string, unknown>) => boolean;
-  /** The window's size in bytes, when it is allocated and whenever an item larger than it makes it grow. */
-  onWindowBytes?: (bytes: number) => void;
-}
-
-/** `window.more(keepFrom)`, yielding `NEEDS_BYTES` for as long as the reader has no bytes yet; the shift, as `more`. */
-function* refill(window: Window, keepFrom: number): Generator<ListStep, number> {
-  const shift = window.more(keepFrom);
-  while (window.starved) {
-    window.starved = false;
-    yield NEEDS_BYTES;
-    window.more(0);
-  }
-  return shift;
-}
-
-/**
- * `splitJsonList` for a document read in chunks: each item is parsed and goes to `onItem` as soon as it has been
- * read, so neither the file nor its items are ever held whole (a 370 MB snapshot needs one 8 MiB window). Returns
- * undefined, before any item, when the document is not an object with an `items` array; throws SyntaxError when the
- * list's structure or the envelope is malformed, ListItemError for an item that is not valid JSON (items already
- * delivered are then to be discarded by the caller).
- *
- * Items are parsed 64 KiB at a time, not one by one: the bytes between the first two items (`,\n` and the
- * next item's first byte, say) are the separator, and the text from an item's start to the next occurrence of that
- * separator past 64 KiB is parsed as `[text]`. Scanning every byte in JavaScript to find each item's end took
- * 0.5-1 s of a 355 MiB load (150k pods); a native search for the separator costs next to nothing. It is exact: the text
- * starts where an item starts, so if `[text]` parses, it is whole items and the separator after it (whitespace and
- * one comma) leads to the next item. When it does not parse (the separator also occurs inside items, or an item is
- * bad), the same bytes are read item by item as before, which finds the bad item and reports it as it always has.
- */
-export function streamJsonList(read: ByteReader, onItem: (value: unknown, index: number) => void,
-  options: StreamOptions = {}): { envelope: unknown } | undefined {
-  const steps = streamJsonListSteps(read, onItem, options);
-  for (let step = steps.next(); ; step = steps.next()) {
-    if (step.done) return step.value;
-    if (step.value === NEEDS_BYTES) throw new Error('streamJsonList: a reader that waits for bytes needs streamJsonListSteps');
-  }
-}
-
-/**
- * `streamJsonList` as steps: the generator pauses after each group of items and each item read alone, so a caller can
- * let the event loop run between steps (a 355 MiB snapshot is thousands of steps); its return value is the list's.
- * With a reader that answers `BYTES_LATER` (a body still arriving), it also pauses with `NEEDS_BYTES` until the caller
- * has more bytes for it: the document is then parsed as it arrives, holding one window of it.
- */
-export function* streamJsonListSteps(read: ByteReader, onItem: (value: unknown, index: number) => void,
-  options: StreamOptions = {}): Generator<ListStep, { envelope: unknown } | undefined> {
-  const chunkBytes = options.chunkBytes ?? STREAM_CHUNK_BYTES;
-  const groupBytes = options.groupBytes ?? GROUP_BYTES;
-  const window = new Window(read, chunkBytes, options.onWindowBytes);
-  yield* refill(window, 0);
-  // The head (up to the items' `[`) is scanned again from the start whenever it does not fit the window yet.
-  let open: number | undefined;
-  for (;;) {
-    open = itemsOpenBracket(window.view());
-    if (open !== undefined || window.eof) break;
-    yield* refill(window, 0);
-  }
-  if (open === undefined || open < 0) return undefined;
-  const head = decode(window.bytes, 0, open);
-  // The fields before the items (a typed list's `kind` names its items' kind), or no streaming when the caller says so.
-  if (options.onHead && !options.onHead(JSON.parse(`${head}[]}`) as Record<string, unknown>)) return undefined;
-  let i = open + 1;
-  let index = 0;
-  function* skipWhitespaceMore(from: number): Generator<ListStep, number> {
-    let at = skipWhitespace(window.view(), from);
-    while (at >= window.end && !window.eof) at = skipWhitespace(window.view(), at - (yield* refill(window, at)));
-    return at;
-  }
-  // What separates two items plus the next item's first byte, learned from the first two; undefined until then.
-  let separator: Buffer | undefined;
-  /** Where, in the separator, the next item's first byte is. */
-  let separatorItemOffset = 0;
-  let groupFailures = 0;
-  // Document offset up to which items are read one by one (after a group that did not parse or found no separator).
-  let oneByOneUntil = 0;
-  /** Parses the group of items starting at `i` when there is one; false: read the next item alone. */
-  function* parseGroup(): Generator<ListStep, boolean> {
-    if (separator === undefined || groupFailures >= MAX_GROUP_FAILURES || window.base + i < oneByOneUntil) return false;
-    // Past the group's bytes, room for the item that ends it (the separator after it is looked for there).
-    while (window.end - i < GROUP_LOOKAHEAD * groupBytes + separator.length && !window.eof) i -= yield* refill(window, i);
-    const view = Buffer.from(window.bytes.buffer, window.bytes.byteOffset, window.end);
-    const at = view.indexOf(separator, Math.min(i + groupBytes, window.end));
-    if (at < 0) {
-      oneByOneUntil = window.base + window.end;
-      return false;
-    }
-    let values: unknown[];
-    try {
-      values = JSON.parse(`[${decode(window.bytes, i, at)}]`) as unknown[];
-    } catch {
-      groupFailures++;
-      oneByOneUntil = window.base + at;
-      return false;
-    }
-    for (let k = 0; k < values.length; k++) {
-      const value = values[k];
-      // Each raw item is garbage once delivered: a collection during the group must not keep (and promote) it.
-      values[k] = undefined;
-      onItem(value, index++);
-    }
-    i = at + separatorItemOffset;
-    return true;
-  }
-  i = yield* skipWhitespaceMore(i);
-  if (window.bytes[i] === CLOSE_BRACKET && i < window.end) return { envelope: yield* envelopeOf(head, window, i) };
-  for (;;) {
-    if (yield* parseGroup()) {
-      yield;
-      continue;
-    }
-    let end = skipValue(window.view(), i);
-    while ((end < 0 || end >= window.end) && !window.eof) {
-      i -= yield* refill(window, i);
-      end = skipValue(window.view(), i);
-    }
-    if (end < 0) throw new SyntaxError(`unterminated item ${index} of the list`);
-    const itemStart = i;
-    let value: unknown;
-    try {
-      value = JSON.parse(decode(window.bytes, i, end));
-    } catch (err) {
-      throw new ListItemError(index, (err as Error).message);
-    }
-    onItem(value, index++);
-    yield;
-    const base = window.base;
-    i = yield* skipWhitespaceMore(end);
-    if (i >= window.end) throw new SyntaxError('the list\'s items are not closed');
-    const c = window.bytes[i];
-    if (c === CLOSE_BRACKET) return { envelope: yield* envelopeOf(head, window, i) };
-    if (c !== COMMA) throw new SyntaxError(`expected , or ] after item ${index - 1} of the list`);
-    i = yield* skipWhitespaceMore(i + 1);
-    // Learned where the separator lies whole in the window (no refill moved it); else at a later item.
-    if (separator === undefined && window.base === base && i < window.end) {
-      separatorItemOffset = i - end;
-      separator = Buffer.from(window.bytes.subarray(end, i + sharedItemStart(window.bytes, itemStart, i, window.end)));
-    }
-  }
-}
-
 /** Index of the items' `[`; undefined when the head runs past the window; -1 when it is not a list with items. */
-function itemsOpenBracket(bytes: Uint8Array): number | undefined {
+export function itemsOpenBracket(bytes: Uint8Array): number | undefined {
   let i = skipWhitespace(bytes, 0);
   if (i >= bytes.length) return undefined;
   if (bytes[i] !== OPEN_BRACE) return -1;
@@ -374,28 +123,32 @@ function itemsOpenBracket(bytes: Uint8Array): number | undefined {
     const keyEnd = skipString(bytes, i);
     if (keyEnd < 0) return undefined;
     const isItems = keyEnd - i === 7 && decode(bytes, i + 1, keyEnd - 1) === 'items';
-    i = skipWhitespace(bytes, keyEnd);
-    if (i >= bytes.length) return undefined;
-    if (bytes[i] !== COLON) return -1;
-    i = skipWhitespace(bytes, i + 1);
-    if (i >= bytes.length) return undefined;
-    if (isItems && bytes[i] === OPEN_BRACKET) return i;
-    i = skipValue(bytes, i);
-    if (i < 0 || i >= bytes.length) return undefined;
-    i = skipWhitespace(bytes, i);
-    if (i >= bytes.length) return undefined;
-    if (bytes[i] !== COMMA) return -1;
-    i = skipWhitespace(bytes, i + 1);
+    const value = valueAfterKey(bytes, keyEnd);
+    if (value === undefined || value < 0) return value;
+    if (isItems && bytes[value] === OPEN_BRACKET) return value;
+    const next = keyAfterValue(bytes, value);
+    if (next === undefined || next < 0) return next;
+    i = next;
   }
   return i >= bytes.length ? undefined : -1;
 }
 
-/** The document without its items: the head, `[]`, and everything after the items' `]` (read to the end). */
-function* envelopeOf(head: string, window: Window, close: number): Generator<ListStep, unknown> {
-  const tail: Uint8Array[] = [window.bytes.slice(close + 1, window.end)];
-  while (!window.eof) {
-    yield* refill(window, window.end);
-    tail.push(window.bytes.slice(0, window.end));
-  }
-  return JSON.parse(`${head}[]${Buffer.concat(tail).toString('utf8')}`);
+/** Index of the value after the key that ends at `keyEnd` (past its colon); undefined past the bytes; -1 when malformed. */
+function valueAfterKey(bytes: Uint8Array, keyEnd: number): number | undefined {
+  let i = skipWhitespace(bytes, keyEnd);
+  if (i >= bytes.length) return undefined;
+  if (bytes[i] !== COLON) return -1;
+  i = skipWhitespace(bytes, i + 1);
+  return i >= bytes.length ? undefined : i;
 }
+
+/** Index of what follows the value at `i` and its comma; undefined past the bytes; -1 when no comma follows it. */
+function keyAfterValue(bytes: Uint8Array, value: number): number | undefined {
+  let i = skipValue(bytes, value);
+  if (i < 0 || i >= bytes.length) return undefined;
+  i = skipWhitespace(bytes, i);
+  if (i >= bytes.length) return undefined;
+  if (bytes[i] !== COMMA) return -1;
+  return skipWhitespace(bytes, i + 1);
+}
+

@@ -42,14 +42,23 @@ function podProblem(pod: PodObject): string | undefined {
   if (spec !== undefined && !isRecord(spec)) return 'spec: expected an object';
   const status = pod.status as unknown;
   if (status !== undefined && !isRecord(status)) return 'status: expected an object';
+  return podPlacementProblem(pod) ?? podResourcesProblem(pod.spec);
+}
+
+/** The fields that say where a pod runs or is headed (priority, node, nomination, phase). */
+function podPlacementProblem(pod: PodObject): string | undefined {
   return expect(pod.spec?.priority, Number.isInteger, 'spec.priority', 'an integer')
     ?? expect(pod.spec?.nodeName, isString, 'spec.nodeName', 'a string')
     ?? expect(pod.status?.nominatedNodeName, isString, 'status.nominatedNodeName', 'a string')
-    ?? expect(pod.status?.phase, isString, 'status.phase', 'a string')
-    ?? expect(pod.spec?.overhead, isRecord, 'spec.overhead', 'a map of quantities')
-    ?? expect(pod.spec?.resources, isRecord, 'spec.resources', 'an object')
-    ?? containersProblem(pod.spec?.containers, 'spec.containers')
-    ?? containersProblem(pod.spec?.initContainers, 'spec.initContainers');
+    ?? expect(pod.status?.phase, isString, 'status.phase', 'a string');
+}
+
+/** The fields a pod's requests are counted from. */
+function podResourcesProblem(spec: PodObject['spec']): string | undefined {
+  return expect(spec?.overhead, isRecord, 'spec.overhead', 'a map of quantities')
+    ?? expect(spec?.resources, isRecord, 'spec.resources', 'an object')
+    ?? containersProblem(spec?.containers, 'spec.containers')
+    ?? containersProblem(spec?.initContainers, 'spec.initContainers');
 }
 
 function isString(value: unknown): boolean {

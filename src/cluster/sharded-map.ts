@@ -21,10 +21,16 @@ export class ShardedMap<V> {
   private readonly shards: Array<Map<string, V>> = Array.from({ length: SHARDS }, () => new Map());
 
   get(key: string): V | undefined {
-    return this.shards[shardOf(key)]!.get(key);
+    return this.shardFor(key).get(key);
   }
 
   set(key: string, value: V): void {
-    this.shards[shardOf(key)]!.set(key, value);
+    this.shardFor(key).set(key, value);
+  }
+
+  private shardFor(key: string): Map<string, V> {
+    const shard = this.shards[shardOf(key)];
+    if (shard === undefined) throw new RangeError(`no shard for key ${JSON.stringify(key)}`);
+    return shard;
   }
 }

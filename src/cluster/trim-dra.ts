@@ -39,13 +39,21 @@ function trimDevice(device: Device): Device {
   if (device.consumesCounters?.length) out.consumesCounters = device.consumesCounters;
   if (device.taints?.length) out.taints = device.taints.map((t) => ({ key: t.key, ...(t.value !== undefined ? { value: t.value } : {}), effect: t.effect }));
   if (device.bindingConditions?.length) out.bindingConditions = device.bindingConditions;
+  trimDeviceNodeSelection(device, out);
+  if (hasMappings(device)) trimDeviceMappings(device, out);
+  return out;
+}
+
+/** Per-device node selection (a slice with perDeviceNodeSelection). */
+function trimDeviceNodeSelection(device: Device, out: Device): void {
   if (device.nodeName !== undefined) out.nodeName = device.nodeName;
   if (device.allNodes !== undefined) out.allNodes = device.allNodes;
   if (device.nodeSelector !== undefined) out.nodeSelector = device.nodeSelector;
-  if (!hasMappings(device)) return out;
+}
+
+function trimDeviceMappings(device: Device, out: Device): void {
   if (device.nodeAllocatableResourceMappings) out.nodeAllocatableResourceMappings = device.nodeAllocatableResourceMappings;
   if (device.nodeAllocatableResources) out.nodeAllocatableResources = device.nodeAllocatableResources;
-  return out;
 }
 
 export function trimResourceSlice(slice: ResourceSliceObject): ResourceSliceObject {
@@ -82,44 +90,49 @@ function trimExact<T extends ExactDeviceRequest & { name?: string }>(request: T)
 export function trimResourceClaim(claim: ResourceClaimObject): ResourceClaimObject {
   const out: ResourceClaimObject = { metadata: trimMeta(claim.metadata) };
   const devices = claim.spec?.devices;
-  if (devices) {
-    out.spec = {
+  if (devices) out.spec = { devices: trimClaimDevices(devices) };
+  if (claim.status) out.status = trimClaimStatus(claim.status);
+  return out;
+}
+
+type ClaimDevices = NonNullable<NonNullable<ResourceClaimObject['spec']>['devices']>;
+type ClaimStatus = NonNullable<ResourceClaimObject['status']>;
+
+function trimClaimDevices(devices: ClaimDevices): ClaimDevices {
+  return {
+    requests: devices.requests?.map((r) => ({
+      name: r.name,
+      ...(r.exactly ? { exactly: trimExact(r.exactly) } : {}),
+      ...(r.firstAvailable ? { firstAvailable: r.firstAvailable.map(trimExact) } : {}),
+    })),
+    constraints: devices.constraints?.map((c) => ({
+      requests: c.requests,
+      ...(c.matchAttribute !== undefined ? { matchAttribute: c.matchAttribute } : {}),
+      ...(c.distinctAttribute !== undefined ? { distinctAttribute: c.distinctAttribute } : {}),
+    })),
+  };
+}
+
+function trimClaimStatus(status: ClaimStatus): ClaimStatus {
+  const out: ClaimStatus = {};
+  if (status.allocation) {
+    out.allocation = {
       devices: {
-        requests: devices.requests?.map((r) => ({
-          name: r.name,
-          ...(r.exactly ? { exactly: trimExact(r.exactly) } : {}),
-          ...(r.firstAvailable ? { firstAvailable: r.firstAvailable.map(trimExact) } : {}),
-        })),
-        constraints: devices.constraints?.map((c) => ({
-          requests: c.requests,
-          ...(c.matchAttribute !== undefined ? { matchAttribute: c.matchAttribute } : {}),
-          ...(c.distinctAttribute !== undefined ? { distinctAttribute: c.distinctAttribute } : {}),
+        results: status.allocation.devices?.results?.map((r) => ({
+          request: r.request,
+          driver: r.driver,
+          pool: r.pool,
+          device: r.device,
+          ...(r.shareID !== undefined ? { shareID: r.shareID } : {}),
+          ...(r.consumedCapacity !== undefined ? { consumedCapacity: r.consumedCapacity } : {}),
+          ...(r.adminAccess !== undefined ? { adminAccess: r.adminAccess } : {}),
         })),
       },
+      ...(status.allocation.nodeSelector !== undefined ? { nodeSelector: status.allocation.nodeSelector } : {}),
     };
   }
-  const status = claim.status;
-  if (status) {
-    out.status = {};
-    if (status.allocation) {
-      out.status.allocation = {
-        devices: {
-          results: status.allocation.devices?.results?.map((r) => ({
-            request: r.request,
-            driver: r.driver,
-            pool: r.pool,
-            device: r.device,
-            ...(r.shareID !== undefined ? { shareID: r.shareID } : {}),
-            ...(r.consumedCapacity !== undefined ? { consumedCapacity: r.consumedCapacity } : {}),
-            ...(r.adminAccess !== undefined ? { adminAccess: r.adminAccess } : {}),
-          })),
-        },
-        ...(status.allocation.nodeSelector !== undefined ? { nodeSelector: status.allocation.nodeSelector } : {}),
-      };
-    }
-    if (status.reservedFor) {
-      out.status.reservedFor = status.reservedFor.map((r) => ({ resource: r.resource, name: r.name, uid: r.uid }));
-    }
+  if (status.reservedFor) {
+    out.reservedFor = status.reservedFor.map((r) => ({ resource: r.resource, name: r.name, uid: r.uid }));
   }
   return out;
 }

@@ -42,48 +42,75 @@ function trimContainer(c: Container): Container {
   return out;
 }
 
+type PodSpec = NonNullable<PodObject['spec']>;
+type PodStatus = NonNullable<PodObject['status']>;
+
 export function trimPod(pod: PodObject): PodObject {
   const spec = pod.spec ?? {};
-  const outSpec: NonNullable<PodObject['spec']> = {};
-  if (spec.nodeName) outSpec.nodeName = spec.nodeName;
-  if (spec.schedulerName) outSpec.schedulerName = spec.schedulerName;
-  if (spec.priority !== undefined) outSpec.priority = spec.priority;
-  if (spec.priorityClassName) outSpec.priorityClassName = spec.priorityClassName;
-  if (spec.preemptionPolicy) outSpec.preemptionPolicy = spec.preemptionPolicy;
-  if (spec.containers) outSpec.containers = spec.containers.map(trimContainer);
-  if (spec.initContainers) outSpec.initContainers = spec.initContainers.map(trimContainer);
-  if (spec.overhead) outSpec.overhead = spec.overhead;
-  if (spec.resources) outSpec.resources = spec.resources;
-  if (spec.resourceClaims) outSpec.resourceClaims = spec.resourceClaims;
-  // What preemption needs to prove a victim irrelevant to the scheduler's other filters (see victim-relevance.ts),
-  // plus required node affinity, which decides node eligibility for the nominator.
-  const affinity = trimRequiredAffinity(spec.affinity);
-  const requiredNodeAffinity = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  if (affinity || requiredNodeAffinity) {
-    outSpec.affinity = { ...affinity, ...(requiredNodeAffinity ? { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: requiredNodeAffinity } } : {}) };
-  }
-  const volumes = trimStorageVolumes(spec.volumes);
-  if (volumes) outSpec.volumes = volumes;
-  // The rest of what decides node eligibility for the nominator (gates, selector, tolerations); kept small.
-  if (spec.schedulingGates?.length) outSpec.schedulingGates = spec.schedulingGates.map((g) => ({ name: g.name }));
-  if (spec.nodeSelector && Object.keys(spec.nodeSelector).length > 0) outSpec.nodeSelector = spec.nodeSelector;
-  if (spec.tolerations?.length) outSpec.tolerations = spec.tolerations;
-  const status = pod.status ?? {};
-  const outStatus: NonNullable<PodObject['status']> = {};
-  if (status.phase) outStatus.phase = status.phase;
-  if (status.nominatedNodeName) outStatus.nominatedNodeName = status.nominatedNodeName;
-  if (status.resourceClaimStatuses) outStatus.resourceClaimStatuses = status.resourceClaimStatuses;
-  // DRA: what the scheduler charged per claim at binding, and the claim it made for DRA-backed extended resources.
-  if (status.nodeAllocatableResourceClaimStatuses) outStatus.nodeAllocatableResourceClaimStatuses = status.nodeAllocatableResourceClaimStatuses;
-  if (status.extendedResourceClaimStatus) outStatus.extendedResourceClaimStatus = status.extendedResourceClaimStatus;
-  if (status.startTime) outStatus.startTime = status.startTime;
-  trimResizeStatus(status, outStatus);
+  const outSpec: PodSpec = {};
+  trimSchedulingFields(spec, outSpec);
+  trimRequestFields(spec, outSpec);
+  trimPreemptionFields(spec, outSpec);
+  trimEligibilityFields(spec, outSpec);
+  const outStatus = trimPodStatus(pod.status ?? {});
   // Labels: PodDisruptionBudget selectors and the preemptor's (anti-)affinity and spread selectors match on them.
   return { metadata: trimMeta(pod.metadata, true), spec: outSpec, status: outStatus };
 }
 
+/** Where the pod is bound and who schedules it at which priority. */
+function trimSchedulingFields(spec: PodSpec, out: PodSpec): void {
+  if (spec.nodeName) out.nodeName = spec.nodeName;
+  if (spec.schedulerName) out.schedulerName = spec.schedulerName;
+  if (spec.priority !== undefined) out.priority = spec.priority;
+  if (spec.priorityClassName) out.priorityClassName = spec.priorityClassName;
+  if (spec.preemptionPolicy) out.preemptionPolicy = spec.preemptionPolicy;
+}
+
+/** What the pod's requests are counted from. */
+function trimRequestFields(spec: PodSpec, out: PodSpec): void {
+  if (spec.containers) out.containers = spec.containers.map(trimContainer);
+  if (spec.initContainers) out.initContainers = spec.initContainers.map(trimContainer);
+  if (spec.overhead) out.overhead = spec.overhead;
+  if (spec.resources) out.resources = spec.resources;
+  if (spec.resourceClaims) out.resourceClaims = spec.resourceClaims;
+}
+
+/**
+ * What preemption needs to prove a victim irrelevant to the scheduler's other filters (see victim-relevance.ts),
+ * plus required node affinity, which decides node eligibility for the nominator.
+ */
+function trimPreemptionFields(spec: PodSpec, out: PodSpec): void {
+  const affinity = trimRequiredAffinity(spec.affinity);
+  const requiredNodeAffinity = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  if (affinity || requiredNodeAffinity) {
+    out.affinity = { ...affinity, ...(requiredNodeAffinity ? { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: requiredNodeAffinity } } : {}) };
+  }
+  const volumes = trimStorageVolumes(spec.volumes);
+  if (volumes) out.volumes = volumes;
+}
+
+/** The rest of what decides node eligibility for the nominator (gates, selector, tolerations); kept small. */
+function trimEligibilityFields(spec: PodSpec, out: PodSpec): void {
+  if (spec.schedulingGates?.length) out.schedulingGates = spec.schedulingGates.map((g) => ({ name: g.name }));
+  if (spec.nodeSelector && Object.keys(spec.nodeSelector).length > 0) out.nodeSelector = spec.nodeSelector;
+  if (spec.tolerations?.length) out.tolerations = spec.tolerations;
+}
+
+function trimPodStatus(status: PodStatus): PodStatus {
+  const out: PodStatus = {};
+  if (status.phase) out.phase = status.phase;
+  if (status.nominatedNodeName) out.nominatedNodeName = status.nominatedNodeName;
+  if (status.resourceClaimStatuses) out.resourceClaimStatuses = status.resourceClaimStatuses;
+  // DRA: what the scheduler charged per claim at binding, and the claim it made for DRA-backed extended resources.
+  if (status.nodeAllocatableResourceClaimStatuses) out.nodeAllocatableResourceClaimStatuses = status.nodeAllocatableResourceClaimStatuses;
+  if (status.extendedResourceClaimStatus) out.extendedResourceClaimStatus = status.extendedResourceClaimStatus;
+  if (status.startTime) out.startTime = status.startTime;
+  trimResizeStatus(status, out);
+  return out;
+}
+
 /** What in-place resize leaves in a pod's status that the scheduler counts (component-helpers PodRequests with status). */
-function trimResizeStatus(status: NonNullable<PodObject['status']>, out: NonNullable<PodObject['status']>): void {
+function trimResizeStatus(status: PodStatus, out: PodStatus): void {
   const resize = status.conditions?.filter((c) => c.type === 'PodResizePending').map((c) => ({ type: c.type, ...(c.reason ? { reason: c.reason } : {}) }));
   if (resize && resize.length > 0) out.conditions = resize;
   if (status.containerStatuses) out.containerStatuses = status.containerStatuses.map(trimContainerStatus);

@@ -29,7 +29,7 @@ import { certificateRefusal } from './client-certificate-gate.js';
 import type { ExtenderService } from './extender-port.js';
 import { HttpProblem, ServiceFailure, type PodIdentity } from './http-problem.js';
 import type { InFlightLimit, InFlightRefusal } from './in-flight-limit.js';
-import { parseJson, type JsonBodyReader } from './json-body.js';
+import { parseJson, type BodyDone, type JsonBodyReader } from './json-body.js';
 import { lingerAfterReply, type LingerBounds } from './lingering-close.js';
 import { MemoryCharge, type RequestMemoryBudget } from './request-memory-budget.js';
 import { errorBody, failureReply, INTERNAL_ERROR_MESSAGE, type ExtenderVerb } from './request-middleware.js';
@@ -108,75 +108,99 @@ function expectsContinue(request: IncomingMessage): boolean {
   return expect !== undefined && expect.toLowerCase() === '100-continue';
 }
 
-/** Filter's and prioritize's work on a read body: writes the reply, returns the outcome it is counted under. */
-type VerbHandler = (text: string, response: ServerResponse) => string;
-
 export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler {
-  const { service, metrics, logger, pathPrefix, body, budget, inFlight, callerOf, requireClientCertificate, linger } = deps;
-
-  const countReuse = (list: ReusedList): void => metrics.candidateListReuseCounts.add(list, '');
-  /** The service's reader (its cycle cache's), else one of this handler's own. */
-  const ownReader = new ExtenderArgsReader();
-  const reader = (): ExtenderArgsReader => service.argsReader ?? ownReader;
-
-  const handlers: Record<'filter' | 'prioritize', VerbHandler> = {
-    filter: (text, response) => {
-      const args = reader().decode(text, parseJson, 'filter', countReuse);
-      let result: ExtenderFilterResult;
-      let encoded: readonly string[];
-      try {
-        result = service.filter(args);
-        encoded = encodeFilterResultPieces(result);
-      } catch (err) {
-        throw serviceError(err, args.Pod);
-      }
-      reader().expectAfterFilter(args, result);
-      writeJson(response, 200, encoded);
-      // An answer with Error set (degraded: caches too stale to judge) is a refusal, not an ok.
-      return result.Error ? 'degraded' : 'ok';
-    },
-    prioritize: (text, response) => {
-      const args = reader().decode(text, parseJson, 'prioritize', countReuse);
-      let encoded: readonly string[];
-      try {
-        encoded = encodeHostPriorityListPieces(service.prioritize(args));
-      } catch (err) {
-        throw serviceError(err, args.Pod);
-      }
-      writeJson(response, 200, encoded);
-      return 'ok';
-    },
+  const routes = new ExtenderVerbRoutes(deps);
+  const byPath = new Map<string, ExtenderVerb>(EXTENDER_VERBS.map((verb) => [`${deps.pathPrefix}/${verb}`, verb]));
+  return (request, response) => {
+    const path = canonicalPath(request.url);
+    const verb = path === undefined ? undefined : byPath.get(path);
+    if (verb === undefined) return false;
+    try {
+      new VerbCall(routes, verb, request, response).start();
+    } catch (err) {
+      routes.lastResort(verb, err, response);
+    }
+    return true;
   };
+}
 
-  const preempt = async (text: string, response: ServerResponse, caller: string): Promise<string> => {
+/** The verbs' work and replies, one per server: what every request of a verb shares. */
+class ExtenderVerbRoutes {
+  /** The candidate-list reader used when the service has none of its own (its cycle cache's). */
+  private readonly ownReader = new ExtenderArgsReader();
+  private readonly countReuse = (list: ReusedList): void => this.deps.metrics.candidateListReuseCounts.add(list, '');
+
+  constructor(readonly deps: ExtenderRouteDeps) {}
+
+  private reader(): ExtenderArgsReader {
+    return this.deps.service.argsReader ?? this.ownReader;
+  }
+
+  /** Filter's or prioritize's work on a read body: writes the reply, returns the outcome it is counted under. */
+  scoreOrFilter(verb: 'filter' | 'prioritize', text: string, response: ServerResponse): string {
+    return verb === 'filter' ? this.filter(text, response) : this.prioritize(text, response);
+  }
+
+  private filter(text: string, response: ServerResponse): string {
+    const args = this.reader().decode(text, parseJson, 'filter', this.countReuse);
+    let result: ExtenderFilterResult;
+    let encoded: readonly string[];
+    try {
+      result = this.deps.service.filter(args);
+      encoded = encodeFilterResultPieces(result);
+    } catch (err) {
+      throw serviceError(err, args.Pod);
+    }
+    this.reader().expectAfterFilter(args, result);
+    writeJson(response, 200, encoded);
+    // An answer with Error set (degraded: caches too stale to judge) is a refusal, not an ok.
+    return result.Error ? 'degraded' : 'ok';
+  }
+
+  private prioritize(text: string, response: ServerResponse): string {
+    const args = this.reader().decode(text, parseJson, 'prioritize', this.countReuse);
+    let encoded: readonly string[];
+    try {
+      encoded = encodeHostPriorityListPieces(this.deps.service.prioritize(args));
+    } catch (err) {
+      throw serviceError(err, args.Pod);
+    }
+    writeJson(response, 200, encoded);
+    return 'ok';
+  }
+
+  async preempt(text: string, response: ServerResponse, caller: string): Promise<string> {
     const args = decodePreemptionArgs(parseJson(text));
     let result: ExtenderPreemptionResult;
     try {
-      result = await service.preempt(args, caller);
+      result = await this.deps.service.preempt(args, caller);
     } catch (err) {
       throw serviceError(err, args.Pod);
     }
     writeJson(response, 200, encodePreemptionResult(result));
     return 'ok';
-  };
+  }
 
-  const shedMessage = (verb: ExtenderVerb, refusal: InFlightRefusal): string =>
-    refusal === 'verb_full'
-      ? `kube-ledger is overloaded: ${inFlight.perVerb} ${verb} requests already in flight (server.maxInFlightPerVerb); retry`
-      : `kube-ledger is overloaded: this caller already has ${inFlight.perCaller} ${verb} requests in flight (a quarter of server.maxInFlightPerVerb); retry`;
-
-  /** A refusal for load, answered the way kube-scheduler treats as "not now" for each verb. */
-  const writeShed = (response: ServerResponse, verb: ExtenderVerb, message: string): void => {
+  /** A refusal for load, counted and answered the way kube-scheduler treats as "not now" for each verb. */
+  writeShed(response: ServerResponse, verb: ExtenderVerb, message: string): void {
+    this.deps.metrics.httpShedRequests.inc({ verb });
     if (verb === 'filter') writeJson(response, 200, encodeFilterResult(filterErrorResult(message)));
     else {
       response.setHeader('Retry-After', '1');
       writeJson(response, 503, errorBody(message));
     }
-  };
+  }
+
+  shedMessage(verb: ExtenderVerb, refusal: InFlightRefusal): string {
+    const { inFlight } = this.deps;
+    return refusal === 'verb_full'
+      ? `kube-ledger is overloaded: ${inFlight.perVerb} ${verb} requests already in flight (server.maxInFlightPerVerb); retry`
+      : `kube-ledger is overloaded: this caller already has ${inFlight.perCaller} ${verb} requests in flight (a quarter of server.maxInFlightPerVerb); retry`;
+  }
 
   /** The checks before the body (mTLS, method, headers): the outcome when they answered the request, else undefined. */
-  const refusedBeforeBody = (request: IncomingMessage, response: ServerResponse, charge: MemoryCharge): string | undefined => {
-    const refusal = requireClientCertificate ? certificateRefusal(request) : undefined;
+  refusedBeforeBody(request: IncomingMessage, response: ServerResponse, charge: MemoryCharge): string | undefined {
+    const refusal = this.deps.requireClientCertificate ? certificateRefusal(request) : undefined;
     if (refusal !== undefined) {
       writeJson(response, 403, errorBody(refusal));
       return 'forbidden';
@@ -186,104 +210,113 @@ export function extenderVerbHandler(deps: ExtenderRouteDeps): VerbRequestHandler
       writeJson(response, 405, errorBody(`method ${String(request.method).slice(0, 32)} not allowed; allowed: POST`));
       return 'method_not_allowed';
     }
-    body.checkHeaders(request, charge);
+    this.deps.body.checkHeaders(request, charge);
     if (expectsContinue(request)) response.writeContinue();
     return undefined;
-  };
+  }
 
-  const replyToFailure = (verb: ExtenderVerb, err: unknown, request: IncomingMessage, response: ServerResponse): string => {
-    const reply = failureReply(err, verb, logger);
+  /** Answers a failed request (unless its reply has begun); the outcome it is counted under. */
+  replyToFailure(verb: ExtenderVerb, err: unknown, request: IncomingMessage, response: ServerResponse): string {
+    const reply = failureReply(err, verb, this.deps.logger);
     if (response.headersSent) {
       response.end();
       return reply.outcome;
     }
     if (reply.closeConnection) {
       response.setHeader('Connection', 'close');
-      lingerAfterReply(request, linger);
+      lingerAfterReply(request, this.deps.linger);
     }
     if (reply.body === undefined) {
       // Nobody is left to read it (the client went away).
       response.statusCode = reply.status;
       response.end();
     } else if (reply.shed) {
-      metrics.httpShedRequests.inc({ verb });
-      writeShed(response, verb, reply.message);
+      this.writeShed(response, verb, reply.message);
     } else if (verb === 'filter' && reply.status === 500) {
       writeJson(response, 200, encodeFilterResult(filterErrorResult(INTERNAL_ERROR_MESSAGE)));
     } else writeJson(response, reply.status, reply.body);
     return reply.outcome;
-  };
-
-  /**
-   * One verb request, from its headers to its counted reply. Plain callbacks rather than async functions: filter and
-   * prioritize run in the turn their body ends in, and only preempt waits on its service.
-   */
-  const serve = (verb: ExtenderVerb, request: IncomingMessage, response: ServerResponse): void => {
-    const started = requestStarted(metrics, verb);
-    const charge = new MemoryCharge(budget);
-    let slotOf: string | undefined;
-    const finish = (outcome: string): void => {
-      if (slotOf !== undefined) inFlight.leave(verb, slotOf);
-      slotOf = undefined;
-      charge.releaseAll();
-      requestEnded(metrics, verb, outcome, started);
-    };
-    const failed = (err: unknown): void => finish(replyToFailure(verb, err, request, response));
-    const answer = (text: string, bytes: number): void => {
-      metrics.httpRequestBodyBytes.observe(verb, '', bytes);
-      const caller = callerOf(request);
-      const full = inFlight.tryEnter(verb, caller);
-      if (full !== undefined) {
-        metrics.httpShedRequests.inc({ verb });
-        writeShed(response, verb, shedMessage(verb, full));
-        return finish('shed');
-      }
-      slotOf = caller;
-      if (verb === 'preempt') {
-        preempt(text, response, caller).then(finish, failed);
-        return;
-      }
-      let outcome: string;
-      try {
-        outcome = handlers[verb](text, response);
-      } catch (err) {
-        return failed(err);
-      }
-      finish(outcome);
-    };
-    try {
-      const refused = refusedBeforeBody(request, response, charge);
-      if (refused !== undefined) return finish(refused);
-    } catch (err) {
-      return failed(err);
-    }
-    body.read(request, charge, (problem, read) => {
-      try {
-        if (problem !== undefined || read === undefined) failed(problem);
-        else answer(read.text, read.bytes);
-      } catch (err) {
-        lastResort(verb, err, response);
-      }
-    });
-  };
+  }
 
   /** A failure while answering a failure: logged, and the connection dropped. */
-  const lastResort = (verb: ExtenderVerb, err: unknown, response: ServerResponse): void => {
-    logger.error('request failed: internal error', { verb, error: err instanceof Error ? err.message : String(err), ...(err instanceof Error && err.stack ? { stack: err.stack } : {}) });
+  lastResort(verb: ExtenderVerb, err: unknown, response: ServerResponse): void {
+    this.deps.logger.error('request failed: internal error', { verb, error: err instanceof Error ? err.message : String(err), ...(err instanceof Error && err.stack ? { stack: err.stack } : {}) });
     response.destroy();
-  };
+  }
+}
 
-  const byPath = new Map<string, ExtenderVerb>(EXTENDER_VERBS.map((verb) => [`${pathPrefix}/${verb}`, verb]));
+/**
+ * One verb request, from its headers to its counted reply. Plain callbacks rather than async functions: filter and
+ * prioritize run in the turn their body ends in, and only preempt waits on its service.
+ */
+class VerbCall {
+  private readonly started: number;
+  private readonly charge: MemoryCharge;
+  /** The caller whose in-flight slot this request holds, while it holds one. */
+  private slotOf: string | undefined;
 
-  return (request, response) => {
-    const path = canonicalPath(request.url);
-    const verb = path === undefined ? undefined : byPath.get(path);
-    if (verb === undefined) return false;
+  constructor(
+    private readonly routes: ExtenderVerbRoutes,
+    private readonly verb: ExtenderVerb,
+    private readonly request: IncomingMessage,
+    private readonly response: ServerResponse,
+  ) {
+    this.started = requestStarted(routes.deps.metrics, verb);
+    this.charge = new MemoryCharge(routes.deps.budget);
+  }
+
+  start(): void {
     try {
-      serve(verb, request, response);
+      const refused = this.routes.refusedBeforeBody(this.request, this.response, this.charge);
+      if (refused !== undefined) return this.finish(refused);
     } catch (err) {
-      lastResort(verb, err, response);
+      return this.failed(err);
     }
-    return true;
+    this.routes.deps.body.read(this.request, this.charge, this.bodyRead);
+  }
+
+  private readonly bodyRead: BodyDone = (problem, read) => {
+    try {
+      if (problem !== undefined || read === undefined) this.failed(problem);
+      else this.answer(read.text, read.bytes);
+    } catch (err) {
+      this.routes.lastResort(this.verb, err, this.response);
+    }
   };
+
+  private answer(text: string, bytes: number): void {
+    const { routes, verb, response } = this;
+    const { metrics, callerOf, inFlight } = routes.deps;
+    metrics.httpRequestBodyBytes.observe(verb, '', bytes);
+    const caller = callerOf(this.request);
+    const full = inFlight.tryEnter(verb, caller);
+    if (full !== undefined) {
+      routes.writeShed(response, verb, routes.shedMessage(verb, full));
+      return this.finish('shed');
+    }
+    this.slotOf = caller;
+    if (verb === 'preempt') {
+      routes.preempt(text, response, caller).then((outcome) => this.finish(outcome), (err: unknown) => this.failed(err));
+      return;
+    }
+    let outcome: string;
+    try {
+      outcome = routes.scoreOrFilter(verb, text, response);
+    } catch (err) {
+      return this.failed(err);
+    }
+    this.finish(outcome);
+  }
+
+  private failed(err: unknown): void {
+    this.finish(this.routes.replyToFailure(this.verb, err, this.request, this.response));
+  }
+
+  private finish(outcome: string): void {
+    const { metrics, inFlight } = this.routes.deps;
+    if (this.slotOf !== undefined) inFlight.leave(this.verb, this.slotOf);
+    this.slotOf = undefined;
+    this.charge.releaseAll();
+    requestEnded(metrics, this.verb, outcome, this.started);
+  }
 }

@@ -20,16 +20,7 @@ export function trackForGracefulClose(server: Server): GracefulCloser {
   let draining = false;
   const inFlight = new LiveList<ServerResponse>();
   let closed: Promise<void> | undefined;
-  // Raw sockets too: one still in its TLS handshake is not an http connection yet, and would hold close() open.
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-
-  const askClientToClose = (response: ServerResponse): void => {
-    if (!response.headersSent) response.setHeader('Connection', 'close');
-  };
+  const sockets = openSockets(server);
 
   server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
     inFlight.add(response);
@@ -45,17 +36,7 @@ export function trackForGracefulClose(server: Server): GracefulCloser {
     if (closed) return closed;
     closing = true;
     for (const response of inFlight) askClientToClose(response);
-    closed = new Promise<void>((resolve) => {
-      const deadline = setTimeout(() => {
-        server.closeAllConnections();
-        for (const socket of sockets) socket.destroy();
-      }, deadlineMs);
-      server.close(() => {
-        clearTimeout(deadline);
-        resolve();
-      });
-      server.closeIdleConnections();
-    });
+    closed = closeWithin(server, sockets, deadlineMs);
     return closed;
   };
 
@@ -65,4 +46,36 @@ export function trackForGracefulClose(server: Server): GracefulCloser {
   };
 
   return { startDraining, close };
+}
+
+function askClientToClose(response: ServerResponse): void {
+  if (!response.headersSent) response.setHeader('Connection', 'close');
+}
+
+/**
+ * The server's open sockets, kept up to date. Raw sockets too: one still in its TLS handshake is not an http
+ * connection yet, and would hold close() open.
+ */
+function openSockets(server: Server): Set<Socket> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return sockets;
+}
+
+/** Stops accepting and closes idle sockets; resolves once the server has closed, destroying what is left at the deadline. */
+function closeWithin(server: Server, sockets: ReadonlySet<Socket>, deadlineMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const deadline = setTimeout(() => {
+      server.closeAllConnections();
+      for (const socket of sockets) socket.destroy();
+    }, deadlineMs);
+    server.close(() => {
+      clearTimeout(deadline);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }

@@ -144,7 +144,7 @@ export class JsonBodyReader {
 
   /** `read` as a promise. */
   readText(request: IncomingMessage, charge: MemoryCharge): Promise<BodyText> {
-    return new Promise((resolve, reject) => this.read(request, charge, (problem, body) => (problem === undefined ? resolve(body!) : reject(problem))));
+    return new Promise((resolve, reject) => this.read(request, charge, (problem, body) => (problem === undefined && body !== undefined ? resolve(body) : reject(problem))));
   }
 
   /**

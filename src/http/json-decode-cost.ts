@@ -32,60 +32,78 @@ export function worstDecodeCost(bytes: number): number {
   return bytes * WORST_BYTES_PER_BYTE;
 }
 
+/** What `structureCost` answers for a byte that is part of a scalar (a number, `true`, `false`, `null`). */
+const SCALAR_BYTE = -1;
+
 /** Estimated bytes of memory to decode and parse `body`, from one pass over its structure. */
 export function jsonDecodeCost(body: Uint8Array): number {
   let cost = body.length * BYTE_COPIES;
   // Per open container: its property count (objects) or -1 (arrays).
   const open: number[] = [];
-  let inString = false;
-  let escaped = false;
   let inScalar = false;
   for (let i = 0; i < body.length; i++) {
     const byte = body[i]!;
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (byte === BACKSLASH) escaped = true;
-      else if (byte === QUOTE) inString = false;
-      continue;
+    const added = byte === QUOTE ? STRING_BYTES : structureCost(byte, open);
+    if (byte === QUOTE) i = closingQuote(body, i);
+    if (added !== SCALAR_BYTE) {
+      cost += added;
+      inScalar = false;
+    } else {
+      if (!inScalar) cost += SCALAR_BYTES;
+      inScalar = true;
     }
-    switch (byte) {
-      case QUOTE:
-        inString = true;
-        cost += STRING_BYTES;
-        break;
-      case 0x7b /* { */:
-        cost += OBJECT_BYTES;
-        open.push(0);
-        break;
-      case 0x5b /* [ */:
-        cost += ARRAY_BYTES;
-        open.push(-1);
-        break;
-      case 0x7d /* } */:
-      case 0x5d /* ] */: {
-        const properties = open.pop() ?? -1;
-        if (properties > 0) cost += properties * (properties > DICTIONARY_FROM ? DICTIONARY_PROPERTY_BYTES : PROPERTY_BYTES);
-        break;
-      }
-      case 0x3a /* : */: {
-        const top = open.length - 1;
-        if (top >= 0 && open[top]! >= 0) open[top] = open[top]! + 1;
-        break;
-      }
-      case 0x2c /* , */:
-        if (open.length > 0 && open[open.length - 1]! < 0) cost += ELEMENT_BYTES;
-        break;
-      case 0x20:
-      case 0x0a:
-      case 0x0d:
-      case 0x09:
-        break;
-      default:
-        if (!inScalar) cost += SCALAR_BYTES;
-        inScalar = true;
-        continue;
-    }
-    inScalar = false;
   }
   return cost;
+}
+
+/** Index of the quote that closes the string opened at `start`; the body's length when it is not closed. */
+function closingQuote(body: Uint8Array, start: number): number {
+  for (let i = start + 1; i < body.length; i++) {
+    const byte = body[i];
+    if (byte === BACKSLASH) i++;
+    else if (byte === QUOTE) return i;
+  }
+  return body.length;
+}
+
+/**
+ * What a byte outside strings adds: a container's cost when it opens, its properties' when it closes, an array
+ * element's at a comma; nothing for whitespace and a colon (which counts a property of the open object in `open`);
+ * `SCALAR_BYTE` for any other byte.
+ */
+function structureCost(byte: number, open: number[]): number {
+  switch (byte) {
+    case 0x7b /* { */:
+      open.push(0);
+      return OBJECT_BYTES;
+    case 0x5b /* [ */:
+      open.push(-1);
+      return ARRAY_BYTES;
+    case 0x7d /* } */:
+    case 0x5d /* ] */:
+      return closedContainerCost(open.pop() ?? -1);
+    case 0x3a /* : */:
+      countProperty(open);
+      return 0;
+    case 0x2c /* , */:
+      return open.length > 0 && open[open.length - 1]! < 0 ? ELEMENT_BYTES : 0;
+    case 0x20:
+    case 0x0a:
+    case 0x0d:
+    case 0x09:
+      return 0;
+    default:
+      return SCALAR_BYTE;
+  }
+}
+
+/** The properties' cost of a container as it closes (`properties`: its count, or -1 for an array). */
+function closedContainerCost(properties: number): number {
+  return properties > 0 ? properties * (properties > DICTIONARY_FROM ? DICTIONARY_PROPERTY_BYTES : PROPERTY_BYTES) : 0;
+}
+
+/** A colon: one more property of the innermost open container when it is an object. */
+function countProperty(open: number[]): void {
+  const top = open.length - 1;
+  if (top >= 0 && open[top]! >= 0) open[top] = open[top]! + 1;
 }

@@ -115,25 +115,8 @@ function warnIfDebugExposed(options: HttpServerOptions, debugEnabled: boolean, l
 
 export async function startExtenderServer(deps: ExtenderServerDeps): Promise<RunningExtenderServer> {
   const options = validateHttpOptions({ ...DEFAULT_HTTP_OPTIONS, ...deps.options });
-  const budgetBytes = options.requestMemoryBudgetBytes > 0 ? options.requestMemoryBudgetBytes : derivedRequestMemoryBudget();
-  const live: LiveState = {
-    debugEnabled: options.debugEnabled,
-    draining: false,
-    inFlight: new InFlightLimit(options.maxInFlightPerVerb),
-    budget: new RequestMemoryBudget(budgetBytes),
-  };
-  deps.metrics.httpInFlightLimit.set(options.maxInFlightPerVerb);
-  deps.metrics.httpRequestMemoryBudget.set(budgetBytes);
-  deps.metrics.edgeReadings.requestMemoryInUse = () => live.budget.inUseBytes;
-  const timeouts = options;
-  const extender = await startListener({ name: 'extender', host: options.host, port: options.port, tls: options.tls, timeouts }, buildExtenderHandler(deps, options, live), deps.logger);
-  let ops: RunningListener;
-  try {
-    ops = await startListener({ name: 'ops', host: options.ops.host, port: options.ops.port, tls: options.ops.tls, timeouts }, buildOpsApp(deps, options, live).callback(), deps.logger);
-  } catch (err) {
-    await extender.close();
-    throw err;
-  }
+  const live = liveStateOf(options, deps.metrics);
+  const { extender, ops } = await startListeners(deps, options, live);
   deps.logger.info('extender server listening', {
     url: extender.url,
     opsUrl: ops.url,
@@ -145,10 +128,41 @@ export async function startExtenderServer(deps: ExtenderServerDeps): Promise<Run
     maxInFlightPerVerb: options.maxInFlightPerVerb,
     maxBodyReaders: options.maxBodyReaders,
     bodyReadTimeoutMs: options.bodyReadTimeoutMs,
-    requestMemoryBudgetBytes: budgetBytes,
+    requestMemoryBudgetBytes: live.budget.totalBytes,
   });
   warnIfDebugExposed(options, live.debugEnabled, deps.logger);
+  return runningServer(deps, options, live, extender, ops);
+}
 
+/** The settings that change while running, and the bounds behind them, as the metrics report them. */
+function liveStateOf(options: HttpServerOptions, metrics: Metrics): LiveState {
+  const budgetBytes = options.requestMemoryBudgetBytes > 0 ? options.requestMemoryBudgetBytes : derivedRequestMemoryBudget();
+  const live: LiveState = {
+    debugEnabled: options.debugEnabled,
+    draining: false,
+    inFlight: new InFlightLimit(options.maxInFlightPerVerb),
+    budget: new RequestMemoryBudget(budgetBytes),
+  };
+  metrics.httpInFlightLimit.set(options.maxInFlightPerVerb);
+  metrics.httpRequestMemoryBudget.set(budgetBytes);
+  metrics.edgeReadings.requestMemoryInUse = () => live.budget.inUseBytes;
+  return live;
+}
+
+/** The extender port's listener, then the ops port's (the first is closed again when the second fails). */
+async function startListeners(deps: ExtenderServerDeps, options: HttpServerOptions, live: LiveState): Promise<{ extender: RunningListener; ops: RunningListener }> {
+  const timeouts = options;
+  const extender = await startListener({ name: 'extender', host: options.host, port: options.port, tls: options.tls, timeouts }, buildExtenderHandler(deps, options, live), deps.logger);
+  try {
+    const ops = await startListener({ name: 'ops', host: options.ops.host, port: options.ops.port, tls: options.ops.tls, timeouts }, buildOpsApp(deps, options, live).callback(), deps.logger);
+    return { extender, ops };
+  } catch (err) {
+    await extender.close();
+    throw err;
+  }
+}
+
+function runningServer(deps: ExtenderServerDeps, options: HttpServerOptions, live: LiveState, extender: RunningListener, ops: RunningListener): RunningExtenderServer {
   return {
     port: extender.port,
     url: extender.url,

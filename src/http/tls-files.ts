@@ -103,15 +103,7 @@ export function watchTlsFiles(server: HttpsServer, tls: HttpTlsOptions, logger: 
     debounce.unref();
   };
 
-  const directories = new Set([tls.certFile, tls.keyFile, tls.clientCAFile].filter((f): f is string => !!f).map((f) => dirname(f)));
-  const watchers: FSWatcher[] = [];
-  for (const directory of directories) {
-    try {
-      watchers.push(watch(directory, { persistent: false }, scheduleReload).on('error', () => {}));
-    } catch (err) {
-      logger.warn('cannot watch tls directory; relying on polling', { directory, error: (err as Error).message });
-    }
-  }
+  const watchers = watchDirectories(tls, logger, scheduleReload);
   const poll = setInterval(reloadNow, tls.reloadPollMs ?? DEFAULT_RELOAD_POLL_MS);
   poll.unref();
 
@@ -123,4 +115,18 @@ export function watchTlsFiles(server: HttpsServer, tls: HttpTlsOptions, logger: 
       for (const watcher of watchers) watcher.close();
     },
   };
+}
+
+/** Watches the directories the TLS files are in; a directory that cannot be watched is left to the poll. */
+function watchDirectories(tls: HttpTlsOptions, logger: Logger, onChange: () => void): FSWatcher[] {
+  const directories = new Set([tls.certFile, tls.keyFile, tls.clientCAFile].filter((f): f is string => !!f).map((f) => dirname(f)));
+  const watchers: FSWatcher[] = [];
+  for (const directory of directories) {
+    try {
+      watchers.push(watch(directory, { persistent: false }, onChange).on('error', () => {}));
+    } catch (err) {
+      logger.warn('cannot watch tls directory; relying on polling', { directory, error: (err as Error).message });
+    }
+  }
+  return watchers;
 }

@@ -4,14 +4,12 @@
  * is still refused on numa-1 (it would pass if the 22 cpu were forgotten); the driver republishes them: judged normally.
  */
 import assert from 'node:assert/strict';
-import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
-import { loadConfig } from '../../src/config/load-config.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import type { RunningKubeLedger } from '../../src/app/start.js';
 import type { PodObject } from '../../src/ledger/objects.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../support/fake-apiserver/index.js';
-import { CHAOS_TUNING } from '../chaos/support/in-process-ledger.js';
 import { demoObjects, plainPod, podOf, type DemoObjects } from '../ledger/dra/demo-cluster.js';
 import { eventually } from '../support/eventually.js';
+import { startLedgerOnFakeApiServer } from './fake-apiserver-ledger.js';
 
 describe('DRA driver restart through the fake API server (demo cluster)', function () {
   this.timeout(30_000);
@@ -23,20 +21,7 @@ describe('DRA driver restart through the fake API server (demo cluster)', functi
     objects = await demoObjects();
     const all = Object.values(objects).flat() as KubeObject[];
     api = await startFakeApiServer({ bookmarkIntervalMs: 200, objects: structuredClone(all) });
-    const config = loadConfig({
-      overrides: [
-        ['cluster.kubeconfig', api.kubeconfigFile(), 'test'],
-        ['server.port', 0, 'test'],
-        ['server.ops.port', 0, 'test'],
-        ['server.host', '127.0.0.1', 'test'],
-        ['server.debug.enabled', true, 'test'], // /debug/ledger is off by default with a live source
-      ],
-    });
-    running = await startKubeLedger(config, {
-      logger: silentLogger,
-      live: { tuning: CHAOS_TUNING },
-    });
-    await eventually(async () => (await fetch(running.opsUrl + '/readyz')).status === 200, 'ready', { timeoutMs: 10_000, intervalMs: 50 });
+    running = await startLedgerOnFakeApiServer(api);
   });
   after(async () => {
     await running?.close();

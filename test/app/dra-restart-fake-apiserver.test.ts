@@ -10,14 +10,12 @@
  * multiplier is unsupported, never priced.
  */
 import assert from 'node:assert/strict';
-import { startKubeLedger, type RunningKubeLedger } from '../../src/app/start.js';
-import { loadConfig } from '../../src/config/load-config.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import type { RunningKubeLedger } from '../../src/app/start.js';
 import type { PodObject } from '../../src/ledger/objects.js';
 import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../support/fake-apiserver/index.js';
-import { CHAOS_TUNING } from '../chaos/support/in-process-ledger.js';
 import { demoObjects, plainPod, type DemoObjects } from '../ledger/dra/demo-cluster.js';
 import { eventually } from '../support/eventually.js';
+import { startLedgerOnFakeApiServer } from './fake-apiserver-ledger.js';
 
 describe('DRA: a kube-ledger restart while a driver\'s slices are away, through the fake API server (demo cluster)', function () {
   this.timeout(40_000);
@@ -35,18 +33,8 @@ describe('DRA: a kube-ledger restart while a driver\'s slices are away, through 
   });
 
   async function start(): Promise<RunningKubeLedger> {
-    const config = loadConfig({
-      overrides: [
-        ['cluster.kubeconfig', api.kubeconfigFile(), 'test'],
-        ['server.port', 0, 'test'],
-        ['server.ops.port', 0, 'test'],
-        ['server.host', '127.0.0.1', 'test'],
-        ['server.debug.enabled', true, 'test'],
-      ],
-    });
-    const r = await startKubeLedger(config, { logger: silentLogger, live: { tuning: CHAOS_TUNING } });
+    const r = await startLedgerOnFakeApiServer(api);
     running.push(r);
-    await eventually(async () => (await fetch(r.opsUrl + '/readyz')).status === 200, 'ready', { timeoutMs: 10_000, intervalMs: 50 });
     return r;
   }
 

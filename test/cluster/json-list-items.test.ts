@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ListItemError, splitJsonList, streamJsonList, type JsonListSplit } from '../../src/cluster/json-list-items.js';
+import { splitJsonList, type JsonListSplit } from '../../src/cluster/json-list-items.js';
+import { ListItemError, streamJsonList } from '../../src/cluster/json-list-stream.js';
 
 const itemsOf = (split: JsonListSplit) => Array.from({ length: split.count }, (_, i) => JSON.parse(split.itemText(i)) as unknown);
 

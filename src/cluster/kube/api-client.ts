@@ -15,7 +15,7 @@ import { withDeadline } from './deadline.js';
 import { readJsonLines } from './json-lines.js';
 import { continueTokenOfListHead, LIST_HEAD_MAX_BYTES } from './list-head.js';
 import type { ByteBudget } from './list-bounds.js';
-import { ListItemError, streamJsonList, type ByteReader } from '../json-list-items.js';
+import { ListItemError, streamJsonList, type ByteReader } from '../json-list-stream.js';
 import { readStreamedList, type StreamedList, type StreamedListOptions } from './streamed-list.js';
 import { utf8Text } from '../utf8-text.js';
 

@@ -55,33 +55,46 @@ export async function readPagedList(deps: PagedListDeps, signal: AbortSignal): P
     pages++;
     const early = await current.early;
     // No page past the bound is asked for, not even ahead of time.
-    let next = early && pages < deps.bounds.maxPages ? requestPage(deps, early, signal) : undefined;
-    let page: ListPage;
-    try {
-      page = (await current.page) as ListPage;
-      checkListKind(deps.resource, page);
-    } catch (err) {
-      next?.cancel();
-      if (current.token === undefined || !isApiError(err, 410)) throw err;
-      deps.onPageExpired(err);
-      return readWholeList(deps, signal);
-    }
-    try {
-      await takeItems(deps, page.items ?? []);
-    } catch (err) {
-      next?.cancel();
-      throw err;
-    }
+    const next = early && pages < deps.bounds.maxPages ? requestPage(deps, early, signal) : undefined;
+    const page = await readPage(deps, current, next);
+    if (page === undefined) return readWholeList(deps, signal);
     const token = page.metadata?.continue || undefined;
-    // The head's token is the page's own; should they ever differ, the page is believed.
-    if (next !== undefined && next.token !== token) {
-      next.cancel();
-      next = undefined;
-    }
+    const head = headFor(next, token);
     if (token === undefined) return { resourceVersion: page.metadata?.resourceVersion };
     if (pages >= deps.bounds.maxPages) throw new ListBoundError('pages', deps.bounds.maxPages, `list ${deps.resource.collectionPath}`);
-    current = next ?? requestPage(deps, token, signal);
+    current = head ?? requestPage(deps, token, signal);
   }
+}
+
+/**
+ * The page `current` answers, its items taken; undefined when its continue token expired (onPageExpired was told).
+ * A failure cancels the page asked for ahead (`next`).
+ */
+async function readPage(deps: PagedListDeps, current: PageInFlight, next: PageInFlight | undefined): Promise<ListPage | undefined> {
+  let page: ListPage;
+  try {
+    page = (await current.page) as ListPage;
+    checkListKind(deps.resource, page);
+  } catch (err) {
+    next?.cancel();
+    if (current.token === undefined || !isApiError(err, 410)) throw err;
+    deps.onPageExpired(err);
+    return undefined;
+  }
+  try {
+    await takeItems(deps, page.items ?? []);
+  } catch (err) {
+    next?.cancel();
+    throw err;
+  }
+  return page;
+}
+
+/** The page asked for ahead, if it asked with the page's own token; else it is cancelled (should they ever differ, the page is believed). */
+function headFor(next: PageInFlight | undefined, token: string | undefined): PageInFlight | undefined {
+  if (next === undefined || next.token === token) return next;
+  next.cancel();
+  return undefined;
 }
 
 /**

@@ -33,6 +33,23 @@ function storeKeyOf(event: ProbeEvent): string | undefined {
   return meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
 }
 
+/** What one event of the probe watch means: read on, the probe is done, or it proves nothing. */
+type ProbeStep = 'next' | 'done' | 'inconclusive';
+
+/** Reads one event of the probe watch; a change at or below the quorum RV is added to `changed`. */
+function probeStep(event: ProbeEvent, quorumRv: string, changed: Set<string>, maxChanges: number): ProbeStep {
+  if (event.type === 'ERROR') return 'inconclusive';
+  const rv = event.object?.metadata?.resourceVersion;
+  if (!rv || !isComparableResourceVersion(rv)) return 'inconclusive';
+  const order = compareResourceVersions(rv, quorumRv);
+  if (event.type === 'BOOKMARK') return order >= 0 ? 'done' : 'next';
+  if (order > 0) return 'done';
+  const key = storeKeyOf(event);
+  if (key === undefined || changed.size >= maxChanges) return 'inconclusive';
+  changed.add(key);
+  return order === 0 ? 'done' : 'next';
+}
+
 export function quietProbe(client: Pick<KubeApiClient, 'openStream'>, maxChanges = PROBE_MAX_CHANGES) {
   return async (kind: ClusterObjectKind, storeRv: string, quorumRv: string, signal: AbortSignal): Promise<ProbeResult> => {
     if (!isComparableResourceVersion(storeRv) || !isComparableResourceVersion(quorumRv)) return { outcome: 'inconclusive' };
@@ -45,20 +62,9 @@ export function quietProbe(client: Pick<KubeApiClient, 'openStream'>, maxChanges
     try {
       const events = await client.openStream(`${kubeResource(kind).collectionPath}?${query}`, stream.signal);
       for await (const raw of events) {
-        const event = raw as ProbeEvent;
-        if (event.type === 'ERROR') return { outcome: 'inconclusive' };
-        const rv = event.object?.metadata?.resourceVersion;
-        if (!rv || !isComparableResourceVersion(rv)) return { outcome: 'inconclusive' };
-        const order = compareResourceVersions(rv, quorumRv);
-        if (event.type === 'BOOKMARK') {
-          if (order >= 0) return done();
-          continue;
-        }
-        if (order > 0) return done();
-        const key = storeKeyOf(event);
-        if (key === undefined || changed.size >= maxChanges) return { outcome: 'inconclusive' };
-        changed.add(key);
-        if (order === 0) return done();
+        const step = probeStep(raw as ProbeEvent, quorumRv, changed, maxChanges);
+        if (step === 'done') return done();
+        if (step === 'inconclusive') return { outcome: 'inconclusive' };
       }
       return { outcome: 'inconclusive' };
     } catch {

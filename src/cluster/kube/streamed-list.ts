@@ -3,12 +3,12 @@
  * the whole resource (a million pods are ~2.4 GB of JSON), so it is never held whole, as text nor as bytes. The body's
  * chunks are taken from the socket only when the parser has used up the last one (the socket waits meanwhile: TCP's
  * own flow control holds the server back), copied into the parser's window and let go; items are parsed a group at a
- * time (json-list-items.ts) and handed on, with the event loop let run between slices. What is held at once is the
+ * time (json-list-stream.ts) and handed on, with the event loop let run between slices. What is held at once is the
  * window, the chunk being copied and, until the body's head shows it is a list, the first chunks (a body that is not
  * a list is parsed whole, as before). Every chunk counts against the list's byte bound.
  */
 import type { EventLoopSlices } from '../event-loop-slices.js';
-import { BYTES_LATER, NEEDS_BYTES, streamJsonListSteps } from '../json-list-items.js';
+import { BYTES_LATER, NEEDS_BYTES, streamJsonListSteps } from '../json-list-stream.js';
 import type { ByteBudget } from './list-bounds.js';
 
 /** The parser's window: a few groups of items and the item that ends the last one (it grows for a larger item). */
@@ -78,8 +78,7 @@ class ChunkQueue {
   readonly read = (into: Uint8Array, at: number, length: number): number => {
     if (this.chunks.length === 0) return this.ended ? 0 : BYTES_LATER;
     let written = 0;
-    while (written < length && this.chunks.length > 0) {
-      const chunk = this.chunks[0]!;
+    for (let chunk = this.chunks[0]; written < length && chunk !== undefined; chunk = this.chunks[0]) {
       const count = Math.min(length - written, chunk.length - this.offset);
       into.set(chunk.subarray(this.offset, this.offset + count), at + written);
       written += count;

@@ -65,29 +65,45 @@ export function createVictimFreshnessCheck(deps: VictimFreshnessDeps): VictimFre
   const sharedProof = deps.consistentRead ? sharedConsistentRead(deps, deps.consistentRead, queue) : undefined;
 
   return async (victims, caller = 'unnamed caller') => {
-    const drop = new Map<string, string>();
-    if (victims.length === 0) return drop;
-    if (!deps.hasSynced()) {
-      deps.metrics?.freshnessProofs.inc({ outcome: 'unsynced' });
-      for (const v of victims) drop.set(v.node, 'cluster cache has not completed its first consistent list; no preemption yet');
-      return drop;
-    }
-    if (deps.gateEnabled?.() === false) {
-      deps.metrics?.freshnessGateBypassed.inc({ check: 'victim_proof' });
-      return drop;
-    }
+    const unproven = answerWithoutProof(victims, deps);
+    if (unproven !== undefined) return unproven;
     const proofs = sharedProof ? await proveWithSharedProof(victims, caller, deps, sharedProof, queue) : await proveFresh(victims.map(victimRef), deps);
-    const dropped: Array<{ node: string; pod: string; reason: string }> = [];
-    for (const victim of victims) {
-      const proof = proofs.get(objectRefKey(victimRef(victim)));
-      const reason = proof ? reasonToDrop(victim, proof) : undefined;
-      if (reason === undefined || drop.has(victim.node)) continue;
-      drop.set(victim.node, reason);
-      dropped.push({ node: victim.node, pod: `${victim.namespace}/${victim.name}`, reason });
-    }
-    if (dropped.length) deps.logger?.info('preemption candidates dropped by the freshness check', { count: dropped.length, sample: dropped.slice(0, LOGGED_SAMPLE) });
-    return drop;
+    return dropsByProof(victims, proofs, deps);
   };
+}
+
+/**
+ * The answer when no proof is to be run: nothing to prove, the cache not synced yet (every candidate dropped), or the
+ * gate turned off (none dropped); undefined when the victims are to be proven.
+ */
+function answerWithoutProof(victims: VictimRef[], deps: VictimFreshnessDeps): Map<string, string> | undefined {
+  if (victims.length === 0) return new Map();
+  if (!deps.hasSynced()) {
+    deps.metrics?.freshnessProofs.inc({ outcome: 'unsynced' });
+    const drop = new Map<string, string>();
+    for (const v of victims) drop.set(v.node, 'cluster cache has not completed its first consistent list; no preemption yet');
+    return drop;
+  }
+  if (deps.gateEnabled?.() === false) {
+    deps.metrics?.freshnessGateBypassed.inc({ check: 'victim_proof' });
+    return new Map();
+  }
+  return undefined;
+}
+
+/** The candidate nodes to drop (the first reason for each), from the victims' proofs; logged with a sample. */
+function dropsByProof(victims: VictimRef[], proofs: Map<string, FreshnessProof>, deps: VictimFreshnessDeps): Map<string, string> {
+  const drop = new Map<string, string>();
+  const dropped: Array<{ node: string; pod: string; reason: string }> = [];
+  for (const victim of victims) {
+    const proof = proofs.get(objectRefKey(victimRef(victim)));
+    const reason = proof ? reasonToDrop(victim, proof) : undefined;
+    if (reason === undefined || drop.has(victim.node)) continue;
+    drop.set(victim.node, reason);
+    dropped.push({ node: victim.node, pod: `${victim.namespace}/${victim.name}`, reason });
+  }
+  if (dropped.length) deps.logger?.info('preemption candidates dropped by the freshness check', { count: dropped.length, sample: dropped.slice(0, LOGGED_SAMPLE) });
+  return drop;
 }
 
 type SharedProof = () => Promise<{ value: CacheCurrentProof; started: boolean }>;

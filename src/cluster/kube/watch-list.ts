@@ -39,18 +39,22 @@ export async function readInitialEvents(connection: WatchConnection, offer: (obj
     const next = await connection.next();
     if (next.done) throw new WatchListUnsupported('watch-list ended before its initial-events-end bookmark; listing in pages from now on');
     const event = next.value as WatchEvent;
-    if (event.type === 'ADDED') {
-      if (offer(event.object)) offered++;
-    } else if (event.type === 'BOOKMARK') {
-      const meta = event.object?.metadata;
-      if (meta?.annotations?.[INITIAL_EVENTS_END] === 'true') return { resourceVersion: meta.resourceVersion, offered };
-      throw new WatchListUnsupported('a bookmark before the initial-events-end bookmark: the API server does not stream initial events; listing in pages from now on');
-    } else if (event.type === 'ERROR') {
-      const status = event.object ?? {};
-      throw new Error(`watch-list ERROR event: ${status.code ?? '?'} ${status.reason ?? ''}: ${status.message ?? ''}`);
-    } else {
-      throw new WatchListUnsupported(`a ${String(event.type)} event among the initial events; listing in pages from now on`);
-    }
+    if (event.type !== 'ADDED') return { resourceVersion: initialEventsEnd(event).resourceVersion, offered };
+    if (offer(event.object)) offered++;
     if (slices.due()) await slices.pause();
   }
+}
+
+/** The metadata of the bookmark that ends the initial events; throws for any other event that is not an ADDED one. */
+function initialEventsEnd(event: WatchEvent): ObjectMeta {
+  if (event.type === 'BOOKMARK') {
+    const meta = event.object?.metadata;
+    if (meta?.annotations?.[INITIAL_EVENTS_END] === 'true') return meta;
+    throw new WatchListUnsupported('a bookmark before the initial-events-end bookmark: the API server does not stream initial events; listing in pages from now on');
+  }
+  if (event.type === 'ERROR') {
+    const status = event.object ?? {};
+    throw new Error(`watch-list ERROR event: ${status.code ?? '?'} ${status.reason ?? ''}: ${status.message ?? ''}`);
+  }
+  throw new WatchListUnsupported(`a ${String(event.type)} event among the initial events; listing in pages from now on`);
 }

@@ -16,7 +16,8 @@ import type { ClusterObject, ClusterObjectKind } from '../../ledger/objects.js';
 import type { QuarantineNote } from '../../ledger/quarantine.js';
 import type { DropReason } from '../admission.js';
 import { EventLoopSlices } from '../event-loop-slices.js';
-import { ListItemError, splitJsonList, streamJsonListSteps, type JsonListSplit } from '../json-list-items.js';
+import { splitJsonList, type JsonListSplit } from '../json-list-items.js';
+import { ListItemError, streamJsonListSteps } from '../json-list-stream.js';
 import { ShardedMap } from '../sharded-map.js';
 import { admitObject, forEachObject, itemKindOf, ManifestError, objectId, positionText, type Position } from './manifest-items.js';
 
