@@ -1,19 +1,24 @@
 /**
- * Pod names as bytes in one growing buffer instead of a string each (a short string costs its header, padding and a
+ * Pod names as bytes in fixed-size pages instead of a string each (a short string costs its header, padding and a
  * pointer; a name in the arena costs its bytes rounded up to 4 and five bytes of columns). Names are DNS subdomains:
  * ASCII, at most 253 characters; anything else is kept as a string beside the arena. A freed slot goes on the free
  * list of its size and is taken by the next name of that size (the pods of one workload have names of one length),
- * so churn reuses space instead of fragmenting the arena.
+ * so churn reuses space instead of fragmenting the arena. The arena grows by a page, never by copying what it holds
+ * (at a million pods, copying one growing buffer held the event loop for over 50 ms); a name never spans two pages.
  */
 const GRANULE = 4;
 const MAX_ARENA_NAME = 255;
-const INITIAL_BYTES = 64 * 1024;
+const PAGE_SHIFT = 16;
+const PAGE_BYTES = 1 << PAGE_SHIFT;
+const IN_PAGE = PAGE_BYTES - 1;
+const NO_PAGE = new Uint8Array(0);
 
 export class NameArena {
-  private bytes = new Uint8Array(INITIAL_BYTES);
+  private readonly pages: Uint8Array[] = [];
+  /** Where the next name goes: page index × PAGE_BYTES + offset in the page (the form `offsets` keeps). */
   private end = 0;
   private readonly freeBySize = new Map<number, number[]>();
-  /** Per id: where its name starts in `bytes`, and its length (0 with the name kept as a string in `texts`). */
+  /** Per id: where its name starts (as `end` counts), and its length (0 with the name kept as a string in `texts`). */
   offsets = new Uint32Array(0);
   lengths = new Uint8Array(0);
   private readonly texts = new Map<number, string>();
@@ -36,7 +41,9 @@ export class NameArena {
       return;
     }
     const offset = this.allocate(roundUp(length));
-    for (let i = 0; i < length; i++) this.bytes[offset + i] = name.charCodeAt(i);
+    const page = this.pageOf(offset);
+    const at = offset & IN_PAGE;
+    for (let i = 0; i < length; i++) page[at + i] = name.charCodeAt(i);
     this.offsets[id] = offset;
     this.lengths[id] = length;
   }
@@ -59,7 +66,8 @@ export class NameArena {
     const length = (this.lengths[id] ?? 0);
     if (length === 0) return this.texts.get(id) ?? '';
     const offset = (this.offsets[id] ?? 0);
-    return String.fromCharCode.apply(null, this.bytes.subarray(offset, offset + length) as unknown as number[]);
+    const at = offset & IN_PAGE;
+    return String.fromCharCode.apply(null, this.pageOf(offset).subarray(at, at + length) as unknown as number[]);
   }
 
   /** Whether the id's name is `name`. */
@@ -76,18 +84,23 @@ export class NameArena {
     }
     if (textLength !== prefixLength + length) return false;
     const offset = (this.offsets[id] ?? 0);
-    const bytes = this.bytes;
-    for (let i = 0; i < length; i++) if (bytes[offset + i] !== text.charCodeAt(prefixLength + i)) return false;
+    const bytes = this.pageOf(offset);
+    const at = offset & IN_PAGE;
+    for (let i = 0; i < length; i++) if (bytes[at + i] !== text.charCodeAt(prefixLength + i)) return false;
     return true;
+  }
+
+  private pageOf(offset: number): Uint8Array {
+    return this.pages[offset >>> PAGE_SHIFT] ?? NO_PAGE;
   }
 
   private allocate(size: number): number {
     const reused = this.freeBySize.get(size)?.pop();
     if (reused !== undefined) return reused;
-    if (this.end + size > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(this.end + size, Math.ceil(this.bytes.length * 1.25)));
-      grown.set(this.bytes.subarray(0, this.end));
-      this.bytes = grown;
+    if (this.end + size > this.pages.length * PAGE_BYTES) {
+      // The rest of the last page is too short for this name: it starts a new page.
+      this.end = this.pages.length * PAGE_BYTES;
+      this.pages.push(new Uint8Array(PAGE_BYTES));
     }
     const offset = this.end;
     this.end += size;

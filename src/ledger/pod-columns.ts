@@ -1,6 +1,8 @@
 /**
  * The pod store's columns (pod-store.ts): one cell per pod id in each, ids handed out densely and reused once freed.
- * The columns grow by a quarter when full: at most a fifth of a column is room not used yet.
+ * The columns grow by a quarter: small ones at once when full; large ones one column at a time as the last ids before
+ * full are handed out (a step every `IDS_PER_GROWTH_STEP` ids), so no single allocation copies every column (at a
+ * million pods that copy held the event loop for over 100 ms).
  */
 import { NameArena } from './name-arena.js';
 
@@ -14,12 +16,18 @@ export const TERMINATING = 2;
 
 const INITIAL_IDS = 1024;
 const GROWTH = 1.25;
+/** Below this capacity, all columns grow at once (a few milliseconds at most). */
+const GROW_IN_STEPS_FROM = 64 * 1024;
+const IDS_PER_GROWTH_STEP = 4096;
 
 export class PodColumns {
   private capacity = 0;
   /** Ids below this have been handed out at least once. */
   highWater = 0;
   private readonly freeIds: number[] = [];
+  /** The capacity the columns are growing to one at a time (0 when not growing), and how many have grown so far. */
+  private growingTo = 0;
+  private grownColumns = 0;
 
   state = new Uint8Array(0);
   /** LINKED while the id is in a node's list of bound pods; TERMINATING with a deletionTimestamp. */
@@ -49,6 +57,7 @@ export class PodColumns {
   allocate(): number {
     const reused = this.freeIds.pop();
     if (reused !== undefined) return reused;
+    if (this.capacity >= GROW_IN_STEPS_FROM) this.growAhead();
     if (this.highWater === this.capacity) this.grow(Math.max(INITIAL_IDS, Math.ceil(this.capacity * GROWTH)));
     return this.highWater++;
   }
@@ -60,25 +69,44 @@ export class PodColumns {
     this.freeIds.push(id);
   }
 
+  /** Grows the columns due by now (one more every `IDS_PER_GROWTH_STEP` ids closer to full), the last one before full. */
+  private growAhead(): void {
+    const columns = this.columnGrowers.length;
+    const due = columns - Math.floor((this.capacity - this.highWater) / IDS_PER_GROWTH_STEP);
+    if (due <= 0) return;
+    if (this.growingTo === 0) this.growingTo = Math.ceil(this.capacity * GROWTH);
+    while (this.grownColumns < Math.min(due, columns)) this.columnGrowers[this.grownColumns++]?.(this.growingTo);
+    if (this.grownColumns === columns) {
+      this.capacity = this.growingTo;
+      this.growingTo = 0;
+      this.grownColumns = 0;
+    }
+  }
+
   private grow(capacity: number): void {
-    this.state = grown(this.state, capacity);
-    this.flags = grown(this.flags, capacity);
-    this.uidWords = grown(this.uidWords, capacity * 4);
-    this.names.growIds(capacity);
-    this.namespaceIds = grown(this.namespaceIds, capacity);
-    this.keyHashes = grown(this.keyHashes, capacity);
-    this.versions = grown(this.versions, capacity);
-    this.nodeIds = grown(this.nodeIds, capacity);
-    this.nominatedIds = grown(this.nominatedIds, capacity);
-    this.priorities = grown(this.priorities, capacity);
-    this.phaseIds = grown(this.phaseIds, capacity);
-    this.requestIds = grown(this.requestIds, capacity);
-    this.labelIds = grown(this.labelIds, capacity);
-    this.startTimes = grown(this.startTimes, capacity);
-    this.marks = grown(this.marks, capacity);
-    this.nextInList = grown(this.nextInList, capacity);
+    for (const growColumn of this.columnGrowers) growColumn(capacity);
     this.capacity = capacity;
   }
+
+  /** One function per column (the names' two count as one): replaces it with a copy of `capacity` cells. */
+  private readonly columnGrowers: ReadonlyArray<(capacity: number) => void> = [
+    (n) => { this.state = grown(this.state, n); },
+    (n) => { this.flags = grown(this.flags, n); },
+    (n) => { this.uidWords = grown(this.uidWords, n * 4); },
+    (n) => { this.names.growIds(n); },
+    (n) => { this.namespaceIds = grown(this.namespaceIds, n); },
+    (n) => { this.keyHashes = grown(this.keyHashes, n); },
+    (n) => { this.versions = grown(this.versions, n); },
+    (n) => { this.nodeIds = grown(this.nodeIds, n); },
+    (n) => { this.nominatedIds = grown(this.nominatedIds, n); },
+    (n) => { this.priorities = grown(this.priorities, n); },
+    (n) => { this.phaseIds = grown(this.phaseIds, n); },
+    (n) => { this.requestIds = grown(this.requestIds, n); },
+    (n) => { this.labelIds = grown(this.labelIds, n); },
+    (n) => { this.startTimes = grown(this.startTimes, n); },
+    (n) => { this.marks = grown(this.marks, n); },
+    (n) => { this.nextInList = grown(this.nextInList, n); },
+  ];
 }
 
 type Column = Uint8Array | Uint32Array | Int32Array | Float64Array;

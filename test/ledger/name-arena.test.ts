@@ -44,4 +44,17 @@ describe('name arena', () => {
     assert.equal(arena.get(2), 'web-7d9c8f6b5c-klmno');
     assert.equal(arena.get(1), 'web-7d9c8f6b5c-fghij');
   });
+
+  it('names filling many pages read back whole: a name that does not fit the rest of a page starts the next one', () => {
+    const arena = new NameArena();
+    const count = 20_000;
+    arena.growIds(count);
+    // Lengths 1..253 in turn: page ends fall at every kind of boundary.
+    const nameOf = (id: number) => `${id}-`.padEnd(1 + (id % 253), 'x');
+    for (let id = 0; id < count; id++) arena.set(id, nameOf(id));
+    for (let id = 0; id < count; id++) {
+      assert.equal(arena.get(id), nameOf(id));
+      assert.equal(arena.is(id, nameOf(id)), true);
+    }
+  });
 });
