@@ -7,7 +7,7 @@
 import type { PodObject } from './objects.js';
 import { objectKey } from './objects.js';
 import { effectivePodRequests, nonZeroMatchesRequests, type QuantityMemo } from './pod-requests.js';
-import { numericDemand, type NumericDemand } from './numeric-amounts.js';
+import { numericDemand, type NumericDemand, type ResourceIds } from './numeric-amounts.js';
 import { QuantityError } from './quantity.js';
 
 export interface PodEntry {
@@ -175,8 +175,11 @@ export function reservesNominatedNode(pod: PodEntry): boolean {
   return pod.nodeName === '' && pod.nominatedNodeName !== '' && !isTerminalPhase(pod.phase) && !pod.terminating;
 }
 
-export function numericRequestsOf(pod: PodEntry): NumericDemand {
-  return (pod.numericRequests ??= numericDemand(pod.requests, 'pods'));
+/** The pod's requests by `resources`' ids, kept on the entry for the ledger whose ids they are. */
+export function numericRequestsOf(pod: PodEntry, resources: ResourceIds): NumericDemand {
+  const kept = pod.numericRequests;
+  if (kept !== undefined && kept.resources === resources) return kept;
+  return (pod.numericRequests = numericDemand(pod.requests, 'pods', resources));
 }
 
 /**

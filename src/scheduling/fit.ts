@@ -98,7 +98,7 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
     claims,
     draUnknown: useDra ? unknownUseOf(ledger.draAccounting()) : undefined,
     scoresFootprint: claims && options.scoring.draAware,
-    demand: cache ? cache.demandOf(pod) : compileDemand(pod),
+    demand: cache ? cache.demandOf(pod, ledger.nodeTable().resources) : compileDemand(pod, ledger.nodeTable().resources),
     boundTo,
     boundSlot: boundTo?.slot ?? NO_SLOT,
     nominatedSlot: nominated?.slot ?? NO_SLOT,
