@@ -5,7 +5,7 @@
  * the ledger keeps of a bound pod.
  */
 import type { ObjectMeta, PodObject } from './objects.js';
-import type { PodEntry } from './pod-entry.js';
+import { PodIdentity, type PodEntry } from './pod-entry.js';
 import type { NumericDemand } from './numeric-amounts.js';
 import type { BoundPodParts, RequestShape } from './pod-shapes.js';
 
@@ -22,17 +22,7 @@ export interface BoundPlace {
   startTime: string | undefined;
 }
 
-export class BoundPod implements PodEntry {
-  declare readonly key: string;
-  declare readonly uid: string;
-  declare readonly namespace: string;
-  declare readonly name: string;
-  declare readonly resourceVersion: string;
-  declare readonly nodeName: string;
-  declare readonly nominatedNodeName: string;
-  declare readonly priority: number;
-  declare readonly phase: string;
-  declare readonly terminating: boolean;
+export class BoundPod extends PodIdentity implements PodEntry {
   declare numericRequests: NumericDemand | undefined;
   declare nonZero: { readonly cpu: number; readonly memory: number } | undefined;
   declare readonly requestsError: string | undefined;
@@ -41,16 +31,7 @@ export class BoundPod implements PodEntry {
   private declare kept: PodObject | undefined;
 
   constructor(key: string, uid: string, namespace: string, name: string, resourceVersion: string, place: BoundPlace) {
-    this.key = key;
-    this.uid = uid;
-    this.namespace = namespace;
-    this.name = name;
-    this.resourceVersion = resourceVersion;
-    this.nodeName = place.nodeName;
-    this.nominatedNodeName = place.nominatedNodeName;
-    this.priority = place.priority;
-    this.phase = place.phase;
-    this.terminating = place.terminating;
+    super(key, uid, namespace, name, resourceVersion, place.nodeName, place.nominatedNodeName, place.priority, place.phase, place.terminating);
     this.numericRequests = undefined;
     this.nonZero = { cpu: place.requests.nonZeroCpu, memory: place.requests.nonZeroMemory };
     this.requestsError = undefined;

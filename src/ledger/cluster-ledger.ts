@@ -21,7 +21,6 @@ import {
   type NodeView,
 } from './node-entry.js';
 import { NodeTable, type NodeTableView } from './node-table.js';
-import { resourceName } from './numeric-amounts.js';
 import { bindKindHandlers, type BoundKindHandlers } from './kinds.js';
 import type { ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
@@ -477,8 +476,8 @@ export class ClusterLedger implements ClusterSink {
         allocatableSum += allocatableColumn[slot]!;
         if (requestedColumn !== undefined) requestedSum += requestedColumn[slot]!;
       }
-      allocatableTotals.set(resourceName(id), allocatableSum);
-      requestedTotals.set(resourceName(id), requestedSum);
+      allocatableTotals.set(this.table.resources.nameOf(id), allocatableSum);
+      requestedTotals.set(this.table.resources.nameOf(id), requestedSum);
     }
     if (allocatableTotals.has(PODS_RESOURCE)) {
       let pods = 0;

@@ -8,7 +8,6 @@
 import type { NodeObject, Taint } from './objects.js';
 import type { PodEntry } from './pod-entry.js';
 import { addInto, amountsFromResourceList, type ResourceAmounts } from './resource-amounts.js';
-import { resourceId } from './numeric-amounts.js';
 import { unreadableText } from './pod-entry.js';
 import { NodeTable, type NodeTableView } from './node-table.js';
 import { NodePods } from './node-pods.js';
@@ -181,9 +180,9 @@ function changed(entry: NodeEntry): void {
  * leave rounding behind (or Infinity − Infinity) once it is gone: the caller rewrites the rows from the exact totals.
  */
 function updateRows(entry: NodeEntry, requests: RequestShape, sign: 1 | -1): boolean {
-  const rows = requests.rows(resourceId);
-  if (rows === undefined) return false;
   const { table, slot } = entry;
+  const rows = requests.rows(table.resources);
+  if (rows === undefined) return false;
   const { ids, values } = rows;
   for (let i = 0; i < ids.length; i++) {
     const id = (ids[i] ?? 0);
@@ -203,7 +202,7 @@ function rewriteRows(entry: NodeEntry): void {
   const { table, slot } = entry;
   table.clearAmounts(slot);
   for (const [name, value] of entry.allocatable) {
-    const id = resourceId(name);
+    const id = table.resources.idOf(name);
     table.column(table.allocatable, id)[slot] = Number(value);
     table.column(table.free, id)[slot] = Number(value);
   }
@@ -218,7 +217,7 @@ function rewriteRows(entry: NodeEntry): void {
     memory += requests.nonZeroMemory;
   }
   for (const [name, value] of requested) {
-    const id = resourceId(name);
+    const id = table.resources.idOf(name);
     table.column(table.requested, id)[slot] = Number(value);
     const free = table.column(table.free, id);
     free[slot] = Number((entry.allocatable.get(name) ?? 0n) - value);

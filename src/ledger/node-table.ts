@@ -10,6 +10,7 @@
  * it, so readers take the arrays from the table at the start of each call and never keep them across calls.
  */
 import type { NodeEntry, NodeView } from './node-entry.js';
+import { ResourceIds } from './numeric-amounts.js';
 
 const INITIAL_SLOTS = 64;
 
@@ -28,6 +29,8 @@ export class NodeTable {
   maxPods = new Float64Array(0);
   nonZeroCpu = new Float64Array(0);
   nonZeroMemory = new Float64Array(0);
+  /** The ids the columns are indexed by. */
+  readonly resources = new ResourceIds();
   /** Columns by resource id (numeric-amounts.ts); an id no node has yet has no column and reads as 0. */
   readonly free: Array<Float64Array | undefined> = [];
   readonly allocatable: Array<Float64Array | undefined> = [];
@@ -146,4 +149,6 @@ export interface NodeTableView {
   readonly names: readonly string[];
   readonly entries: ReadonlyArray<NodeView | undefined>;
   readonly membership: number;
+  /** The ids of the columns; a name not seen yet (a request's resource no node has) gets the next one. */
+  readonly resources: ResourceIds;
 }

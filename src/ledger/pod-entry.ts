@@ -7,7 +7,7 @@
 import type { PodObject } from './objects.js';
 import { objectKey } from './objects.js';
 import { effectivePodRequests, nonZeroMatchesRequests, type QuantityMemo } from './pod-requests.js';
-import { numericDemand, type NumericDemand } from './numeric-amounts.js';
+import { numericDemand, type NumericDemand, type ResourceIds } from './numeric-amounts.js';
 import { QuantityError } from './quantity.js';
 
 export interface PodEntry {
@@ -81,11 +81,10 @@ export function podEntryWithRequests(pod: PodObject, requests: ReadonlyMap<strin
 }
 
 /**
- * A pod with its object: the request's pod, a pending pod of the ledger. A class rather than an object literal, for
- * V8's allocation-site pretenuring: a literal is one allocation site for long-lived pending pods and for every
- * request's short-lived pod, and after a load V8 would allocate that site's objects directly in old space.
+ * What every kind of entry holds of a pod's identity and placement, set once in this order by the constructor (so
+ * each kind keeps one object shape).
  */
-export class PodRecord implements PodEntry {
+export abstract class PodIdentity {
   // `declare`: assigned in the constructor only.
   declare readonly key: string;
   declare readonly uid: string;
@@ -97,6 +96,39 @@ export class PodRecord implements PodEntry {
   declare readonly priority: number;
   declare readonly phase: string;
   declare readonly terminating: boolean;
+
+  constructor(
+    key: string,
+    uid: string,
+    namespace: string,
+    name: string,
+    resourceVersion: string,
+    nodeName: string,
+    nominatedNodeName: string,
+    priority: number,
+    phase: string,
+    terminating: boolean,
+  ) {
+    this.key = key;
+    this.uid = uid;
+    this.namespace = namespace;
+    this.name = name;
+    this.resourceVersion = resourceVersion;
+    this.nodeName = nodeName;
+    this.nominatedNodeName = nominatedNodeName;
+    this.priority = priority;
+    this.phase = phase;
+    this.terminating = terminating;
+  }
+}
+
+/**
+ * A pod with its object: the request's pod, a pending pod of the ledger. A class rather than an object literal, for
+ * V8's allocation-site pretenuring: a literal is one allocation site for long-lived pending pods and for every
+ * request's short-lived pod, and after a load V8 would allocate that site's objects directly in old space.
+ */
+export class PodRecord extends PodIdentity implements PodEntry {
+  // `declare`: assigned in the constructor only.
   declare readonly requests: ReadonlyMap<string, bigint>;
   declare numericRequests: NumericDemand | undefined;
   declare nonZero: { readonly cpu: number; readonly memory: number } | undefined;
@@ -113,16 +145,18 @@ export class PodRecord implements PodEntry {
     const meta = pod.metadata;
     const nominated = pod.status?.nominatedNodeName;
     const key = objectKey(meta);
-    this.key = key;
-    this.uid = meta.uid ?? key;
-    this.namespace = meta.namespace ?? '';
-    this.name = meta.name ?? '';
-    this.resourceVersion = meta.resourceVersion ?? '';
-    this.nodeName = pod.spec?.nodeName ?? '';
-    this.nominatedNodeName = typeof nominated === 'string' ? nominated : '';
-    this.priority = pod.spec?.priority ?? 0;
-    this.phase = pod.status?.phase ?? '';
-    this.terminating = Boolean(meta.deletionTimestamp);
+    super(
+      key,
+      meta.uid ?? key,
+      meta.namespace ?? '',
+      meta.name ?? '',
+      meta.resourceVersion ?? '',
+      pod.spec?.nodeName ?? '',
+      typeof nominated === 'string' ? nominated : '',
+      pod.spec?.priority ?? 0,
+      pod.status?.phase ?? '',
+      Boolean(meta.deletionTimestamp),
+    );
     this.requests = requests;
     this.numericRequests = numeric;
     this.nonZero = nonZero;
@@ -141,8 +175,11 @@ export function reservesNominatedNode(pod: PodEntry): boolean {
   return pod.nodeName === '' && pod.nominatedNodeName !== '' && !isTerminalPhase(pod.phase) && !pod.terminating;
 }
 
-export function numericRequestsOf(pod: PodEntry): NumericDemand {
-  return (pod.numericRequests ??= numericDemand(pod.requests, 'pods'));
+/** The pod's requests by `resources`' ids, kept on the entry for the ledger whose ids they are. */
+export function numericRequestsOf(pod: PodEntry, resources: ResourceIds): NumericDemand {
+  const kept = pod.numericRequests;
+  if (kept !== undefined && kept.resources === resources) return kept;
+  return (pod.numericRequests = numericDemand(pod.requests, 'pods', resources));
 }
 
 /**

@@ -4,6 +4,7 @@
  * (`BoundPodParts`, which most pods do not have). The thousands of pods of one workload hold one of each.
  */
 import type { Interned } from './hash-cons.js';
+import type { ResourceIds } from './numeric-amounts.js';
 import type { PodObject } from './objects.js';
 import { hashText, hashWord } from './packed-fields.js';
 
@@ -54,7 +55,7 @@ export class RequestShape implements Interned {
    * Every amount as float64 by resource id, for moving a node's rows in place; undefined when an amount is beyond
    * ±2^53 (or NonZeroRequested is not a safe integer): the node's rows are then rewritten from the exact totals.
    */
-  rows(resourceId: (name: string) => number): RowAmounts | undefined {
+  rows(resources: ResourceIds): RowAmounts | undefined {
     if (!Number.isSafeInteger(this.nonZeroCpu) || !Number.isSafeInteger(this.nonZeroMemory)) return undefined;
     const ids: number[] = [];
     const values: number[] = [];
@@ -62,7 +63,7 @@ export class RequestShape implements Interned {
     this.each((name, amount) => {
       const value = Number(amount);
       if (!Number.isSafeInteger(value)) exact = false;
-      ids.push(resourceId(name));
+      ids.push(resources.idOf(name));
       values.push(value);
     });
     return exact ? { ids, values } : undefined;

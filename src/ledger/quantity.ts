@@ -53,17 +53,10 @@ export class QuantityError extends Error {
 // ---------------------------------------------------------------------------------------------------------------
 // bigint helpers
 
-const POW10_CACHE: bigint[] = [];
+/** 10^0 … 10^63, the powers the parser and the exact arithmetic ask for; larger ones are computed. */
+const POW10: readonly bigint[] = Object.freeze(Array.from({ length: 64 }, (_, n) => 10n ** BigInt(n)));
 function pow10(n: number): bigint {
-  if (n < 64) {
-    let cached = POW10_CACHE[n];
-    if (cached === undefined) {
-      cached = 10n ** BigInt(n);
-      POW10_CACHE[n] = cached;
-    }
-    return cached;
-  }
-  return 10n ** BigInt(n);
+  return POW10[n] ?? 10n ** BigInt(n);
 }
 
 const abs = (n: bigint): bigint => (n < 0n ? -n : n);

@@ -209,10 +209,28 @@ export class PodReplace extends DiffSession<{ id: number; object: PodObject | un
   }
 }
 
+/** A session that holds the listed keys in a set: what the list no longer holds is every known key not in it. */
+abstract class ListedKeysSession<T> extends DiffSession<T> {
+  protected listed = new Set<string>();
+
+  /** The keys the store holds now. */
+  protected abstract knownKeys(): string[];
+
+  protected listedQuarantine(key: string): void {
+    this.listed.add(key);
+  }
+
+  protected findRemovals(): boolean {
+    this.removals = this.knownKeys().filter((key) => !this.listed.has(key));
+    this.removals.push(...this.unlistedQuarantines((key) => this.listed.has(key)));
+    this.listed = new Set();
+    return true;
+  }
+}
+
 /** The nodes' session: node names are few (one per node), so listed names are held in a set. */
-export class NodeReplace extends DiffSession<NodeObject> {
+export class NodeReplace extends ListedKeysSession<NodeObject> {
   readonly kind = 'Node' as const;
-  private listed = new Set<string>();
 
   constructor(private readonly nodes: NodeStore) {
     super(nodes);
@@ -231,15 +249,8 @@ export class NodeReplace extends DiffSession<NodeObject> {
     this.changed.push(node);
   }
 
-  protected listedQuarantine(key: string): void {
-    this.listed.add(key);
-  }
-
-  protected findRemovals(): boolean {
-    this.removals = this.nodes.knownNames().filter((name) => !this.listed.has(name));
-    this.removals.push(...this.unlistedQuarantines((key) => this.listed.has(key)));
-    this.listed = new Set();
-    return true;
+  protected knownKeys(): string[] {
+    return this.nodes.knownNames();
   }
 }
 
@@ -247,8 +258,7 @@ export class NodeReplace extends DiffSession<NodeObject> {
  * The session of a kind whose objects another store keeps (ResourceSlices, ResourceClaims): listed keys in a set, the
  * changed objects staged, the diff applied as deletes and upserts (what the store's own replace does).
  */
-export class VersionedReplace extends DiffSession<ClusterObject> {
-  private listed = new Set<string>();
+export class VersionedReplace extends ListedKeysSession<ClusterObject> {
 
   constructor(private readonly objects: VersionedStore) {
     super(objects);
@@ -267,15 +277,8 @@ export class VersionedReplace extends DiffSession<ClusterObject> {
     this.changed.push(object);
   }
 
-  protected listedQuarantine(key: string): void {
-    this.listed.add(key);
-  }
-
-  protected findRemovals(): boolean {
-    this.removals = this.objects.keys().filter((key) => !this.listed.has(key));
-    this.removals.push(...this.unlistedQuarantines((key) => this.listed.has(key)));
-    this.listed = new Set();
-    return true;
+  protected knownKeys(): string[] {
+    return this.objects.keys();
   }
 }
 

@@ -32,6 +32,7 @@ import { CandidateOrder } from './candidate-order.js';
 import { DraUsedRows } from './dra-used-rows.js';
 import { FilterSurvivors } from './filter-survivors.js';
 import { compileDemand, type CompiledDemand } from './fit-kernel.js';
+import type { ResourceIds } from '../ledger/numeric-amounts.js';
 import { incomingPodFromWire } from './incoming-pod.js';
 import type { SchedulingOptions } from './options.js';
 import { compileWeights, type CompiledWeight } from './score-kernel.js';
@@ -65,7 +66,7 @@ export class CycleCache {
   private lastWire: WireObject | undefined;
   private lastPod: PodEntry | undefined;
   private lastDemand: CompiledDemand | undefined;
-  private scoring: { of: SchedulingOptions['scoring']; compiled: CompiledScoring } | undefined;
+  private scoring: { of: SchedulingOptions['scoring']; resources: ResourceIds; compiled: CompiledScoring } | undefined;
 
   constructor(options: CycleCacheOptions = { enabled: true }) {
     this.enabled = options.enabled;
@@ -111,19 +112,19 @@ export class CycleCache {
   }
 
   /** The pod's compiled demand; the same entry again is the same demand (its verdicts by failure mask included). */
-  demandOf(pod: PodEntry): CompiledDemand {
-    if (this.lastDemand?.pod === pod) return this.lastDemand;
-    this.lastDemand = compileDemand(pod);
+  demandOf(pod: PodEntry, resources: ResourceIds): CompiledDemand {
+    if (this.lastDemand?.pod === pod && this.lastDemand.resources === resources) return this.lastDemand;
+    this.lastDemand = compileDemand(pod, resources);
     return this.lastDemand;
   }
 
   /** The scoring configuration compiled, kept while `options.scoring` is the same object. */
-  scoringOf(scoring: SchedulingOptions['scoring']): CompiledScoring {
-    if (this.scoring?.of === scoring) return this.scoring.compiled;
+  scoringOf(scoring: SchedulingOptions['scoring'], resources: ResourceIds): CompiledScoring {
+    if (this.scoring?.of === scoring && this.scoring.resources === resources) return this.scoring.compiled;
     let purpose = `score:${scoring.strategy}:${scoring.draAware}`;
     for (const [resource, weight] of scoring.weights) purpose += `,${resource}=${weight}`;
-    const compiled = { weights: compileWeights(scoring.weights), purpose };
-    this.scoring = { of: scoring, compiled };
+    const compiled = { weights: compileWeights(scoring.weights, resources), purpose };
+    this.scoring = { of: scoring, resources, compiled };
     return compiled;
   }
 

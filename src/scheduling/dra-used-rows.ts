@@ -43,7 +43,7 @@ export class DraUsedRows {
     const version = table.version[slot] ?? 0;
     if (row === undefined || this.versions[slot] !== version) {
       const used = this.dra.nodeUsed(table.names[slot] ?? '');
-      row = used === undefined || used.size === 0 ? NO_USE : denseRow(used);
+      row = used === undefined || used.size === 0 ? NO_USE : denseRow(used, table.resources);
       this.rows[slot] = row;
       this.versions[slot] = version;
     }

@@ -6,7 +6,8 @@
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { formatAmounts } from '../ledger/ledger-export.js';
-import { adjustmentsFor, assessWithDetail, draRowOn, fitContext } from './fit.js';
+import type { NodeView } from '../ledger/node-entry.js';
+import { adjustmentsFor, assessWithDetail, draRowOn, fitContext, type FitContext } from './fit.js';
 import { freeAmounts } from './fit-kernel.js';
 import type { SchedulingOptions } from './options.js';
 import { reasonMessage, type ReasonCode } from './reasons.js';
@@ -41,26 +42,12 @@ export interface PodExplanation {
 
 export function explainPod(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions): PodExplanation {
   const ctx = fitContext(ledger, pod, options);
-  const useDra = ctx.useDra;
   const nodes: NodeExplanation[] = [];
   const summary = { fits: 0, fails: 0, unresolvable: 0, byReason: {} as Record<string, number> };
   for (const node of [...ledger.knownNodes()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const { verdict, detail } = assessWithDetail(ctx, node);
-    const free = new Map<string, bigint>();
-    for (const [resource, amount] of freeAmounts(node, adjustmentsFor(ctx, node), draRowOn(ctx, node))) free.set(resource, BigInt(amount));
-    const explanation: NodeExplanation = verdict.fits
-      ? { node: node.name, verdict: 'fits', reason: 'fits', code: 'fits', detail: 'fits', free: formatAmounts(free) }
-      : {
-          node: node.name,
-          verdict: verdict.unresolvable ? 'unresolvable' : 'fails',
-          reason: verdict.reason,
-          code: verdict.code,
-          detail: detail ?? verdict.detail ?? verdict.reason,
-          free: formatAmounts(free),
-        };
-    if (verdict.fits && verdict.notes.length > 0) explanation.notes = [...verdict.notes];
-    summary[explanation.verdict === 'fits' ? 'fits' : explanation.verdict]++;
-    if (!verdict.fits) summary.byReason[verdict.reason] = (summary.byReason[verdict.reason] ?? 0) + 1;
+    const explanation = explainNode(ctx, node);
+    summary[explanation.verdict]++;
+    if (explanation.verdict !== 'fits') summary.byReason[explanation.reason] = (summary.byReason[explanation.reason] ?? 0) + 1;
     nodes.push(explanation);
   }
   const result: PodExplanation = {
@@ -71,21 +58,43 @@ export function explainPod(ledger: ClusterLedger, pod: PodEntry, options: Schedu
     boundNode: pod.nodeName || null,
     nominatedNodeName: pod.nominatedNodeName || null,
     requests: formatAmounts(pod.requests),
-    draEnabled: useDra,
+    draEnabled: ctx.useDra,
     nodes,
     summary,
   };
-  if (pod.nominatedNodeName) {
-    const hit = nodes.find((n) => n.node === pod.nominatedNodeName);
-    const unknown = reasonMessage({ code: 'node_unknown' });
-    result.nominatedNodeVerdict = hit ?? {
-      node: pod.nominatedNodeName,
-      verdict: 'fails',
-      reason: unknown,
-      code: 'node_unknown',
-      detail: 'nominated node is not in the cache',
-      free: {},
-    };
-  }
+  if (pod.nominatedNodeName) result.nominatedNodeVerdict = nominatedNodeVerdict(pod.nominatedNodeName, nodes);
   return result;
+}
+
+/** One node's verdict for the call's pod, with the per-node numbers and the node's free amounts. */
+function explainNode(ctx: FitContext, node: NodeView): NodeExplanation {
+  const { verdict, detail } = assessWithDetail(ctx, node);
+  const free = new Map<string, bigint>();
+  for (const [resource, amount] of freeAmounts(node, adjustmentsFor(ctx, node), draRowOn(ctx, node))) free.set(resource, BigInt(amount));
+  if (verdict.fits) {
+    const fits: NodeExplanation = { node: node.name, verdict: 'fits', reason: 'fits', code: 'fits', detail: 'fits', free: formatAmounts(free) };
+    if (verdict.notes.length > 0) fits.notes = [...verdict.notes];
+    return fits;
+  }
+  return {
+    node: node.name,
+    verdict: verdict.unresolvable ? 'unresolvable' : 'fails',
+    reason: verdict.reason,
+    code: verdict.code,
+    detail: detail ?? verdict.detail ?? verdict.reason,
+    free: formatAmounts(free),
+  };
+}
+
+/** The nominated node's explanation; a node the ledger does not know fails as unknown. */
+function nominatedNodeVerdict(nominated: string, nodes: readonly NodeExplanation[]): NodeExplanation {
+  const hit = nodes.find((n) => n.node === nominated);
+  return hit ?? {
+    node: nominated,
+    verdict: 'fails',
+    reason: reasonMessage({ code: 'node_unknown' }),
+    code: 'node_unknown',
+    detail: 'nominated node is not in the cache',
+    free: {},
+  };
 }

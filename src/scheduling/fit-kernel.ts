@@ -18,7 +18,7 @@ import type { NodeView } from '../ledger/node-entry.js';
 import { columnValue, type NodeTableView } from '../ledger/node-table.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { numericRequestsOf } from '../ledger/pod-entry.js';
-import { demandValue, resourceId, resourceName, rowValue, type DenseRow } from '../ledger/numeric-amounts.js';
+import { demandValue, rowValue, type DenseRow, type ResourceIds } from '../ledger/numeric-amounts.js';
 import { formatAmountNumber } from '../ledger/resource-amounts.js';
 import { podLevelRequestedResources } from '../ledger/pod-requests.js';
 import { compareResources } from '../ledger/resources.js';
@@ -75,6 +75,8 @@ export function failure(reasons: readonly Reason[], unresolvable = false, detail
 /** The pod's demand, compiled once per call (the cycle cache keeps the last), or per node with a DRA footprint. */
 export interface CompiledDemand {
   pod: PodEntry;
+  /** The ledger's resource ids `ids` are by. */
+  resources: ResourceIds;
   /** Positive requested amounts, pods excluded, in upstream's report order (pods, cpu, memory, ephemeral-storage, by name). */
   ids: number[];
   values: number[];
@@ -89,10 +91,10 @@ export interface CompiledDemand {
 const MAX_MASKED = 29;
 
 /** The pod's demand in upstream's report order; the verdicts it fills in are by failure mask only. */
-export function compileDemand(pod: PodEntry): CompiledDemand {
-  const numeric = numericRequestsOf(pod);
-  const order = numeric.ids.map((id, i) => ({ id, value: numeric.values[i] ?? 0 })).sort((a, b) => compareResources(resourceName(a.id), resourceName(b.id)));
-  return { pod, ids: order.map((o) => o.id), values: order.map((o) => o.value), estimated: false, verdicts: new Map(), podLevel: undefined };
+export function compileDemand(pod: PodEntry, resources: ResourceIds): CompiledDemand {
+  const numeric = numericRequestsOf(pod, resources);
+  const order = numeric.ids.map((id, i) => ({ id, value: numeric.values[i] ?? 0 })).sort((a, b) => compareResources(resources.nameOf(a.id), resources.nameOf(b.id)));
+  return { pod, resources, ids: order.map((o) => o.id), values: order.map((o) => o.value), estimated: false, verdicts: new Map(), podLevel: undefined };
 }
 
 /**
@@ -108,18 +110,19 @@ export function withFootprint(
 ): CompiledDemand {
   if (footprint.size === 0 && delegated.length === 0) return base;
   const podLevel = (base.podLevel ??= podLevelRequestedResources(base.pod.object));
+  const { resources } = base;
   const amounts = new Map<number, number>();
   base.ids.forEach((id, i) => amounts.set(id, base.values[i]!));
   // Extended resources DRA serves here are left to DRA, as upstream Fit leaves them to DynamicResources.
-  for (const resource of delegated) amounts.delete(resourceId(resource));
+  for (const resource of delegated) amounts.delete(resources.idOf(resource));
   for (const [resource, amount] of footprint) {
     if (amount <= 0n || resource === 'pods') continue;
     if (podLevel.has(resource)) continue;
-    const id = resourceId(resource);
+    const id = resources.idOf(resource);
     amounts.set(id, (amounts.get(id) ?? 0) + Number(amount));
   }
-  const order = [...amounts].sort((a, b) => compareResources(resourceName(a[0]), resourceName(b[0])));
-  return { pod: base.pod, ids: order.map((o) => o[0]), values: order.map((o) => o[1]), estimated, verdicts: new Map(), podLevel: undefined };
+  const order = [...amounts].sort((a, b) => compareResources(resources.nameOf(a[0]), resources.nameOf(b[0])));
+  return { pod: base.pod, resources, ids: order.map((o) => o[0]), values: order.map((o) => o[1]), estimated, verdicts: new Map(), podLevel: undefined };
 }
 
 /** What the node holds beyond its bound pods' totals, from this pod's point of view. */
@@ -149,9 +152,9 @@ export function reservingPods(node: NodeView, pod: PodEntry): readonly PodEntry[
   return reserved ?? NO_PODS;
 }
 
-function podsHeld(pods: readonly PodEntry[], id: number): number {
+function podsHeld(pods: readonly PodEntry[], id: number, resources: ResourceIds): number {
   let total = 0;
-  for (const p of pods) total += demandValue(numericRequestsOf(p), id);
+  for (const p of pods) total += demandValue(numericRequestsOf(p, resources), id);
   return total;
 }
 
@@ -160,9 +163,9 @@ export function freeAt(table: NodeTableView, slot: number, id: number, adjust: N
   let free = columnValue(table.free, id, slot);
   if (draUsed !== undefined) free -= rowValue(draUsed, id);
   if (adjust !== undefined) {
-    if (adjust.reserved.length !== 0) free -= podsHeld(adjust.reserved, id);
-    if (adjust.removed.length !== 0) free += podsHeld(adjust.removed, id);
-    if (adjust.draReleased !== undefined) free += Number(adjust.draReleased.get(resourceName(id)) ?? 0n);
+    if (adjust.reserved.length !== 0) free -= podsHeld(adjust.reserved, id, table.resources);
+    if (adjust.removed.length !== 0) free += podsHeld(adjust.removed, id, table.resources);
+    if (adjust.draReleased !== undefined) free += Number(adjust.draReleased.get(table.resources.nameOf(id)) ?? 0n);
   }
   return free;
 }
@@ -218,9 +221,9 @@ function verdictFor(demand: CompiledDemand, mask: number, beyondMask: readonly n
   const reasons: Reason[] = [];
   if (mask & 1) reasons.push({ code: 'too_many_pods' });
   for (let i = 0; i < demand.ids.length && i < MAX_MASKED; i++) {
-    if (mask & (1 << (i + 2))) reasons.push({ code: 'insufficient_resource', resource: resourceName(demand.ids[i]!) });
+    if (mask & (1 << (i + 2))) reasons.push({ code: 'insufficient_resource', resource: demand.resources.nameOf(demand.ids[i]!) });
   }
-  for (const i of beyondMask ?? []) reasons.push({ code: 'insufficient_resource', resource: resourceName(demand.ids[i]!) });
+  for (const i of beyondMask ?? []) reasons.push({ code: 'insufficient_resource', resource: demand.resources.nameOf(demand.ids[i]!) });
   return failure(reasons, (mask & 2) !== 0);
 }
 
@@ -233,10 +236,10 @@ function insufficientDetail(
   unresolvable: boolean,
   adjust: NodeAdjustments | undefined,
 ): string {
-  const resource = resourceName(id);
+  const resource = demand.resources.nameOf(id);
   const requested = formatAmountNumber(resource, need) + (demand.estimated ? ' (DRA share estimated)' : '');
   if (unresolvable) return `Insufficient ${resource}: requests ${requested}, node allocatable ${formatAmountNumber(resource, allocatable)}`;
-  const held = adjust && adjust.reserved.length !== 0 ? podsHeld(adjust.reserved, id) : 0;
+  const held = adjust && adjust.reserved.length !== 0 ? podsHeld(adjust.reserved, id, demand.resources) : 0;
   const note = held > 0 ? ` (${formatAmountNumber(resource, held)} reserved for nominated pods of equal or higher priority)` : '';
   return `Insufficient ${resource}: requests ${requested}, free ${formatAmountNumber(resource, free > 0 ? free : 0)} of ${formatAmountNumber(resource, allocatable)}${note}`;
 }
@@ -250,7 +253,7 @@ export function freeAmounts(node: NodeView, adjust: NodeAdjustments | undefined,
       free.set(resource, node.table.maxPods[node.slot]! - (node.pods.size + (adjust ? adjust.reserved.length - adjust.removed.length : 0)));
       continue;
     }
-    const id = resourceId(resource);
+    const id = node.table.resources.idOf(resource);
     free.set(resource, freeAt(node.table, node.slot, id, adjust, adjust ? adjust.draUsed : draUsed));
   }
   return free;

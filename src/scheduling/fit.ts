@@ -15,7 +15,7 @@ import type { PodEntry } from '../ledger/pod-entry.js';
 import { NO_SLOT } from './candidates.js';
 import type { CycleCache } from './cycle-cache.js';
 import { draAssessmentFor, draRefusal, podUsesDra, unknownUseOf, unknownUseRefusal } from './dra-verdict.js';
-import type { DraUnknownUse } from '../ledger/dra-port.js';
+import type { DraPodFootprint, DraUnknownUse } from '../ledger/dra-port.js';
 import { DraUsedRows } from './dra-used-rows.js';
 import {
   FITS,
@@ -98,7 +98,7 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
     claims,
     draUnknown: useDra ? unknownUseOf(ledger.draAccounting()) : undefined,
     scoresFootprint: claims && options.scoring.draAware,
-    demand: cache ? cache.demandOf(pod) : compileDemand(pod),
+    demand: cache ? cache.demandOf(pod, ledger.nodeTable().resources) : compileDemand(pod, ledger.nodeTable().resources),
     boundTo,
     boundSlot: boundTo?.slot ?? NO_SLOT,
     nominatedSlot: nominated?.slot ?? NO_SLOT,
@@ -130,17 +130,9 @@ export function draRowOn(ctx: Pick<FitContext, 'draRows'>, node: NodeView): Read
  * room, the pod itself when bound here, removed victims, and the DRA amounts only removed pods held.
  */
 export function adjustmentsFor(ctx: FitContext, node: NodeView, removal?: Removal): NodeAdjustments | undefined {
-  const { ledger, pod, draRows } = ctx;
-  const reserved = ctx.reserving ? ctx.reserving(node) : reservingPods(node, pod);
-  // UIDs are unique: the pod can be among this node's pods only where the ledger has it bound (settled per call).
-  const self = node === ctx.boundTo ? node.pods.get(pod.uid) : undefined;
-  let removed: PodEntry[] | undefined = self ? [self] : undefined;
-  if (removal !== undefined) {
-    for (const uid of removal.podUids) {
-      const victim = node.pods.get(uid);
-      if (victim && victim.uid !== self?.uid) (removed ??= []).push(victim);
-    }
-  }
+  const { ledger, draRows } = ctx;
+  const reserved = ctx.reserving ? ctx.reserving(node) : reservingPods(node, ctx.pod);
+  const removed = removedPods(ctx, node, removal);
   if (reserved.length === 0 && removed === undefined) return undefined;
   const removedUids = removed === undefined ? undefined : new Set(removed.map((p) => p.uid));
   return {
@@ -149,6 +141,19 @@ export function adjustmentsFor(ctx: FitContext, node: NodeView, removal?: Remova
     draUsed: draRows?.rowOf(node),
     draReleased: draRows && removedUids ? ledger.draAccounting().releasedBy(removedUids, node.name) : undefined,
   };
+}
+
+/** The pods this evaluation takes off the node: the pod itself where bound here, then the victims; undefined when none. */
+function removedPods(ctx: FitContext, node: NodeView, removal: Removal | undefined): PodEntry[] | undefined {
+  // UIDs are unique: the pod can be among this node's pods only where the ledger has it bound (settled per call).
+  const self = node === ctx.boundTo ? node.pods.get(ctx.pod.uid) : undefined;
+  let removed: PodEntry[] | undefined = self ? [self] : undefined;
+  if (removal === undefined) return removed;
+  for (const uid of removal.podUids) {
+    const victim = node.pods.get(uid);
+    if (victim && victim.uid !== self?.uid) (removed ??= []).push(victim);
+  }
+  return removed;
 }
 
 /** The verdict for one node within a call's context; `removal`: victims taken off first (preemption). */
@@ -162,6 +167,11 @@ export function assessFit(ctx: FitContext, node: NodeView | undefined, removal?:
   if (removal === undefined && rowsAnswer(ctx, node.table, node.slot, 'fit')) {
     return fitSlot(node.table, node.slot, ctx.demand, undefined, draRowOn(ctx, node), sink);
   }
+  return unreadableNode(node, sink) ?? assessOneByOne(ctx, node, unknown, removal, sink);
+}
+
+/** The refusal for a node whose allocatable or pods could not be read, else undefined. */
+function unreadableNode(node: NodeView, sink: DetailSink | undefined): FitVerdict | undefined {
   if (node.allocatableError) {
     sink?.(`node allocatable unreadable: ${node.allocatableError}`);
     return UNREADABLE_NODE;
@@ -170,6 +180,17 @@ export function assessFit(ctx: FitContext, node: NodeView | undefined, removal?:
     sink?.(`unreadable here: ${[...node.quarantined].map(([id, reason]) => `${id}: ${reason}`).join('; ')}`);
     return UNCOUNTABLE_NODE;
   }
+  return undefined;
+}
+
+/** A node its rows do not answer alone: the pod's DRA footprint there, the adjustments, then the resource rule. */
+function assessOneByOne(
+  ctx: FitContext,
+  node: NodeView,
+  unknown: DraUnknownUse | undefined,
+  removal: Removal | undefined,
+  sink: DetailSink | undefined,
+): FitVerdict {
   const footprint = ctx.claims ? draAssessmentFor(ctx.ledger, ctx.pod, node, ctx.useDra) : undefined;
   const refusal = footprint ? draRefusal(footprint, ctx.options, sink) : undefined;
   if (refusal) return refusal;
@@ -181,12 +202,17 @@ export function assessFit(ctx: FitContext, node: NodeView | undefined, removal?:
   const demand = footprint ? withFootprint(ctx.demand, footprint.footprint, footprint.estimated, footprint.delegatedExtended) : ctx.demand;
   const verdict = fitSlot(node.table, node.slot, demand, adjust, adjust ? undefined : draRowOn(ctx, node), sink);
   if (!verdict.fits) return verdict;
-  if (footprint?.numa.required && !footprint.numa.fits) {
+  return footprint ? footprintVerdict(footprint, sink) : FITS;
+}
+
+/** A pod that fits by resources with a DRA footprint: refused when its claims need a NUMA alignment not possible here. */
+function footprintVerdict(footprint: DraPodFootprint, sink: DetailSink | undefined): FitVerdict {
+  if (footprint.numa.required && !footprint.numa.fits) {
     const detail = footprint.numa.reason ?? 'NUMA alignment not possible';
     sink?.(detail);
     return failure(NUMA_REASONS, false, detail, `numa:${footprint.numa.code ?? 'no_zone_room'}`);
   }
-  return footprint ? fitting(footprint.notes) : FITS;
+  return fitting(footprint.notes);
 }
 
 /**

@@ -14,30 +14,46 @@ export type ParsedSelector =
   | { kind: 'invalid'; reason: string }
   | { kind: 'requirements'; matches: (labels: Labels) => boolean };
 
+type Check = (labels: Labels) => boolean;
+
 export function parseSelector(selector: LabelSelector | null | undefined): ParsedSelector {
   if (selector === null || selector === undefined) return { kind: 'nothing' };
-  if (typeof selector !== 'object' || Array.isArray(selector)) return { kind: 'invalid', reason: 'selector is not an object' };
-  const { matchLabels, matchExpressions } = selector;
-  if (matchLabels !== undefined && matchLabels !== null && (typeof matchLabels !== 'object' || Array.isArray(matchLabels))) {
-    return { kind: 'invalid', reason: 'matchLabels is not a map' };
-  }
-  if (matchExpressions !== undefined && matchExpressions !== null && !Array.isArray(matchExpressions)) {
-    return { kind: 'invalid', reason: 'matchExpressions is not a list' };
-  }
-  const checks: Array<(labels: Labels) => boolean> = [];
-  for (const [key, value] of Object.entries(matchLabels ?? {})) {
+  const malformed = shapeProblem(selector);
+  if (malformed !== undefined) return { kind: 'invalid', reason: malformed };
+  const checks: Check[] = [];
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     checks.push((labels) => labels?.[key] === value);
   }
-  for (const expression of matchExpressions ?? []) {
-    if (typeof expression !== 'object' || expression === null || (expression.values !== undefined && !Array.isArray(expression.values))) {
-      return { kind: 'invalid', reason: 'malformed matchExpressions entry' };
-    }
-    const check = requirement(expression);
-    if (typeof check === 'string') return { kind: 'invalid', reason: check };
-    checks.push(check);
-  }
+  const invalid = addExpressionChecks(selector.matchExpressions ?? [], checks);
+  if (invalid !== undefined) return { kind: 'invalid', reason: invalid };
   if (checks.length === 0) return { kind: 'everything' };
   return { kind: 'requirements', matches: (labels) => checks.every((check) => check(labels)) };
+}
+
+/** Why the selector's JSON is not a selector (wire input is not checked by the type), or undefined. */
+function shapeProblem(selector: LabelSelector): string | undefined {
+  if (typeof selector !== 'object' || Array.isArray(selector)) return 'selector is not an object';
+  const { matchLabels, matchExpressions } = selector;
+  if (matchLabels !== undefined && matchLabels !== null && (typeof matchLabels !== 'object' || Array.isArray(matchLabels))) {
+    return 'matchLabels is not a map';
+  }
+  if (matchExpressions !== undefined && matchExpressions !== null && !Array.isArray(matchExpressions)) {
+    return 'matchExpressions is not a list';
+  }
+  return undefined;
+}
+
+/** Adds a check per expression; the first invalid one's reason, or undefined when all are valid. */
+function addExpressionChecks(expressions: NonNullable<LabelSelector['matchExpressions']>, checks: Check[]): string | undefined {
+  for (const expression of expressions) {
+    if (typeof expression !== 'object' || expression === null || (expression.values !== undefined && !Array.isArray(expression.values))) {
+      return 'malformed matchExpressions entry';
+    }
+    const check = requirement(expression);
+    if (typeof check === 'string') return check;
+    checks.push(check);
+  }
+  return undefined;
 }
 
 function requirement(expression: { key: string; operator: string; values?: string[] }): ((labels: Labels) => boolean) | string {

@@ -116,16 +116,7 @@ function evaluateNode(ctx: FitContext, proposal: ProposedNode, unknownVictims: A
   const { ledger, pod } = ctx;
   const node = ledger.node(proposal.node);
   if (!node) return { node: proposal.node, outcome: 'dropped_unknown_node', reason: 'node is not in kube-ledger\'s cache' };
-  const victims: PodEntry[] = [];
-  const unknown: string[] = [];
-  for (const uid of new Set(proposal.victimUids)) {
-    const victim = node.pods.get(uid);
-    if (victim) victims.push(victim);
-    else {
-      unknown.push(uid);
-      unknownVictims.push({ node: proposal.node, uid });
-    }
-  }
+  const { victims, unknown } = lookUpVictims(node, proposal, unknownVictims);
   if (victims.length === 0 && proposal.victimUids.length > 0) {
     // None of the proposed victims is in the cache: the cache is behind the scheduler, so no decision can be trusted.
     return { node: proposal.node, outcome: 'dropped_stale', reason: 'none of the proposed victims is in kube-ledger\'s cache' };
@@ -151,10 +142,7 @@ function evaluateNode(ctx: FitContext, proposal: ProposedNode, unknownVictims: A
     keptProposal = true;
   }
   // A victim the cache does not hold cannot be matched against budgets: then the scheduler's count stands.
-  const keptUids = new Set(kept.map((v) => v.uid));
-  const pdbViolations = budgets.known && unknown.length === 0
-    ? { numPDBViolations: violating.filter((v) => keptUids.has(v.uid)).length, pdbViolationsFrom: 'recounted' as const }
-    : { numPDBViolations: proposal.numPDBViolations, pdbViolationsFrom: 'scheduler' as const };
+  const pdbViolations = budgets.known && unknown.length === 0 ? recountedViolations(violating, kept) : schedulerViolations(proposal);
   return {
     node: proposal.node,
     outcome: 'kept',
@@ -164,6 +152,31 @@ function evaluateNode(ctx: FitContext, proposal: ProposedNode, unknownVictims: A
     ...pdbViolations,
     ...(keptProposal ? { keptProposal } : {}),
   };
+}
+
+/** The proposed victims the node holds, and the UIDs it does not (also added to the call's `unknownVictims`). */
+function lookUpVictims(node: NodeView, proposal: ProposedNode, unknownVictims: Array<{ node: string; uid: string }>): { victims: PodEntry[]; unknown: string[] } {
+  const victims: PodEntry[] = [];
+  const unknown: string[] = [];
+  for (const uid of new Set(proposal.victimUids)) {
+    const victim = node.pods.get(uid);
+    if (victim) victims.push(victim);
+    else {
+      unknown.push(uid);
+      unknownVictims.push({ node: proposal.node, uid });
+    }
+  }
+  return { victims, unknown };
+}
+
+/** The kept victims whose eviction violates a budget, counted by the ledger. */
+function recountedViolations(violating: readonly PodEntry[], kept: readonly PodEntry[]): { numPDBViolations: number; pdbViolationsFrom: 'recounted' } {
+  const keptUids = new Set(kept.map((v) => v.uid));
+  return { numPDBViolations: violating.filter((v) => keptUids.has(v.uid)).length, pdbViolationsFrom: 'recounted' };
+}
+
+function schedulerViolations(proposal: ProposedNode): { numPDBViolations: number; pdbViolationsFrom: 'scheduler' } {
+  return { numPDBViolations: proposal.numPDBViolations, pdbViolationsFrom: 'scheduler' };
 }
 
 /** The budgets of the victims' namespaces: the only ones that can match (each budget is counted on its own). */

@@ -24,7 +24,7 @@ export function prioritize(ledger: ClusterLedger, args: ExtenderArgs, options: S
   const { names } = candidatesFromArgs(args);
   const assessor = new PodAssessor(ledger, pod, options, cache);
   const ctx = assessor.context;
-  const scoring = cache.scoringOf(options.scoring);
+  const scoring = cache.scoringOf(options.scoring, ledger.nodeTable().resources);
   const scoreColumn = assessor.columnFor(scoring.purpose);
   const dedupe = cache.dedupe();
   const scores = new PriorityReply(names);
@@ -66,7 +66,7 @@ function assessedScore(assessor: PodAssessor, slot: number, scoreColumn: MemoCol
  * The 0..10 score of one node within a call's context: the nominated node's maximum when it fits, else the kernel's
  * score mapped (with the pod's DRA footprint on the node when the score counts it).
  */
-export function scoreIn(ctx: FitContext, node: NodeView | undefined, scoring: Pick<CompiledScoring, 'weights'> = { weights: compileWeights(ctx.options.scoring.weights) }): number {
+export function scoreIn(ctx: FitContext, node: NodeView | undefined, scoring: Pick<CompiledScoring, 'weights'> = { weights: compileWeights(ctx.options.scoring.weights, ctx.table.resources) }): number {
   if (!node) return MIN_EXTENDER_PRIORITY;
   if (node.slot === ctx.nominatedSlot && node.name === ctx.pod.nominatedNodeName && assessFit(ctx, node).fits) return MAX_EXTENDER_PRIORITY;
   const footprint = ctx.scoresFootprint ? draAssessmentFor(ctx.ledger, ctx.pod, node, ctx.useDra) : undefined;

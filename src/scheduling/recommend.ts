@@ -48,7 +48,7 @@ export function recommendNode(
   overlay?: NominationOverlay,
 ): Recommendation {
   const ctx = contextWith(ledger, pod, options, overlay);
-  const scoring = { weights: compileWeights(options.scoring.weights) };
+  const scoring = { weights: compileWeights(options.scoring.weights, ledger.nodeTable().resources) };
   let best: { node: string; score: number } | undefined;
   let considered = 0;
   let ineligible = 0;

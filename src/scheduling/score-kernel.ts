@@ -19,13 +19,10 @@ import { columnValue, type NodeTableView } from '../ledger/node-table.js';
 import { nonZeroOf, type PodEntry } from '../ledger/pod-entry.js';
 import { effectivePodRequests } from '../ledger/pod-requests.js';
 import { resourceFacts } from '../ledger/resources.js';
-import { resourceId, resourceName, rowValue, type DenseRow } from '../ledger/numeric-amounts.js';
+import { CPU_ID, MEMORY_ID, rowValue, type DenseRow, type ResourceIds } from '../ledger/numeric-amounts.js';
 import { MAX_EXTENDER_PRIORITY } from '../protocol/types.js';
 import type { CompiledDemand } from './fit-kernel.js';
 import { MAX_NODE_SCORE, RESOURCE_SCORERS, type ScoringStrategy } from './score-strategies.js';
-
-const CPU_ID = resourceId('cpu');
-const MEMORY_ID = resourceId('memory');
 
 export interface CompiledWeight {
   id: number;
@@ -34,8 +31,8 @@ export interface CompiledWeight {
 }
 
 /** The positive weights as an array (the cycle cache keeps them per scoring configuration). */
-export function compileWeights(weights: ReadonlyMap<string, bigint>): CompiledWeight[] {
-  return [...weights].filter(([, w]) => w > 0n).map(([name, w]) => ({ id: resourceId(name), weight: Number(w), scalar: resourceFacts(name).scalar }));
+export function compileWeights(weights: ReadonlyMap<string, bigint>, resources: ResourceIds): CompiledWeight[] {
+  return [...weights].filter(([, w]) => w > 0n).map(([name, w]) => ({ id: resources.idOf(name), weight: Number(w), scalar: resourceFacts(name).scalar }));
 }
 
 /**
@@ -65,7 +62,7 @@ export function scoreRequests(demand: CompiledDemand, weights: readonly Compiled
     const value = valueOf(demand, id);
     let request = value;
     if (id === CPU_ID || id === MEMORY_ID) {
-      const own = Math.max(0, Number(demand.pod.requests.get(resourceName(id)) ?? 0n));
+      const own = Math.max(0, Number(demand.pod.requests.get(id === CPU_ID ? 'cpu' : 'memory') ?? 0n));
       request = Math.max(0, id === CPU_ID ? nonZero.cpu : nonZero.memory) + (value > own ? value - own : 0);
     }
     // Requests are never negative in a valid pod; a hostile one must not turn a score into NaN or beyond 0..100.

@@ -165,42 +165,58 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+type Scalar = 'string' | 'int' | 'bool' | 'quantity';
+
+/** What each scalar shape accepts, and the name an error gives it. */
+const SCALARS: Readonly<Record<Scalar, { readonly expected: string; readonly accepts: (value: unknown) => boolean }>> = {
+  string: { expected: 'string', accepts: (value) => typeof value === 'string' },
+  int: { expected: 'integer', accepts: (value) => typeof value === 'number' && Number.isInteger(value) },
+  bool: { expected: 'boolean', accepts: (value) => typeof value === 'boolean' },
+  quantity: { expected: 'quantity (string or number)', accepts: (value) => typeof value === 'string' || typeof value === 'number' },
+};
+
+function checkScalar(value: unknown, shape: Scalar): void {
+  const rule = SCALARS[shape];
+  if (!rule.accepts(value)) throw new ShapeError(rule.expected, value);
+}
+
+function checkFields(value: unknown, fields: ReadonlyArray<readonly [string, Compiled]>, trail: Trail): void {
+  if (!isObject(value)) throw new ShapeError('object', value);
+  for (const [key, field] of fields) {
+    const child = value[key];
+    if (child === undefined || child === null || !Object.hasOwn(value, key)) continue;
+    trail.push(key);
+    check(child, field, trail);
+    trail.pop();
+  }
+}
+
+function checkArray(value: unknown, shape: { readonly array: Compiled; readonly ofObjects: boolean }, trail: Trail): void {
+  if (!Array.isArray(value)) throw new ShapeError('array', value);
+  for (let i = 0; i < value.length; i++) {
+    trail.push(i);
+    // Go would read a null element of a struct slice as a zero struct; every reader here dereferences it, so refused.
+    if (shape.ofObjects && value[i] === null) throw new ShapeError('object', null);
+    check(value[i], shape.array, trail);
+    trail.pop();
+  }
+}
+
+function checkMap(value: unknown, element: Compiled, trail: Trail): void {
+  if (!isObject(value)) throw new ShapeError('object', value);
+  for (const key of Object.keys(value)) {
+    trail.push(key);
+    check(value[key], element, trail);
+    trail.pop();
+  }
+}
+
 function check(value: unknown, shape: Compiled, trail: Trail): void {
   if (value === null || value === undefined) return;
-  if (shape === 'string') {
-    if (typeof value !== 'string') throw new ShapeError('string', value);
-  } else if (shape === 'int') {
-    if (typeof value !== 'number' || !Number.isInteger(value)) throw new ShapeError('integer', value);
-  } else if (shape === 'bool') {
-    if (typeof value !== 'boolean') throw new ShapeError('boolean', value);
-  } else if (shape === 'quantity') {
-    if (typeof value !== 'string' && typeof value !== 'number') throw new ShapeError('quantity (string or number)', value);
-  } else if ('fields' in shape) {
-    if (!isObject(value)) throw new ShapeError('object', value);
-    for (const [key, field] of shape.fields) {
-      const child = value[key];
-      if (child === undefined || child === null || !Object.hasOwn(value, key)) continue;
-      trail.push(key);
-      check(child, field, trail);
-      trail.pop();
-    }
-  } else if ('array' in shape) {
-    if (!Array.isArray(value)) throw new ShapeError('array', value);
-    for (let i = 0; i < value.length; i++) {
-      trail.push(i);
-      // Go would read a null element of a struct slice as a zero struct; every reader here dereferences it, so refused.
-      if (shape.ofObjects && value[i] === null) throw new ShapeError('object', null);
-      check(value[i], shape.array, trail);
-      trail.pop();
-    }
-  } else {
-    if (!isObject(value)) throw new ShapeError('object', value);
-    for (const key of Object.keys(value)) {
-      trail.push(key);
-      check(value[key], shape.map, trail);
-      trail.pop();
-    }
-  }
+  if (typeof shape === 'string') checkScalar(value, shape);
+  else if ('fields' in shape) checkFields(value, shape.fields, trail);
+  else if ('array' in shape) checkArray(value, shape, trail);
+  else checkMap(value, shape.map, trail);
 }
 
 /** Throws an InputError naming the JSON path of the first value of the wrong type in the pod at `path`. */

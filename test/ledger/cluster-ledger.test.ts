@@ -1,4 +1,3 @@
-import { resourceName } from '../../src/ledger/numeric-amounts.js';
 import { columnValue } from '../../src/ledger/node-table.js';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -344,7 +343,7 @@ describe('ClusterLedger', () => {
           const { table, slot } = entry;
           const ids = new Set([...table.free.keys(), ...table.allocatable.keys(), ...table.requested.keys()]);
           for (const id of ids) {
-            const k = resourceName(id);
+            const k = table.resources.nameOf(id);
             const allocatable = entry.allocatable.get(k) ?? 0n;
             const requested = entry.requested.get(k) ?? 0n;
             assert.equal(columnValue(table.allocatable, id, slot), Number(allocatable), `allocatable ${k} of ${entry.name}`);

@@ -9,6 +9,7 @@ import { nonZeroOf, podEntryFromObject } from '../../src/ledger/pod-entry.js';
 import { formatAmount, resourceAmount } from '../../src/ledger/resource-amounts.js';
 import { compareResources, gaugeValue, NAMED_RESOURCES, resourceFacts, type ResourceFacts } from '../../src/ledger/resources.js';
 import { isNodeAllocatableResource } from '../../src/ledger/dra/mapped-quantity.js';
+import { ResourceIds } from '../../src/ledger/numeric-amounts.js';
 import { assessFit, fitContext } from '../../src/scheduling/fit.js';
 import { compileWeights } from '../../src/scheduling/score-kernel.js';
 import { ledgerOf, node, pod, schedulingOptions } from '../support/builders.js';
@@ -43,7 +44,7 @@ describe('resource registry', () => {
   });
 
   it('scalar resources (upstream IsScalarResourceName) are left out of a score the pod does not request them in', () => {
-    const weights = compileWeights(new Map([['cpu', 1n], ['example.com/gpu', 1n], ['hugepages-2Mi', 1n], ['attachable-volumes-csi', 1n], ['kubernetes.io/batteries', 1n]]));
+    const weights = compileWeights(new Map([['cpu', 1n], ['example.com/gpu', 1n], ['hugepages-2Mi', 1n], ['attachable-volumes-csi', 1n], ['kubernetes.io/batteries', 1n]]), new ResourceIds());
     assert.deepEqual(weights.map((w) => w.scalar), [false, true, true, true, true]);
   });
 
@@ -86,7 +87,7 @@ describe('resource registry', () => {
     try {
       assert.equal(reasonsFor(EVERYTHING), 'Too many pods, Insufficient example.com/widget, Insufficient cpu, Insufficient memory, Insufficient ephemeral-storage, Insufficient hugepages-2Mi');
       assert.equal(formatAmount('example.com/widget', 2048n), '2Ki');
-      assert.equal(compileWeights(new Map([['example.com/widget', 1n]]))[0]?.scalar, false);
+      assert.equal(compileWeights(new Map([['example.com/widget', 1n]]), new ResourceIds())[0]?.scalar, false);
       const served = await serveSnapshot([node('n', { cpu: '1', 'example.com/widget': '2Ki' })]);
       try {
         const metrics = served.running.metrics;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { NO_DRA, type DraAccounting } from '../../src/ledger/dra-port.js';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
-import { resourceId } from '../../src/ledger/numeric-amounts.js';
+import { CPU_ID } from '../../src/ledger/numeric-amounts.js';
 import { CycleCache } from '../../src/scheduling/cycle-cache.js';
 import { DraUsedRows } from '../../src/scheduling/dra-used-rows.js';
 import { node, pod, upsertNode, upsertPod } from '../support/builders.js';
@@ -26,7 +26,7 @@ function fakeDra(): DraAccounting & { used: Map<string, Map<string, bigint>>; ep
   return fake;
 }
 
-const CPU = resourceId('cpu');
+const CPU = CPU_ID;
 
 describe('DRA use rows by node slot', () => {
   function setup() {

@@ -15,14 +15,14 @@ import type { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
 import type { NodeView } from '../../src/ledger/node-entry.js';
 import type { PodEntry } from '../../src/ledger/pod-entry.js';
 import type { SchedulingOptions } from '../../src/scheduling/options.js';
-import { resourceName } from '../../src/ledger/numeric-amounts.js';
+import { ResourceIds } from '../../src/ledger/numeric-amounts.js';
 import { bareNode, ledgerOf, node, pod, schedulingOptions, wire } from '../support/builders.js';
 import { oracleFit, oracleScore } from '../support/upstream-oracle.js';
 
 /** The 0..100 NodeResourcesFit score of the node for the pod, from the node's rows (no DRA use). */
 function nodeScoreOf(_ledger: ClusterLedger, node: NodeView, pod: PodEntry, options: SchedulingOptions): number {
-  const weights = compileWeights(options.scoring.weights);
-  return scoreSlot(node.table, node.slot, scoreRequests(compileDemand(pod), weights), options.scoring.strategy, weights, undefined);
+  const weights = compileWeights(options.scoring.weights, node.table.resources);
+  return scoreSlot(node.table, node.slot, scoreRequests(compileDemand(pod, node.table.resources), weights), options.scoring.strategy, weights, undefined);
 }
 
 /** The fit rule on the node's rows alone. */
@@ -122,30 +122,31 @@ describe('scoring kernel (NodeResourcesFit LeastAllocated / MostAllocated)', () 
 describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
   it('the cycle cache compiles a pod entry\'s demand once for consecutive calls (filter then prioritize), and anew for any other entry', () => {
     const cache = new CycleCache();
+    const resources = new ResourceIds();
     const entry = incomingPodFromWire(wire(pod('ns', 'p', { cpu: '1', memory: '1Gi' })));
-    const demand = cache.demandOf(entry);
-    assert.equal(cache.demandOf(entry), demand);
+    const demand = cache.demandOf(entry, resources);
+    assert.equal(cache.demandOf(entry, resources), demand);
     const other = incomingPodFromWire(wire(pod('ns', 'p', { cpu: '2', memory: '1Gi' })));
-    const otherDemand = cache.demandOf(other);
+    const otherDemand = cache.demandOf(other, resources);
     assert.notEqual(otherDemand, demand);
     assert.deepEqual(otherDemand.values, [2000, 1024 ** 3]);
-    assert.equal(cache.demandOf(entry).pod, entry, 'the first entry again: its own demand');
-    assert.deepEqual(cache.demandOf(entry).values, [1000, 1024 ** 3]);
+    assert.equal(cache.demandOf(entry, resources).pod, entry, 'the first entry again: its own demand');
+    assert.deepEqual(cache.demandOf(entry, resources).values, [1000, 1024 ** 3]);
     const off = new CycleCache({ enabled: false });
     off.begin(ledgerOf([]));
-    assert.deepEqual(off.demandOf(entry), cache.demandOf(entry));
+    assert.deepEqual(off.demandOf(entry, resources), cache.demandOf(entry, resources));
   });
 
   it('a node without pods in allocatable admits no pod: Too many pods, resolvable (AllowedPodNumber 0)', () => {
     const ledger = ledgerOf([bareNode('n', { cpu: '4' })]);
-    const verdict = fitKernel(ledger.node('n')!, compileDemand(incomingPodFromWire(wire(pod('ns', 'p', { cpu: '1' })))));
+    const verdict = fitKernel(ledger.node('n')!, compileDemand(incomingPodFromWire(wire(pod('ns', 'p', { cpu: '1' }))), ledger.nodeTable().resources));
     assert.deepEqual(verdict.fits ? 'fits' : [verdict.reason, verdict.unresolvable, verdict.code], ['Too many pods', false, 'too_many_pods']);
   });
 
   it('lists several causes in upstream order, unresolvable when any request exceeds the allocatable', () => {
     const ledger = ledgerOf([node('n', { cpu: '1', memory: '1Gi', 'example.com/gpu': '1', pods: '1' })], [pod('ns', 'b', { node: 'n' })]);
     const incoming = incomingPodFromWire(wire(pod('ns', 'p', { cpu: '2', memory: '512Mi', requests: { 'example.com/gpu': '1', 'example.com/fpga': '1' } })));
-    const verdict = fitKernel(ledger.node('n')!, compileDemand(incoming));
+    const verdict = fitKernel(ledger.node('n')!, compileDemand(incoming, ledger.nodeTable().resources));
     assert.ok(!verdict.fits);
     assert.equal(verdict.reason, 'Too many pods, Insufficient cpu, Insufficient example.com/fpga');
     assert.equal(verdict.unresolvable, true);
@@ -155,7 +156,7 @@ describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
     const names = Array.from({ length: 33 }, (_, i) => `example.com/r${String(i).padStart(2, '0')}`);
     const ledger = ledgerOf([node('n', { cpu: '4' })]);
     const incoming = incomingPodFromWire(wire(pod('ns', 'p', { requests: Object.fromEntries(names.map((n) => [n, '1'])) })));
-    const verdict = fitKernel(ledger.node('n')!, compileDemand(incoming));
+    const verdict = fitKernel(ledger.node('n')!, compileDemand(incoming, ledger.nodeTable().resources));
     assert.ok(!verdict.fits);
     assert.deepEqual(verdict.reasons.map((r) => r.resource), names);
     assert.equal(verdict.unresolvable, true);
@@ -165,10 +166,10 @@ describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
     const ledger = ledgerOf([node('n', { cpu: '4', memory: '8Gi' })], [pod('ns', 'small', { node: 'n', cpu: '1' })]);
     ledger.apply({ type: 'upsert', kind: 'Pod', object: pod('ns', 'huge', { node: 'n', cpu: '1e400', memory: '1e400' }) });
     const incoming = incomingPodFromWire(wire(pod('ns', 'p', { cpu: '2', memory: '1Gi' })));
-    assert.equal(fitKernel(ledger.node('n')!, compileDemand(incoming)).fits, false);
+    assert.equal(fitKernel(ledger.node('n')!, compileDemand(incoming, ledger.nodeTable().resources)).fits, false);
     ledger.apply({ type: 'delete', kind: 'Pod', key: 'ns/huge' });
     const entry = ledger.node('n')!;
-    assert.equal(fitKernel(entry, compileDemand(incoming)).fits, true);
+    assert.equal(fitKernel(entry, compileDemand(incoming, ledger.nodeTable().resources)).fits, true);
     assert.deepEqual([entry.table.nonZeroCpu[entry.slot], entry.table.nonZeroMemory[entry.slot]], [1000, 200 * 1024 * 1024]);
     // cpu (4000 − 3000)·100/4000 = 25, memory (8192 − 1224)Mi·100/8192Mi = 85 → 55.
     assert.equal(nodeScoreOf(ledger, entry, incoming, scoring('LeastAllocated', { cpu: 1n, memory: 1n })), 55);
@@ -191,7 +192,7 @@ describe('fit kernel (NodeResourcesFit fitsRequest)', () => {
           );
           const incoming = incomingPodFromWire(wire(pod('ns', 'p', { cpu: want.cpu, memory: want.memory, ...(want.gpu ? { requests: { 'example.com/gpu': want.gpu } } : {}) })));
           const entry = ledger.node('n')!;
-          const verdict = fitKernel(entry, compileDemand(incoming));
+          const verdict = fitKernel(entry, compileDemand(incoming, ledger.nodeTable().resources));
           const expected = oracleFit(entry, incoming);
           assert.equal(verdict.fits, expected.fits);
           if (!verdict.fits) assert.deepEqual([verdict.reason, verdict.unresolvable], [expected.reasons.join(', '), expected.unresolvable]);
@@ -206,8 +207,9 @@ describe('pod-level resources and DRA claim amounts (KEP-5517: the pod-level req
   it('adds a claim footprint for resources the pod does not set at pod level, never on top of a pod-level request', () => {
     const object = pod('ns', 'p', { cpu: '500m', memory: '1Gi' });
     object.spec!.resources = { requests: { cpu: '2' } };
-    const demand = withFootprint(compileDemand(incomingPodFromWire(wire(object))), new Map([['cpu', 1500n], ['memory', 1024n ** 3n]]), false);
-    const byName = Object.fromEntries(demand.ids.map((id, i) => [resourceName(id), demand.values[i]]));
+    const resources = new ResourceIds();
+    const demand = withFootprint(compileDemand(incomingPodFromWire(wire(object)), resources), new Map([['cpu', 1500n], ['memory', 1024n ** 3n]]), false);
+    const byName = Object.fromEntries(demand.ids.map((id, i) => [resources.nameOf(id), demand.values[i]]));
     assert.deepEqual(byName, { cpu: 2000, memory: 2 * 1024 ** 3 });
   });
 });

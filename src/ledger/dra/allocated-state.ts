@@ -8,6 +8,13 @@ import type { ResourceClaimObject } from '../objects.js';
 import { deviceKeyOf } from './device-index.js';
 import { nanosOf, type ConsumedNanos } from './consumed-capacity.js';
 
+/** Adds one shared result's consumed capacity to what the claim consumes on the device. */
+function addConsumed(sharedByDevice: Map<string, ConsumedNanos>, device: string, consumedCapacity: Readonly<Record<string, string>> | undefined): void {
+  const consumed = sharedByDevice.get(device) ?? new Map<string, bigint>();
+  for (const [name, text] of Object.entries(consumedCapacity ?? {})) consumed.set(name, (consumed.get(name) ?? 0n) + safeNanos(text));
+  sharedByDevice.set(device, consumed);
+}
+
 export class AllocatedState {
   private readonly exclusive = new Map<string, Set<string>>();
   /** Device → claim key → what its shared results consume there. */
@@ -18,23 +25,20 @@ export class AllocatedState {
     for (const r of claim.status?.allocation?.devices?.results ?? []) {
       if (r.adminAccess === true) continue;
       const device = deviceKeyOf(r.driver, r.pool, r.device);
-      if (r.shareID === undefined || r.shareID === '') {
-        this.link(this.exclusive, device, claimKey, sign);
-        continue;
-      }
-      const consumed = sharedByDevice.get(device) ?? new Map<string, bigint>();
-      for (const [name, text] of Object.entries(r.consumedCapacity ?? {})) consumed.set(name, (consumed.get(name) ?? 0n) + safeNanos(text));
-      sharedByDevice.set(device, consumed);
+      if (r.shareID === undefined || r.shareID === '') this.link(this.exclusive, device, claimKey, sign);
+      else addConsumed(sharedByDevice, device, r.consumedCapacity);
     }
-    for (const [device, consumed] of sharedByDevice) {
-      let holders = this.shared.get(device);
-      if (sign > 0) {
-        if (!holders) this.shared.set(device, (holders = new Map()));
-        holders.set(claimKey, consumed);
-      } else if (holders) {
-        holders.delete(claimKey);
-        if (holders.size === 0) this.shared.delete(device);
-      }
+    for (const [device, consumed] of sharedByDevice) this.trackShared(device, claimKey, consumed, sign);
+  }
+
+  private trackShared(device: string, claimKey: string, consumed: ConsumedNanos, sign: 1 | -1): void {
+    let holders = this.shared.get(device);
+    if (sign > 0) {
+      if (!holders) this.shared.set(device, (holders = new Map()));
+      holders.set(claimKey, consumed);
+    } else if (holders) {
+      holders.delete(claimKey);
+      if (holders.size === 0) this.shared.delete(device);
     }
   }
 

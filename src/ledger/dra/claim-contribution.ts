@@ -52,26 +52,9 @@ export function decideContribution(input: ContributionInput): Contribution {
   const memory = input.memory?.allocation === input.allocation ? input.memory : undefined;
   const sliceTotal = totalOf(placement.entries);
   const whyNot = whyNotRecomputable(placement, sliceTotal, memory);
-  const fresh: ContributionMemory | undefined = whyNot
-    ? undefined
-    : memory && sameAmounts(memory.total, sliceTotal)
-      ? { allocation: memory.allocation, entries: placement.entries, total: sliceTotal, mappingVersion: mappingVersionOf(placement.entries), observedAt: memory.observedAt }
-      : { allocation: input.allocation, entries: placement.entries, total: sliceTotal, mappingVersion: mappingVersionOf(placement.entries), observedAt: now };
+  const fresh = whyNot ? undefined : freshMemory(input, memory, sliceTotal);
   const keep = fresh ?? (memory ? carriedMemory(memory, whyNot!, now) : undefined);
-
-  if (status) {
-    // Compared with what the current slices price whenever they list every allocated device: a function of the objects
-    // alone (never of the memory), so a restarted ledger reports the same divergence.
-    const priced = placement.missingDevices.length === 0;
-    const agrees = priced && sameAmounts(sliceTotal, status);
-    const contribution: Contribution = {
-      entries: agrees ? placement.entries : [statusEntry(placement, status, priced ? placement.entries : undefined)],
-      source: agrees ? 'slices' : 'status',
-    };
-    if (priced && !agrees) contribution.divergence = { slices: sliceTotal, status };
-    if (keep) contribution.memory = keep;
-    return contribution;
-  }
+  if (status) return statusContribution(placement, status, sliceTotal, keep);
   if (fresh) return { entries: fresh.entries, source: 'slices', memory: fresh };
   if (keep) {
     return {
@@ -82,6 +65,31 @@ export function decideContribution(input: ContributionInput): Contribution {
     };
   }
   return { entries: placement.entries, source: 'slices' };
+}
+
+/** What to remember of a recomputable claim: the current slices' prices, observed when they last changed. */
+function freshMemory(input: ContributionInput, memory: ContributionMemory | undefined, sliceTotal: ResourceAmounts): ContributionMemory {
+  const { placement } = input;
+  const mappingVersion = mappingVersionOf(placement.entries);
+  return memory && sameAmounts(memory.total, sliceTotal)
+    ? { allocation: memory.allocation, entries: placement.entries, total: sliceTotal, mappingVersion, observedAt: memory.observedAt }
+    : { allocation: input.allocation, entries: placement.entries, total: sliceTotal, mappingVersion, observedAt: input.now };
+}
+
+/**
+ * A claim the pod's status prices: compared with what the current slices price whenever they list every allocated
+ * device (a function of the objects alone, never of the memory, so a restarted ledger reports the same divergence).
+ */
+function statusContribution(placement: ClaimPlacement, status: ResourceAmounts, sliceTotal: ResourceAmounts, keep: ContributionMemory | undefined): Contribution {
+  const priced = placement.missingDevices.length === 0;
+  const agrees = priced && sameAmounts(sliceTotal, status);
+  const contribution: Contribution = {
+    entries: agrees ? placement.entries : [statusEntry(placement, status, priced ? placement.entries : undefined)],
+    source: agrees ? 'slices' : 'status',
+  };
+  if (priced && !agrees) contribution.divergence = { slices: sliceTotal, status };
+  if (keep) contribution.memory = keep;
+  return contribution;
 }
 
 function whyNotRecomputable(placement: ClaimPlacement, sliceTotal: ResourceAmounts, memory: ContributionMemory | undefined): string | undefined {

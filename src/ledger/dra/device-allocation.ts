@@ -153,30 +153,43 @@ class Search {
 
   private validateRequest(claimKey: string, request: ClaimRequest, alternative: RequestAlternative): RequestData {
     const selection = this.ctx.classOf(alternative.deviceClassName);
-    const where = `claim ${claimKey} request ${request.firstAvailable ? `${request.name}/${alternative.name}` : request.name}`;
-    if (!selection.known) throw new Stop({ kind: 'inexact', reason: `${where}: device class ${alternative.deviceClassName ?? '(none)'} is unknown to kube-ledger` });
+    const resultName = request.firstAvailable ? `${request.name}/${alternative.name}` : request.name;
+    const where = `claim ${claimKey} request ${resultName}`;
     const own = alternative.selectors ?? [];
+    this.checkExact(where, selection, own, alternative.deviceClassName);
+    const data: RequestData = {
+      alternative,
+      selection,
+      expressions: [...selection.expressions, ...own.flatMap((s) => (s.cel ? [s.cel.expression] : []))],
+      resultName,
+      base: request.name,
+      sub: request.firstAvailable ? alternative.name : undefined,
+      numDevices: Math.max(0, alternative.count ?? 1),
+    };
+    this.applyAllocationMode(where, data);
+    return data;
+  }
+
+  /** Stops as inexact where the allocator's choice cannot be reproduced: an unknown class, a non-CEL selector, devices not node-local. */
+  private checkExact(where: string, selection: ClassSelection, own: NonNullable<RequestAlternative['selectors']>, className: string | undefined): void {
+    if (!selection.known) throw new Stop({ kind: 'inexact', reason: `${where}: device class ${className ?? '(none)'} is unknown to kube-ledger` });
     if (own.some((s) => !s.cel)) throw new Stop({ kind: 'inexact', reason: `${where}: a selector is not a CEL expression` });
     const reach = this.ctx.reach(selection);
     if (reach !== 'node-local') {
       const why = reach === 'unknown' ? `no ResourceSlice of driver ${selection.driver ?? '(any)'} is visible` : 'its devices may come from slices not bound to one node';
       throw new Stop({ kind: 'inexact', reason: `${where}: ${why}` });
     }
-    const data: RequestData = {
-      alternative,
-      selection,
-      expressions: [...selection.expressions, ...own.flatMap((s) => (s.cel ? [s.cel.expression] : []))],
-      resultName: request.firstAvailable ? `${request.name}/${alternative.name}` : request.name,
-      base: request.name,
-      sub: request.firstAvailable ? alternative.name : undefined,
-      numDevices: Math.max(0, alternative.count ?? 1),
-    };
-    if ((alternative.allocationMode ?? 'ExactCount') === 'All') data.allDevices = this.allDevicesFor(where, data);
-    else if (alternative.allocationMode !== undefined && alternative.allocationMode !== 'ExactCount') {
-      throw new Stop({ kind: 'failed', reason: `${where}: unsupported allocation mode ${alternative.allocationMode}` });
+  }
+
+  /** `All` takes every matching device (their number is the request's); anything but ExactCount and All fails. */
+  private applyAllocationMode(where: string, data: RequestData): void {
+    const mode = data.alternative.allocationMode ?? 'ExactCount';
+    if (mode === 'All') {
+      data.allDevices = this.allDevicesFor(where, data);
+      data.numDevices = data.allDevices.length;
+    } else if (mode !== 'ExactCount') {
+      throw new Stop({ kind: 'failed', reason: `${where}: unsupported allocation mode ${mode}` });
     }
-    if (data.allDevices) data.numDevices = data.allDevices.length;
-    return data;
   }
 
   private allDevicesFor(where: string, data: RequestData): DeviceRecord[] {
@@ -199,11 +212,20 @@ class Search {
     }
     const request = requests[at.request]!;
     if (!allocatingSub && request.firstAvailable) return this.trySubRequests(at, request);
+    return this.allocateForRequest(at, allocatingSub, start);
+  }
+
+  private allocateForRequest(at: Position, allocatingSub: boolean, start: number): Step {
     const data = this.data.get(keyOf(at.claim, at.request, at.sub))!;
     if (data.allDevices && data.allDevices.length === 0) return 'no';
     if (at.device >= data.numDevices) return this.allocateOne({ claim: at.claim, request: at.request + 1, sub: 0, device: 0 }, false, 0);
     if (this.results[at.claim]!.length + data.numDevices - at.device > ALLOCATION_RESULTS_MAX_SIZE) return 'maxSize';
     if (data.allDevices) return this.allocateAll(at, data, allocatingSub);
+    return this.tryDevices(at, data, allocatingSub, start);
+  }
+
+  /** The next device of an ExactCount request: each candidate from `start` on, backtracking when the rest cannot follow. */
+  private tryDevices(at: Position, data: RequestData, allocatingSub: boolean, start: number): Step {
     for (let i = start; i < this.devices.length; i++) {
       const device = this.devices[i]!;
       if (data.alternative.adminAccess ? this.allocatingFor(device, at.claim) : this.inUse(device)) continue;
@@ -242,31 +264,12 @@ class Search {
    * rest of this search, and a shared device's counters are not handed back on backtracking.
    */
   private allocateDevice(at: Position, data: RequestData, device: DeviceRecord, must: boolean): (() => void) | undefined {
-    const admin = data.alternative.adminAccess === true;
-    if (!device.shared && admin && this.allocatingFor(device, at.claim)) return undefined;
-    if (!admin && this.inUse(device)) return undefined;
-    const capacityInUse = this.ctx.allocated.consumedOn(device.key) !== undefined || this.allocatingCapacity.has(device.key);
-    if (!(device.shared && capacityInUse) && device.counters.length > 0 && !this.takeCounters(device)) return undefined;
-    if (taintPreventsAllocation(device.taints, data.alternative.tolerations ?? [])) return undefined;
-    const applied: ConstraintState[] = [];
-    for (const constraint of this.constraints[at.claim]!) {
-      if (!constraint.applies(data.base, data.sub)) continue;
-      if (constraint.add(device)) {
-        applied.push(constraint);
-        continue;
-      }
-      if (must) throw new Stop({ kind: 'failed', reason: `claim ${this.claims[at.claim]!.key}: cannot add device ${device.key} because a claim constraint would not be satisfied` });
-      for (const c of applied) c.remove(device);
-      return undefined;
-    }
+    if (!this.mayAllocate(at.claim, data, device)) return undefined;
+    const applied = this.applyConstraints(at.claim, data, device, must);
+    if (!applied) return undefined;
     if (!device.shared) this.link(device, at.claim);
     const result: AllocatedDevice = { request: data.resultName, device };
-    let consumed: ConsumedNanos | undefined;
-    if (device.shared) {
-      consumed = this.capacityFor(data, device)!;
-      result.consumedCapacity = Object.fromEntries([...consumed].map(([name, n]) => [name, nanosText(n)]));
-      this.addCapacity(device, consumed, 1n);
-    }
+    const consumed = device.shared ? this.consumeShared(data, device, result) : undefined;
     const results = this.results[at.claim]!;
     results.push(result);
     return () => {
@@ -276,6 +279,40 @@ class Search {
       else if (device.counters.length > 0) this.returnCounters(device);
       results.pop();
     };
+  }
+
+  /** Whether the device may be taken: not in use (or for admin access, not already allocating), its counters taken, its taints tolerated. */
+  private mayAllocate(claim: number, data: RequestData, device: DeviceRecord): boolean {
+    const admin = data.alternative.adminAccess === true;
+    if (!device.shared && admin && this.allocatingFor(device, claim)) return false;
+    if (!admin && this.inUse(device)) return false;
+    const capacityInUse = this.ctx.allocated.consumedOn(device.key) !== undefined || this.allocatingCapacity.has(device.key);
+    if (!(device.shared && capacityInUse) && device.counters.length > 0 && !this.takeCounters(device)) return false;
+    return !taintPreventsAllocation(device.taints, data.alternative.tolerations ?? []);
+  }
+
+  /** Adds the device to the claim's constraints that apply; undefined (the added ones undone) when one refuses it. */
+  private applyConstraints(claim: number, data: RequestData, device: DeviceRecord, must: boolean): ConstraintState[] | undefined {
+    const applied: ConstraintState[] = [];
+    for (const constraint of this.constraints[claim]!) {
+      if (!constraint.applies(data.base, data.sub)) continue;
+      if (constraint.add(device)) {
+        applied.push(constraint);
+        continue;
+      }
+      if (must) throw new Stop({ kind: 'failed', reason: `claim ${this.claims[claim]!.key}: cannot add device ${device.key} because a claim constraint would not be satisfied` });
+      for (const c of applied) c.remove(device);
+      return undefined;
+    }
+    return applied;
+  }
+
+  /** A shared device: the capacity the request consumes there, recorded in the result and added to what is allocating. */
+  private consumeShared(data: RequestData, device: DeviceRecord, result: AllocatedDevice): ConsumedNanos {
+    const consumed = this.capacityFor(data, device)!;
+    result.consumedCapacity = Object.fromEntries([...consumed].map(([name, n]) => [name, nanosText(n)]));
+    this.addCapacity(device, consumed, 1n);
+    return consumed;
   }
 
   private isSelectable(data: RequestData, device: DeviceRecord): boolean {

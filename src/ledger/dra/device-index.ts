@@ -272,20 +272,23 @@ function buildPool(key: string, slices: ResourceSliceObject[], numaAttributes: r
     const gens = [...new Set(stale.map((s) => s.spec.pool.generation ?? 0))].sort((a, b) => a - b);
     pool.problems.push(`pool ${key} mixes generations: stale slices of generation ${gens.join(', ')} ignored (newest ${generation})`);
   }
-  for (const slice of newest) {
-    for (const device of slice.spec.devices ?? []) {
-      const record = normaliseDevice(slice, device, numaAttributes);
-      if (pool.devices.has(device.name)) pool.invalid ??= `duplicate device name ${device.name}`;
-      else pool.devices.set(device.name, record);
-      pool.ordered.push(record);
-      for (const use of record.counters) {
-        const set = pool.counterSets.get(use.counterSet);
-        const unknown = set === undefined ? use.counterSet : [...use.counters.keys()].find((c) => !set.has(c));
-        if (unknown !== undefined) pool.invalid ??= set === undefined ? `counter set ${unknown} not found` : `counter ${unknown} not found in counter set ${use.counterSet}`;
-      }
+  for (const slice of newest) addSliceDevices(pool, slice, numaAttributes);
+  return pool;
+}
+
+/** A slice's devices into its pool; a duplicate name or a counter no counter set defines makes the pool invalid. */
+function addSliceDevices(pool: PoolState, slice: ResourceSliceObject, numaAttributes: readonly string[]): void {
+  for (const device of slice.spec.devices ?? []) {
+    const record = normaliseDevice(slice, device, numaAttributes);
+    if (pool.devices.has(device.name)) pool.invalid ??= `duplicate device name ${device.name}`;
+    else pool.devices.set(device.name, record);
+    pool.ordered.push(record);
+    for (const use of record.counters) {
+      const set = pool.counterSets.get(use.counterSet);
+      const unknown = set === undefined ? use.counterSet : [...use.counters.keys()].find((c) => !set.has(c));
+      if (unknown !== undefined) pool.invalid ??= set === undefined ? `counter set ${unknown} not found` : `counter ${unknown} not found in counter set ${use.counterSet}`;
     }
   }
-  return pool;
 }
 
 function counterSetsOf(slices: readonly ResourceSliceObject[]): Map<string, Map<string, bigint>> {

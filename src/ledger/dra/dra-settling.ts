@@ -73,7 +73,10 @@ export class DraSettling {
     while (left > 0 && this.pending()) {
       const progress = (this.progress ??= this.begin('claims'));
       const { keys } = progress;
-      for (; left > 0 && progress.at < keys.length; left--) this.settleOne(progress.phase, keys[progress.at++]!);
+      for (; left > 0 && progress.at < keys.length; left--) {
+        const key = keys[progress.at++];
+        if (key !== undefined) this.settleOne(progress.phase, key);
+      }
       if (progress.at < keys.length) return false;
       this.progress = progress.phase === 'claims' ? this.begin('resolve') : progress.phase === 'resolve' ? this.begin('nodes') : undefined;
     }

@@ -10,7 +10,6 @@ import {
   toUnitsCeil,
   type Quantity,
 } from '../quantity.js';
-import { ClearingMemo } from '../clearing-memo.js';
 
 /** KEP-5517 allows only these node resources as mapping targets (no extended resources); hugepages-<size> needs a valid size. */
 export function isNodeAllocatableResource(name: string): boolean {
@@ -23,11 +22,9 @@ export function isNodeAllocatableResource(name: string): boolean {
   }
 }
 
-const parsed = new ClearingMemo<string, Quantity>(4096);
-
-/** parseQuantity with a small memo: slices repeat the same few strings on every device. Throws QuantityError. */
+/** A mapping's or capacity's quantity text, parsed on each use (a few hundred ns). Throws QuantityError. */
 export function quantityOf(text: string): Quantity {
-  return parsed.get(text) ?? parsed.remember(text, parseQuantity(text));
+  return parseQuantity(text);
 }
 
 export function toLedgerUnits(resource: string, q: Quantity): bigint {

@@ -67,6 +67,55 @@ export interface NodeAggregate {
 }
 
 export function aggregateNode(node: string, pools: PoolState[], placed: PlacedClaim[], statusOnly: StatusOnlyUse[] = []): NodeAggregate {
+  const { mappedDevices, devicesByDriver } = nodeDevices(node, pools);
+  const tally: Tally = {
+    reasons: new Set(),
+    categories: new Set(),
+    entries: [],
+    used: new Map(),
+    zones: zoneCapacities(mappedDevices),
+    carriedClaims: 0,
+    unpriced: [],
+  };
+  addPoolProblems(tally, pools);
+  for (const claim of placed) addPlacedClaim(tally, claim);
+  for (const use of statusOnly) {
+    tally.entries.push(statusOnlyEntry(node, use));
+    addCounted(tally.used, use.amounts, [...use.podLevel]);
+  }
+  const { entries } = tally;
+  entries.sort(compareEntries);
+  return {
+    node,
+    used: tally.used,
+    entries,
+    zones: tally.zones,
+    reasons: [...tally.reasons].sort(),
+    hasMappings: mappedDevices.length > 0 || entries.length > 0,
+    mappedDevices,
+    unsupported: [...new Set(mappedDevices.flatMap((d) => (d.unsupported ? [d.unsupported] : [])))].sort(),
+    pools,
+    devicesByDriver,
+    carriedClaims: tally.carriedClaims,
+    categories: sortCategories(tally.categories),
+    unpriced: tally.unpriced,
+    statusOnly,
+  };
+}
+
+/** What the node's pools and claims add up to while the aggregate is built. */
+interface Tally {
+  reasons: Set<string>;
+  categories: Set<UnsafeCategory>;
+  entries: ClaimContribution[];
+  used: ResourceAmounts;
+  zones: Map<string, NumaZoneState>;
+  carriedClaims: number;
+  unpriced: UnpricedClaim[];
+}
+
+/** The node's own devices in the pools, by driver, and those with mappings or an unsupported mapping shape (sorted). */
+function nodeDevices(node: string, pools: PoolState[]): { mappedDevices: DeviceRecord[]; devicesByDriver: Map<string, DeviceRecord[]> } {
   const mappedDevices: DeviceRecord[] = [];
   const devicesByDriver = new Map<string, DeviceRecord[]>();
   for (const pool of pools) {
@@ -79,65 +128,53 @@ export function aggregateNode(node: string, pools: PoolState[], placed: PlacedCl
     }
   }
   mappedDevices.sort((a, b) => compareText(a.key, b.key));
-  const reasons = new Set<string>();
-  const categories = new Set<UnsafeCategory>();
+  return { mappedDevices, devicesByDriver };
+}
+
+function addPoolProblems(tally: Tally, pools: PoolState[]): void {
   for (const pool of pools) {
-    for (const problem of pool.problems) reasons.add(problem);
-    if (pool.presentSlices < pool.expectedSlices) categories.add('incomplete_pool');
-    if (pool.staleSliceNames.length > 0) categories.add('mixed_generations');
+    for (const problem of pool.problems) tally.reasons.add(problem);
+    if (pool.presentSlices < pool.expectedSlices) tally.categories.add('incomplete_pool');
+    if (pool.staleSliceNames.length > 0) tally.categories.add('mixed_generations');
   }
-  const entries: ClaimContribution[] = [];
-  const used: ResourceAmounts = new Map();
-  const zones = zoneCapacities(mappedDevices);
-  let carriedClaims = 0;
-  const unpriced: UnpricedClaim[] = [];
-  for (const { placement, accepted, observedAt, contribution, coveredByPodLevel, holders } of placed) {
-    for (const missing of placement.missingDevices) {
-      reasons.add(`claim ${placement.key} is allocated device ${missing}, which no current ResourceSlice lists`);
-      categories.add('missing_device');
-    }
-    if (!accepted) continue;
-    for (const note of placement.unsupportedDevices) {
-      reasons.add(`claim ${placement.key} uses a device kube-ledger cannot count: ${note}`);
-      categories.add('unsupported_shape');
-    }
-    const carried = contribution?.carried;
-    if (placement.missingDevices.length > 0 && !carried && contribution?.source !== 'status') {
-      unpriced.push({ claimKey: placement.key, devices: placement.missingDevices, drivers: [...new Set(placement.missingDevices.map(driverOf))].sort(), holders });
-    }
-    if (carried) {
-      carriedClaims++;
-      if (placement.missingDevices.length === 0) categories.add('mapping_changed');
-      reasons.add(`claim ${placement.key}: contribution carried over since ${carried.since} (${carried.reason})`);
-    }
-    for (const entry of contribution?.entries ?? placement.entries) {
-      entries.push(contributionOf(entry, carried?.observedAt ?? observedAt, contribution, coveredByPodLevel));
-      addCounted(used, entry.amounts, coveredByPodLevel);
-      if (entry.zone !== undefined) addZoneUse(zones, entry);
-    }
+}
+
+/** One placed claim: its missing and unsupported devices, whether it can be priced, and (when accepted) what it counts. */
+function addPlacedClaim(tally: Tally, claim: PlacedClaim): void {
+  const { placement, contribution, coveredByPodLevel } = claim;
+  addMissingDevices(tally, placement);
+  if (!claim.accepted) return;
+  addUnsupportedDevices(tally, placement);
+  const carried = contribution?.carried;
+  if (placement.missingDevices.length > 0 && !carried && contribution?.source !== 'status') {
+    tally.unpriced.push({ claimKey: placement.key, devices: placement.missingDevices, drivers: [...new Set(placement.missingDevices.map(driverOf))].sort(), holders: claim.holders });
   }
-  for (const use of statusOnly) {
-    const entry = statusOnlyEntry(node, use);
-    entries.push(entry);
-    addCounted(used, use.amounts, [...use.podLevel]);
+  if (carried) addCarried(tally, placement, carried);
+  for (const entry of contribution?.entries ?? placement.entries) {
+    tally.entries.push(contributionOf(entry, carried?.observedAt ?? claim.observedAt, contribution, coveredByPodLevel));
+    addCounted(tally.used, entry.amounts, coveredByPodLevel);
+    if (entry.zone !== undefined) addZoneUse(tally.zones, entry);
   }
-  entries.sort(compareEntries);
-  return {
-    node,
-    used,
-    entries,
-    zones,
-    reasons: [...reasons].sort(),
-    hasMappings: mappedDevices.length > 0 || entries.length > 0,
-    mappedDevices,
-    unsupported: [...new Set(mappedDevices.flatMap((d) => (d.unsupported ? [d.unsupported] : [])))].sort(),
-    pools,
-    devicesByDriver,
-    carriedClaims,
-    categories: sortCategories(categories),
-    unpriced,
-    statusOnly,
-  };
+}
+
+function addMissingDevices(tally: Tally, placement: ClaimPlacement): void {
+  for (const missing of placement.missingDevices) {
+    tally.reasons.add(`claim ${placement.key} is allocated device ${missing}, which no current ResourceSlice lists`);
+    tally.categories.add('missing_device');
+  }
+}
+
+function addUnsupportedDevices(tally: Tally, placement: ClaimPlacement): void {
+  for (const note of placement.unsupportedDevices) {
+    tally.reasons.add(`claim ${placement.key} uses a device kube-ledger cannot count: ${note}`);
+    tally.categories.add('unsupported_shape');
+  }
+}
+
+function addCarried(tally: Tally, placement: ClaimPlacement, carried: NonNullable<Contribution['carried']>): void {
+  tally.carriedClaims++;
+  if (placement.missingDevices.length === 0) tally.categories.add('mapping_changed');
+  tally.reasons.add(`claim ${placement.key}: contribution carried over since ${carried.since} (${carried.reason})`);
 }
 
 /** `driver/pool/device` → driver (a driver name never contains a slash). */

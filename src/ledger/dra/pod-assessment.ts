@@ -75,25 +75,30 @@ export function assessPodOnNode(pod: PodObject, ctx: AssessContext): DraPodAsses
     adds: false,
   };
   const pending: PendingClaim[] = [];
-  for (const ref of podClaimRefs(pod)) {
-    const claim = ref.claimKey === undefined ? undefined : ctx.claim(ref.claimKey);
-    if (!claim || !ctx.record(ref.claimKey!)?.accepted) work.adds = true;
-    if (!claim) noteUnknownClaim(work, ref);
-    else if (claim.status?.allocation) addAllocated(work, pod, ref.claimKey!, ctx);
-    else pending.push({ key: ref.claimKey!, claim });
-  }
-  if (ctx.delegated && ctx.delegated.size > 0) {
-    work.result.delegatedExtended = [...ctx.delegated.keys()].sort();
-    if (!pod.status?.extendedResourceClaimStatus?.resourceClaimName) {
-      work.adds = true;
-      pending.push(extendedResourceClaim(pod, ctx.delegated));
-      for (const [resource, d] of ctx.delegated) work.result.notes.push(`extended resource ${resource} is served by DRA here (DeviceClass ${d.className}, ${d.count} device(s))`);
-    }
-  }
+  for (const ref of podClaimRefs(pod)) addClaimRef(work, pod, ref, ctx, pending);
+  if (ctx.delegated && ctx.delegated.size > 0) addDelegated(work, pod, ctx.delegated, pending);
   if (pending.length > 0 && work.result.refusal === undefined) addPending(work, pending, ctx);
   if (work.result.refusal === undefined) checkPodLevelBudget(work, pod);
   finishUnsafe(work, ctx);
   return work.result;
+}
+
+/** One claim of the pod: unknown, allocated (priced from its record) or pending (priced by the allocator's prediction). */
+function addClaimRef(work: Working, pod: PodObject, ref: PodClaimRef, ctx: AssessContext, pending: PendingClaim[]): void {
+  const claim = ref.claimKey === undefined ? undefined : ctx.claim(ref.claimKey);
+  if (!claim || !ctx.record(ref.claimKey!)?.accepted) work.adds = true;
+  if (!claim) noteUnknownClaim(work, ref);
+  else if (claim.status?.allocation) addAllocated(work, pod, ref.claimKey!, ctx);
+  else pending.push({ key: ref.claimKey!, claim });
+}
+
+/** Extended resources DRA serves on this node: the claim the scheduler would make for them, until the pod names one. */
+function addDelegated(work: Working, pod: PodObject, delegated: NonNullable<AssessContext['delegated']>, pending: PendingClaim[]): void {
+  work.result.delegatedExtended = [...delegated.keys()].sort();
+  if (pod.status?.extendedResourceClaimStatus?.resourceClaimName) return;
+  work.adds = true;
+  pending.push(extendedResourceClaim(pod, delegated));
+  for (const [resource, d] of delegated) work.result.notes.push(`extended resource ${resource} is served by DRA here (DeviceClass ${d.className}, ${d.count} device(s))`);
 }
 
 function noteUnknownClaim(work: Working, ref: PodClaimRef): void {

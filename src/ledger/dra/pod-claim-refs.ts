@@ -3,7 +3,7 @@
  * `status.resourceClaimStatuses`) plus, with DRAExtendedResource (beta 1.36), the claim the scheduler created for
  * extended resources served by DRA (`status.extendedResourceClaimStatus.resourceClaimName`).
  */
-import type { PodObject } from '../objects.js';
+import type { PodObject, PodResourceClaim } from '../objects.js';
 
 export interface PodClaimRef {
   podClaimName: string;
@@ -13,6 +13,8 @@ export interface PodClaimRef {
   implicit?: boolean;
 }
 
+type ClaimStatus = NonNullable<NonNullable<PodObject['status']>['resourceClaimStatuses']>[number];
+
 /** The claims a pod uses, deduplicated by claim; generated names come from status.resourceClaimStatuses. */
 export function podClaimRefs(pod: PodObject): PodClaimRef[] {
   const namespace = pod.metadata.namespace ?? '';
@@ -20,19 +22,34 @@ export function podClaimRefs(pod: PodObject): PodClaimRef[] {
   const refs: PodClaimRef[] = [];
   const seen = new Set<string>();
   for (const rc of pod.spec?.resourceClaims ?? []) {
-    const status = statuses.get(rc.name);
-    if (rc.resourceClaimName === undefined && status && status.resourceClaimName === undefined) continue; // none needed
-    const name = rc.resourceClaimName ?? status?.resourceClaimName;
+    const name = claimNameOf(rc, statuses.get(rc.name));
+    if (name === NO_CLAIM_NEEDED) continue;
     const claimKey = name === undefined ? undefined : `${namespace}/${name}`;
     if (claimKey !== undefined && seen.has(claimKey)) continue;
     if (claimKey !== undefined) seen.add(claimKey);
     refs.push({ podClaimName: rc.name, claimKey, template: rc.resourceClaimTemplateName });
   }
-  const implicit = pod.status?.extendedResourceClaimStatus?.resourceClaimName;
-  if (implicit && !seen.has(`${namespace}/${implicit}`)) {
-    refs.push({ podClaimName: `(extended resources) ${implicit}`, claimKey: `${namespace}/${implicit}`, implicit: true });
-  }
+  const implicit = implicitClaimRef(pod, namespace);
+  if (implicit && !seen.has(implicit.claimKey)) refs.push(implicit);
   return refs;
+}
+
+const NO_CLAIM_NEEDED = null;
+
+/**
+ * The name of the claim a `spec.resourceClaims` entry stands for: its own, or the generated one in its status;
+ * undefined while not generated yet, NO_CLAIM_NEEDED when the status says none is needed.
+ */
+function claimNameOf(rc: PodResourceClaim, status: ClaimStatus | undefined): string | undefined | typeof NO_CLAIM_NEEDED {
+  if (rc.resourceClaimName === undefined && status && status.resourceClaimName === undefined) return NO_CLAIM_NEEDED;
+  return rc.resourceClaimName ?? status?.resourceClaimName;
+}
+
+/** The claim the scheduler made for the pod's DRA-backed extended resources, if it names one. */
+function implicitClaimRef(pod: PodObject, namespace: string): (PodClaimRef & { claimKey: string }) | undefined {
+  const implicit = pod.status?.extendedResourceClaimStatus?.resourceClaimName;
+  if (!implicit) return undefined;
+  return { podClaimName: `(extended resources) ${implicit}`, claimKey: `${namespace}/${implicit}`, implicit: true };
 }
 
 /**

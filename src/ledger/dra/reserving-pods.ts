@@ -23,6 +23,27 @@ export interface PodInfo {
 
 const NO_CLAIM_STATUSES: ReadonlyMap<string, PodClaimStatus> = new Map();
 
+function podInfoOf(pod: PodObject): PodInfo {
+  const parsed = podClaimStatuses(pod);
+  // Most pods report no claim status: they share one empty map instead of holding one each (150k maps at 5000 nodes).
+  const claimStatuses = parsed.size === 0 ? NO_CLAIM_STATUSES : parsed;
+  return {
+    key: objectKey(pod.metadata),
+    uid: pod.metadata.uid ?? '',
+    node: pod.spec?.nodeName || undefined,
+    phase: pod.status?.phase,
+    claimStatuses,
+    statusSignature: claimStatusSignature(claimStatuses),
+    podLevel: podLevelRequestedResources(pod),
+  };
+}
+
+/** Nothing the ledger reads of the pod changed. */
+function sameInfo(old: PodInfo, info: PodInfo): boolean {
+  return old.uid === info.uid && old.node === info.node && old.phase === info.phase && old.statusSignature === info.statusSignature
+    && sameNames(old.podLevel, info.podLevel);
+}
+
 export class ReservingPods {
   private readonly byKey = new Map<string, PodInfo>();
   private readonly byUid = new Map<string, PodInfo>();
@@ -50,20 +71,9 @@ export class ReservingPods {
       const old = this.byKey.get(objectKey(pod.metadata));
       return old === undefined ? [] : this.forget(old);
     }
-    const parsed = podClaimStatuses(pod);
-    // Most pods report no claim status: they share one empty map instead of holding one each (150k maps at 5000 nodes).
-    const claimStatuses = parsed.size === 0 ? NO_CLAIM_STATUSES : parsed;
-    const info: PodInfo = {
-      key: objectKey(pod.metadata),
-      uid: pod.metadata.uid ?? '',
-      node: pod.spec?.nodeName || undefined,
-      phase: pod.status?.phase,
-      claimStatuses,
-      statusSignature: claimStatusSignature(claimStatuses),
-      podLevel: podLevelRequestedResources(pod),
-    };
+    const info = podInfoOf(pod);
     const old = this.byKey.get(info.key);
-    if (old && old.uid === info.uid && old.node === info.node && old.phase === info.phase && old.statusSignature === info.statusSignature && sameNames(old.podLevel, info.podLevel)) return [];
+    if (old && sameInfo(old, info)) return [];
     // Only a pod recreated under the same name with a new UID lets its old entries go. The same pod changed (a
     // binding, a phase) is overwritten where it is: deleting and adding it again appended to two 150k-entry hash
     // tables per event and left a hole in each for a later rehash.

@@ -29,7 +29,7 @@ function promotedOver(calls: number): number {
   const before = oldSpaceUsed();
   for (let i = 0; i < calls; i++) {
     cache.begin(ledger);
-    cache.demandOf(cache.incomingPod(wire(JSON.parse(bodies[i % bodies.length]!) as PodObject)));
+    cache.demandOf(cache.incomingPod(wire(JSON.parse(bodies[i % bodies.length]!) as PodObject)), ledger.nodeTable().resources);
     if (i % 100 === 99) collect({ type: 'minor' });
   }
   collect({ type: 'minor' });
