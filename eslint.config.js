@@ -49,22 +49,4 @@ export default defineConfig(
     files: ['src/protocol/**/*.ts', 'src/scheduling/**/*.ts', 'src/ledger/**/*.ts', 'src/http/**/*.ts'],
     rules: { 'kube-ledger/no-module-state': ['error', { stateClasses: ['ClearingMemo', 'LRUCache'] }] },
   },
-
-  // Phase 2: directories being reworked concurrently; to be cleared
-  {
-    name: 'kube-ledger/phase-2-length-and-complexity',
-    files: [
-      'src/http/**/*.ts', 'src/protocol/**/*.ts', 'src/scheduling/**/*.ts', 'src/ledger/**/*.ts', 'src/cluster/**/*.ts',
-      'src/app/**/*.ts',
-    ],
-    ignores: ['src/cluster/freshness/**'],
-    rules: { 'max-lines-per-function': 'warn', complexity: 'warn' },
-  },
-  {
-    name: 'kube-ledger/phase-2-module-state',
-    files: [
-      'src/ledger/dra/mapped-quantity.ts', 'src/ledger/numeric-amounts.ts', 'src/ledger/quantity.ts',
-    ],
-    rules: { 'kube-ledger/no-module-state': 'warn' },
-  },
 );
