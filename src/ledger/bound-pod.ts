@@ -8,6 +8,7 @@ import type { ObjectMeta, PodObject } from './objects.js';
 import { PodIdentity, type PodEntry } from './pod-entry.js';
 import type { NumericDemand } from './numeric-amounts.js';
 import type { BoundPodParts, RequestShape } from './pod-shapes.js';
+import { unpackTimestamp } from './packed-fields.js';
 
 /** What a bound pod's view is built from beside its identity. */
 export interface BoundPlace {
@@ -19,7 +20,8 @@ export interface BoundPlace {
   requests: RequestShape;
   labels: Readonly<Record<string, string>> | undefined;
   parts: BoundPodParts | undefined;
-  startTime: string | undefined;
+  /** Packed seconds, made text only when `object` is rebuilt (most reads never ask), or the text kept. */
+  startTime: number | string | undefined;
 }
 
 export class BoundPod extends PodIdentity implements PodEntry {
@@ -56,7 +58,7 @@ export class BoundPod extends PodIdentity implements PodEntry {
     const status: NonNullable<PodObject['status']> = {};
     if (this.phase !== '') status.phase = this.phase;
     if (this.nominatedNodeName !== '') status.nominatedNodeName = this.nominatedNodeName;
-    if (place.startTime !== undefined) status.startTime = place.startTime;
+    if (place.startTime !== undefined) status.startTime = typeof place.startTime === 'number' ? unpackTimestamp(place.startTime) : place.startTime;
     Object.assign(status, place.parts?.status);
     return { metadata, spec, status };
   }

@@ -253,7 +253,7 @@ export class PodStore {
         requests: this.boundRequests(id),
         labels: labels === NO_ID ? undefined : this.interner.labelSets.byId(labels).labels,
         parts: this.parts.size > 0 ? this.parts.get(id) : undefined,
-        startTime: this.texts.startTime(id),
+        startTime: this.texts.startTimeRef(id),
       });
   }
 

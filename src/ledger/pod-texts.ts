@@ -75,9 +75,15 @@ export class PodTexts {
   }
 
   startTime(id: number): string | undefined {
+    const start = this.startTimeRef(id);
+    return typeof start === 'number' ? unpackTimestamp(start) : start;
+  }
+
+  /** The start time as stored: packed seconds (`unpackTimestamp` makes the text), the text kept, or undefined. */
+  startTimeRef(id: number): number | string | undefined {
     const start = this.columns.startTimes[id] ?? NO_START;
     if (start === NO_START) return undefined;
-    return start === START_TEXT_KEPT ? this.starts.get(id) : unpackTimestamp(start);
+    return start === START_TEXT_KEPT ? this.starts.get(id) : start;
   }
 
   private packedVersion(id: number, text: string): number {

@@ -38,6 +38,8 @@ export { FITS, type FitVerdict } from './fit-kernel.js';
 /** Pods taken off the node for this evaluation (preemption victims). */
 export interface Removal {
   podUids: ReadonlySet<string>;
+  /** The same pods already read from this node, by UID: a preemption tries many subsets of one victim list. */
+  pods?: ReadonlyMap<string, PodEntry>;
 }
 
 const NO_PODS: readonly PodEntry[] = [];
@@ -150,7 +152,7 @@ function removedPods(ctx: FitContext, node: NodeView, removal: Removal | undefin
   let removed: PodEntry[] | undefined = self ? [self] : undefined;
   if (removal === undefined) return removed;
   for (const uid of removal.podUids) {
-    const victim = node.pods.get(uid);
+    const victim = removal.pods?.get(uid) ?? node.pods.get(uid);
     if (victim && victim.uid !== self?.uid) (removed ??= []).push(victim);
   }
   return removed;

@@ -19,7 +19,7 @@ import type { ExtenderPreemptionArgs, ExtenderPreemptionResult, MetaVictims } fr
 import { CycleCache } from './cycle-cache.js';
 import { assessFit, fitContext, type FitContext } from './fit.js';
 import type { SchedulingOptions } from './options.js';
-import { compareImportance, splitByPdbViolation } from './pdb-violations.js';
+import { byImportance, splitByPdbViolation } from './pdb-violations.js';
 import { victimHold, type OtherFilter } from './victim-relevance.js';
 
 export interface ProposedNode {
@@ -107,8 +107,9 @@ export function preempt(
 }
 
 /** Whether the pod fits the node once `removed` (victim UIDs) are gone. */
-function fitsWithout(ctx: FitContext, node: NodeView, removed: ReadonlySet<string>): { fits: true } | { fits: false; reason: string } {
-  const verdict = assessFit(ctx, node, { podUids: removed });
+function fitsWithout(ctx: FitContext, node: NodeView, removed: ReadonlySet<string>, victims: ReadonlyMap<string, PodEntry>):
+  { fits: true } | { fits: false; reason: string } {
+  const verdict = assessFit(ctx, node, { podUids: removed, pods: victims });
   return verdict.fits ? { fits: true } : { fits: false, reason: verdict.reason };
 }
 
@@ -121,23 +122,24 @@ function evaluateNode(ctx: FitContext, proposal: ProposedNode, unknownVictims: A
     // None of the proposed victims is in the cache: the cache is behind the scheduler, so no decision can be trusted.
     return { node: proposal.node, outcome: 'dropped_stale', reason: 'none of the proposed victims is in kube-ledger\'s cache' };
   }
-  const all = new Set(victims.map((v) => v.uid));
-  const withAll = fitsWithout(ctx, node, all);
+  const byUid = new Map(victims.map((v) => [v.uid, v]));
+  const all = new Set(byUid.keys());
+  const withAll = fitsWithout(ctx, node, all, byUid);
   if (!withAll.fits) {
     return { node: proposal.node, outcome: 'dropped_does_not_fit', reason: `pod does not fit even without the proposed victims: ${withAll.reason}` };
   }
-  const byImportance = [...victims].sort(compareImportance);
+  const ordered = byImportance(victims);
   const budgets = ledger.disruptionBudgets();
-  const pdbs = budgets.known ? budgetsFor(budgets, byImportance) : [];
-  const { violating, nonViolating } = splitByPdbViolation(byImportance, pdbs);
-  const reprieve = reprieveVictims(ctx, node, [...violating, ...nonViolating], all);
-  let kept = byImportance.filter((v) => reprieve.remaining.has(v.uid));
+  const pdbs = budgets.known ? budgetsFor(budgets, ordered) : [];
+  const { violating, nonViolating } = splitByPdbViolation(ordered, pdbs);
+  const reprieve = reprieveVictims(ctx, node, [...violating, ...nonViolating], byUid);
+  let kept = ordered.filter((v) => reprieve.remaining.has(v.uid));
   let reprieved = reprieve.reprieved;
   let keptProposal = false;
   if (kept.length === 0 && unknown.length === 0 && victims.length > 0) {
     // The ledger needs no victims, yet the scheduler's in-tree filters found these necessary; an empty list is an
     // error for schedulers before kubernetes#135486. Keep the scheduler's proposal rather than break preemption.
-    kept = byImportance;
+    kept = ordered;
     reprieved = [];
     keptProposal = true;
   }
@@ -190,10 +192,10 @@ function reprieveVictims(
   ctx: FitContext,
   node: NodeView,
   order: readonly PodEntry[],
-  all: ReadonlySet<string>,
+  victims: ReadonlyMap<string, PodEntry>,
 ): { remaining: Set<string>; reprieved: string[]; held: Array<{ uid: string; filter: OtherFilter; reason: string }> } {
   const pod = ctx.pod;
-  const remaining = new Set(all);
+  const remaining = new Set(victims.keys());
   const reprieved: string[] = [];
   const held: Array<{ uid: string; filter: OtherFilter; reason: string }> = [];
   for (const victim of order) {
@@ -203,7 +205,7 @@ function reprieveVictims(
       continue;
     }
     remaining.delete(victim.uid);
-    if (fitsWithout(ctx, node, remaining).fits) reprieved.push(victim.uid);
+    if (fitsWithout(ctx, node, remaining, victims).fits) reprieved.push(victim.uid);
     else remaining.add(victim.uid);
   }
   return { remaining, reprieved, held };
