@@ -29,7 +29,7 @@ import type { QuantityMemo } from './pod-requests.js';
 import { PodStore } from './pod-store.js';
 import { usesClaims } from './dra/pod-claim-refs.js';
 import { quarantineId, QuarantineStore, type QuarantineNote } from './quarantine.js';
-import { NodeReplace, PodReplace, replaceAll, VersionedReplace, type StagedPod } from './replace-session.js';
+import { NodeReplace, PodReplace, replaceAll, VersionedReplace, type StagedPod } from './replace-diff.js';
 
 export interface LedgerCounts {
   nodes: number;
@@ -65,7 +65,7 @@ export class ClusterLedger implements ClusterSink {
   private readonly quarantine = new QuarantineStore();
   /** Pod entries built so far (new or changed pods, relists included): a relist of unchanged pods builds none. */
   private entriesBuilt = 0;
-  /** Numbers the replace sessions mark kept entries with (replace-session.ts). */
+  /** Numbers the replace sessions mark kept entries with (replace-diff.ts). */
   private replaceMarks = 0;
   /** Sessions whose diff has started but not finished applying. */
   private replacesApplying = 0;

@@ -1,5 +1,5 @@
 /**
- * Relists applied as diffs (src/ledger/replace-session.ts), as client-go's Replace: what a list shows unchanged (same
+ * Relists applied as diffs (src/ledger/replace-diff.ts), as client-go's Replace: what a list shows unchanged (same
  * uid and resourceVersion) keeps its entry, only what changed is held beside the store while the list is read, and
  * a diff applied in steps of any size ends where one applied at once ends.
  */
