@@ -441,49 +441,29 @@ export class ClusterLedger implements ClusterSink {
     return this.budgets;
   }
 
-  /** O(nodes): the gauges read it every few seconds, and a walk over 150k pods stalled the event loop ~10 ms. */
+  /** O(1): kept as changes apply (node-table.ts), so the gauges' read costs the same at any cluster size. */
   counts(): LedgerCounts {
-    let nodes = 0;
-    let boundPods = 0;
-    let nominatedPods = 0;
-    for (const entry of this.nodes.values()) {
-      if (entry.known) nodes++;
-      boundPods += entry.pods.size;
-      nominatedPods += entry.nominated.size;
-    }
-    return { nodes, pods: this.podStore.size, boundPods, pendingPods: this.pendingPodCount, nominatedPods };
+    const { knownSlots, allPods, nominatedPods } = this.table;
+    return { nodes: knownSlots, pods: this.podStore.size, boundPods: allPods, pendingPods: this.pendingPodCount, nominatedPods };
   }
 
   /**
    * Allocatable and requested per resource summed over the known nodes, as floats (the gauges' precision), from the
-   * table's columns: O(slots × resources) over contiguous arrays instead of every node's bigint maps (~10 ms at 5000
-   * nodes, on the event loop). A resource is listed once any node has had it allocatable. Pods request no `pods`:
-   * their count on the node is what the scheduler holds against allocatable pods, so `requested.pods` is that count.
+   * totals the node table keeps exactly as its columns change: O(resources). A resource is listed once any node has
+   * had it allocatable. Pods request no `pods`: their count on the node is what the scheduler holds against
+   * allocatable pods, so `requested.pods` is that count.
    */
   resourceTotals(): { allocatable: Map<string, number>; requested: Map<string, number> } {
-    const { known, allocatable, requested, podCount } = this.table;
-    const slots = Math.min(this.slotCount, known.length);
+    const table = this.table;
     const allocatableTotals = new Map<string, number>();
     const requestedTotals = new Map<string, number>();
-    for (let id = 0; id < allocatable.length; id++) {
-      const allocatableColumn = allocatable[id];
-      if (allocatableColumn === undefined) continue;
-      const requestedColumn = requested[id];
-      let allocatableSum = 0;
-      let requestedSum = 0;
-      for (let slot = 0; slot < slots; slot++) {
-        if (known[slot] !== 1) continue;
-        allocatableSum += allocatableColumn[slot]!;
-        if (requestedColumn !== undefined) requestedSum += requestedColumn[slot]!;
-      }
-      allocatableTotals.set(this.table.resources.nameOf(id), allocatableSum);
-      requestedTotals.set(this.table.resources.nameOf(id), requestedSum);
+    for (let id = 0; id < table.allocatable.length; id++) {
+      if (table.allocatable[id] === undefined) continue;
+      const name = table.resources.nameOf(id);
+      allocatableTotals.set(name, table.knownAllocatable.value(id));
+      requestedTotals.set(name, table.knownRequested.value(id));
     }
-    if (allocatableTotals.has(PODS_RESOURCE)) {
-      let pods = 0;
-      for (let slot = 0; slot < slots; slot++) if (known[slot] === 1) pods += podCount[slot]!;
-      requestedTotals.set(PODS_RESOURCE, pods);
-    }
+    if (allocatableTotals.has(PODS_RESOURCE)) requestedTotals.set(PODS_RESOURCE, table.knownPods);
     return { allocatable: allocatableTotals, requested: requestedTotals };
   }
 }

@@ -171,7 +171,7 @@ function changed(entry: NodeEntry): void {
   const { table, slot } = entry;
   table.setKnown(slot, entry.known);
   table.plain[slot] = entry.known && entry.allocatableError === undefined && entry.nominated.size === 0 && entry.quarantined.size === 0 ? 1 : 0;
-  table.podCount[slot] = entry.pods.size;
+  table.setPodCount(slot, entry.pods.size);
   entry.generation = table.touch(slot);
 }
 
@@ -187,8 +187,7 @@ function updateRows(entry: NodeEntry, requests: RequestShape, sign: 1 | -1): boo
   for (let i = 0; i < ids.length; i++) {
     const id = (ids[i] ?? 0);
     const amount = sign * (values[i] ?? 0);
-    const requested = table.column(table.requested, id);
-    requested[slot] = (requested[slot] ?? 0) + amount;
+    table.setRequested(id, slot, (table.column(table.requested, id)[slot] ?? 0) + amount);
     const free = table.column(table.free, id);
     free[slot] = (free[slot] ?? 0) - amount;
   }
@@ -203,7 +202,7 @@ function rewriteRows(entry: NodeEntry): void {
   table.clearAmounts(slot);
   for (const [name, value] of entry.allocatable) {
     const id = table.resources.idOf(name);
-    table.column(table.allocatable, id)[slot] = Number(value);
+    table.setAllocatable(id, slot, Number(value));
     table.column(table.free, id)[slot] = Number(value);
   }
   const store = entry.pods.store;
@@ -218,7 +217,7 @@ function rewriteRows(entry: NodeEntry): void {
   }
   for (const [name, value] of requested) {
     const id = table.resources.idOf(name);
-    table.column(table.requested, id)[slot] = Number(value);
+    table.setRequested(id, slot, Number(value));
     const free = table.column(table.free, id);
     free[slot] = Number((entry.allocatable.get(name) ?? 0n) - value);
   }
@@ -230,7 +229,9 @@ function rewriteRows(entry: NodeEntry): void {
 
 /** Adds or removes a pending pod's nomination of this node (it reserves room for pods of lower priority). */
 export function setNomination(entry: NodeEntry, pod: PodEntry, present: boolean): void {
+  const before = entry.nominated.size;
   entry.nominated = withEntry(entry.nominated, pod.uid, present ? pod : undefined, NO_NOMINATIONS);
+  entry.table.nominatedPods += entry.nominated.size - before;
   changed(entry);
 }
 

@@ -11,6 +11,7 @@
  */
 import type { NodeEntry, NodeView } from './node-entry.js';
 import { ResourceIds } from './numeric-amounts.js';
+import { ExactSums } from './exact-sums.js';
 
 const INITIAL_SLOTS = 64;
 
@@ -42,6 +43,17 @@ export class NodeTable {
    * stays the same, a slot found for a name still holds that known node (scheduling/cycle-cache.ts).
    */
   membership = 0;
+  /**
+   * Totals kept as the columns change, for the gauges (O(resources) to read at any cluster size): allocatable and
+   * requested per resource id and the pod count over the known slots, the pod count over every slot.
+   */
+  readonly knownAllocatable = new ExactSums();
+  readonly knownRequested = new ExactSums();
+  knownSlots = 0;
+  knownPods = 0;
+  allPods = 0;
+  /** Pending pods nominated to the slots' nodes (node-entry.ts `setNomination`). */
+  nominatedPods = 0;
 
   /** Marks a change of the slot; returns its new version. */
   touch(slot: number): number {
@@ -56,8 +68,8 @@ export class NodeTable {
     this.ensureSlot(slot);
     this.entries[slot] = entry;
     this.names[slot] = entry.name;
+    this.setKnownFlag(slot, 0);
     this.clearAmounts(slot);
-    this.known[slot] = 0;
     this.plain[slot] = 0;
     this.membership++;
     this.touch(slot);
@@ -67,7 +79,7 @@ export class NodeTable {
   release(slot: number): void {
     if (slot >= this.slots) return;
     this.entries[slot] = undefined;
-    this.known[slot] = 0;
+    this.setKnownFlag(slot, 0);
     this.plain[slot] = 0;
     this.membership++;
     this.touch(slot);
@@ -75,18 +87,48 @@ export class NodeTable {
 
   /** Whether the slot's node is known (its Node object seen), counted in `membership` when it changes. */
   setKnown(slot: number, known: boolean): void {
-    const flag = known ? 1 : 0;
-    if (this.known[slot] === flag) return;
+    if (this.setKnownFlag(slot, known ? 1 : 0)) this.membership++;
+  }
+
+  /** Sets the known flag, moving the slot's amounts into or out of the known totals; true when it changed. */
+  private setKnownFlag(slot: number, flag: 0 | 1): boolean {
+    if (slot >= this.slots || this.known[slot] === flag) return false;
+    const sign = flag === 1 ? 1 : -1;
+    for (let id = 0; id < this.allocatable.length; id++) this.knownAllocatable.add(id, sign * columnValue(this.allocatable, id, slot));
+    for (let id = 0; id < this.requested.length; id++) this.knownRequested.add(id, sign * columnValue(this.requested, id, slot));
+    this.knownPods += sign * (this.podCount[slot] ?? 0);
+    this.knownSlots += sign;
     this.known[slot] = flag;
-    this.membership++;
+    return true;
   }
 
   clearAmounts(slot: number): void {
-    this.podCount[slot] = 0;
+    this.setPodCount(slot, 0);
     this.maxPods[slot] = 0;
     this.nonZeroCpu[slot] = 0;
     this.nonZeroMemory[slot] = 0;
-    for (const columns of [this.free, this.allocatable, this.requested]) for (const column of columns) if (column) column[slot] = 0;
+    for (const column of this.free) if (column) column[slot] = 0;
+    for (let id = 0; id < this.allocatable.length; id++) if (this.allocatable[id]) this.setAllocatable(id, slot, 0);
+    for (let id = 0; id < this.requested.length; id++) if (this.requested[id]) this.setRequested(id, slot, 0);
+  }
+
+  setPodCount(slot: number, count: number): void {
+    const change = count - (this.podCount[slot] ?? 0);
+    this.podCount[slot] = count;
+    this.allPods += change;
+    if (this.known[slot] === 1) this.knownPods += change;
+  }
+
+  setAllocatable(id: number, slot: number, value: number): void {
+    const column = this.column(this.allocatable, id);
+    if (this.known[slot] === 1) moveTotal(this.knownAllocatable, id, column[slot] ?? 0, value);
+    column[slot] = value;
+  }
+
+  setRequested(id: number, slot: number, value: number): void {
+    const column = this.column(this.requested, id);
+    if (this.known[slot] === 1) moveTotal(this.knownRequested, id, column[slot] ?? 0, value);
+    column[slot] = value;
   }
 
   /** The column of a resource id, created (zeros) when missing. */
@@ -117,6 +159,13 @@ export class NodeTable {
     }
     this.slots = size;
   }
+}
+
+/** A total that held `before` of a slot now holds `after`: exact, whatever the size of either. */
+function moveTotal(sums: ExactSums, id: number, before: number, after: number): void {
+  if (before === after) return;
+  sums.add(id, after);
+  sums.add(id, -before);
 }
 
 function grown<T extends Float64Array | Uint8Array>(array: T, size: number): T {

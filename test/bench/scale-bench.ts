@@ -1,6 +1,6 @@
 /**
  * `npm run bench:scale [-- --sizes 150k,300k,1M] [-- --sources snapshot,live] [-- --check] [-- --out DIR]
- *  [-- --heap-mb N] [-- --no-watch-list] [-- --tsx]` (also `npm run bench -- --scale ...`)
+ *  [-- --heap-mb N] [-- --no-watch-list] [-- --tsx] [-- --node-flags "--trace-gc ..."]` (also `npm run bench -- --scale ...`)
  *
  * kube-ledger on the largest clusters, as the image runs it (tsc's output under the Deployment's node flags, 768 MiB
  * heap), on the synthetic generator's clusters (5% of nodes with NUMA and GPU drivers and allocated claims): 150k pods
@@ -53,6 +53,8 @@ interface Settings {
   heapMb: number | undefined;
   watchList: boolean;
   tsx: boolean;
+  /** Extra node flags for kube-ledger (`--node-flags "--trace-gc ..."`), to see what holds the loop. */
+  nodeFlags: string[];
 }
 
 function parseArgs(argv: string[]): Settings {
@@ -71,6 +73,7 @@ function parseArgs(argv: string[]): Settings {
   return {
     sizes, sources, check: argv.includes('--check'), outDir: resolve(value('--out') ?? 'bench-results'),
     heapMb: heap === undefined ? undefined : Number(heap), watchList: !argv.includes('--no-watch-list'), tsx: argv.includes('--tsx'),
+    nodeFlags: (value('--node-flags') ?? '').split(' ').filter((flag) => flag !== ''),
   };
 }
 
@@ -134,25 +137,26 @@ async function measureOnce(size: ScaleSize, source: 'snapshot' | 'live', setting
   let ledger: LedgerProcess | undefined;
   try {
     // --expose-gc only for the live-heap figure, taken after the RSS and loop figures (a full collection is a pause).
-    const heapFlags = ['--expose-gc', ...(settings.heapMb === undefined ? [] : [`--max-old-space-size=${settings.heapMb}`])];
+    const heapFlags = ['--expose-gc', ...(settings.heapMb === undefined ? [] : [`--max-old-space-size=${settings.heapMb}`]), ...settings.nodeFlags];
     probe.phase('start-up');
     ledger = await startLedger({
       ...(api ? { kubeconfig: writeKubeconfigFile(api.url, dir) } : { clusterFile: cluster.file }),
       logPath: join(settings.outDir, `kube-ledger-scale-${size.label}-${source}.log`),
       readyTimeoutMs: READY_TIMEOUT_MS,
       extraNodeFlags: heapFlags,
-      onSpawned: (spawned) => probe.start(spawned.opsBaseUrl),
+      onSpawned: (spawned) => probe.start(spawned.opsBaseUrl, spawned.pid),
     });
     run.cpuToReadySeconds = processCpuSeconds(ledger.pid);
     run.readyAfterSeconds = ledger.readyAfterMs / 1000;
     run.startupLoopDelayMaxSeconds = await metric(ledger, 'nodejs_eventloop_lag_max_seconds');
     run.startupPeakRssBytes = readProcessMemory(ledger.pid).peakRssBytes;
     run.startupHealthzMaxMs = probe.longestMs('start-up');
+    run.startupHealthzMaxRunMs = probe.longestRunMs('start-up');
     await new Promise((done) => setTimeout(done, SETTLE_MS));
     const samples = await scrapeMetrics(ledger.opsBaseUrl);
     run.heapUsedBytes = findSample(samples, 'nodejs_heap_size_used_bytes');
     run.rssBytes = readProcessMemory(ledger.pid).rssBytes;
-    log(`${size.label} ${source}: ready in ${run.readyAfterSeconds.toFixed(1)} s (CPU ${run.cpuToReadySeconds.toFixed(1)} s), heap ${mib(run.heapUsedBytes)}, RSS ${mib(run.rssBytes)}, peak ${mib(run.startupPeakRssBytes)}, longest /healthz ${run.startupHealthzMaxMs?.toFixed(0)} ms`);
+    log(`${size.label} ${source}: ready in ${run.readyAfterSeconds.toFixed(1)} s (CPU ${run.cpuToReadySeconds.toFixed(1)} s), heap ${mib(run.heapUsedBytes)}, RSS ${mib(run.rssBytes)}, peak ${mib(run.startupPeakRssBytes)}, longest /healthz ${run.startupHealthzMaxMs?.toFixed(0)} ms (main thread ran at most ${run.startupHealthzMaxRunMs?.toFixed(0)} ms in one wait)`);
     await reload(ledger, api, run, probe);
     const live = await ledger.collectGarbage();
     run.liveHeapBytes = live.heapUsedBytes;
@@ -165,6 +169,10 @@ async function measureOnce(size: ScaleSize, source: 'snapshot' | 'live', setting
     run.failure = err instanceof Error ? err.message.split('\n')[0] : String(err);
     log(`${size.label} ${source}: ${run.failure}`);
   } finally {
+    for (const wait of probe.longWaits) {
+      log(`  /healthz waited ${wait.waitedMs.toFixed(0)} ms at ${(wait.atMs / 1000).toFixed(3)} s after spawn (${wait.phase}; main thread `
+        + `ran ${wait.ranMs?.toFixed(0) ?? 'n/a'} ms, waited for a CPU ${wait.queuedMs?.toFixed(0) ?? 'n/a'} ms)`);
+    }
     probe.stop();
     await ledger?.stop();
     await api?.stop();
@@ -196,9 +204,10 @@ async function reload(ledger: LedgerProcess, api: { url: string } | undefined, r
   run.reloadCpuSeconds = processCpuSeconds(ledger.pid) - cpuBefore;
   run.reloadPeakRssBytes = readProcessMemory(ledger.pid).peakRssBytes;
   run.reloadHealthzMaxMs = probe.longestMs('reload');
+  run.reloadHealthzMaxRunMs = probe.longestRunMs('reload');
   run.reloadLoopDelayMaxSeconds = Math.max(loopDelayMax, await metric(ledger, 'nodejs_eventloop_lag_max_seconds') ?? 0);
   run.rebuildSeconds = await metric(ledger, 'ledger_last_rebuild_seconds');
-  log(`  reload: ${run.reloadSeconds.toFixed(1)} s (CPU ${run.reloadCpuSeconds.toFixed(1)} s), peak RSS ${mib(run.reloadPeakRssBytes)}, longest /healthz ${run.reloadHealthzMaxMs?.toFixed(0)} ms`);
+  log(`  reload: ${run.reloadSeconds.toFixed(1)} s (CPU ${run.reloadCpuSeconds.toFixed(1)} s), peak RSS ${mib(run.reloadPeakRssBytes)}, longest /healthz ${run.reloadHealthzMaxMs?.toFixed(0)} ms (main thread ran at most ${run.reloadHealthzMaxRunMs?.toFixed(0)} ms in one wait)`);
 }
 
 function mib(bytes: number | null | undefined): string {

@@ -3,6 +3,9 @@
  * CPU/memory pool device mapped by capacity, an exclusive GPU mapped by multipliers), ResourceClaims with their
  * allocation results. Pods that use claims come from `builders.ts` (`pod(ns, name, { claims })`).
  */
+import assert from 'node:assert/strict';
+import type { DraLedger } from '../../src/ledger/dra/dra-ledger.js';
+import type { DraLedgerStats } from '../../src/ledger/dra/ledger-stats.js';
 import type { Device, DeviceClassObject, DeviceRequestResult, ResourceClaimObject, ResourceSliceObject } from '../../src/ledger/objects.js';
 
 /** The NUMA attribute the example drivers publish (and the DRA tests configure). */
@@ -94,4 +97,18 @@ export function claim(
 /** An allocation result; on a device that allows multiple allocations the allocator also sets a shareID (pass one). */
 export function result(driver: string, pool: string, device: string, consumed?: Record<string, string>, request = 'r', shareID?: string): DeviceRequestResult {
   return { request, driver, pool, device, ...(consumed ? { consumedCapacity: consumed } : {}), ...(shareID ? { shareID } : {}) };
+}
+
+/**
+ * The DRA ledger's gauge figures, kept as changes apply (`stats`), equal a full pass over its nodes and claims
+ * (`recountStats`); maps compared as sorted entries (the order of a map's keys is not a figure).
+ */
+export function assertStatsEqualRecount(ledger: Pick<DraLedger, 'stats' | 'recountStats'>, message = 'stats'): void {
+  const sorted = (stats: DraLedgerStats) => ({
+    ...stats,
+    clusterUsed: [...stats.clusterUsed].sort(),
+    unsafeCategories: [...stats.unsafeCategories].sort(),
+    oldestSliceObservations: [...stats.oldestSliceObservations].sort(),
+  });
+  assert.deepEqual(sorted(ledger.stats()), sorted(ledger.recountStats()), message);
 }

@@ -40,6 +40,7 @@ import { unknownUseOf } from './unknown-use.js';
 import { statusOnlyUses } from './status-only-use.js';
 import { unsafeCategoriesOf, unsafeReasonOf, type LedgerFreshness } from './node-safety.js';
 import { ledgerStats, type DraLedgerStats } from './ledger-stats.js';
+import { DraTotals } from './dra-totals.js';
 import { DraSettling } from './dra-settling.js';
 import { AllocatedPools } from './allocated-pools.js';
 import {
@@ -65,6 +66,8 @@ export class DraLedger implements DraAccounting {
   private readonly records = new Map<string, ClaimRecord>();
   private readonly indexes = new ClaimIndexes((key) => this.records.get(key));
   private readonly aggregates = new Map<string, NodeAggregate>();
+  /** The gauges' figures, kept as aggregates and records are replaced. */
+  private readonly totals = new DraTotals();
   private readonly settling = new DraSettling({
     refreshClaim: (key, touched) => this.refreshClaim(key, touched),
     relatedClaims: (touched) => this.relatedClaims(touched),
@@ -331,9 +334,16 @@ export class DraLedger implements DraAccounting {
   stats(): DraLedgerStats {
     if (this.settling.pendingSteps() > STATS_SETTLE_STEPS) return this.settledStats ?? ledgerStats([], [], () => [], []);
     this.settle();
+    const stats = this.totals.stats(this.freshness(), this.sliceObservedAt.values(), this.unknownUse().size);
+    this.settledStats = stats;
+    return stats;
+  }
+
+  /** The figures of `stats` by a full pass over every node and claim (what `stats` keeps as changes apply): for checks. */
+  recountStats(): DraLedgerStats {
+    this.settle();
     const stats = ledgerStats(this.aggregates.values(), this.records.values(), (a) => this.unsafeCategoriesOf(a), this.sliceObservedAt.values());
     stats.unknownUseNodes = this.unknownUse().size;
-    this.settledStats = stats;
     return stats;
   }
 
@@ -438,6 +448,7 @@ export class DraLedger implements DraAccounting {
     for (const node of this.pods.nodesReporting(key)) this.settling.markNode(node);
     const old = this.records.get(key);
     if (old) {
+      this.totals.recordRemoved(old);
       this.indexes.remove(old, touched);
       if (old.placement.node) this.settling.markNode(old.placement.node);
     }
@@ -453,6 +464,7 @@ export class DraLedger implements DraAccounting {
     if (memory) this.memories.set(key, memory);
     else this.memories.delete(key);
     this.records.set(key, record);
+    this.totals.recordStored(record);
     this.indexes.add(record, touched);
     if (record.placement.node) this.settling.markNode(record.placement.node);
   }
@@ -466,7 +478,9 @@ export class DraLedger implements DraAccounting {
     const record = this.records.get(key);
     if (!record) return;
     const rejections = this.indexes.rejectionsFor(record);
+    this.totals.recordRemoved(record);
     record.accepted = record.counted && rejections.whole.length === 0;
+    this.totals.recordStored(record);
     const reported = [...rejections.whole, ...(record.accepted ? rejections.partial : [])];
     const signatures = reported.map((r) => `${r.node}|${r.reason}`);
     for (const [i, r] of reported.entries()) {
@@ -493,8 +507,10 @@ export class DraLedger implements DraAccounting {
     });
     const aggregate = aggregateNode(node, this.devices.poolsOnNode(node), placed, statusOnlyUses(node, this.pods.reportingOn(node), (key) => this.records.get(key)));
     this.usedChanges++;
-    if (isEmptyAggregate(aggregate)) this.aggregates.delete(node);
-    else this.aggregates.set(node, aggregate);
+    const stored = isEmptyAggregate(aggregate) ? undefined : aggregate;
+    this.totals.aggregateReplaced(this.aggregates.get(node), stored);
+    if (stored) this.aggregates.set(node, stored);
+    else this.aggregates.delete(node);
     if (aggregate.entries.length > 0) this.nodesWithEntries.add(node);
     else this.nodesWithEntries.delete(node);
     if (aggregate.unpriced.length > 0) this.nodesUnpriced.add(node);

@@ -11,7 +11,7 @@ export interface LedgerFreshness {
   freshnessWindowMs: number;
 }
 
-function stale(f: LedgerFreshness): boolean {
+export function stale(f: LedgerFreshness): boolean {
   return f.sliceDataAgeMs !== undefined && f.sliceDataAgeMs > f.freshnessWindowMs;
 }
 

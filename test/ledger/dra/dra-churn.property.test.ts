@@ -21,7 +21,7 @@ import fc from 'fast-check';
 import type { PodObject, ResourceClaimObject, ResourceSliceObject } from '../../../src/ledger/objects.js';
 import type { DraLedger } from '../../../src/ledger/dra/dra-ledger.js';
 import { newLedger } from './builders.js';
-import { claim, cpuDevice, deviceClass, gpuDevice, result, slice } from '../../support/dra-builders.js';
+import { assertStatsEqualRecount, claim, cpuDevice, deviceClass, gpuDevice, result, slice } from '../../support/dra-builders.js';
 import { node, pod, schedulingOptions } from '../../support/builders.js';
 import { ClusterLedger } from '../../../src/ledger/cluster-ledger.js';
 import { podEntryFromObject } from '../../../src/ledger/pod-entry.js';
@@ -248,6 +248,8 @@ function assertWithStatus(current: DraLedger, uninterrupted: DraLedger, world: W
   assert.deepEqual(uninterrupted.exportAll(), rebuiltExport, 'uninterrupted equals rebuilt');
   assert.deepEqual(usedOf(current), expectedUse(world), 'each bound pod counts what it was charged exactly once, none forgotten');
   assertNumaSums(current);
+  assertStatsEqualRecount(current, 'restarted: gauge figures equal a full pass');
+  assertStatsEqualRecount(uninterrupted, 'uninterrupted: gauge figures equal a full pass');
 }
 
 const PROBES: Array<Record<string, string>> = [{ cpu: '1' }, { cpu: '20' }, { cpu: '40' }, { cpu: '56' }, { memory: '1Gi' }, { memory: '220Gi' }, { cpu: '8', memory: '8Gi' }];
@@ -267,6 +269,8 @@ function assertWithoutStatus(current: ClusterLedger, currentDra: DraLedger, unin
   const before = verdicts(uninterrupted);
   after.forEach((fits, i) => assert.ok(!fits || before[i], `probe ${JSON.stringify(PROBES[i])}: fits after a restart but not on the uninterrupted ledger`));
   assertNumaSums(currentDra);
+  assertStatsEqualRecount(currentDra, 'restarted: gauge figures equal a full pass');
+  assertStatsEqualRecount(uninterruptedDra, 'uninterrupted: gauge figures equal a full pass');
 }
 
 function withNode(dra: DraLedger): ClusterLedger {

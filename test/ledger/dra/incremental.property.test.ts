@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { Device, PodObject, ResourceClaimObject, ResourceSliceObject } from '../../../src/ledger/objects.js';
 import type { DraLedger } from '../../../src/ledger/dra/dra-ledger.js';
 import { newLedger } from './builders.js';
-import { claim, cpuDevice, deviceClass, gpuDevice, result, slice } from '../../support/dra-builders.js';
+import { assertStatsEqualRecount, claim, cpuDevice, deviceClass, gpuDevice, result, slice } from '../../support/dra-builders.js';
 import { pod } from '../../support/builders.js';
 
 const CPU = 'cpu.example.com';
@@ -187,6 +187,7 @@ describe('DRA ledger: incremental updates equal a rebuild (property)', () => {
         for (const event of history) {
           apply(ledger, model, event);
           if (readBetween) assertEachClaimUidOnOneNode(ledger);
+          if (readBetween) assertStatsEqualRecount(ledger, 'gauge figures kept as events apply equal a full pass');
           const epoch = ledger.usedEpoch();
           const used = usedNow();
           if (seen !== undefined && seen.epoch === epoch) assert.deepEqual(used, seen.used, 'nodeUsed changed while usedEpoch stood');
@@ -226,6 +227,7 @@ describe('DRA ledger: incremental updates equal a rebuild (property)', () => {
 });
 
 function assertEqualsRebuilt(ledger: DraLedger, model: Map<string, Map<string, unknown>>): void {
+  assertStatsEqualRecount(ledger, 'gauge figures kept as events apply equal a full pass');
   const expected = rebuilt(model, false).exportAll();
   assert.deepEqual(rebuilt(model, true).exportAll(), expected);
   if (ledger.stats().carriedOverClaims === 0) {
