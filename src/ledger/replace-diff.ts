@@ -105,13 +105,18 @@ abstract class DiffSession<T> implements ReplaceSession {
     }
     if (this.at < removed + this.changed.length) return false;
     for (const note of this.notes) this.store.quarantineObject(note);
-    this.abort();
+    this.finish();
     this.store.replaced();
     return true;
   }
 
   abort(): void {
     for (const item of this.changed) if (item !== undefined) this.discard(item);
+    this.finish();
+  }
+
+  /** Lets go of the session's arrays (every item put in, or discarded). */
+  private finish(): void {
     this.changed = [];
     this.removals = [];
     this.notes = [];

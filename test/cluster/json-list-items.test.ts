@@ -71,6 +71,27 @@ describe('JSON list splitting (item-by-item snapshot parsing)', () => {
       }
     });
 
+    it('reads a list of many megabytes a megabyte at a time into its window, items and the envelope after them exact', () => {
+      // ~20 MiB: the 8 MiB window is filled by reads of at most 1 MiB, moved to the front only when short of room.
+      const items = Array.from({ length: 60_000 }, (_, i) => ({ metadata: { name: `pod-${i}`, labels: { app: 'x'.repeat(i % 400) } }, n: i }));
+      const text = JSON.stringify({ kind: 'PodList', items, metadata: { resourceVersion: '7', after: 'y'.repeat(3 * 1024 * 1024) } });
+      const bytes = Buffer.from(text, 'utf8');
+      let at = 0;
+      let largestRead = 0;
+      const delivered: unknown[] = [];
+      const out = streamJsonList((into, offset, length) => {
+        largestRead = Math.max(largestRead, length);
+        const n = Math.min(length, bytes.length - at);
+        into.set(bytes.subarray(at, at + n), offset);
+        at += n;
+        return n;
+      }, (item) => delivered.push(item));
+      assert.ok(bytes.length > 16 * 1024 * 1024, 'larger than two windows');
+      assert.equal(largestRead, 1024 * 1024);
+      assert.deepEqual(delivered, items);
+      assert.deepEqual(out?.envelope, { kind: 'PodList', items: [], metadata: { resourceVersion: '7', after: 'y'.repeat(3 * 1024 * 1024) } });
+    });
+
     it('declines, before any item, what is not an object with an items array or what the head check refuses', () => {
       for (const text of ['[1,2]', '{"kind":"Node"}', '{"items":{"a":1}}', '"x"', '{"kind": "Node",', '']) {
         const { out, items } = stream(text, 3);
