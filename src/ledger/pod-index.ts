@@ -52,13 +52,13 @@ export class PodIndex {
   findKey(key: string): number {
     const hash = hashText(key) | 0;
     const { keyHashes, names, namespaceIds } = this.columns;
-    for (let p = this.byKey.start(hash); ; p = this.byKey.next(p)) {
+    for (let p = this.byKey.first(hash); p >= 0; p = this.byKey.following(p, hash)) {
       const id = this.byKey.at(p);
-      if (id < 0) return -1;
       if (keyHashes[id] !== hash) continue;
       const prefix = this.namespaces.prefix(namespaceIds[id] ?? 0);
       if (key.startsWith(prefix) && names.endsWith(id, key, key.length, prefix.length)) return id;
     }
+    return -1;
   }
 
   /** The stored id of the pod `namespace`/`name`, or -1. */
@@ -67,11 +67,11 @@ export class PodIndex {
     if (namespaceId === undefined) return -1;
     const hash = this.keyHash(namespaceId, name);
     const { keyHashes, names, namespaceIds } = this.columns;
-    for (let p = this.byKey.start(hash); ; p = this.byKey.next(p)) {
+    for (let p = this.byKey.first(hash); p >= 0; p = this.byKey.following(p, hash)) {
       const id = this.byKey.at(p);
-      if (id < 0) return -1;
       if (keyHashes[id] === hash && namespaceIds[id] === namespaceId && names.is(id, name)) return id;
     }
+    return -1;
   }
 
   /** The stored id that resolves by this UID, or -1. */
@@ -79,20 +79,22 @@ export class PodIndex {
     const words = this.probeWords;
     if (!packUuid(uid, words, 0)) return this.findKeptUid(uid, hashText(uid));
     const { uidWords } = this.columns;
-    for (let p = this.byUid.start(wordsHash(words, 0)); ; p = this.byUid.next(p)) {
+    const hash = wordsHash(words, 0);
+    for (let p = this.byUid.first(hash); p >= 0; p = this.byUid.following(p, hash)) {
       const id = this.byUid.at(p);
-      if (id < 0) return -1;
       const at = id * 4;
       if (uidWords[at] === words[0] && uidWords[at + 1] === words[1] && uidWords[at + 2] === words[2] && uidWords[at + 3] === words[3]
         && this.texts.keptUid(id) === undefined) return id;
     }
+    return -1;
   }
 
   private findKeptUid(uid: string, hash: number): number {
-    for (let p = this.byUid.start(hash); ; p = this.byUid.next(p)) {
+    for (let p = this.byUid.first(hash); p >= 0; p = this.byUid.following(p, hash)) {
       const id = this.byUid.at(p);
-      if (id < 0 || this.texts.keptUid(id) === uid) return id;
+      if (this.texts.keptUid(id) === uid) return id;
     }
+    return -1;
   }
 
   /** The stored id that resolves by the UID of `id` (hashed `hash`), or -1. */
@@ -101,12 +103,12 @@ export class PodIndex {
     if (text !== undefined) return this.findKeptUid(text, hash);
     const { uidWords } = this.columns;
     const at = id * 4;
-    for (let p = this.byUid.start(hash); ; p = this.byUid.next(p)) {
+    for (let p = this.byUid.first(hash); p >= 0; p = this.byUid.following(p, hash)) {
       const other = this.byUid.at(p);
-      if (other < 0) return -1;
       const o = other * 4;
       if (uidWords[o] === uidWords[at] && uidWords[o + 1] === uidWords[at + 1] && uidWords[o + 2] === uidWords[at + 2]
         && uidWords[o + 3] === uidWords[at + 3] && this.texts.keptUid(other) === undefined) return other;
     }
+    return -1;
   }
 }

@@ -98,9 +98,7 @@ abstract class DiffSession<T> implements ReplaceSession {
       else {
         const index = this.at - removed;
         if (index === 0) this.beforePuts(this.changed.length);
-        this.store.put(this.changed[index]!);
-        // Let go of each item once it is in the store: the array must not keep a replaced entry alive.
-        this.changed[index] = undefined as T;
+        this.putAt(index);
       }
     }
     if (this.at < removed + this.changed.length) return false;
@@ -111,7 +109,11 @@ abstract class DiffSession<T> implements ReplaceSession {
   }
 
   abort(): void {
-    for (const item of this.changed) if (item !== undefined) this.discard(item);
+    // Only what is not in the store yet (a session given up between apply steps has put some in).
+    for (let index = Math.max(0, this.at - this.removals.length); index < this.changed.length; index++) {
+      const item = this.changed[index];
+      if (item !== undefined) this.discard(item);
+    }
     this.finish();
   }
 
@@ -121,6 +123,13 @@ abstract class DiffSession<T> implements ReplaceSession {
     this.removals = [];
     this.notes = [];
     this.phase = 'done';
+  }
+
+  /** Puts the staged item at `index` in the store. */
+  protected putAt(index: number): void {
+    this.store.put(this.changed[index]!);
+    // Let go of each item once it is in the store: the array must not keep a replaced entry alive.
+    this.changed[index] = undefined as T;
   }
 
   /** Lets go of a staged item that will not be put in (the session was given up). */
@@ -150,15 +159,21 @@ abstract class DiffSession<T> implements ReplaceSession {
   }
 }
 
-/** The pods' session: marks kept pods with this session's number, stages the rest in the pod store as they come. */
-export class PodReplace extends DiffSession<{ id: number; object: PodObject | undefined }> {
+/**
+ * The pods' session: marks kept pods with this session's number, stages the rest in the pod store as they come. The
+ * staged pods are their store ids (a million new pods at start-up are a million numbers, not objects for the
+ * collector to copy and promote); the few objects DRA reads whole are kept beside them by id.
+ */
+export class PodReplace extends DiffSession<number> {
   readonly kind = 'Pod' as const;
   /** Quarantined keys listed again (unchanged or not). */
   private readonly quarantineListed = new Set<string>();
   private sweep: IterableIterator<number> | undefined;
+  /** The listed objects of staged pods DRA reads whole (pods with claims), by store id. */
+  private readonly objects = new Map<number, PodObject>();
 
   constructor(private readonly session: PodSessionStore, private readonly mark: number) {
-    super(session);
+    super({ ...session, put: (id) => session.put({ id, object: undefined }) });
   }
 
   offer(object: ClusterObject): void {
@@ -181,11 +196,22 @@ export class PodReplace extends DiffSession<{ id: number; object: PodObject | un
     }
     const staged = this.session.stage(pod);
     if ('note' in staged) this.unreadable(staged.note);
-    else this.changed.push(staged);
+    else {
+      this.changed.push(staged.id);
+      if (staged.object !== undefined) this.objects.set(staged.id, staged.object);
+    }
   }
 
-  protected override discard(item: { id: number }): void {
-    this.session.pods.discard(item.id);
+  protected override putAt(index: number): void {
+    const id = this.changed[index] ?? -1;
+    const object = this.objects.get(id);
+    if (object !== undefined) this.objects.delete(id);
+    this.session.put({ id, object });
+  }
+
+  protected override discard(id: number): void {
+    this.session.pods.discard(id);
+    this.objects.delete(id);
   }
 
   protected override beforePuts(count: number): void {
