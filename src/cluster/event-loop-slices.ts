@@ -5,6 +5,7 @@
  * waiting request notices it (default 10 ms), long enough that the pauses cost next to nothing.
  */
 import type { ReplaceSession } from '../ledger/changes.js';
+import type { ClusterObjectKind } from '../ledger/objects.js';
 
 export const DEFAULT_SLICE_MS = 10;
 
@@ -14,6 +15,16 @@ const APPLY_BUDGET = 64;
 const SETTLE_BUDGET = 8;
 /** Objects a diff may hold to be applied at once, slice or not: a few milliseconds, up to ~50 ms on a slow host. */
 const AT_ONCE = 1000;
+/**
+ * What putting one DRA object in costs, in pods: a ResourceSlice reprices every claim allocated from its pool (a
+ * first sync's 64 slices of a 5000-node cluster took 90-125 ms in one step), a ResourceClaim builds its record.
+ */
+const DRA_OBJECT_COST = 16;
+
+/** An object of the kind, in pods' worth of applying (`APPLY_BUDGET` counts pods). */
+export function applyCost(kind: ClusterObjectKind): number {
+  return kind === 'Pod' || kind === 'Node' ? 1 : DRA_OBJECT_COST;
+}
 
 export class EventLoopSlices {
   private started = performance.now();
@@ -62,13 +73,15 @@ export class EventLoopSlices {
 
 /**
  * Applies replace sessions' diffs, in order. Each is prepared first, in slices, while readers still see the old
- * store whole; then diffs small enough (`AT_ONCE` objects together) are applied at once, and larger ones in slices;
+ * store whole; then, while a complete view is served (`serving`: a relist), diffs small enough (`AT_ONCE` objects
+ * together) are applied at once, so readers never see a store partly new; larger ones, and every diff before the first
+ * complete view (nothing but /healthz is answered from it yet), in slices, DRA objects a few a step (`applyCost`);
  * then what the diffs left to settle (`settleStep`: DRA accounting) is settled, at once when it fits the slice, else
  * in slices too. `onSliced` is called before the first pause after the first apply step: from then on until this
  * resolves, readers would see a store partly new.
  */
 export async function applyInSlices(sessions: ReplaceSession | readonly ReplaceSession[], slices: EventLoopSlices,
-  onSliced?: () => void): Promise<void> {
+  onSliced?: () => void, serving = true): Promise<void> {
   const all = Array.isArray(sessions) ? sessions : [sessions as ReplaceSession];
   for (const session of all) {
     while (!session.prepareStep(APPLY_BUDGET)) if (slices.due()) await slices.pause();
@@ -81,11 +94,12 @@ export async function applyInSlices(sessions: ReplaceSession | readonly ReplaceS
     }
     await slices.pause();
   };
-  if (all.reduce((sum, session) => sum + session.pending(), 0) <= AT_ONCE) {
+  if (serving && all.reduce((sum, session) => sum + session.pending(), 0) <= AT_ONCE) {
     for (const session of all) while (!session.applyStep(Number.MAX_SAFE_INTEGER)) { /* at once */ }
   } else {
     for (const session of all) {
-      while (!session.applyStep(APPLY_BUDGET)) if (slices.due()) await pause();
+      const budget = Math.max(1, Math.floor(APPLY_BUDGET / applyCost(session.kind)));
+      while (!session.applyStep(budget)) if (slices.due()) await pause();
     }
   }
   // The view is whole once the diff is applied: what is left to settle, a read settles on demand, so settling in

@@ -5,7 +5,9 @@
  * that schedules itself again), not timed.
  */
 import assert from 'node:assert/strict';
-import { EventLoopSlices } from '../../src/cluster/event-loop-slices.js';
+import { applyCost, applyInSlices, EventLoopSlices } from '../../src/cluster/event-loop-slices.js';
+import type { ReplaceSession } from '../../src/ledger/changes.js';
+import type { ClusterObjectKind } from '../../src/ledger/objects.js';
 
 /** Records `probe` once per turn of the event loop until `stop()`. */
 function turnProbe(log: string[]): { stop(): void } {
@@ -38,5 +40,49 @@ describe('event-loop slices shared by several lists', () => {
     const turns = log.slice(3).join(' ').split('turn').map((slice) => slice.trim()).filter((slice) => slice !== '');
     assert.deepEqual(turns, ['a', 'b', 'c', 'a', 'b', 'c', 'a', 'b', 'c', 'a', 'b', 'c'], `one slice per turn: ${log.join(' ')}`);
     assert.equal(slices.pauses, 15);
+  });
+});
+
+/** A replace session of `kind` with `count` objects to apply, recording the budget of every apply step. */
+function fakeSession(kind: ClusterObjectKind, count: number, budgets: number[]): ReplaceSession {
+  let left = count;
+  return {
+    kind,
+    offer: () => undefined,
+    quarantine: () => undefined,
+    staged: () => left,
+    prepareStep: () => true,
+    pending: () => left,
+    applyStep: (budget) => {
+      budgets.push(budget);
+      left = Math.max(0, left - budget);
+      return left === 0;
+    },
+    abort: () => undefined,
+  };
+}
+
+describe('diffs applied in slices, by what their objects cost', () => {
+  it('before the first complete view, applies even a small diff in slices, DRA objects a few per step with a pause between steps', async () => {
+    const sliceBudgets: number[] = [];
+    const podBudgets: number[] = [];
+    const slices = new EventLoopSlices(0);
+    await applyInSlices(fakeSession('ResourceSlice', 100, sliceBudgets), slices, undefined, false);
+    assert.deepEqual(new Set(sliceBudgets), new Set([64 / applyCost('ResourceSlice')]), 'a ResourceSlice counts as 16 pods');
+    assert.equal(sliceBudgets.length, 25);
+    assert.equal(slices.pauses, 24, 'the event loop runs between two steps');
+    await applyInSlices(fakeSession('Pod', 100, podBudgets), new EventLoopSlices(0), undefined, false);
+    assert.deepEqual(podBudgets, [64, 64]);
+  });
+
+  it('while a complete view is served, applies a small diff at once (readers never see it half applied), a large one in slices', async () => {
+    const small: number[] = [];
+    const large: number[] = [];
+    await applyInSlices(fakeSession('ResourceClaim', 300, small), new EventLoopSlices(0), () => assert.fail('not sliced'));
+    assert.deepEqual(small, [Number.MAX_SAFE_INTEGER]);
+    let sliced = 0;
+    await applyInSlices(fakeSession('ResourceClaim', 2000, large), new EventLoopSlices(0), () => sliced++);
+    assert.equal(sliced, 1);
+    assert.ok(large.length === 500 && large.every((budget) => budget === 4), `2000 claims, 4 a step: ${large.length} steps`);
   });
 });

@@ -272,7 +272,7 @@ export class Reflector {
   private async commit(session: ReplaceSession, listRv: string | undefined, offered: number, started: number): Promise<void> {
     const applyStarted = performance.now();
     try {
-      await applyInSlices(session, this.slices, () => { this.applying = true; });
+      await applyInSlices(session, this.slices, () => { this.applying = true; }, this.synced);
     } finally {
       this.applying = false;
     }

@@ -141,7 +141,7 @@ export class SnapshotSource implements ClusterSource {
   /** Every kind's diff, in batch order (what a kind refers to is there before it), in event-loop slices. */
   private async applyAll(sessions: Record<ClusterObjectKind, ReplaceSession>): Promise<void> {
     try {
-      await applyInSlices(KINDS_IN_BATCH_ORDER.map((kind) => sessions[kind]), this.slices, () => { this.applying = true; });
+      await applyInSlices(KINDS_IN_BATCH_ORDER.map((kind) => sessions[kind]), this.slices, () => { this.applying = true; }, this.synced);
     } finally {
       this.applying = false;
     }
