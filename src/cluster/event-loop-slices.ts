@@ -86,25 +86,28 @@ export async function applyInSlices(sessions: ReplaceSession | readonly ReplaceS
   for (const session of all) {
     while (!session.prepareStep(APPLY_BUDGET)) if (slices.due()) await slices.pause();
   }
-  let paused = false;
-  const pause = async (): Promise<void> => {
-    if (!paused) {
-      paused = true;
-      onSliced?.();
-    }
-    await slices.pause();
-  };
   if (serving && all.reduce((sum, session) => sum + session.pending(), 0) <= AT_ONCE) {
     for (const session of all) while (!session.applyStep(Number.MAX_SAFE_INTEGER)) { /* at once */ }
   } else {
-    for (const session of all) {
-      const budget = Math.max(1, Math.floor(APPLY_BUDGET / applyCost(session.kind)));
-      while (!session.applyStep(budget)) if (slices.due()) await pause();
-    }
+    await applyStepwise(all, slices, onSliced);
   }
   // The view is whole once the diff is applied: what is left to settle, a read settles on demand, so settling in
   // slices does not make readers wait or refuse.
   for (const session of all) {
     while (session.settleStep?.(SETTLE_BUDGET) === false) if (slices.due()) await slices.pause();
+  }
+}
+
+/** The diffs applied a budget of objects at a time, the event loop let run whenever the slice is used up. */
+async function applyStepwise(all: readonly ReplaceSession[], slices: EventLoopSlices, onSliced?: () => void): Promise<void> {
+  let paused = false;
+  for (const session of all) {
+    const budget = Math.max(1, Math.floor(APPLY_BUDGET / applyCost(session.kind)));
+    while (!session.applyStep(budget)) {
+      if (!slices.due()) continue;
+      if (!paused) onSliced?.();
+      paused = true;
+      await slices.pause();
+    }
   }
 }
