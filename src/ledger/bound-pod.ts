@@ -50,6 +50,23 @@ export class BoundPod extends PodIdentity implements PodEntry {
     return (this.kept ??= this.rebuilt());
   }
 
+  /** metadata.labels, without the object rebuilt. */
+  get labels(): Readonly<Record<string, string>> | undefined {
+    return this.place.labels;
+  }
+
+  /** The kept parts preemption and DRA read (pod-shapes.ts), without the object rebuilt. */
+  get parts(): BoundPodParts | undefined {
+    return this.place.parts;
+  }
+
+  /** status.startTime as Date.parse reads it (NaN when none), without making a packed time text. */
+  startTimeMillis(): number {
+    const start = this.place.startTime;
+    if (typeof start === 'number') return start * 1000;
+    return start ? Date.parse(start) : Number.NaN;
+  }
+
   private rebuilt(): PodObject {
     const { name, namespace, uid, resourceVersion, place } = this;
     const metadata: ObjectMeta = { name, namespace, uid, resourceVersion };

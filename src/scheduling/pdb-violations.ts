@@ -6,6 +6,7 @@
  */
 import type { PodDisruptionBudgetObject } from '../ledger/objects.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
+import { podLabels, startTimeMillis } from '../ledger/pod-facts.js';
 import { parseSelector } from './label-selector.js';
 
 /**
@@ -17,7 +18,7 @@ export function compareImportance(a: PodEntry, b: PodEntry): number {
   return compareStarted({ pod: a, started: startedAt(a) }, { pod: b, started: startedAt(b) });
 }
 
-/** The pods sorted by `compareImportance`, each start time read once (a bound pod's is decoded on every read). */
+/** The pods sorted by `compareImportance`, each start time read once. */
 export function byImportance(pods: readonly PodEntry[]): PodEntry[] {
   return pods.map((pod) => ({ pod, started: startedAt(pod) })).sort(compareStarted).map(({ pod }) => pod);
 }
@@ -33,8 +34,7 @@ function compareStarted(a: Started, b: Started): number {
 }
 
 function startedAt(pod: PodEntry): number {
-  const start = pod.object.status?.startTime;
-  const ms = start ? Date.parse(start) : Number.NaN;
+  const ms = startTimeMillis(pod);
   return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : ms;
 }
 
@@ -50,7 +50,7 @@ export function splitByPdbViolation(pods: readonly PodEntry[], pdbs: readonly Po
   const violating: PodEntry[] = [];
   const nonViolating: PodEntry[] = [];
   for (const pod of pods) {
-    const labels = pod.object.metadata.labels;
+    const labels = podLabels(pod);
     let violated = false;
     if (labels && Object.keys(labels).length > 0) {
       pdbs.forEach((pdb, i) => {

@@ -14,13 +14,14 @@ import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import type { PodDisruptionBudgetObject } from '../ledger/objects.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
+import { podRuleFacts } from '../ledger/pod-facts.js';
 import { InputError } from '../protocol/errors.js';
 import type { ExtenderPreemptionArgs, ExtenderPreemptionResult, MetaVictims } from '../protocol/types.js';
 import { CycleCache } from './cycle-cache.js';
 import { assessFit, fitContext, type FitContext } from './fit.js';
 import type { SchedulingOptions } from './options.js';
 import { byImportance, splitByPdbViolation } from './pdb-violations.js';
-import { victimHold, type OtherFilter } from './victim-relevance.js';
+import { holdFor, preemptorRules, type OtherFilter, type PreemptorRules } from './victim-relevance.js';
 
 export interface ProposedNode {
   node: string;
@@ -88,6 +89,7 @@ export function preempt(
 ): PreemptDecision {
   cache.begin(ledger);
   const ctx = fitContext(ledger, cache.incomingPod(args.Pod), options, cache);
+  const rules = preemptorRules(ctx.pod.object);
   const out: Record<string, MetaVictims> = {};
   const nodes: NodePreemptOutcome[] = [];
   const unknownVictims: Array<{ node: string; uid: string }> = [];
@@ -97,7 +99,7 @@ export function preempt(
       nodes.push({ node: proposal.node, outcome: 'dropped_stale', reason: stale });
       continue;
     }
-    const outcome = evaluateNode(ctx, proposal, unknownVictims);
+    const outcome = evaluateNode(ctx, rules, proposal, unknownVictims);
     nodes.push(outcome);
     if (outcome.outcome === 'kept') {
       out[proposal.node] = { Pods: outcome.victims.map((UID) => ({ UID })), NumPDBViolations: outcome.numPDBViolations };
@@ -113,7 +115,7 @@ function fitsWithout(ctx: FitContext, node: NodeView, removed: ReadonlySet<strin
   return verdict.fits ? { fits: true } : { fits: false, reason: verdict.reason };
 }
 
-function evaluateNode(ctx: FitContext, proposal: ProposedNode, unknownVictims: Array<{ node: string; uid: string }>): NodePreemptOutcome {
+function evaluateNode(ctx: FitContext, rules: PreemptorRules, proposal: ProposedNode, unknownVictims: Array<{ node: string; uid: string }>): NodePreemptOutcome {
   const { ledger, pod } = ctx;
   const node = ledger.node(proposal.node);
   if (!node) return { node: proposal.node, outcome: 'dropped_unknown_node', reason: 'node is not in kube-ledger\'s cache' };
@@ -132,7 +134,7 @@ function evaluateNode(ctx: FitContext, proposal: ProposedNode, unknownVictims: A
   const budgets = ledger.disruptionBudgets();
   const pdbs = budgets.known ? budgetsFor(budgets, ordered) : [];
   const { violating, nonViolating } = splitByPdbViolation(ordered, pdbs);
-  const reprieve = reprieveVictims(ctx, node, [...violating, ...nonViolating], byUid);
+  const reprieve = reprieveVictims(ctx, rules, node, [...violating, ...nonViolating], byUid);
   let kept = ordered.filter((v) => reprieve.remaining.has(v.uid));
   let reprieved = reprieve.reprieved;
   let keptProposal = false;
@@ -190,16 +192,16 @@ function budgetsFor(budgets: ReturnType<ClusterLedger['disruptionBudgets']>, vic
 /** Upstream's reprieve loop, restricted to victims no other filter may need: keep each the pod can live with. */
 function reprieveVictims(
   ctx: FitContext,
+  rules: PreemptorRules,
   node: NodeView,
   order: readonly PodEntry[],
   victims: ReadonlyMap<string, PodEntry>,
 ): { remaining: Set<string>; reprieved: string[]; held: Array<{ uid: string; filter: OtherFilter; reason: string }> } {
-  const pod = ctx.pod;
   const remaining = new Set(victims.keys());
   const reprieved: string[] = [];
   const held: Array<{ uid: string; filter: OtherFilter; reason: string }> = [];
   for (const victim of order) {
-    const hold = victimHold(pod.object, victim.object);
+    const hold = holdFor(rules, podRuleFacts(victim));
     if (hold !== undefined) {
       held.push({ uid: victim.uid, ...hold });
       continue;
