@@ -25,7 +25,6 @@ export interface BoundPlace {
 }
 
 export class BoundPod extends PodIdentity implements PodEntry {
-  declare numericRequests: NumericDemand | undefined;
   declare nonZero: { readonly cpu: number; readonly memory: number } | undefined;
   declare readonly requestsError: string | undefined;
   private declare readonly place: BoundPlace;
@@ -34,12 +33,20 @@ export class BoundPod extends PodIdentity implements PodEntry {
 
   constructor(key: string, uid: string, namespace: string, name: string, resourceVersion: string, place: BoundPlace) {
     super(key, uid, namespace, name, resourceVersion, place.nodeName, place.nominatedNodeName, place.priority, place.phase, place.terminating);
-    this.numericRequests = undefined;
-    this.nonZero = { cpu: place.requests.nonZeroCpu, memory: place.requests.nonZeroMemory };
+    this.nonZero = place.requests.nonZero;
     this.requestsError = undefined;
     this.place = place;
     this.amounts = undefined;
     this.kept = undefined;
+  }
+
+  /** Kept on the pod's request shape: the same for every pod of that shape. */
+  get numericRequests(): NumericDemand | undefined {
+    return this.place.requests.numeric;
+  }
+
+  set numericRequests(demand: NumericDemand | undefined) {
+    this.place.requests.numeric = demand;
   }
 
   get requests(): ReadonlyMap<string, bigint> {
