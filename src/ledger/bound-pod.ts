@@ -69,9 +69,7 @@ export class BoundPod extends PodIdentity implements PodEntry {
 
   /** status.startTime as Date.parse reads it (NaN when none), without making a packed time text. */
   startTimeMillis(): number {
-    const start = this.place.startTime;
-    if (typeof start === 'number') return start * 1000;
-    return start ? Date.parse(start) : Number.NaN;
+    return startMillis(this.place.startTime);
   }
 
   private rebuilt(): PodObject {
@@ -86,4 +84,10 @@ export class BoundPod extends PodIdentity implements PodEntry {
     Object.assign(status, place.parts?.status);
     return { metadata, spec, status };
   }
+}
+
+/** A start time as the store keeps it (packed seconds, the text kept, or none) in milliseconds as Date.parse reads its text. */
+export function startMillis(start: number | string | undefined): number {
+  if (typeof start === 'number') return start * 1000;
+  return start ? Date.parse(start) : Number.NaN;
 }

@@ -13,8 +13,7 @@
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import type { PodDisruptionBudgetObject } from '../ledger/objects.js';
-import type { PodEntry } from '../ledger/pod-entry.js';
-import { podRuleFacts } from '../ledger/pod-facts.js';
+import { podRuleFacts, type BoundPodFacts } from '../ledger/pod-facts.js';
 import { InputError } from '../protocol/errors.js';
 import type { ExtenderPreemptionArgs, ExtenderPreemptionResult, MetaVictims } from '../protocol/types.js';
 import { CycleCache } from './cycle-cache.js';
@@ -109,7 +108,7 @@ export function preempt(
 }
 
 /** Whether the pod fits the node once `removed` (victim UIDs) are gone. */
-function fitsWithout(ctx: FitContext, node: NodeView, removed: ReadonlySet<string>, victims: ReadonlyMap<string, PodEntry>):
+function fitsWithout(ctx: FitContext, node: NodeView, removed: ReadonlySet<string>, victims: ReadonlyMap<string, BoundPodFacts>):
   { fits: true } | { fits: false; reason: string } {
   const verdict = assessFit(ctx, node, { podUids: removed, pods: victims });
   return verdict.fits ? { fits: true } : { fits: false, reason: verdict.reason };
@@ -159,11 +158,11 @@ function evaluateNode(ctx: FitContext, rules: PreemptorRules, proposal: Proposed
 }
 
 /** The proposed victims the node holds, and the UIDs it does not (also added to the call's `unknownVictims`). */
-function lookUpVictims(node: NodeView, proposal: ProposedNode, unknownVictims: Array<{ node: string; uid: string }>): { victims: PodEntry[]; unknown: string[] } {
-  const victims: PodEntry[] = [];
+function lookUpVictims(node: NodeView, proposal: ProposedNode, unknownVictims: Array<{ node: string; uid: string }>): { victims: BoundPodFacts[]; unknown: string[] } {
+  const victims: BoundPodFacts[] = [];
   const unknown: string[] = [];
   for (const uid of new Set(proposal.victimUids)) {
-    const victim = node.pods.get(uid);
+    const victim = node.pods.facts(uid);
     if (victim) victims.push(victim);
     else {
       unknown.push(uid);
@@ -174,7 +173,7 @@ function lookUpVictims(node: NodeView, proposal: ProposedNode, unknownVictims: A
 }
 
 /** The kept victims whose eviction violates a budget, counted by the ledger. */
-function recountedViolations(violating: readonly PodEntry[], kept: readonly PodEntry[]): { numPDBViolations: number; pdbViolationsFrom: 'recounted' } {
+function recountedViolations(violating: readonly BoundPodFacts[], kept: readonly BoundPodFacts[]): { numPDBViolations: number; pdbViolationsFrom: 'recounted' } {
   const keptUids = new Set(kept.map((v) => v.uid));
   return { numPDBViolations: violating.filter((v) => keptUids.has(v.uid)).length, pdbViolationsFrom: 'recounted' };
 }
@@ -184,7 +183,7 @@ function schedulerViolations(proposal: ProposedNode): { numPDBViolations: number
 }
 
 /** The budgets of the victims' namespaces: the only ones that can match (each budget is counted on its own). */
-function budgetsFor(budgets: ReturnType<ClusterLedger['disruptionBudgets']>, victims: readonly PodEntry[]): PodDisruptionBudgetObject[] {
+function budgetsFor(budgets: ReturnType<ClusterLedger['disruptionBudgets']>, victims: readonly BoundPodFacts[]): PodDisruptionBudgetObject[] {
   const namespaces = new Set(victims.map((v) => v.namespace));
   return [...namespaces].flatMap((namespace) => [...budgets.inNamespace(namespace)]);
 }
@@ -194,8 +193,8 @@ function reprieveVictims(
   ctx: FitContext,
   rules: PreemptorRules,
   node: NodeView,
-  order: readonly PodEntry[],
-  victims: ReadonlyMap<string, PodEntry>,
+  order: readonly BoundPodFacts[],
+  victims: ReadonlyMap<string, BoundPodFacts>,
 ): { remaining: Set<string>; reprieved: string[]; held: Array<{ uid: string; filter: OtherFilter; reason: string }> } {
   const remaining = new Set(victims.keys());
   const reprieved: string[] = [];

@@ -1,7 +1,8 @@
 /**
  * What preemption reads of a pod without its object (src/ledger/pod-facts.ts): for any pod, bound (a view of the
  * pod store) or not (a pod with its object), the start time, the labels and the fields the inter-pod rules read are
- * the ones the pod's `object` states.
+ * the ones the pod's `object` states; and a node's `pods.facts(uid)` (a victim read without a view) states what the
+ * view `pods.get(uid)` states.
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -9,7 +10,7 @@ import type { PodObject } from '../../src/ledger/objects.js';
 import { computeRequests, podEntryFromObject, type PodEntry } from '../../src/ledger/pod-entry.js';
 import { podLabels, podRuleFacts, ruleFactsOfObject, startTimeMillis, type PodRuleFacts } from '../../src/ledger/pod-facts.js';
 import { PodStore } from '../../src/ledger/pod-store.js';
-import { pod } from '../support/builders.js';
+import { ledgerOf, node, pod, upsertPod } from '../support/builders.js';
 
 const startTime = fc.oneof(
   fc.constant(undefined),
@@ -95,6 +96,27 @@ describe('pod facts: what preemption reads of a pod without its object', () => {
       assert.deepEqual(podLabels(entry), object.metadata.labels);
       assert.deepEqual(ruleRead(podRuleFacts(entry)), ruleRead(ruleFactsOfObject(object)));
     }), { numRuns: 300 });
+  });
+
+  it('a node\'s facts of a bound pod state what its view states, for every pod of a random node (property)', () => {
+    const onNode = fc.tuple(podObject, fc.constantFrom('n1', 'n2'), fc.integer({ min: -5, max: 5 }))
+      .map(([o, nodeName, priority]) => ({ ...o, spec: { ...o.spec, nodeName, priority: priority * 100 } }));
+    fc.assert(fc.property(fc.uniqueArray(onNode, { selector: (o) => `${o.metadata.namespace}/${o.metadata.name}`, maxLength: 12 }), (objects) => {
+      const ledger = ledgerOf([node('n1', { cpu: '64', memory: '64Gi' }), node('n2', { cpu: '64', memory: '64Gi' })]);
+      for (const object of objects) ledger.apply(upsertPod(object));
+      const pods = ledger.node('n1')!.pods;
+      for (const uid of pods.keys()) {
+        const view = pods.get(uid)!;
+        const facts = pods.facts(uid)!;
+        assert.deepEqual([facts.uid, facts.namespace, facts.name, facts.priority], [view.uid, view.namespace, view.name, view.priority]);
+        assert.deepEqual(facts.requests, view.requests);
+        sameMillis(startTimeMillis(facts), startTimeMillis(view));
+        assert.deepEqual(podLabels(facts), podLabels(view));
+        assert.deepEqual(ruleRead(podRuleFacts(facts)), ruleRead(ruleFactsOfObject(view.object)));
+      }
+      assert.equal(pods.facts('not-a-pod-here'), undefined);
+      for (const uid of ledger.node('n2')!.pods.keys()) assert.equal(pods.facts(uid), undefined, 'a pod bound to another node');
+    }), { numRuns: 100 });
   });
 
   it('a start time of whole seconds is read as its milliseconds; none or unreadable as NaN', () => {
