@@ -88,4 +88,4 @@ for (let r = 0; r < rounds; r++) {
 }
 perCall.sort((a, b) => a - b);
 const median = perCall[rounds >> 1] ?? 0;
-console.log(`${verb} x${nodes} cache ${cache.enabled ? 'on' : 'off'}, ${bodies.length} bodies: median ${median.toFixed(0)} us CPU a call (min ${(perCall[0] ?? 0).toFixed(0)}), replies digest ${digest.digest('hex').slice(0, 16)}`);
+console.log(`${verb} x${nodes} cache ${cache.enabled ? 'on' : 'off'}, ${bodies.length} ${verb === 'preempt' ? 'bodies' : 'distinct pods'}: median ${median.toFixed(0)} us CPU a call (min ${(perCall[0] ?? 0).toFixed(0)}), replies digest ${digest.digest('hex').slice(0, 16)}`);
