@@ -26,6 +26,7 @@ import { realTimerScheduler, type TimerScheduler } from '../cluster/freshness/ti
 import { CycleCache } from '../scheduling/cycle-cache.js';
 import type { SchedulingOptions } from '../scheduling/options.js';
 import { repeatEvery } from './repeating-timer.js';
+import { RepeatedWarnings } from '../observability/repeated-warnings.js';
 import { httpOptionsFromConfig } from '../http/server-options.js';
 import { startExtenderServer, type RunningExtenderServer } from '../http/server.js';
 import { createExtenderService } from './extender-service.js';
@@ -110,7 +111,8 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   const cycleCache = new CycleCache({ enabled: initial.scheduling.cycleCache.enabled });
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
   recordBuildInfo(metrics.buildInfo, buildIdentity());
-  const { dra, scopedDra, ledger, admission } = buildLedger(initial, metrics, logger);
+  const warnings = new RepeatedWarnings(logger, timers);
+  const { dra, scopedDra, ledger, admission } = buildLedger(initial, metrics, logger, warnings);
   const live: LiveSettings = { config: initial, options: schedulingOptionsFrom(initial), cycleCache };
   const choice = chooseSource(initial);
   const { source, kube } = await openSource(choice, initial, deps, metrics, admission);
@@ -139,21 +141,22 @@ export async function startKubeLedger(initial: ExtenderConfig, deps: StartDeps):
   });
   metrics.sourceSynced.set(source.hasSynced() ? 1 : 0);
   const stopTracking = trackLedger({ ledger, dra, source, metrics, victimClock, timers });
-  return runningKubeLedger({ live, choice, ledger, scopedDra, source, kube, metrics, logger, server, nominator, stopTracking });
+  return runningKubeLedger({ live, choice, ledger, scopedDra, source, kube, metrics, logger, server, nominator,
+    stopTracking: () => { stopTracking(); warnings.flush(); } });
 }
 
 /** The ledger with its DRA accounting (behind the live rollback levers), reporting to metrics and logs. */
-function buildLedger(config: ExtenderConfig, metrics: Metrics, logger: Logger): { dra: DraLedger; scopedDra: ScopedDraAccounting; ledger: ClusterLedger; admission: AdmissionTelemetry } {
+function buildLedger(config: ExtenderConfig, metrics: Metrics, logger: Logger, warnings: RepeatedWarnings): { dra: DraLedger; scopedDra: ScopedDraAccounting; ledger: ClusterLedger; admission: AdmissionTelemetry } {
   const dra = new DraLedger(
     { numaAttributes: [config.dra.numaAttribute, ...config.dra.extraNumaAttributes], freshnessWindowMs: config.dra.freshnessWindowSeconds * 1000 },
     {
       onDuplicate: (info) => {
         metrics.ledgerDuplicateRejections.inc({ kind: 'ResourceClaim' });
-        logger.warn('DRA claim contribution rejected as a duplicate', { claimUid: info.claimUid, node: info.node, reason: info.reason });
+        warnings.warn('DRA claim contribution rejected as a duplicate', { claimUid: info.claimUid, node: info.node, reason: info.reason });
       },
       onDivergence: (info) => {
         metrics.draStatusDivergence.inc();
-        logger.warn('DRA claim: pod status and slices disagree; the pod status counts', { ...info });
+        warnings.warn('DRA claim: pod status and slices disagree; the pod status counts', { ...info });
       },
     },
   );
@@ -240,7 +243,7 @@ interface StartedParts {
   logger: Logger;
   server: RunningExtenderServer;
   nominator: RunningNominator | undefined;
-  /** Stops the freshness and gauge timers. */
+  /** Stops the freshness and gauge timers and reports the warnings held back. */
   stopTracking: () => void;
 }
 

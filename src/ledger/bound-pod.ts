@@ -25,7 +25,6 @@ export interface BoundPlace {
 }
 
 export class BoundPod extends PodIdentity implements PodEntry {
-  declare numericRequests: NumericDemand | undefined;
   declare nonZero: { readonly cpu: number; readonly memory: number } | undefined;
   declare readonly requestsError: string | undefined;
   private declare readonly place: BoundPlace;
@@ -34,12 +33,20 @@ export class BoundPod extends PodIdentity implements PodEntry {
 
   constructor(key: string, uid: string, namespace: string, name: string, resourceVersion: string, place: BoundPlace) {
     super(key, uid, namespace, name, resourceVersion, place.nodeName, place.nominatedNodeName, place.priority, place.phase, place.terminating);
-    this.numericRequests = undefined;
-    this.nonZero = { cpu: place.requests.nonZeroCpu, memory: place.requests.nonZeroMemory };
+    this.nonZero = place.requests.nonZero;
     this.requestsError = undefined;
     this.place = place;
     this.amounts = undefined;
     this.kept = undefined;
+  }
+
+  /** Kept on the pod's request shape: the same for every pod of that shape. */
+  get numericRequests(): NumericDemand | undefined {
+    return this.place.requests.numeric;
+  }
+
+  set numericRequests(demand: NumericDemand | undefined) {
+    this.place.requests.numeric = demand;
   }
 
   get requests(): ReadonlyMap<string, bigint> {
@@ -48,6 +55,21 @@ export class BoundPod extends PodIdentity implements PodEntry {
 
   get object(): PodObject {
     return (this.kept ??= this.rebuilt());
+  }
+
+  /** metadata.labels, without the object rebuilt. */
+  get labels(): Readonly<Record<string, string>> | undefined {
+    return this.place.labels;
+  }
+
+  /** The kept parts preemption and DRA read (pod-shapes.ts), without the object rebuilt. */
+  get parts(): BoundPodParts | undefined {
+    return this.place.parts;
+  }
+
+  /** status.startTime as Date.parse reads it (NaN when none), without making a packed time text. */
+  startTimeMillis(): number {
+    return startMillis(this.place.startTime);
   }
 
   private rebuilt(): PodObject {
@@ -62,4 +84,10 @@ export class BoundPod extends PodIdentity implements PodEntry {
     Object.assign(status, place.parts?.status);
     return { metadata, spec, status };
   }
+}
+
+/** A start time as the store keeps it (packed seconds, the text kept, or none) in milliseconds as Date.parse reads its text. */
+export function startMillis(start: number | string | undefined): number {
+  if (typeof start === 'number') return start * 1000;
+  return start ? Date.parse(start) : Number.NaN;
 }

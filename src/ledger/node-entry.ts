@@ -10,7 +10,7 @@ import type { PodEntry } from './pod-entry.js';
 import { addInto, amountsFromResourceList, type ResourceAmounts } from './resource-amounts.js';
 import { unreadableText } from './pod-entry.js';
 import { NodeTable, type NodeTableView } from './node-table.js';
-import { NodePods } from './node-pods.js';
+import { NodePods, type BoundPodsView } from './node-pods.js';
 import { PodStore } from './pod-store.js';
 import type { RequestShape } from './pod-shapes.js';
 import { AmountsShape } from './interner.js';
@@ -63,7 +63,7 @@ export type NodeView = {
   readonly [K in Exclude<keyof NodeEntry, 'pods' | 'nominated' | 'allocatable' | 'requested' | 'table' | 'taints' | 'labels' | 'quarantined'>]: NodeEntry[K];
 } & {
   readonly quarantined: ReadonlyMap<string, string>;
-  readonly pods: ReadonlyMap<string, PodEntry>;
+  readonly pods: BoundPodsView;
   readonly nominated: ReadonlyMap<string, PodEntry>;
   readonly allocatable: ReadonlyMap<string, bigint>;
   readonly requested: ReadonlyMap<string, bigint>;

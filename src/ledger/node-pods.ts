@@ -3,9 +3,15 @@
  * in the order the pods were bound. A node holds three numbers for its pods instead of a map of entries.
  */
 import type { PodEntry } from './pod-entry.js';
+import type { BoundPodFacts } from './pod-facts.js';
 import type { PodList, PodStore } from './pod-store.js';
 
-export class NodePods implements PodList, ReadonlyMap<string, PodEntry> {
+/** A node's bound pods as readers see them: views by UID, and what preemption reads of one without a view. */
+export interface BoundPodsView extends ReadonlyMap<string, PodEntry> {
+  facts(uid: string): BoundPodFacts | undefined;
+}
+
+export class NodePods implements PodList, BoundPodsView {
   head = -1;
   tail = -1;
   size = 0;
@@ -22,6 +28,12 @@ export class NodePods implements PodList, ReadonlyMap<string, PodEntry> {
   get(uid: string): PodEntry | undefined {
     const id = this.idOf(uid);
     return id < 0 ? undefined : this.store.view(id, uid);
+  }
+
+  /** What preemption reads of the bound pod with this UID here, without a view. */
+  facts(uid: string): BoundPodFacts | undefined {
+    const id = this.idOf(uid);
+    return id < 0 ? undefined : this.store.facts(id, uid);
   }
 
   has(uid: string): boolean {

@@ -176,7 +176,7 @@ export function reservesNominatedNode(pod: PodEntry): boolean {
 }
 
 /** The pod's requests by `resources`' ids, kept on the entry for the ledger whose ids they are. */
-export function numericRequestsOf(pod: PodEntry, resources: ResourceIds): NumericDemand {
+export function numericRequestsOf(pod: Pick<PodEntry, 'requests' | 'numericRequests'>, resources: ResourceIds): NumericDemand {
   const kept = pod.numericRequests;
   if (kept !== undefined && kept.resources === resources) return kept;
   return (pod.numericRequests = numericDemand(pod.requests, 'pods', resources));

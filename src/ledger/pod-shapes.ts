@@ -4,7 +4,7 @@
  * (`BoundPodParts`, which most pods do not have). The thousands of pods of one workload hold one of each.
  */
 import type { Interned } from './hash-cons.js';
-import type { ResourceIds } from './numeric-amounts.js';
+import type { NumericDemand, ResourceIds } from './numeric-amounts.js';
 import type { PodObject } from './objects.js';
 import { hashText, hashWord } from './packed-fields.js';
 
@@ -36,12 +36,23 @@ export class RequestShape implements Interned {
   id = -1;
   readonly hash: number;
   readonly text: string;
+  /**
+   * The requests by resource id as the kernels read them (`numericRequestsOf`), for the ids last asked for: derived
+   * from `text` alone, so every view of every pod of this shape shares it instead of deriving it again.
+   */
+  numeric: NumericDemand | undefined = undefined;
+  private nonZeroPair: NonZeroRequests | undefined = undefined;
 
   constructor(requests: ReadonlyMap<string, bigint>, readonly nonZeroCpu: number, readonly nonZeroMemory: number) {
     let text = '';
     for (const [name, amount] of requests) text += `${text === '' ? '' : '\n'}${name}=${amount}`;
     this.text = text;
     this.hash = hashNumber(hashNumber(hashText(text), nonZeroCpu), nonZeroMemory);
+  }
+
+  /** NonZeroRequested cpu and memory as one object, shared by the views of every pod of this shape. */
+  get nonZero(): NonZeroRequests {
+    return (this.nonZeroPair ??= { cpu: this.nonZeroCpu, memory: this.nonZeroMemory });
   }
 
   /** The exact requests, as a new map. */

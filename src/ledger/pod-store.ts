@@ -13,6 +13,7 @@
  */
 import { BoundPod } from './bound-pod.js';
 import { LedgerInterner } from './interner.js';
+import { BoundPodFacts } from './pod-facts.js';
 import type { PodObject } from './objects.js';
 import { isTerminalPhase, PodRecord, type PodEntry } from './pod-entry.js';
 import { LINKED, PodColumns, STAGED, STORED, TERMINATING } from './pod-columns.js';
@@ -255,6 +256,15 @@ export class PodStore {
         parts: this.parts.size > 0 ? this.parts.get(id) : undefined,
         startTime: this.texts.startTimeRef(id),
       });
+  }
+
+  /** What preemption reads of a bound pod (pod-facts.ts), without a view; `uid`: the pod's, already known. */
+  facts(id: number, uid: string): BoundPodFacts {
+    const c = this.columns;
+    const labels = c.labelIds[id] ?? NO_ID;
+    return new BoundPodFacts(uid, this.interner.namespaces.name(c.namespaceIds[id] ?? 0), c.names.get(id), c.priorities[id] ?? 0,
+      labels === NO_ID ? undefined : this.interner.labelSets.byId(labels).labels, this.parts.size > 0 ? this.parts.get(id) : undefined,
+      this.texts.startTimeRef(id), this.boundRequests(id));
   }
 
   // ---- node lists -----------------------------------------------------------------------------------------------

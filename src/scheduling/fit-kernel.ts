@@ -18,6 +18,7 @@ import type { NodeView } from '../ledger/node-entry.js';
 import { columnValue, type NodeTableView } from '../ledger/node-table.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
 import { numericRequestsOf } from '../ledger/pod-entry.js';
+import type { PodDemand } from '../ledger/pod-facts.js';
 import { demandValue, rowValue, type DenseRow, type ResourceIds } from '../ledger/numeric-amounts.js';
 import { formatAmountNumber } from '../ledger/resource-amounts.js';
 import { podLevelRequestedResources } from '../ledger/pod-requests.js';
@@ -130,7 +131,7 @@ export interface NodeAdjustments {
   /** Nominated pods of equal or higher priority (their reservations count as used). */
   reserved: readonly PodEntry[];
   /** Pods taken off the node (victims, the pod itself when bound there). */
-  removed: readonly PodEntry[];
+  removed: readonly PodDemand[];
   /** The node's DRA use by resource id (scheduling/dra-used-rows.ts), undefined when none. */
   draUsed: Readonly<DenseRow> | undefined;
   draReleased: ReadonlyMap<string, bigint> | undefined;
@@ -152,7 +153,7 @@ export function reservingPods(node: NodeView, pod: PodEntry): readonly PodEntry[
   return reserved ?? NO_PODS;
 }
 
-function podsHeld(pods: readonly PodEntry[], id: number, resources: ResourceIds): number {
+function podsHeld(pods: readonly PodDemand[], id: number, resources: ResourceIds): number {
   let total = 0;
   for (const p of pods) total += demandValue(numericRequestsOf(p, resources), id);
   return total;

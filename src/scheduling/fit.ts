@@ -12,6 +12,7 @@ import type { NodeView } from '../ledger/node-entry.js';
 import type { NodeTableView } from '../ledger/node-table.js';
 import type { DenseRow } from '../ledger/numeric-amounts.js';
 import type { PodEntry } from '../ledger/pod-entry.js';
+import type { PodDemand } from '../ledger/pod-facts.js';
 import { NO_SLOT } from './candidates.js';
 import type { CycleCache } from './cycle-cache.js';
 import { draAssessmentFor, draRefusal, podUsesDra, unknownUseOf, unknownUseRefusal } from './dra-verdict.js';
@@ -39,10 +40,10 @@ export { FITS, type FitVerdict } from './fit-kernel.js';
 export interface Removal {
   podUids: ReadonlySet<string>;
   /** The same pods already read from this node, by UID: a preemption tries many subsets of one victim list. */
-  pods?: ReadonlyMap<string, PodEntry>;
+  pods?: ReadonlyMap<string, PodDemand>;
 }
 
-const NO_PODS: readonly PodEntry[] = [];
+const NO_PODS: readonly PodDemand[] = [];
 
 const UNKNOWN_NODE = failure([{ code: 'node_unknown' }]);
 const UNREADABLE_NODE = failure([{ code: 'node_allocatable_unreadable' }]);
@@ -146,10 +147,10 @@ export function adjustmentsFor(ctx: FitContext, node: NodeView, removal?: Remova
 }
 
 /** The pods this evaluation takes off the node: the pod itself where bound here, then the victims; undefined when none. */
-function removedPods(ctx: FitContext, node: NodeView, removal: Removal | undefined): PodEntry[] | undefined {
+function removedPods(ctx: FitContext, node: NodeView, removal: Removal | undefined): PodDemand[] | undefined {
   // UIDs are unique: the pod can be among this node's pods only where the ledger has it bound (settled per call).
   const self = node === ctx.boundTo ? node.pods.get(ctx.pod.uid) : undefined;
-  let removed: PodEntry[] | undefined = self ? [self] : undefined;
+  let removed: PodDemand[] | undefined = self ? [self] : undefined;
   if (removal === undefined) return removed;
   for (const uid of removal.podUids) {
     const victim = removal.pods?.get(uid) ?? node.pods.get(uid);

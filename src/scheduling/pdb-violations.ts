@@ -5,7 +5,7 @@
  * `disruptionsAllowed` in the order given.
  */
 import type { PodDisruptionBudgetObject } from '../ledger/objects.js';
-import type { PodEntry } from '../ledger/pod-entry.js';
+import { podLabels, startTimeMillis, type PreemptionPod } from '../ledger/pod-facts.js';
 import { parseSelector } from './label-selector.js';
 
 /**
@@ -13,44 +13,43 @@ import { parseSelector } from './label-selector.js';
  * without status.startTime counts as starting now (upstream's GetPodStartTime), i.e. after every pod that has one.
  * Equal pods keep their order (the caller's sort is stable).
  */
-export function compareImportance(a: PodEntry, b: PodEntry): number {
+export function compareImportance(a: PreemptionPod, b: PreemptionPod): number {
   return compareStarted({ pod: a, started: startedAt(a) }, { pod: b, started: startedAt(b) });
 }
 
-/** The pods sorted by `compareImportance`, each start time read once (a bound pod's is decoded on every read). */
-export function byImportance(pods: readonly PodEntry[]): PodEntry[] {
+/** The pods sorted by `compareImportance`, each start time read once. */
+export function byImportance<P extends PreemptionPod>(pods: readonly P[]): P[] {
   return pods.map((pod) => ({ pod, started: startedAt(pod) })).sort(compareStarted).map(({ pod }) => pod);
 }
 
-interface Started {
-  pod: PodEntry;
+interface Started<P extends PreemptionPod> {
+  pod: P;
   started: number;
 }
 
-function compareStarted(a: Started, b: Started): number {
+function compareStarted(a: Started<PreemptionPod>, b: Started<PreemptionPod>): number {
   if (a.pod.priority !== b.pod.priority) return b.pod.priority - a.pod.priority;
   return a.started === b.started ? 0 : a.started < b.started ? -1 : 1;
 }
 
-function startedAt(pod: PodEntry): number {
-  const start = pod.object.status?.startTime;
-  const ms = start ? Date.parse(start) : Number.NaN;
+function startedAt(pod: PreemptionPod): number {
+  const ms = startTimeMillis(pod);
   return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : ms;
 }
 
-export interface PdbSplit {
-  violating: PodEntry[];
-  nonViolating: PodEntry[];
+export interface PdbSplit<P extends PreemptionPod> {
+  violating: P[];
+  nonViolating: P[];
 }
 
 /** Stable: each group keeps the order of `pods`. */
-export function splitByPdbViolation(pods: readonly PodEntry[], pdbs: readonly PodDisruptionBudgetObject[]): PdbSplit {
+export function splitByPdbViolation<P extends PreemptionPod>(pods: readonly P[], pdbs: readonly PodDisruptionBudgetObject[]): PdbSplit<P> {
   const allowed = pdbs.map((pdb) => pdb.status?.disruptionsAllowed ?? 0);
   const selectors = pdbs.map((pdb) => parseSelector(pdb.spec?.selector));
-  const violating: PodEntry[] = [];
-  const nonViolating: PodEntry[] = [];
+  const violating: P[] = [];
+  const nonViolating: P[] = [];
   for (const pod of pods) {
-    const labels = pod.object.metadata.labels;
+    const labels = podLabels(pod);
     let violated = false;
     if (labels && Object.keys(labels).length > 0) {
       pdbs.forEach((pdb, i) => {

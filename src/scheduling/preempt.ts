@@ -13,14 +13,14 @@
 import type { ClusterLedger } from '../ledger/cluster-ledger.js';
 import type { NodeView } from '../ledger/node-entry.js';
 import type { PodDisruptionBudgetObject } from '../ledger/objects.js';
-import type { PodEntry } from '../ledger/pod-entry.js';
+import { podRuleFacts, type BoundPodFacts } from '../ledger/pod-facts.js';
 import { InputError } from '../protocol/errors.js';
 import type { ExtenderPreemptionArgs, ExtenderPreemptionResult, MetaVictims } from '../protocol/types.js';
 import { CycleCache } from './cycle-cache.js';
 import { assessFit, fitContext, type FitContext } from './fit.js';
 import type { SchedulingOptions } from './options.js';
 import { byImportance, splitByPdbViolation } from './pdb-violations.js';
-import { victimHold, type OtherFilter } from './victim-relevance.js';
+import { holdFor, preemptorRules, type OtherFilter, type PreemptorRules } from './victim-relevance.js';
 
 export interface ProposedNode {
   node: string;
@@ -88,6 +88,7 @@ export function preempt(
 ): PreemptDecision {
   cache.begin(ledger);
   const ctx = fitContext(ledger, cache.incomingPod(args.Pod), options, cache);
+  const rules = preemptorRules(ctx.pod.object);
   const out: Record<string, MetaVictims> = {};
   const nodes: NodePreemptOutcome[] = [];
   const unknownVictims: Array<{ node: string; uid: string }> = [];
@@ -97,7 +98,7 @@ export function preempt(
       nodes.push({ node: proposal.node, outcome: 'dropped_stale', reason: stale });
       continue;
     }
-    const outcome = evaluateNode(ctx, proposal, unknownVictims);
+    const outcome = evaluateNode(ctx, rules, proposal, unknownVictims);
     nodes.push(outcome);
     if (outcome.outcome === 'kept') {
       out[proposal.node] = { Pods: outcome.victims.map((UID) => ({ UID })), NumPDBViolations: outcome.numPDBViolations };
@@ -107,13 +108,13 @@ export function preempt(
 }
 
 /** Whether the pod fits the node once `removed` (victim UIDs) are gone. */
-function fitsWithout(ctx: FitContext, node: NodeView, removed: ReadonlySet<string>, victims: ReadonlyMap<string, PodEntry>):
+function fitsWithout(ctx: FitContext, node: NodeView, removed: ReadonlySet<string>, victims: ReadonlyMap<string, BoundPodFacts>):
   { fits: true } | { fits: false; reason: string } {
   const verdict = assessFit(ctx, node, { podUids: removed, pods: victims });
   return verdict.fits ? { fits: true } : { fits: false, reason: verdict.reason };
 }
 
-function evaluateNode(ctx: FitContext, proposal: ProposedNode, unknownVictims: Array<{ node: string; uid: string }>): NodePreemptOutcome {
+function evaluateNode(ctx: FitContext, rules: PreemptorRules, proposal: ProposedNode, unknownVictims: Array<{ node: string; uid: string }>): NodePreemptOutcome {
   const { ledger, pod } = ctx;
   const node = ledger.node(proposal.node);
   if (!node) return { node: proposal.node, outcome: 'dropped_unknown_node', reason: 'node is not in kube-ledger\'s cache' };
@@ -132,7 +133,7 @@ function evaluateNode(ctx: FitContext, proposal: ProposedNode, unknownVictims: A
   const budgets = ledger.disruptionBudgets();
   const pdbs = budgets.known ? budgetsFor(budgets, ordered) : [];
   const { violating, nonViolating } = splitByPdbViolation(ordered, pdbs);
-  const reprieve = reprieveVictims(ctx, node, [...violating, ...nonViolating], byUid);
+  const reprieve = reprieveVictims(ctx, rules, node, [...violating, ...nonViolating], byUid);
   let kept = ordered.filter((v) => reprieve.remaining.has(v.uid));
   let reprieved = reprieve.reprieved;
   let keptProposal = false;
@@ -157,11 +158,11 @@ function evaluateNode(ctx: FitContext, proposal: ProposedNode, unknownVictims: A
 }
 
 /** The proposed victims the node holds, and the UIDs it does not (also added to the call's `unknownVictims`). */
-function lookUpVictims(node: NodeView, proposal: ProposedNode, unknownVictims: Array<{ node: string; uid: string }>): { victims: PodEntry[]; unknown: string[] } {
-  const victims: PodEntry[] = [];
+function lookUpVictims(node: NodeView, proposal: ProposedNode, unknownVictims: Array<{ node: string; uid: string }>): { victims: BoundPodFacts[]; unknown: string[] } {
+  const victims: BoundPodFacts[] = [];
   const unknown: string[] = [];
   for (const uid of new Set(proposal.victimUids)) {
-    const victim = node.pods.get(uid);
+    const victim = node.pods.facts(uid);
     if (victim) victims.push(victim);
     else {
       unknown.push(uid);
@@ -172,7 +173,7 @@ function lookUpVictims(node: NodeView, proposal: ProposedNode, unknownVictims: A
 }
 
 /** The kept victims whose eviction violates a budget, counted by the ledger. */
-function recountedViolations(violating: readonly PodEntry[], kept: readonly PodEntry[]): { numPDBViolations: number; pdbViolationsFrom: 'recounted' } {
+function recountedViolations(violating: readonly BoundPodFacts[], kept: readonly BoundPodFacts[]): { numPDBViolations: number; pdbViolationsFrom: 'recounted' } {
   const keptUids = new Set(kept.map((v) => v.uid));
   return { numPDBViolations: violating.filter((v) => keptUids.has(v.uid)).length, pdbViolationsFrom: 'recounted' };
 }
@@ -182,7 +183,7 @@ function schedulerViolations(proposal: ProposedNode): { numPDBViolations: number
 }
 
 /** The budgets of the victims' namespaces: the only ones that can match (each budget is counted on its own). */
-function budgetsFor(budgets: ReturnType<ClusterLedger['disruptionBudgets']>, victims: readonly PodEntry[]): PodDisruptionBudgetObject[] {
+function budgetsFor(budgets: ReturnType<ClusterLedger['disruptionBudgets']>, victims: readonly BoundPodFacts[]): PodDisruptionBudgetObject[] {
   const namespaces = new Set(victims.map((v) => v.namespace));
   return [...namespaces].flatMap((namespace) => [...budgets.inNamespace(namespace)]);
 }
@@ -190,16 +191,16 @@ function budgetsFor(budgets: ReturnType<ClusterLedger['disruptionBudgets']>, vic
 /** Upstream's reprieve loop, restricted to victims no other filter may need: keep each the pod can live with. */
 function reprieveVictims(
   ctx: FitContext,
+  rules: PreemptorRules,
   node: NodeView,
-  order: readonly PodEntry[],
-  victims: ReadonlyMap<string, PodEntry>,
+  order: readonly BoundPodFacts[],
+  victims: ReadonlyMap<string, BoundPodFacts>,
 ): { remaining: Set<string>; reprieved: string[]; held: Array<{ uid: string; filter: OtherFilter; reason: string }> } {
-  const pod = ctx.pod;
   const remaining = new Set(victims.keys());
   const reprieved: string[] = [];
   const held: Array<{ uid: string; filter: OtherFilter; reason: string }> = [];
   for (const victim of order) {
-    const hold = victimHold(pod.object, victim.object);
+    const hold = holdFor(rules, podRuleFacts(victim));
     if (hold !== undefined) {
       held.push({ uid: victim.uid, ...hold });
       continue;

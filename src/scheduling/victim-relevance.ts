@@ -17,9 +17,10 @@
  * scheduler with DoNotSchedule are invisible to an extender and are not covered.
  */
 import type { Container, ContainerPort, LabelSelector, PodAffinityTerm, PodObject, TopologySpreadConstraint } from '../ledger/objects.js';
+import { ruleFactsOfObject, type PodRuleFacts } from '../ledger/pod-facts.js';
 import { storageSourceOf } from '../ledger/storage-volumes.js';
 import { isExtendedResourceName } from '../ledger/resources.js';
-import { parseSelector, selects, type Labels } from './label-selector.js';
+import { parseSelector, selects, type Labels, type ParsedSelector } from './label-selector.js';
 
 /** The filter a kept victim may matter to: a stable code for metrics, the message for logs and outcomes. */
 export type OtherFilter = 'host_port' | 'pod_affinity' | 'pod_anti_affinity' | 'victim_anti_affinity' | 'topology_spread' | 'storage' | 'claims';
@@ -36,26 +37,65 @@ export function whyVictimMayMatter(preemptor: PodObject, victim: PodObject): str
 
 /** As whyVictimMayMatter, with the filter's code. */
 export function victimHold(preemptor: PodObject, victim: PodObject): VictimHold | undefined {
+  return holdFor(preemptorRules(preemptor), ruleFactsOfObject(victim));
+}
+
+/** The preemptor's side of every rule, settled once for all the victims of a call. */
+export interface PreemptorRules {
+  readonly facts: PodRuleFacts;
+  /** The host ports it wants, in its containers' order. */
+  readonly wantedPorts: readonly ContainerPort[];
+  /** Its required podAffinity terms, then its podAntiAffinity terms. */
+  readonly terms: readonly PreemptorTerm[];
+  /** Its DoNotSchedule (or unset) topology spread constraints. */
+  readonly spreads: readonly PreemptorSpread[];
+  readonly usesStorage: boolean;
+  /** Why a victim holding claims may matter; undefined when the preemptor cannot compete for what claims hold. */
+  readonly claimsReason: string | undefined;
+}
+
+interface PreemptorTerm {
+  which: 'podAffinity' | 'podAntiAffinity';
+  term: PodAffinityTerm;
+  selector: ParsedSelector;
+}
+
+interface PreemptorSpread {
+  topologyKey: string;
+  selector: ParsedSelector;
+}
+
+export function preemptorRules(preemptor: PodObject): PreemptorRules {
+  const facts = ruleFactsOfObject(preemptor);
+  const terms = (['podAffinity', 'podAntiAffinity'] as const).flatMap((which) =>
+    requiredTerms(facts, which).map((term) => ({ which, term, selector: parseSelector(term?.labelSelector) })));
+  const constraints: TopologySpreadConstraint[] = arrayOr(facts.spec.topologySpreadConstraints);
+  const spreads = constraints.filter((c) => c?.whenUnsatisfiable !== 'ScheduleAnyway')
+    .map((c) => ({ topologyKey: c?.topologyKey ?? '?', selector: parseSelector(c?.labelSelector) }));
+  return { facts, wantedPorts: hostPorts(facts), terms, spreads, usesStorage: storageVolumes(facts).length > 0, claimsReason: claimsReasonOf(preemptor) };
+}
+
+/** Why the victim may matter to another filter for this preemptor, or undefined when it provably does not. */
+export function holdFor(rules: PreemptorRules, victim: PodRuleFacts): VictimHold | undefined {
   return (
-    sharedHostPort(preemptor, victim) ??
-    selectedByPreemptorTerms(preemptor, victim) ??
-    victimAntiAffinityAgainst(victim, preemptor) ??
-    countedBySpread(preemptor, victim) ??
-    bothUseStorage(preemptor, victim) ??
-    bothUseClaims(preemptor, victim)
+    sharedHostPort(rules, victim) ??
+    selectedByPreemptorTerms(rules, victim) ??
+    victimAntiAffinityAgainst(victim, rules.facts) ??
+    countedBySpread(rules, victim) ??
+    bothUseStorage(rules, victim) ??
+    bothUseClaims(rules, victim)
   );
 }
 
-function hostPorts(pod: PodObject): ContainerPort[] {
-  const containers: Container[] = [...(arrayOr(pod.spec?.containers)), ...(arrayOr(pod.spec?.initContainers))];
+function hostPorts(pod: PodRuleFacts): ContainerPort[] {
+  const containers: Container[] = [...(arrayOr(pod.spec.containers)), ...(arrayOr(pod.spec.initContainers))];
   return containers.flatMap((c) => arrayOr(c?.ports)).filter((p) => typeof p?.hostPort === 'number' && p.hostPort > 0);
 }
 
-function sharedHostPort(preemptor: PodObject, victim: PodObject): VictimHold | undefined {
-  const wanted = hostPorts(preemptor);
-  if (wanted.length === 0) return undefined;
+function sharedHostPort(rules: PreemptorRules, victim: PodRuleFacts): VictimHold | undefined {
+  if (rules.wantedPorts.length === 0) return undefined;
   const held = new Set(hostPorts(victim).map(portKey));
-  const shared = wanted.find((p) => held.has(portKey(p)));
+  const shared = rules.wantedPorts.find((p) => held.has(portKey(p)));
   return shared ? { filter: 'host_port', reason: `holds host port ${portKey(shared)} the preemptor wants (NodePorts)` } : undefined;
 }
 
@@ -63,37 +103,35 @@ function portKey(port: ContainerPort): string {
   return `${port.hostPort}/${port.protocol || 'TCP'}`;
 }
 
-function requiredTerms(pod: PodObject, which: 'podAffinity' | 'podAntiAffinity'): PodAffinityTerm[] {
-  return arrayOr(pod.spec?.affinity?.[which]?.requiredDuringSchedulingIgnoredDuringExecution);
+function requiredTerms(pod: PodRuleFacts, which: 'podAffinity' | 'podAntiAffinity'): PodAffinityTerm[] {
+  return arrayOr(pod.spec.affinity?.[which]?.requiredDuringSchedulingIgnoredDuringExecution);
 }
 
-function selectedByPreemptorTerms(preemptor: PodObject, victim: PodObject): VictimHold | undefined {
-  for (const which of ['podAffinity', 'podAntiAffinity'] as const) {
-    for (const term of requiredTerms(preemptor, which)) {
-      if (termMaySelect(term, namespaceOf(preemptor), victim)) {
-        return {
-          filter: which === 'podAffinity' ? 'pod_affinity' : 'pod_anti_affinity',
-          reason: `selected by the preemptor's required ${which} term (InterPodAffinity)`,
-        };
-      }
+function selectedByPreemptorTerms(rules: PreemptorRules, victim: PodRuleFacts): VictimHold | undefined {
+  for (const { which, term, selector } of rules.terms) {
+    if (termMaySelect(term, selector, rules.facts.namespace, victim)) {
+      return {
+        filter: which === 'podAffinity' ? 'pod_affinity' : 'pod_anti_affinity',
+        reason: `selected by the preemptor's required ${which} term (InterPodAffinity)`,
+      };
     }
   }
   return undefined;
 }
 
-function victimAntiAffinityAgainst(victim: PodObject, preemptor: PodObject): VictimHold | undefined {
+function victimAntiAffinityAgainst(victim: PodRuleFacts, preemptor: PodRuleFacts): VictimHold | undefined {
   for (const term of requiredTerms(victim, 'podAntiAffinity')) {
-    if (termMaySelect(term, namespaceOf(victim), preemptor)) {
+    if (termMaySelect(term, parseSelector(term?.labelSelector), victim.namespace, preemptor)) {
       return { filter: 'victim_anti_affinity', reason: 'its required podAntiAffinity term selects the preemptor (InterPodAffinity)' };
     }
   }
   return undefined;
 }
 
-/** Upstream's AffinityTerm.Matches, with "don't know" answered as "matches". */
-function termMaySelect(term: PodAffinityTerm, ownerNamespace: string, target: PodObject): boolean {
-  if (!termCoversNamespace(term, ownerNamespace, namespaceOf(target))) return false;
-  return selects(parseSelector(term?.labelSelector), labelsOf(target)) !== false;
+/** Upstream's AffinityTerm.Matches, with "don't know" answered as "matches"; `selector`: the term's, parsed. */
+function termMaySelect(term: PodAffinityTerm, selector: ParsedSelector, ownerNamespace: string, target: PodRuleFacts): boolean {
+  if (!termCoversNamespace(term, ownerNamespace, target.namespace)) return false;
+  return selects(selector, labelsOf(target)) !== false;
 }
 
 /** GetNamespacesFromPodAffinityTerm plus namespaceSelector: a non-nil namespaceSelector may cover any namespace. */
@@ -104,40 +142,40 @@ function termCoversNamespace(term: PodAffinityTerm, ownerNamespace: string, targ
   return namespaces.length === 0 ? ownerNamespace === targetNamespace : namespaces.includes(targetNamespace);
 }
 
-function countedBySpread(preemptor: PodObject, victim: PodObject): VictimHold | undefined {
-  if (namespaceOf(preemptor) !== namespaceOf(victim)) return undefined;
-  const constraints: TopologySpreadConstraint[] = arrayOr(preemptor.spec?.topologySpreadConstraints);
-  for (const c of constraints) {
-    if (c?.whenUnsatisfiable === 'ScheduleAnyway') continue;
-    if (selects(parseSelector(c?.labelSelector), labelsOf(victim)) !== false) {
-      return { filter: 'topology_spread', reason: `counted by the preemptor's topology spread constraint on ${c?.topologyKey ?? '?'} (PodTopologySpread)` };
+function countedBySpread(rules: PreemptorRules, victim: PodRuleFacts): VictimHold | undefined {
+  if (rules.spreads.length === 0 || rules.facts.namespace !== victim.namespace) return undefined;
+  for (const { topologyKey, selector } of rules.spreads) {
+    if (selects(selector, labelsOf(victim)) !== false) {
+      return { filter: 'topology_spread', reason: `counted by the preemptor's topology spread constraint on ${topologyKey} (PodTopologySpread)` };
     }
   }
   return undefined;
 }
 
-function storageVolumes(pod: PodObject): string[] {
-  return arrayOr(pod.spec?.volumes).flatMap((v) => (typeof v === 'object' && v !== null ? (storageSourceOf(v) ?? []) : []));
+function storageVolumes(pod: PodRuleFacts): string[] {
+  return arrayOr(pod.spec.volumes).flatMap((v) => (typeof v === 'object' && v !== null ? (storageSourceOf(v) ?? []) : []));
 }
 
-function bothUseStorage(preemptor: PodObject, victim: PodObject): VictimHold | undefined {
-  if (storageVolumes(preemptor).length === 0) return undefined;
+function bothUseStorage(rules: PreemptorRules, victim: PodRuleFacts): VictimHold | undefined {
+  if (!rules.usesStorage) return undefined;
   const held = storageVolumes(victim);
   return held.length > 0 ? { filter: 'storage', reason: `both use storage volumes (${held[0]}): volume filters may need it gone` } : undefined;
 }
 
-function bothUseClaims(preemptor: PodObject, victim: PodObject): VictimHold | undefined {
-  const victimClaims = arrayOr(victim.spec?.resourceClaims).length > 0 || hasImplicitExtendedResourceClaim(victim);
-  if (!victimClaims) return undefined;
-  if (arrayOr(preemptor.spec?.resourceClaims).length > 0) return { filter: 'claims', reason: 'both use resource claims (DynamicResources)' };
-  if (requestsExtendedResources(preemptor)) {
-    return { filter: 'claims', reason: 'holds resource claims and the preemptor requests extended resources DRA may serve' };
-  }
+function bothUseClaims(rules: PreemptorRules, victim: PodRuleFacts): VictimHold | undefined {
+  if (rules.claimsReason === undefined) return undefined;
+  const victimClaims = arrayOr(victim.spec.resourceClaims).length > 0 || hasImplicitExtendedResourceClaim(victim);
+  return victimClaims ? { filter: 'claims', reason: rules.claimsReason } : undefined;
+}
+
+function claimsReasonOf(preemptor: PodObject): string | undefined {
+  if (arrayOr(preemptor.spec?.resourceClaims).length > 0) return 'both use resource claims (DynamicResources)';
+  if (requestsExtendedResources(preemptor)) return 'holds resource claims and the preemptor requests extended resources DRA may serve';
   return undefined;
 }
 
-function hasImplicitExtendedResourceClaim(pod: PodObject): boolean {
-  const status = pod.status?.extendedResourceClaimStatus;
+function hasImplicitExtendedResourceClaim(pod: PodRuleFacts): boolean {
+  const status = pod.status.extendedResourceClaimStatus;
   return status !== undefined && status !== null;
 }
 
@@ -147,12 +185,8 @@ function requestsExtendedResources(pod: PodObject): boolean {
   return containers.some((c) => [...Object.keys(c?.resources?.requests ?? {}), ...Object.keys(c?.resources?.limits ?? {})].some(isExtendedResourceName));
 }
 
-function namespaceOf(pod: PodObject): string {
-  return pod.metadata?.namespace ?? '';
-}
-
-function labelsOf(pod: PodObject): Labels {
-  return pod.metadata?.labels;
+function labelsOf(pod: PodRuleFacts): Labels {
+  return pod.labels;
 }
 
 function arrayOr<T>(value: T[] | undefined | null): T[] {

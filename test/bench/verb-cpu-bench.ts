@@ -1,27 +1,30 @@
 /**
  * In-process CPU time of one verb call as the node:http route runs it (the body text decoded, the scan, encode, the
  * reply bytes), without sockets: the fast, low-noise signal for request-path changes on a shared machine (the HTTP
- * bench's figures swing with load). Not a test: `npm run bench:verbs` (env VERB=filter|prioritize|cycle,
+ * bench's figures swing with load). Not a test: `npm run bench:verbs` (env VERB=filter|prioritize|cycle|preempt,
  * NODES=500|5000, ROUNDS, CACHE=on|off). `cycle`: a filter and the prioritize kube-scheduler sends after it with the
- * filter's survivors, over a rotating window of 500 candidates. The bench's seeded cluster and 200 distinct-pod
- * bodies; prints a digest of the replies (a change that keeps answers identical keeps it) and the median CPU µs a call.
+ * filter's survivors, over a rotating window of 500 candidates. `preempt`: the full bench's preempt bodies (50
+ * candidates, each with its victims) in turn. The bench's seeded cluster and 200 distinct-pod bodies (preempt: its
+ * few bodies); prints a digest of the replies (a change that keeps answers identical keeps it) and the median CPU µs a call.
  */
 import { createHash } from 'node:crypto';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
 import { DraLedger } from '../../src/ledger/dra/dra-ledger.js';
 import type { ClusterChange } from '../../src/ledger/changes.js';
-import { encodeFilterResultPieces, encodeHostPriorityListPieces } from '../../src/protocol/encode.js';
+import { decodePreemptionArgs } from '../../src/protocol/decode.js';
+import { encodeFilterResultPieces, encodeHostPriorityListPieces, encodePreemptionResult } from '../../src/protocol/encode.js';
 import type { ExtenderArgs, WireObject } from '../../src/protocol/types.js';
 import { CycleCache } from '../../src/scheduling/cycle-cache.js';
 import { filter } from '../../src/scheduling/filter.js';
 import { DEFAULT_SCHEDULING_OPTIONS } from '../../src/scheduling/options.js';
+import { preempt } from '../../src/scheduling/preempt.js';
 import { prioritize } from '../../src/scheduling/prioritize.js';
-import { nodeNamesBodies } from './payloads.js';
-import { DISTINCT_BODIES, LARGE_CLUSTER, SMALL_CLUSTER } from './scenarios.js';
+import { nodeNamesBodies, preemptBodies } from './payloads.js';
+import { DISTINCT_BODIES, LARGE_CLUSTER, SCENARIOS, SMALL_CLUSTER } from './scenarios.js';
 import { generateCluster } from './synthetic-cluster.js';
 
 const verb = process.env['VERB'] ?? 'filter';
-const nodes = Number(process.env['NODES'] ?? 5000);
+const nodes = Number(process.env['NODES'] ?? (verb === 'preempt' ? SMALL_CLUSTER.nodes : 5000));
 const rounds = Number(process.env['ROUNDS'] ?? 7);
 const cache = new CycleCache({ enabled: (process.env['CACHE'] ?? 'on') === 'on' });
 
@@ -40,10 +43,25 @@ function windowBodies(): string[] {
   });
 }
 
-const bodies = verb === 'cycle' ? windowBodies() : nodeNamesBodies(cluster, nodes, DISTINCT_BODIES);
+/** The full bench's preempt bodies: its candidates per body, each node with its victims. */
+function preemptScenarioBodies(): string[] {
+  const scenario = SCENARIOS.find((s) => s.path === '/preempt');
+  if (!scenario) throw new Error('the bench has no preempt scenario');
+  return preemptBodies(cluster, scenario.nodes);
+}
+
+function bodiesForVerb(): string[] {
+  if (verb === 'cycle') return windowBodies();
+  return verb === 'preempt' ? preemptScenarioBodies() : nodeNamesBodies(cluster, nodes, DISTINCT_BODIES);
+}
+
+const bodies = bodiesForVerb();
+/** Each round calls this many times, the bodies in turn (preempt's few bodies repeated: rounds as long as the others'). */
+const callsPerRound = Math.max(bodies.length, DISTINCT_BODIES);
 
 /** As the route writes it: the reply's pieces, each encoded to bytes. */
 function call(body: string): Buffer[] {
+  if (verb === 'preempt') return bytes([encodePreemptionResult(preempt(ledger, decodePreemptionArgs(JSON.parse(body)), options, new Map(), cache).result)]);
   const reader = cache.argsReader;
   const args = reader.decode(body, JSON.parse, verb === 'prioritize' ? 'prioritize' : 'filter');
   if (verb === 'prioritize') return bytes(encodeHostPriorityListPieces(prioritize(ledger, args, options, cache)));
@@ -64,10 +82,10 @@ for (const body of bodies) for (const piece of call(body)) digest.update(piece);
 const perCall: number[] = [];
 for (let r = 0; r < rounds; r++) {
   const start = process.cpuUsage();
-  for (const body of bodies) call(body);
+  for (let i = 0; i < callsPerRound; i++) call(bodies[i % bodies.length] as string);
   const used = process.cpuUsage(start);
-  perCall.push((used.user + used.system) / bodies.length);
+  perCall.push((used.user + used.system) / callsPerRound);
 }
 perCall.sort((a, b) => a - b);
 const median = perCall[rounds >> 1] ?? 0;
-console.log(`${verb} x${nodes} cache ${cache.enabled ? 'on' : 'off'}, ${bodies.length} distinct pods: median ${median.toFixed(0)} us CPU a call (min ${(perCall[0] ?? 0).toFixed(0)}), replies digest ${digest.digest('hex').slice(0, 16)}`);
+console.log(`${verb} x${nodes} cache ${cache.enabled ? 'on' : 'off'}, ${bodies.length} ${verb === 'preempt' ? 'bodies' : 'distinct pods'}: median ${median.toFixed(0)} us CPU a call (min ${(perCall[0] ?? 0).toFixed(0)}), replies digest ${digest.digest('hex').slice(0, 16)}`);

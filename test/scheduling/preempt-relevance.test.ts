@@ -9,8 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import type { LabelSelector, PodAffinityTerm, PodObject } from '../../src/ledger/objects.js';
+import { computeRequests, type PodEntry } from '../../src/ledger/pod-entry.js';
+import { podRuleFacts } from '../../src/ledger/pod-facts.js';
+import { PodStore } from '../../src/ledger/pod-store.js';
 import { parseSelector, selects } from '../../src/scheduling/label-selector.js';
-import { victimHold, whyVictimMayMatter, type OtherFilter } from '../../src/scheduling/victim-relevance.js';
+import { holdFor, preemptorRules, victimHold, whyVictimMayMatter, type OtherFilter } from '../../src/scheduling/victim-relevance.js';
 import { pod } from '../support/builders.js';
 
 type Spec = NonNullable<PodObject['spec']>;
@@ -140,6 +143,33 @@ describe('preempt: which victims kube-ledger may reprieve (victim-relevance)', (
       }
     });
   }
+});
+
+/** The victim as the ledger reads it back once bound: a view of the pod store. */
+function boundInStore(store: PodStore, object: PodObject): PodEntry {
+  const computed = computeRequests(object);
+  if (computed.error !== undefined) throw new Error(computed.error);
+  const id = store.stage(object, computed.requests, computed.nonZero);
+  store.store(id);
+  return store.view(id);
+}
+
+describe('preempt: a bound victim is judged from what the ledger keeps of it', () => {
+  it('for every preemptor and victim of the table, the preemptor\'s rules settled once give the hold its object gives', () => {
+    const store = new PodStore();
+    const victims = ROWS.map((row, i) => {
+      const object = { ...row.victim, metadata: { ...row.victim.metadata, name: `v${i}` }, spec: { ...row.victim.spec, nodeName: 'n1' } };
+      return { object, bound: boundInStore(store, object) };
+    });
+    for (const row of ROWS) {
+      const rules = preemptorRules(row.preemptor);
+      for (const victim of victims) {
+        const expected = victimHold(row.preemptor, victim.object);
+        assert.deepEqual(holdFor(rules, podRuleFacts(victim.bound)), expected, `${row.rule} / ${victim.object.metadata.name}`);
+        assert.deepEqual(victimHold(row.preemptor, victim.bound.object), expected);
+      }
+    }
+  });
 });
 
 /** The filter code a reason message belongs to, read from the message's own wording. */
