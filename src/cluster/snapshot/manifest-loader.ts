@@ -18,7 +18,7 @@ import type { DropReason } from '../admission.js';
 import { EventLoopSlices } from '../event-loop-slices.js';
 import { splitJsonList, type JsonListSplit } from '../json-list-items.js';
 import { ListItemError, streamJsonListSteps } from '../json-list-stream.js';
-import { ShardedMap } from '../sharded-map.js';
+import { hashId, SeenHashes, type IdHash } from './seen-hashes.js';
 import { admitObject, forEachObject, itemKindOf, ManifestError, objectId, positionText, type Position } from './manifest-items.js';
 
 export { ManifestError } from './manifest-items.js';
@@ -54,6 +54,8 @@ export interface LoadOptions {
   trim?: boolean;
   /** The event-loop slices to work in (a fresh set of 10 ms slices by default). */
   slices?: EventLoopSlices;
+  /** The duplicate check's hash of an object id (tests force collisions with it). */
+  idHash?: (id: string) => IdHash;
 }
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -83,10 +85,26 @@ export async function loadManifests(path: string, options: LoadOptions = {}): Pr
   return { ...report, objects, quarantined };
 }
 
-/** Reads the manifests at `path` into `visitor`; throws ManifestError for a broken file. */
+/**
+ * Reads the manifests at `path` into `visitor`; throws ManifestError for a broken file. The first pass checks for
+ * duplicates by hash and holds back an object whose id's hash was seen; only when it held one back does a second
+ * pass read the files again, compare those ids exactly (a duplicate is reported with both positions) and hand on
+ * what was held back by a hash collision alone.
+ */
 export async function readManifests(path: string, visitor: ManifestVisitor, options: LoadOptions = {}): Promise<ManifestReport> {
   const files = await listManifestFiles(path);
-  const reader = new ManifestReader(visitor, files, options.trim ?? false, options.slices ?? new EventLoopSlices());
+  const slices = options.slices ?? new EventLoopSlices();
+  const firstPass = new HashedFirstPass(files, options.idHash ?? hashId);
+  const reader = new ManifestReader(visitor, options.trim ?? false, slices, firstPass);
+  await readEach(files, reader);
+  if (firstPass.heldBack.size > 0) {
+    const settle = new ExactSuspects(firstPass, options.idHash ?? hashId);
+    await readEach(files, new ManifestReader(visitor, options.trim ?? false, slices, settle));
+  }
+  return { ignored: reader.ignored, dropped: reader.dropped, files };
+}
+
+async function readEach(files: readonly string[], reader: ManifestReader): Promise<void> {
   for (const file of files) {
     try {
       await reader.readFile(file);
@@ -95,7 +113,6 @@ export async function readManifests(path: string, visitor: ManifestVisitor, opti
       throw err;
     }
   }
-  return { ignored: reader.ignored, dropped: reader.dropped, files };
 }
 
 /** A `.json` file, or one whose first character after whitespace (and a byte-order mark) is `{`. */
@@ -110,12 +127,8 @@ function isJson(file: string, bytes: Uint8Array): boolean {
 class ManifestReader {
   readonly ignored: string[] = [];
   readonly dropped: DroppedObject[] = [];
-  private readonly seen: SeenObjects;
-
-  constructor(private readonly visitor: ManifestVisitor, files: readonly string[], private readonly trim: boolean,
-    private readonly slices: EventLoopSlices) {
-    this.seen = new SeenObjects(files);
-  }
+  constructor(private readonly visitor: ManifestVisitor, private readonly trim: boolean,
+    private readonly slices: EventLoopSlices, private readonly duplicates: DuplicateCheck) {}
 
   async readFile(file: string): Promise<void> {
     if (extname(file).toLowerCase() === '.json' && await this.streamListFile(file)) return;
@@ -190,7 +203,7 @@ class ManifestReader {
     return true;
   }
 
-  /** The admission rule, the duplicate check (across every file read so far), then the visitor. */
+  /** The admission rule, the duplicate check (across every file read so far), then the visitor if the check says so. */
   private collect(file: string, where: Position, object: Record<string, unknown>): void {
     const admitted = admitObject(file, where, object, this.trim);
     if ('ignored' in admitted) {
@@ -202,9 +215,7 @@ class ManifestReader {
       return;
     }
     const id = 'object' in admitted ? objectId(admitted.kind, admitted.object) : `${admitted.kind} ${admitted.quarantined.key}`;
-    const previous = this.seen.get(id);
-    if (previous !== undefined) throw new ManifestError(file, positionText(where), `duplicate ${id} (also defined at ${this.seen.describe(previous)})`);
-    this.seen.set(id, file, where);
+    if (!this.duplicates.handOn(id, file, where)) return;
     if ('object' in admitted) this.visitor.object(admitted.kind, admitted.object);
     else this.visitor.quarantine(admitted.kind, admitted.quarantined);
   }
@@ -218,36 +229,76 @@ function splitListOrFail(file: string, bytes: Uint8Array): JsonListSplit | undef
   }
 }
 
-/** Where an object was first defined, as the duplicate check keeps it: a number for a list item (see `SeenObjects`). */
-type Definition = string | number;
+/** Whether an admitted object goes on to the visitor in this pass; throws ManifestError for a duplicate. */
+interface DuplicateCheck {
+  handOn(id: string, file: string, where: Position): boolean;
+}
 
 /**
- * Where each object was first defined (`Pod ns/p` -> `file (document 1, items[3])`), for the duplicate check. A list
- * item is kept as one number naming the file and the item (`item * files + file`): its text, made for each of 150k
- * objects and kept until the load ends, was ~25 MiB that outlived the load's young generation. Sharded: a million
- * objects in one Map made a single insert rehash half a million entries.
+ * Where an object is defined: a number for a list item (`item * files + file`), its text otherwise. A load has a
+ * million list items; a number costs nothing to keep.
  */
-class SeenObjects {
-  private readonly ids = new ShardedMap<Definition>();
+type Definition = string | number;
+
+class Definitions {
   private readonly fileIndex: Map<string, number>;
 
   constructor(private readonly files: readonly string[]) {
     this.fileIndex = new Map(files.map((file, i) => [file, i]));
   }
 
-  get(id: string): Definition | undefined {
-    return this.ids.get(id);
-  }
-
-  set(id: string, file: string, where: Position): void {
+  of(file: string, where: Position): Definition {
     const index = this.fileIndex.get(file);
-    this.ids.set(id, typeof where === 'number' && index !== undefined ? where * this.files.length + index : `${file} (${positionText(where)})`);
+    return typeof where === 'number' && index !== undefined ? where * this.files.length + index : `${file} (${positionText(where)})`;
   }
 
   describe(definition: Definition): string {
     if (typeof definition === 'string') return definition;
     const file = this.files[definition % this.files.length] ?? '';
     return `${file} (${positionText(Math.floor(definition / this.files.length))})`;
+  }
+}
+
+const hashKey = ([high, low]: IdHash): string => `${high}:${low}`;
+
+/** The first pass: every id's hash kept; an object whose hash was seen is held back (a duplicate, or a collision). */
+class HashedFirstPass implements DuplicateCheck {
+  private readonly seen = new SeenHashes();
+  readonly definitions: Definitions;
+  /** The hashes seen more than once, and where each held-back object is defined. */
+  readonly suspects = new Set<string>();
+  readonly heldBack = new Set<Definition>();
+
+  constructor(files: readonly string[], private readonly hash: (id: string) => IdHash) {
+    this.definitions = new Definitions(files);
+  }
+
+  handOn(id: string, file: string, where: Position): boolean {
+    const hash = this.hash(id);
+    if (this.seen.add(hash)) return true;
+    this.suspects.add(hashKey(hash));
+    this.heldBack.add(this.definitions.of(file, where));
+    return false;
+  }
+}
+
+/**
+ * The second pass: the ids of the suspect hashes compared exactly, in file order; a repeated id is a duplicate. What
+ * the first pass held back and is no duplicate (its hash collided with another id's) goes on to the visitor now.
+ */
+class ExactSuspects implements DuplicateCheck {
+  private readonly firstDefined = new Map<string, Definition>();
+
+  constructor(private readonly firstPass: HashedFirstPass, private readonly hash: (id: string) => IdHash) {}
+
+  handOn(id: string, file: string, where: Position): boolean {
+    if (!this.firstPass.suspects.has(hashKey(this.hash(id)))) return false;
+    const definitions = this.firstPass.definitions;
+    const previous = this.firstDefined.get(id);
+    if (previous !== undefined) throw new ManifestError(file, positionText(where), `duplicate ${id} (also defined at ${definitions.describe(previous)})`);
+    const definition = definitions.of(file, where);
+    this.firstDefined.set(id, definition);
+    return this.firstPass.heldBack.has(definition);
   }
 }
 
