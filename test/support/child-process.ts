@@ -4,8 +4,22 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
-/** A free loopback TCP port (bound then released). */
-export function freePort(host = '127.0.0.1'): Promise<number> {
+/** Ports this process has handed out: the kernel may offer a just-closed port again, and a child given the same port
+ * for both of its listeners refuses to start. */
+const handedOut = new Set<number>();
+
+/** A free loopback TCP port (bound then released), not handed out before by this process. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  for (;;) {
+    const port = await anyFreePort(host);
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+}
+
+function anyFreePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
