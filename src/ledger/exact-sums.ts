@@ -4,6 +4,8 @@
  * integers) never leaves rounding behind. Reading a total rounds once. The node table keeps its cluster-wide totals
  * this way, so the gauges read them in O(resources) instead of summing every node.
  */
+import { grown } from './typed-arrays.js';
+
 const SPLIT = 2 ** 32;
 
 export class ExactSums {
@@ -41,11 +43,7 @@ export class ExactSums {
 
   private grow(index: number): void {
     const size = Math.max(8, index + 1, this.high.length * 2);
-    const high = new Float64Array(size);
-    high.set(this.high);
-    const low = new Float64Array(size);
-    low.set(this.low);
-    this.high = high;
-    this.low = low;
+    this.high = grown(this.high, size);
+    this.low = grown(this.low, size);
   }
 }

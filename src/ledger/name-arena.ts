@@ -6,6 +6,8 @@
  * so churn reuses space instead of fragmenting the arena. The arena grows by a page, never by copying what it holds
  * (at a million pods, copying one growing buffer held the event loop for over 50 ms); a name never spans two pages.
  */
+import { grown } from './typed-arrays.js';
+
 const GRANULE = 4;
 const MAX_ARENA_NAME = 255;
 const PAGE_SHIFT = 16;
@@ -25,12 +27,8 @@ export class NameArena {
 
   /** Makes room for ids below `capacity`. */
   growIds(capacity: number): void {
-    const offsets = new Uint32Array(capacity);
-    offsets.set(this.offsets);
-    const lengths = new Uint8Array(capacity);
-    lengths.set(this.lengths);
-    this.offsets = offsets;
-    this.lengths = lengths;
+    this.offsets = grown(this.offsets, capacity);
+    this.lengths = grown(this.lengths, capacity);
   }
 
   set(id: number, name: string): void {

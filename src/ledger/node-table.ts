@@ -12,6 +12,7 @@
 import type { NodeEntry, NodeView } from './node-entry.js';
 import { ResourceIds } from './numeric-amounts.js';
 import { ExactSums } from './exact-sums.js';
+import { grown } from './typed-arrays.js';
 
 const INITIAL_SLOTS = 64;
 
@@ -166,12 +167,6 @@ function moveTotal(sums: ExactSums, id: number, before: number, after: number): 
   if (before === after) return;
   sums.add(id, after);
   sums.add(id, -before);
-}
-
-function grown<T extends Float64Array | Uint8Array>(array: T, size: number): T {
-  const next = new (array.constructor as new (n: number) => T)(size);
-  next.set(array);
-  return next;
 }
 
 /** A column's value at a slot (0 for a resource no node has). */

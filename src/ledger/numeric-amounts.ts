@@ -6,6 +6,7 @@
  * held by its node table), the named resources' the same in every ledger.
  */
 import { NAMED_RESOURCES } from './resources.js';
+import { grown } from './typed-arrays.js';
 
 /** The named resources in their fixed id order (id = index). */
 const NAMED_RESOURCE_NAMES: readonly string[] = Object.freeze(Object.keys(NAMED_RESOURCES));
@@ -86,9 +87,7 @@ export function denseRow(amounts: ReadonlyMap<string, bigint>, resources: Resour
 }
 
 function grow(row: DenseRow, id: number): DenseRow {
-  const next = new Float64Array(Math.max(id + 1, row.length * 2));
-  next.set(row);
-  return next;
+  return grown(row, Math.max(id + 1, row.length * 2));
 }
 
 export function rowValue(row: DenseRow, id: number): number {

@@ -5,6 +5,7 @@
  * million pods that copy held the event loop for over 100 ms).
  */
 import { NameArena } from './name-arena.js';
+import { grown } from './typed-arrays.js';
 
 export const FREE = 0;
 export const STAGED = 1;
@@ -109,10 +110,3 @@ export class PodColumns {
   ];
 }
 
-type Column = Uint8Array | Uint32Array | Int32Array | Float64Array;
-
-function grown<T extends Column>(column: T, size: number): T {
-  const next = new (column.constructor as new (n: number) => T)(size);
-  next.set(column);
-  return next;
-}
