@@ -5,6 +5,7 @@
  * items (and while its reader waits for bytes), so a caller lets the event loop run between them.
  */
 import { BACKSLASH, CLOSE_BRACKET, COLON, COMMA, decode, itemsOpenBracket, OPEN_BRACE, QUOTE, skipValue, skipWhitespace } from './json-list-items.js';
+import { grown } from '../ledger/typed-arrays.js';
 
 /**
  * Where `streamJsonList` reads from: fills `into` from `offset`, at most `length` bytes, and returns how many; 0 at the
@@ -56,10 +57,8 @@ class Window {
     let shift = 0;
     if (this.bytes.length - this.end < Math.min(READ_BYTES, this.bytes.length)) {
       if (keepFrom === 0 && this.end === this.bytes.length) {
-        const grown = new Uint8Array(this.bytes.length * 2);
-        grown.set(this.bytes);
-        this.bytes = grown;
-        this.onSize?.(grown.length);
+        this.bytes = grown(this.bytes, this.bytes.length * 2);
+        this.onSize?.(this.bytes.length);
       } else if (keepFrom > 0) {
         this.bytes.copyWithin(0, keepFrom, this.end);
         this.end -= keepFrom;
