@@ -203,8 +203,16 @@ export class ExtenderArgsReader {
     return undefined;
   }
 
-  /** The args of `prefix` closed by `}` with `names` as NodeNames, or undefined when that is not an object with members. */
+  /**
+   * The args of `prefix` closed by `}` with `names` as NodeNames, or undefined when that is not an object with members.
+   * The same text before the list as the last body's (kube-scheduler retrying a pod it could not place): that body's Pod
+   * and Nodes, so the pod's entry and its remembered verdicts are reused downstream.
+   */
   private decodedWithList(prefix: string, names: readonly string[]): ExtenderArgs | undefined {
+    const last = this.lastHead;
+    if (last !== undefined && last.prefix.length === prefix.length && last.prefix === prefix) {
+      return { Pod: last.args.Pod, Nodes: last.args.Nodes, NodeNames: names as string[] };
+    }
     const head = parsedHead(prefix);
     return head === undefined ? undefined : this.withHead(prefix, { ...decodeExtenderArgs(head), NodeNames: names as string[] });
   }

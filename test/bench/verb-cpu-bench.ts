@@ -2,10 +2,11 @@
  * In-process CPU time of one verb call as the node:http route runs it (the body text decoded, the scan, encode, the
  * reply bytes), without sockets: the fast, low-noise signal for request-path changes on a shared machine (the HTTP
  * bench's figures swing with load). Not a test: `npm run bench:verbs` (env VERB=filter|prioritize|cycle|preempt,
- * NODES=500|5000, ROUNDS, CACHE=on|off). `cycle`: a filter and the prioritize kube-scheduler sends after it with the
- * filter's survivors, over a rotating window of 500 candidates. `preempt`: the full bench's preempt bodies (50
- * candidates, each with its victims) in turn. The bench's seeded cluster and 200 distinct-pod bodies (preempt: its
- * few bodies); prints a digest of the replies (a change that keeps answers identical keeps it) and the median CPU µs a call.
+ * NODES=500|5000, ROUNDS, CACHE=on|off, PODS=distinct|same). `cycle`: a filter and the prioritize kube-scheduler
+ * sends after it with the filter's survivors, over a rotating window of 500 candidates. `preempt`: the full bench's
+ * preempt bodies (50 candidates, each with its victims) in turn. The bench's seeded cluster and 200 distinct-pod
+ * bodies (preempt: its few bodies); prints a digest of the replies (a change that keeps answers identical keeps it)
+ * and the median CPU µs a call.
  */
 import { createHash } from 'node:crypto';
 import { ClusterLedger } from '../../src/ledger/cluster-ledger.js';
@@ -55,9 +56,11 @@ function bodiesForVerb(): string[] {
   return verb === 'preempt' ? preemptScenarioBodies() : nodeNamesBodies(cluster, nodes, DISTINCT_BODIES);
 }
 
-const bodies = bodiesForVerb();
-/** Each round calls this many times, the bodies in turn (preempt's few bodies repeated: rounds as long as the others'). */
-const callsPerRound = Math.max(bodies.length, DISTINCT_BODIES);
+/** `PODS=same`: the first body every call, as the HTTP bench's "same pod every call" sends it. */
+const samePod = process.env['PODS'] === 'same';
+const bodies = samePod ? bodiesForVerb().slice(0, 1) : bodiesForVerb();
+/** Each round calls this many times, the bodies in turn (preempt's few bodies repeated: rounds as long as the others'; the same pod ten times as many: a call is short). */
+const callsPerRound = samePod ? 10 * DISTINCT_BODIES : Math.max(bodies.length, DISTINCT_BODIES);
 
 /** As the route writes it: the reply's pieces, each encoded to bytes. */
 function call(body: string): Buffer[] {

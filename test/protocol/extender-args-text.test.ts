@@ -53,6 +53,21 @@ describe('ExtenderArgs from the body text (a candidate list sent again is not pa
     assert.equal(reader.reuses - before, 2, 'a remembered list serves every verb');
   });
 
+  it('hands a filter retrying the last body\'s pod that body\'s Pod, and parses a pod one character apart', () => {
+    const names = ['retry-a', 'retry-b', 'retry-c'];
+    const text = (name: string) => `{"Pod":${JSON.stringify(pod(name))},"Nodes":null,"NodeNames":${JSON.stringify(names)}}`;
+    for (let i = 0; i < 2; i++) reader.decode(text(`retry-warm-${i}`), JSON.parse, 'filter-retry');
+    const first = reader.decode(text('retry'), JSON.parse, 'filter-retry');
+    const again = reader.decode(text('retry'), JSON.parse, 'filter-retry');
+    assert.equal(again.Pod, first.Pod, 'the same text before the list: the same Pod object');
+    assert.deepEqual(outcome(() => again), wholeBody(text('retry')));
+    const other = reader.decode(text('retrx'), JSON.parse, 'filter-retry');
+    assert.notEqual(other.Pod, first.Pod);
+    assert.deepEqual(outcome(() => other), wholeBody(text('retrx')));
+    const disabled = new ExtenderArgsReader(false);
+    assert.notEqual(disabled.decode(text('retry'), JSON.parse, 'filter-retry').Pod, disabled.decode(text('retry'), JSON.parse, 'filter-retry').Pod);
+  });
+
   it('checks a repeated list against its body once per run of that list, not on every call', () => {
     const names = ['sp1', 'sp2'];
     // Another encoder's spacing: the tail is never the exact text, so the list is never remembered.
