@@ -38,6 +38,26 @@ describe('packed per-pod texts', () => {
       '2106-02-07T06:28:15Z', 'not a time', '2026-01-01 00:00:05Z']) assert.equal(packTimestamp(text), undefined, text);
   });
 
+  it('packs exactly the timestamps that read back as themselves through Date (property, near-miss texts included)', () => {
+    // The definition: Date.parse of the text, in range, and the text it writes back is the same text.
+    const byDate = (text: string): number | undefined => {
+      if (text.length !== 20 || !text.endsWith('Z')) return undefined;
+      const ms = Date.parse(text);
+      if (Number.isNaN(ms) || ms < 1000 || ms > 0xfffffffe * 1000) return undefined;
+      return unpackTimestamp(ms / 1000) === text ? ms / 1000 : undefined;
+    };
+    const two = (min: number, max: number) => fc.integer({ min, max }).map((n) => String(n).padStart(2, '0'));
+    const near = fc.tuple(fc.integer({ min: 1960, max: 2110 }).map(String), two(0, 13), two(0, 32), two(0, 25), two(0, 61), two(0, 61),
+      fc.constantFrom('-', '/', 'T'), fc.constantFrom('T', ' ', 't'), fc.constantFrom('Z', 'z', '+'))
+      .map(([y, mo, d, h, mi, s, dash, t, z]) => `${y}${dash}${mo}-${d}${t}${h}:${mi}:${s}${z}`);
+    fc.assert(fc.property(fc.oneof(near, fc.string({ minLength: 20, maxLength: 20 })), (text) => {
+      assert.equal(packTimestamp(text), byDate(text), text);
+    }), { numRuns: 3000 });
+    for (const text of ['2024-02-29T23:59:59Z', '2100-02-29T00:00:00Z', '2000-02-29T00:00:00Z', '1970-01-01T00:00:01Z', '2106-02-07T06:28:14Z']) {
+      assert.equal(packTimestamp(text), byDate(text), text);
+    }
+  });
+
   it('a key hashes as its namespace prefix continued by its name', () => {
     assert.equal(hashText('web-1', hashText('shop/')), hashText('shop/web-1'));
   });

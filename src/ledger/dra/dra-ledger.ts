@@ -70,7 +70,8 @@ export class DraLedger implements DraAccounting {
   private readonly totals = new DraTotals();
   private readonly settling = new DraSettling({
     refreshClaim: (key, touched) => this.refreshClaim(key, touched),
-    relatedClaims: (touched) => this.relatedClaims(touched),
+    claimsWithUid: (uid) => this.indexes.claimsWithUid(uid),
+    claimsOnExclusiveDevice: (deviceKey) => this.indexes.claimsOnExclusiveDevice(deviceKey),
     resolveClaim: (key) => this.resolveClaim(key),
     refreshNode: (node) => this.refreshNode(node),
   });
@@ -467,11 +468,6 @@ export class DraLedger implements DraAccounting {
     this.totals.recordStored(record);
     this.indexes.add(record, touched);
     if (record.placement.node) this.settling.markNode(record.placement.node);
-  }
-
-  private *relatedClaims(touched: Touched): Iterable<string> {
-    for (const uid of touched.uids) yield* this.indexes.claimsWithUid(uid);
-    for (const device of touched.devices) yield* this.indexes.claimsOnExclusiveDevice(device);
   }
 
   private resolveClaim(key: string): void {

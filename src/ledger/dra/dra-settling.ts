@@ -1,7 +1,8 @@
 /**
  * What DRA accounting still has to settle after events, and settling it in bounded steps. Events only mark claims and
- * nodes; a round then (1) refreshes the marked claims, (2) resolves duplicates among them and the claims sharing a UID
- * or an exclusive device with them, in key order, (3) recomputes the marked nodes' totals. Each phase works through
+ * nodes; a round then (1) refreshes the marked claims, (2) gathers the claims sharing a UID or an exclusive device with
+ * them, a touched UID or device a step, (3) resolves the duplicate verdicts of all of these, in key order, (4)
+ * recomputes the marked nodes' totals. Each phase works through
  * what was marked when it began, so a round ends however many events arrive meanwhile (they wait for the next round),
  * and a round stopped between two steps resumes where it stopped. A first list or a relist leaves thousands of claims
  * to settle: its caller spreads them over event-loop slices (`step`), while the ledger itself stays pure.
@@ -11,13 +12,18 @@ import type { Touched } from './claim-indexes.js';
 /** The ledger's side of a round: each call settles one claim or one node. */
 export interface SettleWork {
   refreshClaim(key: string, touched: Touched): void;
-  /** Claims sharing a UID or an exclusive device with the refreshed ones (their duplicate verdicts may change). */
-  relatedClaims(touched: Touched): Iterable<string>;
+  /** Claims with this UID, or on this exclusive device: their duplicate verdicts may change with a refreshed claim's. */
+  claimsWithUid(uid: string): Iterable<string>;
+  claimsOnExclusiveDevice(deviceKey: string): Iterable<string>;
   resolveClaim(key: string): void;
   refreshNode(node: string): void;
 }
 
-type Phase = 'claims' | 'resolve' | 'nodes';
+type Phase = 'claims' | 'uids' | 'devices' | 'resolve' | 'nodes';
+
+const NEXT_PHASE: Readonly<Record<Phase, Phase | undefined>> = {
+  claims: 'uids', uids: 'devices', devices: 'resolve', resolve: 'nodes', nodes: undefined,
+};
 
 /** A round's phase: the keys it works through, and how far it got. */
 interface Progress {
@@ -32,6 +38,9 @@ export class DraSettling {
   /** Refreshed claims whose duplicate verdict is still to be resolved, and what their refresh touched. */
   private resolve = new Set<string>();
   private touched: Touched = { uids: new Set(), devices: new Set() };
+  /** The round's claims to resolve, gathered from `resolve` and the UIDs and devices their refresh touched. */
+  private gathered = new Set<string>();
+  private roundTouched: Touched | undefined;
   /** Nodes whose totals are to be recomputed. */
   private readonly nodes = new Set<string>();
   private progress: Progress | undefined;
@@ -54,7 +63,7 @@ export class DraSettling {
   /** About how many steps settling everything takes (a bound for readers that settle only when it is small). */
   pendingSteps(): number {
     const left = this.progress ? this.progress.keys.length - this.progress.at : 0;
-    return left + this.claims.size + this.resolve.size + this.nodes.size;
+    return left + this.claims.size + this.resolve.size + this.touched.uids.size + this.touched.devices.size + this.nodes.size;
   }
 
   /**
@@ -78,7 +87,8 @@ export class DraSettling {
         if (key !== undefined) this.settleOne(progress.phase, key);
       }
       if (progress.at < keys.length) return false;
-      this.progress = progress.phase === 'claims' ? this.begin('resolve') : progress.phase === 'resolve' ? this.begin('nodes') : undefined;
+      const next = NEXT_PHASE[progress.phase];
+      this.progress = next === undefined ? undefined : this.begin(next);
     }
     return !this.pending();
   }
@@ -89,19 +99,39 @@ export class DraSettling {
   }
 
   private begin(phase: Phase): Progress {
-    if (phase === 'claims') return { phase, keys: [...this.claims], at: 0 };
-    if (phase === 'nodes') return { phase, keys: [...this.nodes], at: 0 };
-    const keys = new Set(this.resolve);
-    for (const key of this.work.relatedClaims(this.touched)) keys.add(key);
-    this.resolve = new Set();
-    this.touched = { uids: new Set(), devices: new Set() };
-    // In key order, so the duplicates reported are reported in the same order however the events came.
-    return { phase, keys: [...keys].sort(), at: 0 };
+    switch (phase) {
+      case 'claims': return { phase, keys: [...this.claims], at: 0 };
+      case 'uids': {
+        // The round takes what the refreshes so far touched; a claim refreshed out of turn from here waits for the next.
+        this.gathered = this.resolve;
+        this.resolve = new Set();
+        this.roundTouched = this.touched;
+        this.touched = { uids: new Set(), devices: new Set() };
+        return { phase, keys: [...this.roundTouched.uids], at: 0 };
+      }
+      case 'devices': return { phase, keys: [...(this.roundTouched?.devices ?? [])], at: 0 };
+      case 'resolve': {
+        const keys = [...this.gathered];
+        this.gathered = new Set();
+        this.roundTouched = undefined;
+        // In key order, so the duplicates reported are reported in the same order however the events came.
+        return { phase, keys: keys.sort(), at: 0 };
+      }
+      case 'nodes': return { phase, keys: [...this.nodes], at: 0 };
+    }
   }
 
   private settleOne(phase: Phase, key: string): void {
-    if (phase === 'claims') this.refreshNow(key);
-    else if (phase === 'resolve') this.work.resolveClaim(key);
-    else if (this.nodes.delete(key)) this.work.refreshNode(key);
+    switch (phase) {
+      case 'claims': return this.refreshNow(key);
+      case 'uids': return this.gather(this.work.claimsWithUid(key));
+      case 'devices': return this.gather(this.work.claimsOnExclusiveDevice(key));
+      case 'resolve': return this.work.resolveClaim(key);
+      case 'nodes': if (this.nodes.delete(key)) this.work.refreshNode(key);
+    }
+  }
+
+  private gather(keys: Iterable<string>): void {
+    for (const key of keys) this.gathered.add(key);
   }
 }
