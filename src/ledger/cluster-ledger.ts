@@ -304,13 +304,13 @@ export class ClusterLedger implements ClusterSink {
   private upsertPod(pod: PodObject): void {
     const meta = pod.metadata;
     const previous = this.podStore.find(meta.namespace ?? '', meta.name ?? '');
-    if (previous >= 0 && this.podStore.unchanged(previous, this.podStore.uidOf(previous), meta.resourceVersion ?? '')) return;
+    if (previous >= 0 && this.podStore.unchanged(previous, meta.uid ?? objectKey(meta), meta.resourceVersion ?? '')) return;
     const key = objectKey(meta);
     const held = this.quarantine.size > 0 ? this.quarantine.get('Pod', key) : undefined;
     if (held && QuarantineStore.sameVersion(held, meta.uid ?? key, meta.resourceVersion ?? '')) return;
     const staged = this.stagePod(pod);
     if ('note' in staged) this.quarantineObject(staged.note);
-    else this.putPod(staged.id, pod);
+    else this.putPod(staged.id, staged.object, key, previous);
   }
 
   /**
@@ -331,17 +331,24 @@ export class ClusterLedger implements ClusterSink {
     return { id: this.podStore.stage(pod, computed.requests, computed.nonZero), object: usesClaims(pod) ? pod : undefined };
   }
 
-  /** Puts a staged pod in place of its key's pod or quarantine, DRA included (`object`: the pod, when DRA reads it). */
-  private putPod(id: number, object: PodObject | undefined): void {
+  /**
+   * Puts a staged pod in place of its key's pod or quarantine, DRA included (`object`: the pod, when DRA reads it).
+   * `key` and `previous` (the stored id of that key, or -1) when the caller has them.
+   */
+  private putPod(id: number, object: PodObject | undefined, key = this.podStore.keyOf(id), previous = this.podStore.findKey(key)): void {
     const pods = this.podStore;
-    const key = pods.keyOf(id);
     this.release('Pod', key);
-    const previous = pods.findKey(key);
-    if (previous >= 0) this.removePod(previous);
+    if (previous >= 0) {
+      this.detachPod(previous);
+      if (pods.countsAsPending(previous)) this.pendingPodCount--;
+    }
     if (pods.countsAsPending(id)) this.pendingPodCount++;
-    pods.store(id);
+    if (previous >= 0) pods.replace(previous, id);
+    else pods.store(id);
     this.attachPod(id);
-    this.dra.upsertPod(object ?? { metadata: { name: pods.nameOf(id), namespace: pods.namespaceOf(id), uid: pods.uidOf(id) } });
+    // A pod without claims is nothing to DRA: what DRA held under its key goes, as its upsert there would do.
+    if (object !== undefined) this.dra.upsertPod(object);
+    else this.dra.deletePod(key);
   }
 
   private deletePod(key: string): void {

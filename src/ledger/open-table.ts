@@ -74,6 +74,21 @@ export class OpenTable {
     if (count > this.slots.length * MAX_LOAD) this.grow(Math.max(Math.ceil(count / MAX_LOAD) + 1, Math.ceil(this.slots.length * GROWTH)));
   }
 
+  /**
+   * Puts `id` where `previous` stands, both under `hash` (an entry updated: no probe changes, nothing moves); false
+   * when `previous` is not there.
+   */
+  replace(previous: number, id: number, hash: number): boolean {
+    for (let position = this.first(hash); position >= 0; position = this.following(position, hash)) {
+      if (this.at(position) !== previous) continue;
+      const length = this.slots.length;
+      if (position < length) this.slots[position] = id + 1;
+      else if (this.old !== undefined) this.old[position - length] = id + 1;
+      return true;
+    }
+    return false;
+  }
+
   /** Removes `id`, inserted under `hash`; false when it is not there. */
   remove(id: number, hash: number): boolean {
     const removed = this.removeNew(id, hash) || this.removeOld(id, hash);

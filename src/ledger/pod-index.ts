@@ -37,6 +37,35 @@ export class PodIndex {
     this.byUid.insert(id, hash);
   }
 
+  /**
+   * `id` in the indexes in place of `previous`, a stored pod of the same key (a pod updated: a binding, a phase): where
+   * its UID is the same too, each index entry is overwritten where it stands instead of removed and inserted again.
+   */
+  replace(previous: number, id: number): void {
+    const keyHash = this.columns.keyHashes[id] ?? 0;
+    const uidHash = this.texts.uidHash(id);
+    if (keyHash !== this.columns.keyHashes[previous] || uidHash !== this.texts.uidHash(previous) || !this.sameUid(previous, id)
+      || !this.byKey.replace(previous, id, keyHash)) {
+      this.delete(previous);
+      this.add(id);
+      return;
+    }
+    if (this.byUid.replace(previous, id, uidHash)) return;
+    // `previous` no longer resolved by its UID (another pod with it came later): as `add` does.
+    const holder = this.findSameUid(id, uidHash);
+    if (holder >= 0) this.byUid.remove(holder, uidHash);
+    this.byUid.insert(id, uidHash);
+  }
+
+  private sameUid(a: number, b: number): boolean {
+    const kept = this.texts.keptUid(a);
+    if (kept !== undefined || this.texts.keptUid(b) !== undefined) return kept === this.texts.keptUid(b);
+    const { uidWords } = this.columns;
+    const x = a * 4;
+    const y = b * 4;
+    return uidWords[x] === uidWords[y] && uidWords[x + 1] === uidWords[y + 1] && uidWords[x + 2] === uidWords[y + 2] && uidWords[x + 3] === uidWords[y + 3];
+  }
+
   delete(id: number): void {
     this.byKey.remove(id, this.columns.keyHashes[id] ?? 0);
     this.byUid.remove(id, this.texts.uidHash(id));

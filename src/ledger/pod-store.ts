@@ -107,6 +107,15 @@ export class PodStore {
     this.index.add(id);
   }
 
+  /** Puts a staged id in the indexes in place of a stored id of the same key, and frees that one (unlinked by the caller). */
+  replace(previous: number, id: number): void {
+    if (this.columns.state[previous] !== STORED) throw new Error(`pod store: id ${previous} is not stored`);
+    if (this.columns.state[id] !== STAGED) throw new Error(`pod store: id ${id} is not staged`);
+    this.columns.state[id] = STORED;
+    this.index.replace(previous, id);
+    this.release(previous);
+  }
+
   /** Takes a stored id out of the indexes and frees it (the caller has unlinked it from its node). */
   remove(id: number): void {
     if (this.columns.state[id] !== STORED) throw new Error(`pod store: id ${id} is not stored`);

@@ -18,6 +18,7 @@ describe('open-addressing index table', () => {
       fc.record({ kind: fc.constant('toggle' as const), id: fc.integer({ min: 0, max: 300 }), hash: fc.integer({ min: -4, max: 4 }) }),
       fc.record({ kind: fc.constant('toggle' as const), id: fc.integer({ min: 0, max: 300 }), hash: fc.integer() }),
       fc.record({ kind: fc.constant('reserve' as const), id: fc.integer({ min: 0, max: 600 }), hash: fc.constant(0) }),
+      fc.record({ kind: fc.constant('replace' as const), id: fc.integer({ min: 0, max: 300 }), hash: fc.constant(0) }),
     );
     fc.assert(fc.property(fc.array(operation, { maxLength: 400 }), (operations) => {
       const hashes = new Map<number, number>();
@@ -30,6 +31,15 @@ describe('open-addressing index table', () => {
         hashReads = 0;
         if (kind === 'reserve') {
           table.reserve(id);
+        } else if (kind === 'replace') {
+          // An id held gives its place to one not held, under the same hash (an updated pod); an id not held: false.
+          const fresh = 1000 + at;
+          const heldHash = hashes.get(id);
+          assert.equal(table.replace(id, fresh, heldHash ?? 0), heldHash !== undefined);
+          if (heldHash !== undefined) {
+            hashes.delete(id);
+            hashes.set(fresh, heldHash);
+          }
         } else if (hashes.has(id)) {
           assert.equal(table.remove(id, hashes.get(id)!), true);
           hashes.delete(id);
@@ -42,6 +52,8 @@ describe('open-addressing index table', () => {
         for (const [held, heldHash] of hashes) assert.equal(holds(table, held, heldHash), true, `id ${held} after operation ${at}`);
       }
       for (let id = 0; id <= 300; id++) if (!hashes.has(id)) assert.equal(holds(table, id, 0), false);
+      for (const held of hashes.keys()) assert.equal(table.remove(held, hashes.get(held)!), true, `id ${held} removable`);
+      assert.equal(table.size, 0);
       assert.equal(table.remove(1000, 0), false, 'an id it never held');
     }), { numRuns: 200 });
   });

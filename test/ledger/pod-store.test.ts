@@ -45,9 +45,10 @@ describe('pod store', () => {
     assert.deepEqual(interned(store), { namespaces: 0, nodeNames: 0, phases: 0, requestShapes: 0, labelSets: 0, podParts: 0 });
   });
 
-  it('finds pods by key and by UID as maps of entries would, the later of two pods sharing a UID resolving by it (property)', () => {
+  it('finds pods by key and by UID as maps of entries would, the later of two pods sharing a UID resolving by it, updates in place or not (property)', () => {
     const uid = fc.oneof(fc.uuid(), fc.constantFrom('u-1', 'u-2', 'same', ''));
-    const step = fc.record({ namespace: fc.constantFrom('shop', 'ops', ''), name: fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), uid, remove: fc.boolean() });
+    const step = fc.record({ namespace: fc.constantFrom('shop', 'ops', ''), name: fc.stringMatching(/^[a-z][a-z0-9-]{0,6}$/), uid,
+      remove: fc.boolean(), inPlace: fc.boolean() });
     fc.assert(fc.property(fc.array(step, { maxLength: 120 }), (steps) => {
       const store = new PodStore();
       const byKey = new Map<string, { id: number; uid: string }>();
@@ -55,16 +56,19 @@ describe('pod store', () => {
       for (const s of steps) {
         const key = s.namespace === '' ? s.name : `${s.namespace}/${s.name}`;
         const previous = byKey.get(key);
+        const object = pod(s.namespace, s.name, { node: 'n1', uid: s.uid, cpu: '1' });
+        if (s.namespace === '') delete object.metadata.namespace;
+        // An update staged first and put in place of the stored pod of its key (the ledger's upsert).
+        const replacing = previous !== undefined && !s.remove && s.inPlace ? stage(store, object) : undefined;
         if (previous !== undefined) {
-          store.remove(previous.id);
+          if (replacing === undefined) store.remove(previous.id);
           byKey.delete(key);
           if (byUid.get(previous.uid) === key) byUid.delete(previous.uid);
         }
         if (s.remove) continue;
-        const object = pod(s.namespace, s.name, { node: 'n1', uid: s.uid, cpu: '1' });
-        if (s.namespace === '') delete object.metadata.namespace;
-        const id = stage(store, object);
-        store.store(id);
+        const id = replacing ?? stage(store, object);
+        if (replacing !== undefined) store.replace(previous!.id, id);
+        else store.store(id);
         byKey.set(key, { id, uid: s.uid });
         byUid.set(s.uid, key);
       }
