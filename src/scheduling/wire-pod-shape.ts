@@ -125,13 +125,13 @@ const status: Shape = {
 
 const POD: Shape = { object: { metadata, spec, status } };
 
-/** A shape with each object's fields as an array, built once (no per-call Object.entries). */
+/** A shape with each object's fields in a map, built once: a check walks the keys the object has, not every field. */
 type Compiled =
   | 'string'
   | 'int'
   | 'bool'
   | 'quantity'
-  | { readonly fields: ReadonlyArray<readonly [string, Compiled]> }
+  | { readonly fields: ReadonlyMap<string, Compiled> }
   | { readonly array: Compiled; readonly ofObjects: boolean }
   | { readonly map: Compiled };
 
@@ -139,7 +139,7 @@ function compile(shape: Shape): Compiled {
   if (typeof shape === 'string') return shape;
   if ('array' in shape) return { array: compile(shape.array), ofObjects: typeof shape.array === 'object' && 'object' in shape.array };
   if ('map' in shape) return { map: compile(shape.map) };
-  return { fields: Object.entries(shape.object).map(([key, field]) => [key, compile(field)] as const) };
+  return { fields: new Map(Object.entries(shape.object).map(([key, field]) => [key, compile(field)] as const)) };
 }
 
 const COMPILED_POD = compile(POD);
@@ -180,11 +180,14 @@ function checkScalar(value: unknown, shape: Scalar): void {
   if (!rule.accepts(value)) throw new ShapeError(rule.expected, value);
 }
 
-function checkFields(value: unknown, fields: ReadonlyArray<readonly [string, Compiled]>, trail: Trail): void {
+/** The object's own keys in their order (Go's decoder reports the first wrong value in document order). */
+function checkFields(value: unknown, fields: ReadonlyMap<string, Compiled>, trail: Trail): void {
   if (!isObject(value)) throw new ShapeError('object', value);
-  for (const [key, field] of fields) {
+  for (const key in value) {
+    const field = fields.get(key);
+    if (field === undefined || !Object.hasOwn(value, key)) continue;
     const child = value[key];
-    if (child === undefined || child === null || !Object.hasOwn(value, key)) continue;
+    if (child === undefined || child === null) continue;
     trail.push(key);
     check(child, field, trail);
     trail.pop();
