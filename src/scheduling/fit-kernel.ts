@@ -161,13 +161,16 @@ function podsHeld(pods: readonly PodDemand[], id: number, resources: ResourceIds
 
 /** Free amount of one resource at a slot from the pod's point of view: maintained free, then the adjustments. */
 export function freeAt(table: NodeTableView, slot: number, id: number, adjust: NodeAdjustments | undefined, draUsed: Readonly<DenseRow> | undefined): number {
-  let free = columnValue(table.free, id, slot);
-  if (draUsed !== undefined) free -= rowValue(draUsed, id);
-  if (adjust !== undefined) {
-    if (adjust.reserved.length !== 0) free -= podsHeld(adjust.reserved, id, table.resources);
-    if (adjust.removed.length !== 0) free += podsHeld(adjust.removed, id, table.resources);
-    if (adjust.draReleased !== undefined) free += Number(adjust.draReleased.get(table.resources.nameOf(id)) ?? 0n);
-  }
+  const free = columnValue(table.free, id, slot) - (draUsed === undefined ? 0 : rowValue(draUsed, id));
+  return adjust === undefined ? free : adjustedFree(free, table, id, adjust);
+}
+
+/** `free` with the evaluation's reservations, removals and DRA releases on the node. */
+function adjustedFree(base: number, table: NodeTableView, id: number, adjust: NodeAdjustments): number {
+  let free = base;
+  if (adjust.reserved.length !== 0) free -= podsHeld(adjust.reserved, id, table.resources);
+  if (adjust.removed.length !== 0) free += podsHeld(adjust.removed, id, table.resources);
+  if (adjust.draReleased !== undefined) free += Number(adjust.draReleased.get(table.resources.nameOf(id)) ?? 0n);
   return free;
 }
 
