@@ -63,7 +63,10 @@ export class DraSettling {
   /** About how many steps settling everything takes (a bound for readers that settle only when it is small). */
   pendingSteps(): number {
     const left = this.progress ? this.progress.keys.length - this.progress.at : 0;
-    return left + this.claims.size + this.resolve.size + this.touched.uids.size + this.touched.devices.size + this.nodes.size;
+    // Within a round's gathering: the claims gathered so far, and the devices still to look up after the UIDs.
+    const devicesAhead = this.progress?.phase === 'uids' ? this.roundTouched?.devices.size ?? 0 : 0;
+    return left + this.gathered.size + devicesAhead + this.claims.size + this.resolve.size + this.touched.uids.size
+      + this.touched.devices.size + this.nodes.size;
   }
 
   /**
