@@ -160,12 +160,7 @@ export class ExtenderArgsReader {
     if (prefixLength < 0) return undefined;
     // Frozen: one array serves every body that carries this list, so no caller may change it.
     expected.names ??= Object.freeze(expected.namesOf().slice());
-    const after = expected.after;
-    // The same text before the list as the call it answers (one native comparison): that call's Pod and Nodes.
-    if (after !== undefined && after.prefix.length === prefixLength && text.slice(0, prefixLength) === after.prefix) {
-      return { Pod: after.args.Pod, Nodes: after.args.Nodes, NodeNames: expected.names as string[] };
-    }
-    return this.decodedWithList(text.slice(0, prefixLength), expected.names);
+    return this.decodedWithList(text.slice(0, prefixLength), expected.names, expected.after);
   }
 
   /**
@@ -205,14 +200,13 @@ export class ExtenderArgsReader {
 
   /**
    * The args of `prefix` closed by `}` with `names` as NodeNames, or undefined when that is not an object with members.
-   * The same text before the list as the last body's (kube-scheduler retrying a pod it could not place): that body's Pod
-   * and Nodes, so the pod's entry and its remembered verdicts are reused downstream.
+   * The same text before the list as the call this one answers (`after`: the filter before a prioritize) or as the last
+   * body's (kube-scheduler retrying a pod it could not place): that body's Pod and Nodes, so the pod's entry and its
+   * remembered verdicts are reused downstream.
    */
-  private decodedWithList(prefix: string, names: readonly string[]): ExtenderArgs | undefined {
-    const last = this.lastHead;
-    if (last !== undefined && last.prefix.length === prefix.length && last.prefix === prefix) {
-      return { Pod: last.args.Pod, Nodes: last.args.Nodes, NodeNames: names as string[] };
-    }
+  private decodedWithList(prefix: string, names: readonly string[], after?: DecodedHead): ExtenderArgs | undefined {
+    const same = sameHead(after, prefix) ?? sameHead(this.lastHead, prefix);
+    if (same !== undefined) return { Pod: same.args.Pod, Nodes: same.args.Nodes, NodeNames: names as string[] };
     const head = parsedHead(prefix);
     return head === undefined ? undefined : this.withHead(prefix, { ...decodeExtenderArgs(head), NodeNames: names as string[] });
   }
@@ -236,6 +230,11 @@ export class ExtenderArgsReader {
     this.remembered.unshift({ joinedQuoted, names: kept });
     if (this.remembered.length > REMEMBERED_LISTS) this.remembered.length = REMEMBERED_LISTS;
   }
+}
+
+/** `head` when its text before the list is `prefix` (one native comparison, after the lengths), else undefined. */
+function sameHead(head: DecodedHead | undefined, prefix: string): DecodedHead | undefined {
+  return head !== undefined && head.prefix.length === prefix.length && head.prefix === prefix ? head : undefined;
 }
 
 /**
