@@ -24,7 +24,8 @@ import { NodeTable, type NodeTableView } from './node-table.js';
 import { bindKindHandlers, type BoundKindHandlers } from './kinds.js';
 import type { ClusterObjectKind, NodeObject, PodObject } from './objects.js';
 import { objectKey } from './objects.js';
-import { computeRequests, isTerminalPhase, type PodEntry } from './pod-entry.js';
+import { computeRequests, isTerminalPhase, type ComputedRequests, type PodEntry } from './pod-entry.js';
+import { sameRequestInputs } from './request-inputs.js';
 import type { QuantityMemo } from './pod-requests.js';
 import { PodStore } from './pod-store.js';
 import { usesClaims } from './dra/pod-claim-refs.js';
@@ -308,7 +309,7 @@ export class ClusterLedger implements ClusterSink {
     const key = objectKey(meta);
     const held = this.quarantine.size > 0 ? this.quarantine.get('Pod', key) : undefined;
     if (held && QuarantineStore.sameVersion(held, meta.uid ?? key, meta.resourceVersion ?? '')) return;
-    const staged = this.stagePod(pod);
+    const staged = this.stagePod(pod, previous);
     if ('note' in staged) this.quarantineObject(staged.note);
     else this.putPod(staged.id, staged.object, key, previous);
   }
@@ -317,8 +318,8 @@ export class ClusterLedger implements ClusterSink {
    * The ledger's entry builder: a pod's columns written under a new id of the pod store, not yet in place (`putPod`).
    * A pod whose requests cannot be read is a quarantine note instead: counted as zero, its node would look free.
    */
-  private stagePod(pod: PodObject): StagedPod {
-    const computed = computeRequests(pod, this.podStore.interner.quantityNanos);
+  private stagePod(pod: PodObject, previous = -1): StagedPod {
+    const computed = this.lentRequests(pod, previous) ?? computeRequests(pod, this.podStore.interner.quantityNanos);
     if (computed.error !== undefined) {
       const nodeName = pod.spec?.nodeName ?? '';
       const nominated = pod.status?.nominatedNodeName;
@@ -335,6 +336,12 @@ export class ClusterLedger implements ClusterSink {
    * Puts a staged pod in place of its key's pod or quarantine, DRA included (`object`: the pod, when DRA reads it).
    * `key` and `previous` (the stored id of that key, or -1) when the caller has them.
    */
+  /** The requests of the pending record `previous` when `pod` has the same request inputs (a binding), else undefined. */
+  private lentRequests(pod: PodObject, previous: number): ComputedRequests | undefined {
+    const record = previous >= 0 ? this.podStore.pendingRecord(previous) : undefined;
+    if (record === undefined || record.nonZero === undefined || !sameRequestInputs(record.object, pod)) return undefined;
+    return { requests: record.requests, nonZero: record.nonZero };
+  }
   private putPod(id: number, object: PodObject | undefined, key = this.podStore.keyOf(id), previous = this.podStore.findKey(key)): void {
     const pods = this.podStore;
     this.release('Pod', key);

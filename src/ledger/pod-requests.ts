@@ -235,7 +235,7 @@ function statusRefs(pod: PodObject): Map<string, StatusRef> {
  * allocatedResources or resources.requests makes its container's allocated and actuated lists the spec list (see
  * containerList), so a running pod whose statuses carry neither (most pods) aggregates to exactly the spec total.
  */
-function hasResizeStatus(pod: PodObject): boolean {
+export function hasResizeStatus(pod: PodObject): boolean {
   const status = pod.status;
   if (!status) return false;
   return (
