@@ -77,17 +77,28 @@ export interface FitContext {
   /** The node the ledger has this pod bound to (it is taken off there), if any, and its slot (else NO_SLOT). */
   boundTo: NodeView | undefined;
   boundSlot: number;
+  /** The node the ledger has this pod nominated to, if any (its reservation there is the pod's own). */
+  heldNominationOn: NodeView | undefined;
   /** The slot of the pod's nominated node when the nominated-node policy is not off, else NO_SLOT. */
   nominatedSlot: number;
   /** The nominated pods reserving room on a node for this pod, when the caller keeps its own view (the nominator's). */
   reserving?: (node: NodeView) => readonly PodEntry[];
 }
 
+/** Where the ledger has the pod bound and nominated (one lookup by UID). */
+function placementHeld(ledger: ClusterLedger, pod: PodEntry): { boundTo: NodeView | undefined; heldNominationOn: NodeView | undefined } {
+  const known = ledger.podByUid(pod.uid);
+  if (known === undefined) return { boundTo: undefined, heldNominationOn: undefined };
+  return {
+    boundTo: known.nodeName ? ledger.node(known.nodeName) : undefined,
+    heldNominationOn: known.nominatedNodeName ? ledger.node(known.nominatedNodeName) : undefined,
+  };
+}
+
 /** The call's context; with a cycle cache (the verbs) the demand and DRA rows are the cache's, else made for this call. */
 export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: SchedulingOptions, cache?: CycleCache): FitContext {
   const useDra = draIsEnabled(ledger, options);
-  const known = ledger.podByUid(pod.uid);
-  const boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;
+  const { boundTo, heldNominationOn } = placementHeld(ledger, pod);
   const nominated = options.nominatedNodePolicy === 'off' || !pod.nominatedNodeName ? undefined : ledger.node(pod.nominatedNodeName);
   const claims = podUsesDra(pod, ledger.draAccounting());
   const draRows = !useDra ? undefined : cache ? cache.draRows() : new DraUsedRows(ledger.draAccounting(), ledger.nodeTable());
@@ -104,6 +115,7 @@ export function fitContext(ledger: ClusterLedger, pod: PodEntry, options: Schedu
     demand: cache ? cache.demandOf(pod, ledger.nodeTable().resources) : compileDemand(pod, ledger.nodeTable().resources),
     boundTo,
     boundSlot: boundTo?.slot ?? NO_SLOT,
+    heldNominationOn,
     nominatedSlot: nominated?.slot ?? NO_SLOT,
   };
 }

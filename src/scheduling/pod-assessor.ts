@@ -17,12 +17,6 @@ import { demandKey, type MemoColumn, type VerdictMemo } from './verdict-memo.js'
 export class PodAssessor {
   /** Where verdicts for this pod are remembered; undefined when they cannot be (see `claimsMemoKey`). */
   private readonly verdicts: MemoColumn | undefined;
-  /**
-   * The nodes the ledger has this pod bound or nominated to (UIDs are unique, so these are exactly the nodes whose
-   * `pods`/`nominated` hold it): resolved once, so the scan compares entries instead of probing two maps per node.
-   */
-  private readonly boundTo: NodeView | undefined;
-  private readonly nominatedTo: NodeView | undefined;
   private readonly memoText: string | undefined;
   private readonly memo: VerdictMemo;
   /** Verdicts `assess` answered from the memo in this call. */
@@ -37,13 +31,14 @@ export class PodAssessor {
     const memoText = this.context.claims ? claimsMemoKey(pod, this.context) : undefined;
     this.memoText = memoText;
     this.verdicts = memoText === undefined ? undefined : this.memo.column(this.memo.keyNumber(memoText));
-    const known = ledger.podByUid(pod.uid);
-    this.boundTo = known?.nodeName ? ledger.node(known.nodeName) : undefined;
-    this.nominatedTo = known?.nominatedNodeName ? ledger.node(known.nominatedNodeName) : undefined;
   }
 
+  /**
+   * Not the nodes the ledger has this pod bound or nominated to (UIDs are unique, so these are exactly the nodes whose
+   * `pods`/`nominated` hold it; the context resolved them once): there the verdict depends on the pod's own entry.
+   */
   private memoisable(node: NodeView): boolean {
-    return node !== this.boundTo && node !== this.nominatedTo;
+    return node !== this.context.boundTo && node !== this.context.heldNominationOn;
   }
 
   assess(node: NodeView | undefined): FitVerdict {
