@@ -1,0 +1,172 @@
+/**
+ * `npm run bench:ab -- --base <git ref> [--rounds N] [--warmup N] [--only loop|filter]`
+ *
+ * This tree against another commit of kube-ledger, in one run: both compiled as the image runs them, on the same
+ * snapshot, plus the node:http floor; their passes interleaved round by round with the order rotated, so a shared
+ * host's drift (its speed moves by two in minutes) falls on both alike. Reported per round and as the median of the
+ * per-round ratios this/base: the before/after figure of a change, where two separate `npm run bench` runs differ by
+ * more than most changes do.
+ *
+ * Scenarios: the scheduler loop on the 5000-node cluster (filter on a 500-node window, prioritize on the survivors, the
+ * binding applied; server CPU a pod, with the part on helper threads: V8's GC and compiler), and filter calls of
+ * distinct pods through HTTP on the 500-node cluster (one candidate: the per-request edge; 500 candidates).
+ *
+ * The base is checked out once into `.tmp/ab/<sha>` (a detached worktree; `npm ci` there). It must have the bench's
+ * child-process API (`compileLedger`, `useCompiledLedger`, `startLedger` in test/bench/child-processes.ts): 4a89f1c
+ * and later. Loopback only; every pass is bounded.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { cachedClusterFile } from './cluster-cache.js';
+import { REPO_ROOT, compileLedger, startFloor, startLedger, useCompiledLedger, type LedgerProcess } from './child-processes.js';
+import { runLoad } from './load-run.js';
+import { nodeNamesBodies } from './payloads.js';
+import { abSummary, rotated, type AbRound } from './ab-summary.js';
+import { LARGE_CLUSTER, SMALL_CLUSTER } from './scenarios.js';
+import { loopPods, restore, resourceVersions, runLoop, type LoopTarget } from './scheduler-loop.js';
+import { LOOP_SEED } from './loop-bench.js';
+
+interface Settings {
+  base: string;
+  rounds: number;
+  warmup: number;
+  only: 'loop' | 'filter' | undefined;
+}
+
+interface BaseBench {
+  compileLedger(): string;
+  useCompiledLedger(entry: string | undefined): void;
+  startLedger(options: { clusterFile: string; logPath: string }): Promise<LedgerProcess>;
+}
+
+function log(message: string): void {
+  process.stderr.write(`[ab] ${message}\n`);
+}
+
+function parseArgs(argv: string[]): Settings {
+  const value = (flag: string): string | undefined => {
+    const at = argv.indexOf(flag);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  const base = value('--base');
+  if (!base) throw new Error('--base <git ref> is required (the commit to compare this tree with)');
+  const only = value('--only');
+  if (only !== undefined && only !== 'loop' && only !== 'filter') throw new Error(`--only: expected loop or filter, got ${only}`);
+  const count = (flag: string, fallback: number): number => {
+    const text = value(flag);
+    const n = text === undefined ? fallback : Number(text);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${flag}: expected a positive integer, got ${text}`);
+    return n;
+  };
+  return { base, rounds: count('--rounds', 12), warmup: count('--warmup', 5), only };
+}
+
+/** The base commit checked out (once) with its dependencies installed; its bench module. */
+async function prepareBase(ref: string): Promise<{ sha: string; bench: BaseBench }> {
+  const git = (...args: string[]): string => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  const sha = git('rev-parse', '--verify', `${ref}^{commit}`);
+  const dir = join(REPO_ROOT, '.tmp', 'ab', sha.slice(0, 12));
+  if (!existsSync(dir)) {
+    mkdirSync(join(REPO_ROOT, '.tmp', 'ab'), { recursive: true });
+    log(`checking out ${sha.slice(0, 12)} into ${dir}`);
+    git('worktree', 'add', '--detach', dir, sha);
+  }
+  if (!existsSync(join(dir, 'node_modules'))) {
+    log('npm ci in the base tree');
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });
+  }
+  const module = (await import(join(dir, 'test', 'bench', 'child-processes.ts'))) as Partial<BaseBench>;
+  if (typeof module.compileLedger !== 'function' || typeof module.useCompiledLedger !== 'function' || typeof module.startLedger !== 'function') {
+    throw new Error(`${ref} has no bench child-process API (compileLedger, useCompiledLedger, startLedger): compare with 4a89f1c or later`);
+  }
+  return { sha, bench: module as BaseBench };
+}
+
+interface Targets {
+  head: LedgerProcess;
+  base: LedgerProcess;
+  floor: { baseUrl: string; pid: number; stop(): Promise<void> };
+}
+
+type Pass = (target: { baseUrl: string; pid: number }, name: string) => Promise<{ cpu: number; helpers: number }>;
+
+async function interleaved(targets: Targets, settings: Settings, pass: Pass): Promise<AbRound[]> {
+  const order: Array<[keyof Targets, { baseUrl: string; pid: number }]> = [['head', targets.head], ['base', targets.base], ['floor', targets.floor]];
+  for (let i = 0; i < settings.warmup; i++) for (const [name, target] of order) await pass(target, name);
+  const rounds: AbRound[] = [];
+  for (let r = 0; r < settings.rounds; r++) {
+    const round: Partial<AbRound> = {};
+    for (const [name, target] of rotated(order, r)) round[name] = await pass(target, name);
+    rounds.push(round as AbRound);
+    log(`round ${r + 1}: head ${round.head!.cpu.toFixed(1)}, base ${round.base!.cpu.toFixed(1)}, floor ${round.floor!.cpu.toFixed(1)}`);
+  }
+  return rounds;
+}
+
+async function loopScenario(settings: Settings, bench: BaseBench): Promise<AbRound[]> {
+  const cluster = cachedClusterFile(join(REPO_ROOT, '.tmp', 'bench'), LARGE_CLUSTER);
+  const targets = await startTargets(cluster.file, bench);
+  const pods = loopPods(cluster.pendingPods);
+  const versions = resourceVersions(4_000_000_000);
+  try {
+    return await interleaved(targets, settings, async (target, name) => {
+      const loopTarget: LoopTarget = name === 'floor'
+        ? { baseUrl: target.baseUrl, pid: target.pid, applyPod: async () => ({ applyMicros: Number.NaN }) }
+        : (target as LedgerProcess);
+      const figures = await runLoop(loopTarget, pods, cluster.nodeNames, LOOP_SEED, versions);
+      if (name !== 'floor') await restore([loopTarget], pods, versions);
+      return { cpu: figures.serverCpuMillisPerPod * 1000, helpers: figures.helperThreadCpuMicrosPerPod };
+    });
+  } finally {
+    await stopTargets(targets);
+  }
+}
+
+async function filterScenario(settings: Settings, bench: BaseBench, candidates: number): Promise<AbRound[]> {
+  const cluster = cachedClusterFile(join(REPO_ROOT, '.tmp', 'bench'), SMALL_CLUSTER);
+  const targets = await startTargets(cluster.file, bench);
+  const bodies = nodeNamesBodies({ nodeNames: cluster.nodeNames, pendingPods: cluster.pendingPods, objects: cluster.objects }, candidates, 200);
+  try {
+    return await interleaved(targets, settings, async (target) => {
+      const result = await runLoad({ baseUrl: target.baseUrl, path: '/filter', bodies, connections: 1, durationSeconds: 1.5, maxRequests: 100_000, serverPid: target.pid });
+      return { cpu: result.serverCpuMicrosPerRequest, helpers: Number.NaN };
+    });
+  } finally {
+    await stopTargets(targets);
+  }
+}
+
+async function startTargets(clusterFile: string, bench: BaseBench): Promise<Targets> {
+  const head = await startLedger({ clusterFile, logPath: join(REPO_ROOT, '.tmp', 'ab', 'head.log') });
+  const base = await bench.startLedger({ clusterFile, logPath: join(REPO_ROOT, '.tmp', 'ab', 'base.log') });
+  const floor = await startFloor('plain');
+  return { head, base, floor };
+}
+
+async function stopTargets(targets: Targets): Promise<void> {
+  await targets.head.stop();
+  await targets.base.stop();
+  await targets.floor.stop();
+}
+
+async function main(): Promise<void> {
+  const settings = parseArgs(process.argv.slice(2));
+  const { sha, bench } = await prepareBase(settings.base);
+  const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  useCompiledLedger(compileLedger());
+  bench.useCompiledLedger(bench.compileLedger());
+  const lines = [`this tree (HEAD ${head.slice(0, 12)}, uncommitted changes included) against ${sha.slice(0, 12)}; `
+    + `${settings.rounds} rounds after ${settings.warmup} warm-up passes each, order rotated`];
+  if (settings.only !== 'filter') lines.push(abSummary('scheduler loop, CPU µs a pod', await loopScenario(settings, bench)));
+  if (settings.only !== 'loop') {
+    lines.push(abSummary('filter, 1 candidate, distinct pods, CPU µs a request', await filterScenario(settings, bench, 1)));
+    lines.push(abSummary('filter, 500 candidates, distinct pods, CPU µs a request', await filterScenario(settings, bench, 500)));
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().then(() => process.exit(0), (err: unknown) => {
+  process.stderr.write(`bench:ab: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
