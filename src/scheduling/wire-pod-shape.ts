@@ -125,28 +125,52 @@ const status: Shape = {
 
 const POD: Shape = { object: { metadata, spec, status } };
 
-/** A shape with each object's fields in a map, built once: a check walks the keys the object has, not every field. */
-type Compiled =
-  | 'string'
-  | 'int'
-  | 'bool'
-  | 'quantity'
-  | { readonly fields: ReadonlyMap<string, Compiled> }
-  | { readonly array: Compiled; readonly ofObjects: boolean }
-  | { readonly map: Compiled };
+/**
+ * A shape built once into nodes of one class (the walk's reads stay monomorphic): each object's fields in a map, so a
+ * check walks the keys the object has, not every field.
+ */
+const STRING = 0;
+const INT = 1;
+const BOOL = 2;
+const QUANTITY = 3;
+const FIELDS = 4;
+const ARRAY = 5;
+const MAP = 6;
+
+const SCALAR_KINDS = { string: STRING, int: INT, bool: BOOL, quantity: QUANTITY } as const;
+/** The name an error gives each scalar kind. */
+const EXPECTED = ['string', 'integer', 'boolean', 'quantity (string or number)'];
+
+const NO_FIELDS: ReadonlyMap<string, Compiled> = new Map();
+
+class Compiled {
+  /** The shape of an array's or a map's elements (the node itself for any other kind). */
+  readonly element: Compiled;
+
+  constructor(
+    readonly kind: number,
+    /** An object's fields (empty for any other kind). */
+    readonly fields: ReadonlyMap<string, Compiled>,
+    element: Compiled | undefined,
+    /** An array of objects: a null element is refused. */
+    readonly ofObjects: boolean,
+  ) {
+    this.element = element ?? this;
+  }
+}
 
 function compile(shape: Shape): Compiled {
-  if (typeof shape === 'string') return shape;
-  if ('array' in shape) return { array: compile(shape.array), ofObjects: typeof shape.array === 'object' && 'object' in shape.array };
-  if ('map' in shape) return { map: compile(shape.map) };
-  return { fields: new Map(Object.entries(shape.object).map(([key, field]) => [key, compile(field)] as const)) };
+  if (typeof shape === 'string') return new Compiled(SCALAR_KINDS[shape], NO_FIELDS, undefined, false);
+  if ('array' in shape) return new Compiled(ARRAY, NO_FIELDS, compile(shape.array), typeof shape.array === 'object' && 'object' in shape.array);
+  if ('map' in shape) return new Compiled(MAP, NO_FIELDS, compile(shape.map), false);
+  return new Compiled(FIELDS, new Map(Object.entries(shape.object).map(([key, field]) => [key, compile(field)] as const)), undefined, false);
 }
 
 const COMPILED_POD = compile(POD);
 
 /**
  * Where the walk is: keys and indexes below the pod, rendered into a JSON path only for an error (a path string per
- * field visited would cost more than the check itself).
+ * field visited would cost more than the check itself). Left as it stands when a check throws.
  */
 type Trail = Array<string | number>;
 
@@ -165,27 +189,25 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-type Scalar = 'string' | 'int' | 'bool' | 'quantity';
-
-/** What each scalar shape accepts, and the name an error gives it. */
-const SCALARS: Readonly<Record<Scalar, { readonly expected: string; readonly accepts: (value: unknown) => boolean }>> = {
-  string: { expected: 'string', accepts: (value) => typeof value === 'string' },
-  int: { expected: 'integer', accepts: (value) => typeof value === 'number' && Number.isInteger(value) },
-  bool: { expected: 'boolean', accepts: (value) => typeof value === 'boolean' },
-  quantity: { expected: 'quantity (string or number)', accepts: (value) => typeof value === 'string' || typeof value === 'number' },
-};
-
-function checkScalar(value: unknown, shape: Scalar): void {
-  const rule = SCALARS[shape];
-  if (!rule.accepts(value)) throw new ShapeError(rule.expected, value);
+function acceptsScalar(value: unknown, kind: number): boolean {
+  switch (kind) {
+    case STRING:
+      return typeof value === 'string';
+    case INT:
+      return typeof value === 'number' && Number.isInteger(value);
+    case BOOL:
+      return typeof value === 'boolean';
+    default:
+      return typeof value === 'string' || typeof value === 'number';
+  }
 }
 
 /** The object's own keys in their order (Go's decoder reports the first wrong value in document order). */
 function checkFields(value: unknown, fields: ReadonlyMap<string, Compiled>, trail: Trail): void {
   if (!isObject(value)) throw new ShapeError('object', value);
-  for (const key in value) {
+  for (const key of Object.keys(value)) {
     const field = fields.get(key);
-    if (field === undefined || !Object.hasOwn(value, key)) continue;
+    if (field === undefined) continue;
     const child = value[key];
     if (child === undefined || child === null) continue;
     trail.push(key);
@@ -194,13 +216,14 @@ function checkFields(value: unknown, fields: ReadonlyMap<string, Compiled>, trai
   }
 }
 
-function checkArray(value: unknown, shape: { readonly array: Compiled; readonly ofObjects: boolean }, trail: Trail): void {
+function checkArray(value: unknown, shape: Compiled, trail: Trail): void {
   if (!Array.isArray(value)) throw new ShapeError('array', value);
+  const element = shape.element;
   for (let i = 0; i < value.length; i++) {
     trail.push(i);
     // Go would read a null element of a struct slice as a zero struct; every reader here dereferences it, so refused.
     if (shape.ofObjects && value[i] === null) throw new ShapeError('object', null);
-    check(value[i], shape.array, trail);
+    check(value[i], element, trail);
     trail.pop();
   }
 }
@@ -216,10 +239,11 @@ function checkMap(value: unknown, element: Compiled, trail: Trail): void {
 
 function check(value: unknown, shape: Compiled, trail: Trail): void {
   if (value === null || value === undefined) return;
-  if (typeof shape === 'string') checkScalar(value, shape);
-  else if ('fields' in shape) checkFields(value, shape.fields, trail);
-  else if ('array' in shape) checkArray(value, shape, trail);
-  else checkMap(value, shape.map, trail);
+  const kind = shape.kind;
+  if (kind === FIELDS) checkFields(value, shape.fields, trail);
+  else if (kind === ARRAY) checkArray(value, shape, trail);
+  else if (kind === MAP) checkMap(value, shape.element, trail);
+  else if (!acceptsScalar(value, kind)) throw new ShapeError(EXPECTED[kind] ?? 'value', value);
 }
 
 /** Throws an InputError naming the JSON path of the first value of the wrong type in the pod at `path`. */
