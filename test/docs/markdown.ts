@@ -8,7 +8,9 @@ import { join, relative } from 'node:path';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
-const SKIPPED_DIRECTORIES = new Set(['node_modules', 'dist', '.git', 'bench-results', 'coverage']);
+// What .gitignore leaves out of the repository: build output, reports and the benches' scratch (`.tmp`, where
+// `npm run bench:ab` checks out the commit it compares with).
+const SKIPPED_DIRECTORIES = new Set(['node_modules', 'dist', '.git', 'bench-results', 'coverage', '.tmp']);
 
 /** Every Markdown file of the repository, as a path relative to its root. */
 export function markdownFiles(dir = REPO_ROOT): string[] {
