@@ -332,16 +332,17 @@ export class ClusterLedger implements ClusterSink {
     return { id: this.podStore.stage(pod, computed.requests, computed.nonZero), object: usesClaims(pod) ? pod : undefined };
   }
 
-  /**
-   * Puts a staged pod in place of its key's pod or quarantine, DRA included (`object`: the pod, when DRA reads it).
-   * `key` and `previous` (the stored id of that key, or -1) when the caller has them.
-   */
   /** The requests of the pending record `previous` when `pod` has the same request inputs (a binding), else undefined. */
   private lentRequests(pod: PodObject, previous: number): ComputedRequests | undefined {
     const record = previous >= 0 ? this.podStore.pendingRecord(previous) : undefined;
     if (record === undefined || record.nonZero === undefined || !sameRequestInputs(record.object, pod)) return undefined;
     return { requests: record.requests, nonZero: record.nonZero };
   }
+
+  /**
+   * Puts a staged pod in place of its key's pod or quarantine, DRA included (`object`: the pod, when DRA reads it).
+   * `key` and `previous` (the stored id of that key, or -1) when the caller has them.
+   */
   private putPod(id: number, object: PodObject | undefined, key = this.podStore.keyOf(id), previous = this.podStore.findKey(key)): void {
     const pods = this.podStore;
     this.release('Pod', key);

@@ -11,12 +11,12 @@ import type { PodObject } from './objects.js';
 import { hasResizeStatus, isResizeInfeasible } from './pod-requests.js';
 
 export function sameRequestInputs(a: PodObject, b: PodObject): boolean {
-  const as = a.spec;
-  const bs = b.spec;
-  if (as === undefined || bs === undefined) return false;
+  const specA = a.spec;
+  const specB = b.spec;
+  if (specA === undefined || specB === undefined) return false;
   if (hasResizeStatus(a) || hasResizeStatus(b) || isResizeInfeasible(a) !== isResizeInfeasible(b)) return false;
-  return jsonEqual(as.containers, bs.containers) && jsonEqual(as.initContainers, bs.initContainers)
-    && jsonEqual(as.overhead, bs.overhead) && jsonEqual(as.resources, bs.resources);
+  return jsonEqual(specA.containers, specB.containers) && jsonEqual(specA.initContainers, specB.initContainers)
+    && jsonEqual(specA.overhead, specB.overhead) && jsonEqual(specA.resources, specB.resources);
 }
 
 /** Equality of decoded JSON values (objects, arrays, strings, numbers, booleans, null; absent is undefined). */
