@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- --base <git ref> [--rounds N] [--warmup N] [--only loop|filter]`
+ * `npm run bench:ab -- --base <git ref> [--rounds N] [--warmup N] [--only loop|verbs]`
  *
  * This tree against another commit of kube-ledger, in one run: both compiled as the image runs them, on the same
  * snapshot, plus the node:http floor; their passes interleaved round by round with the order rotated, so a shared
@@ -8,8 +8,9 @@
  * more than most changes do.
  *
  * Scenarios: the scheduler loop on the 5000-node cluster (filter on a 500-node window, prioritize on the survivors, the
- * binding applied; server CPU a pod, with the part on helper threads: V8's GC and compiler), and filter calls of
- * distinct pods through HTTP on the 500-node cluster (one candidate: the per-request edge; 500 candidates).
+ * binding applied; server CPU a pod, with the part on helper threads: V8's GC and compiler), and verb calls of
+ * distinct pods through HTTP on the 500-node cluster: filter with one candidate (the per-request edge) and with 500,
+ * prioritize with 500.
  *
  * The base is checked out once into `.tmp/ab/<sha>` (a detached worktree; `npm ci` there). It must have the bench's
  * child-process API (`compileLedger`, `useCompiledLedger`, `startLedger` in test/bench/child-processes.ts): 4a89f1c
@@ -31,7 +32,7 @@ interface Settings {
   base: string;
   rounds: number;
   warmup: number;
-  only: 'loop' | 'filter' | undefined;
+  only: 'loop' | 'verbs' | undefined;
 }
 
 interface BaseBench {
@@ -52,7 +53,7 @@ function parseArgs(argv: string[]): Settings {
   const base = value('--base');
   if (!base) throw new Error('--base <git ref> is required (the commit to compare this tree with)');
   const only = value('--only');
-  if (only !== undefined && only !== 'loop' && only !== 'filter') throw new Error(`--only: expected loop or filter, got ${only}`);
+  if (only !== undefined && only !== 'loop' && only !== 'verbs') throw new Error(`--only: expected loop or verbs, got ${only}`);
   const count = (flag: string, fallback: number): number => {
     const text = value(flag);
     const n = text === undefined ? fallback : Number(text);
@@ -123,13 +124,13 @@ async function loopScenario(settings: Settings, bench: BaseBench): Promise<AbRou
   }
 }
 
-async function filterScenario(settings: Settings, bench: BaseBench, candidates: number): Promise<AbRound[]> {
+async function verbScenario(settings: Settings, bench: BaseBench, path: '/filter' | '/prioritize', candidates: number): Promise<AbRound[]> {
   const cluster = cachedClusterFile(join(REPO_ROOT, '.tmp', 'bench'), SMALL_CLUSTER);
   const targets = await startTargets(cluster.file, bench);
   const bodies = nodeNamesBodies({ nodeNames: cluster.nodeNames, pendingPods: cluster.pendingPods, objects: cluster.objects }, candidates, 200);
   try {
     return await interleaved(targets, settings, async (target) => {
-      const result = await runLoad({ baseUrl: target.baseUrl, path: '/filter', bodies, connections: 1, durationSeconds: 1.5, maxRequests: 100_000, serverPid: target.pid });
+      const result = await runLoad({ baseUrl: target.baseUrl, path, bodies, connections: 1, durationSeconds: 1.5, maxRequests: 100_000, serverPid: target.pid });
       return { cpu: result.serverCpuMicrosPerRequest, helpers: Number.NaN };
     });
   } finally {
@@ -158,10 +159,11 @@ async function main(): Promise<void> {
   bench.useCompiledLedger(bench.compileLedger());
   const lines = [`this tree (HEAD ${head.slice(0, 12)}, uncommitted changes included) against ${sha.slice(0, 12)}; `
     + `${settings.rounds} rounds after ${settings.warmup} warm-up passes each, order rotated`];
-  if (settings.only !== 'filter') lines.push(abSummary('scheduler loop, CPU µs a pod', await loopScenario(settings, bench)));
+  if (settings.only !== 'verbs') lines.push(abSummary('scheduler loop, CPU µs a pod', await loopScenario(settings, bench)));
   if (settings.only !== 'loop') {
-    lines.push(abSummary('filter, 1 candidate, distinct pods, CPU µs a request', await filterScenario(settings, bench, 1)));
-    lines.push(abSummary('filter, 500 candidates, distinct pods, CPU µs a request', await filterScenario(settings, bench, 500)));
+    lines.push(abSummary('filter, 1 candidate, distinct pods, CPU µs a request', await verbScenario(settings, bench, '/filter', 1)));
+    lines.push(abSummary('filter, 500 candidates, distinct pods, CPU µs a request', await verbScenario(settings, bench, '/filter', 500)));
+    lines.push(abSummary('prioritize, 500 candidates, distinct pods, CPU µs a request', await verbScenario(settings, bench, '/prioritize', 500)));
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
