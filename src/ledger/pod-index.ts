@@ -57,6 +57,7 @@ export class PodIndex {
     this.byUid.insert(id, uidHash);
   }
 
+  /** Whether ids `a` and `b` hold the same UID: both kept as text and equal, or both packed with equal words. */
   private sameUid(a: number, b: number): boolean {
     const kept = this.texts.keptUid(a);
     if (kept !== undefined || this.texts.keptUid(b) !== undefined) return kept === this.texts.keptUid(b);
@@ -128,16 +129,11 @@ export class PodIndex {
 
   /** The stored id that resolves by the UID of `id` (hashed `hash`), or -1. */
   private findSameUid(id: number, hash: number): number {
-    const text = this.texts.keptUid(id);
-    if (text !== undefined) return this.findKeptUid(text, hash);
-    const { uidWords } = this.columns;
-    const at = id * 4;
     for (let p = this.byUid.first(hash); p >= 0; p = this.byUid.following(p, hash)) {
       const other = this.byUid.at(p);
-      const o = other * 4;
-      if (uidWords[o] === uidWords[at] && uidWords[o + 1] === uidWords[at + 1] && uidWords[o + 2] === uidWords[at + 2]
-        && uidWords[o + 3] === uidWords[at + 3] && this.texts.keptUid(other) === undefined) return other;
+      if (this.sameUid(other, id)) return other;
     }
     return -1;
   }
+
 }
