@@ -79,8 +79,8 @@ export interface CompiledDemand {
   /** The ledger's resource ids `ids` are by. */
   resources: ResourceIds;
   /** Positive requested amounts, pods excluded, in upstream's report order (pods, cpu, memory, ephemeral-storage, by name). */
-  ids: number[];
-  values: number[];
+  ids: readonly number[];
+  values: readonly number[];
   /** Whether the DRA footprint is an estimate (said in explain's detail). */
   estimated: boolean;
   /** Verdicts by failure mask (bit 0: pods, bit 1: unresolvable, bit i+2: ids[i]); filled as met. */
@@ -93,9 +93,18 @@ const MAX_MASKED = 29;
 
 /** The pod's demand in upstream's report order; the verdicts it fills in are by failure mask only. */
 export function compileDemand(pod: PodEntry, resources: ResourceIds): CompiledDemand {
-  const numeric = numericRequestsOf(pod, resources);
-  const order = numeric.ids.map((id, i) => ({ id, value: numeric.values[i] ?? 0 })).sort((a, b) => compareResources(resources.nameOf(a.id), resources.nameOf(b.id)));
+  const { ids, values } = numericRequestsOf(pod, resources);
+  if (inReportOrder(ids, resources)) return { pod, resources, ids, values, estimated: false, verdicts: new Map(), podLevel: undefined };
+  const order = ids.map((id, i) => ({ id, value: values[i] ?? 0 })).sort((a, b) => compareResources(resources.nameOf(a.id), resources.nameOf(b.id)));
   return { pod, resources, ids: order.map((o) => o.id), values: order.map((o) => o.value), estimated: false, verdicts: new Map(), podLevel: undefined };
+}
+
+/** Most pods list cpu then memory: already in the report order, their arrays are used as they are (never written). */
+function inReportOrder(ids: readonly number[], resources: ResourceIds): boolean {
+  for (let i = 1; i < ids.length; i++) {
+    if (compareResources(resources.nameOf(ids[i - 1] ?? 0), resources.nameOf(ids[i] ?? 0)) > 0) return false;
+  }
+  return true;
 }
 
 /**

@@ -246,8 +246,52 @@ function check(value: unknown, shape: Compiled, trail: Trail): void {
   else if (!acceptsScalar(value, kind)) throw new ShapeError(EXPECTED[kind] ?? 'value', value);
 }
 
+/**
+ * Whether every value the shape types has its type: the walk every valid pod takes, with no trail to keep (the walk
+ * above runs only to name the path of a refused pod).
+ */
+function conforms(value: unknown, shape: Compiled): boolean {
+  if (value === null || value === undefined) return true;
+  switch (shape.kind) {
+    case FIELDS:
+      return fieldsConform(value, shape.fields);
+    case ARRAY:
+      return elementsConform(value, shape);
+    case MAP:
+      return valuesConform(value, shape.element);
+    default:
+      return acceptsScalar(value, shape.kind);
+  }
+}
+
+function fieldsConform(value: unknown, fields: ReadonlyMap<string, Compiled>): boolean {
+  if (!isObject(value)) return false;
+  // for-in visits a parsed object's own keys (its prototype has no enumerable ones) without building a key array.
+  for (const key in value) {
+    const field = fields.get(key);
+    if (field !== undefined && !conforms(value[key], field)) return false;
+  }
+  return true;
+}
+
+function elementsConform(value: unknown, shape: Compiled): boolean {
+  if (!Array.isArray(value)) return false;
+  const element = shape.element;
+  for (const item of value as unknown[]) {
+    if (item === null ? shape.ofObjects : !conforms(item, element)) return false;
+  }
+  return true;
+}
+
+function valuesConform(value: unknown, element: Compiled): boolean {
+  if (!isObject(value)) return false;
+  for (const key in value) if (!conforms(value[key], element)) return false;
+  return true;
+}
+
 /** Throws an InputError naming the JSON path of the first value of the wrong type in the pod at `path`. */
 export function checkWirePodShape(pod: unknown, path: string): void {
+  if (conforms(pod, COMPILED_POD)) return;
   const trail: Trail = [];
   try {
     check(pod, COMPILED_POD, trail);
