@@ -118,7 +118,7 @@ export interface LedgerProcess extends ServerProcess {
 export const DEPLOYED_NODE_FLAGS: readonly string[] = ['--max-old-space-size=768', '--max-semi-space-size=32'];
 
 /** The flags its `command` gives node before the script (Node.js refuses them in NODE_OPTIONS); a test keeps them equal. */
-export const DEPLOYED_COMMAND_FLAGS: readonly string[] = ['--min-semi-space-size=32', '--no-memory-reducer'];
+export const DEPLOYED_COMMAND_FLAGS: readonly string[] = ['--min-semi-space-size=32', '--initial-old-space-size=128', '--no-memory-reducer'];
 
 export async function startLedger(options: LedgerOptions): Promise<LedgerProcess> {
   const port = await freePort();

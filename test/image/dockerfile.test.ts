@@ -66,7 +66,7 @@ describe('image: Dockerfile ⇄ replay ⇄ Deployment', () => {
     const user = runtimeUser();
     assert.notEqual(user.uid, 0);
     assert.notEqual(user.gid, 0);
-    assert.deepEqual(readExecForm(only('ENTRYPOINT', 'runtime')[0]!), ['node', '--min-semi-space-size=32', '--no-memory-reducer', '/app/dist/main.js']);
+    assert.deepEqual(readExecForm(only('ENTRYPOINT', 'runtime')[0]!), ['node', '--min-semi-space-size=32', '--initial-old-space-size=128', '--no-memory-reducer', '/app/dist/main.js']);
   });
 
   it('carries the OCI labels, with the version and licence of package.json', () => {

@@ -43,7 +43,7 @@ export const REPLAYED_STAGES: Record<'build' | 'runtime', string[]> = {
     'RUN ln -s /app/bin/kube-ledger.js /usr/local/bin/kube-ledger',
     'USER 65532:65532',
     'ENV NODE_OPTIONS="--max-old-space-size=768 --max-semi-space-size=32"',
-    'ENTRYPOINT ["node", "--min-semi-space-size=32", "--no-memory-reducer", "/app/dist/main.js"]',
+    'ENTRYPOINT ["node", "--min-semi-space-size=32", "--initial-old-space-size=128", "--no-memory-reducer", "/app/dist/main.js"]',
   ],
 };
 
@@ -287,7 +287,7 @@ const SNAPSHOT_FILTER: FilterProbe = {
 
 async function runContainer(runtime: StageState, extraArgs: string[], source: string, asRoot: boolean, probe: FilterProbe, log: (line: string) => void): Promise<ReplayReport['runs'][number]> {
   const [command, ...afterCommand] = runtime.entrypoint ?? [];
-  // node's own flags come before the script (--min-semi-space-size and --no-memory-reducer, which NODE_OPTIONS refuses).
+  // node's own flags come before the script (--min-semi-space-size, --initial-old-space-size and --no-memory-reducer, which NODE_OPTIONS refuses).
   const scriptAt = afterCommand.findIndex((arg) => !arg.startsWith('-'));
   const nodeFlags = scriptAt < 0 ? afterCommand : afterCommand.slice(0, scriptAt);
   const [script, ...entryArgs] = scriptAt < 0 ? [] : afterCommand.slice(scriptAt);
