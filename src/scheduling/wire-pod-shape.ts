@@ -169,20 +169,33 @@ function compile(shape: Shape): Compiled {
 const COMPILED_POD = compile(POD);
 
 /**
- * Where the walk is: keys and indexes below the pod, rendered into a JSON path only for an error (a path string per
- * field visited would cost more than the check itself). Left as it stands when a check throws.
+ * The first value of a wrong type: what the shape expected there, what came, and the keys and indexes leading to it,
+ * recorded only on the way back out of a failed walk (innermost first), so a valid pod's walk builds no path.
  */
-type Trail = Array<string | number>;
+class Mismatch {
+  expected = '';
+  value: unknown = undefined;
+  readonly stepsOut: Array<string | number> = [];
 
-function pathOf(root: string, trail: Trail): string {
-  return trail.reduce<string>((path, step) => (typeof step === 'number' ? indexPath(path, step) : childPath(path, step)), root);
-}
+  at(expected: string, value: unknown): false {
+    this.expected = expected;
+    this.value = value;
+    return false;
+  }
 
-class ShapeError {
-  constructor(
-    readonly expected: string,
-    readonly value: unknown,
-  ) {}
+  via(step: string | number): false {
+    this.stepsOut.push(step);
+    return false;
+  }
+
+  pathBelow(root: string): string {
+    let path = root;
+    for (let i = this.stepsOut.length - 1; i >= 0; i--) {
+      const step = this.stepsOut[i] ?? '';
+      path = typeof step === 'number' ? indexPath(path, step) : childPath(path, step);
+    }
+    return path;
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -202,101 +215,55 @@ function acceptsScalar(value: unknown, kind: number): boolean {
   }
 }
 
-/** The object's own keys in their order (Go's decoder reports the first wrong value in document order). */
-function checkFields(value: unknown, fields: ReadonlyMap<string, Compiled>, trail: Trail): void {
-  if (!isObject(value)) throw new ShapeError('object', value);
-  for (const key of Object.keys(value)) {
-    const field = fields.get(key);
-    if (field === undefined) continue;
-    const child = value[key];
-    if (child === undefined || child === null) continue;
-    trail.push(key);
-    check(child, field, trail);
-    trail.pop();
-  }
-}
-
-function checkArray(value: unknown, shape: Compiled, trail: Trail): void {
-  if (!Array.isArray(value)) throw new ShapeError('array', value);
-  const element = shape.element;
-  for (let i = 0; i < value.length; i++) {
-    trail.push(i);
-    // Go would read a null element of a struct slice as a zero struct; every reader here dereferences it, so refused.
-    if (shape.ofObjects && value[i] === null) throw new ShapeError('object', null);
-    check(value[i], element, trail);
-    trail.pop();
-  }
-}
-
-function checkMap(value: unknown, element: Compiled, trail: Trail): void {
-  if (!isObject(value)) throw new ShapeError('object', value);
-  for (const key of Object.keys(value)) {
-    trail.push(key);
-    check(value[key], element, trail);
-    trail.pop();
-  }
-}
-
-function check(value: unknown, shape: Compiled, trail: Trail): void {
-  if (value === null || value === undefined) return;
-  const kind = shape.kind;
-  if (kind === FIELDS) checkFields(value, shape.fields, trail);
-  else if (kind === ARRAY) checkArray(value, shape, trail);
-  else if (kind === MAP) checkMap(value, shape.element, trail);
-  else if (!acceptsScalar(value, kind)) throw new ShapeError(EXPECTED[kind] ?? 'value', value);
-}
-
-/**
- * Whether every value the shape types has its type: the walk every valid pod takes, with no trail to keep (the walk
- * above runs only to name the path of a refused pod).
- */
-function conforms(value: unknown, shape: Compiled): boolean {
+/** Whether every value the shape types has its type; on the first that has not, false with `mismatch` filled. */
+function conforms(value: unknown, shape: Compiled, mismatch: Mismatch): boolean {
   if (value === null || value === undefined) return true;
   switch (shape.kind) {
     case FIELDS:
-      return fieldsConform(value, shape.fields);
+      return fieldsConform(value, shape.fields, mismatch);
     case ARRAY:
-      return elementsConform(value, shape);
+      return elementsConform(value, shape, mismatch);
     case MAP:
-      return valuesConform(value, shape.element);
+      return valuesConform(value, shape.element, mismatch);
     default:
-      return acceptsScalar(value, shape.kind);
+      return acceptsScalar(value, shape.kind) || mismatch.at(EXPECTED[shape.kind] ?? 'value', value);
   }
 }
 
-function fieldsConform(value: unknown, fields: ReadonlyMap<string, Compiled>): boolean {
-  if (!isObject(value)) return false;
-  // for-in visits a parsed object's own keys (its prototype has no enumerable ones) without building a key array.
+/**
+ * The object's own keys in their order (Go's decoder reports the first wrong value in document order); for-in visits
+ * a parsed object's own keys (its prototype has no enumerable ones) without building a key array.
+ */
+function fieldsConform(value: unknown, fields: ReadonlyMap<string, Compiled>, mismatch: Mismatch): boolean {
+  if (!isObject(value)) return mismatch.at('object', value);
   for (const key in value) {
     const field = fields.get(key);
-    if (field !== undefined && !conforms(value[key], field)) return false;
+    if (field !== undefined && !conforms(value[key], field, mismatch)) return mismatch.via(key);
   }
   return true;
 }
 
-function elementsConform(value: unknown, shape: Compiled): boolean {
-  if (!Array.isArray(value)) return false;
+function elementsConform(value: unknown, shape: Compiled, mismatch: Mismatch): boolean {
+  if (!Array.isArray(value)) return mismatch.at('array', value);
   const element = shape.element;
-  for (const item of value as unknown[]) {
-    if (item === null ? shape.ofObjects : !conforms(item, element)) return false;
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    // Go would read a null element of a struct slice as a zero struct; every reader here dereferences it, so refused.
+    if (item === null && shape.ofObjects) return mismatch.at('object', null) || mismatch.via(i);
+    if (!conforms(item, element, mismatch)) return mismatch.via(i);
   }
   return true;
 }
 
-function valuesConform(value: unknown, element: Compiled): boolean {
-  if (!isObject(value)) return false;
-  for (const key in value) if (!conforms(value[key], element)) return false;
+function valuesConform(value: unknown, element: Compiled, mismatch: Mismatch): boolean {
+  if (!isObject(value)) return mismatch.at('object', value);
+  for (const key in value) if (!conforms(value[key], element, mismatch)) return mismatch.via(key);
   return true;
 }
 
 /** Throws an InputError naming the JSON path of the first value of the wrong type in the pod at `path`. */
 export function checkWirePodShape(pod: unknown, path: string): void {
-  if (conforms(pod, COMPILED_POD)) return;
-  const trail: Trail = [];
-  try {
-    check(pod, COMPILED_POD, trail);
-  } catch (err) {
-    if (!(err instanceof ShapeError)) throw err;
-    throw new InputError(pathOf(path, trail), `expected ${err.expected}, got ${jsonTypeName(err.value)}`);
-  }
+  const mismatch = new Mismatch();
+  if (conforms(pod, COMPILED_POD, mismatch)) return;
+  throw new InputError(mismatch.pathBelow(path), `expected ${mismatch.expected}, got ${jsonTypeName(mismatch.value)}`);
 }
