@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- --base <git ref> [--rounds N] [--warmup N] [--only loop|verbs]`
+ * `npm run bench:ab -- --base <git ref> [--rounds N] [--warmup N] [--only loop|verbs] [--callgrind]`
  *
  * This tree against another commit of kube-ledger, in one run: both compiled as the image runs them, on the same
  * snapshot, plus the node:http floor; their passes interleaved round by round with the order rotated, so a shared
@@ -11,6 +11,11 @@
  * binding applied; server CPU a pod, with the part on helper threads: V8's GC and compiler), and verb calls of
  * distinct pods through HTTP on the 500-node cluster: filter with one candidate (the per-request edge) and with 500,
  * prioritize with 500.
+ *
+ * `--callgrind`: the scheduler loop with both ledgers under valgrind's callgrind, each measured pass counted alone
+ * (instructions and simulated cache misses: ab-callgrind.ts; the floor is not run); 6 rounds unless `--rounds` says
+ * otherwise. Not the verb scenarios: their 200 bodies' memos and code take thousands of calls to settle, which the
+ * warm-up cannot give at valgrind's pace (the counts were still falling pass after pass).
  *
  * The base is checked out once into `.tmp/ab/<sha>` (a detached worktree; `npm ci` there). It must have the bench's
  * child-process API (`compileLedger`, `useCompiledLedger`, `startLedger` in test/bench/child-processes.ts): 4a89f1c
@@ -24,6 +29,8 @@ import { REPO_ROOT, compileLedger, startFloor, startLedger, useCompiledLedger, t
 import { runLoad } from './load-run.js';
 import { nodeNamesBodies } from './payloads.js';
 import { abSummary, rotated, type AbRound } from './ab-summary.js';
+import { callgrindAvailable, callgrindSummary, callgrindTarget, readDump, startCounting, startedUnder, stopCounting,
+  type CallgrindCounts, type CallgrindRound } from './ab-callgrind.js';
 import { LARGE_CLUSTER, SMALL_CLUSTER } from './scenarios.js';
 import { loopPods, restore, resourceVersions, runLoop, type LoopTarget } from './scheduler-loop.js';
 import { LOOP_SEED } from './loop-bench.js';
@@ -33,12 +40,13 @@ interface Settings {
   rounds: number;
   warmup: number;
   only: 'loop' | 'verbs' | undefined;
+  callgrind: boolean;
 }
 
 interface BaseBench {
   compileLedger(): string;
   useCompiledLedger(entry: string | undefined): void;
-  startLedger(options: { clusterFile: string; logPath: string }): Promise<LedgerProcess>;
+  startLedger(options: { clusterFile: string; logPath: string; readyTimeoutMs?: number }): Promise<LedgerProcess>;
 }
 
 function log(message: string): void {
@@ -60,7 +68,10 @@ function parseArgs(argv: string[]): Settings {
     if (!Number.isInteger(n) || n < 1) throw new Error(`${flag}: expected a positive integer, got ${text}`);
     return n;
   };
-  return { base, rounds: count('--rounds', 12), warmup: count('--warmup', 5), only };
+  const callgrind = argv.includes('--callgrind');
+  // Verb calls repeat 200 bodies whose memos and code take thousands of calls to settle: more than valgrind's pace allows.
+  if (callgrind && only === 'verbs') throw new Error('--callgrind counts the scheduler loop only; the verbs are measured by CPU time');
+  return { base, rounds: count('--rounds', callgrind ? 6 : 12), warmup: count('--warmup', 5), only, callgrind };
 }
 
 /** The base commit checked out (once) with its dependencies installed; its bench module. */
@@ -124,6 +135,56 @@ async function loopScenario(settings: Settings, bench: BaseBench): Promise<AbRou
   }
 }
 
+/** One pass of a counted scenario: `measure` is counted and says how many units (pods, requests) it did; `after` is not. */
+interface CountedPass {
+  measure(target: LedgerProcess): Promise<number>;
+  after?(target: LedgerProcess): Promise<void>;
+}
+
+/** Both ledgers under callgrind on one snapshot, each measured pass counted alone (ab-callgrind.ts), order rotated. */
+async function countedScenario(clusterFile: string, settings: Settings, bench: BaseBench, pass: CountedPass): Promise<CallgrindRound[]> {
+  const dir = join(REPO_ROOT, '.tmp', 'ab');
+  const counted = { head: callgrindTarget(dir, 'head', process.execPath), base: callgrindTarget(dir, 'base', process.execPath) };
+  // Uninstrumented, valgrind still runs the load several times slower: both get the same long limit.
+  const readyTimeoutMs = 1_800_000;
+  const head = await startedUnder(counted.head, () => startLedger({ clusterFile, logPath: join(dir, 'head.log'), readyTimeoutMs }));
+  const base = await startedUnder(counted.base, () => bench.startLedger({ clusterFile, logPath: join(dir, 'base.log'), readyTimeoutMs }));
+  const dumps = { head: 0, base: 0 };
+  const run = async (name: 'head' | 'base', target: LedgerProcess, count: boolean): Promise<CallgrindCounts | undefined> => {
+    if (count) startCounting(target.pid);
+    const units = await pass.measure(target);
+    if (count) stopCounting(target.pid);
+    await pass.after?.(target);
+    return count ? readDump(counted[name], ++dumps[name], units) : undefined;
+  };
+  try {
+    const order: Array<['head' | 'base', LedgerProcess]> = [['head', head], ['base', base]];
+    for (let i = 0; i < settings.warmup; i++) for (const [name, target] of order) await run(name, target, false);
+    const rounds: CallgrindRound[] = [];
+    for (let r = 0; r < settings.rounds; r++) {
+      const round: Partial<CallgrindRound> = {};
+      for (const [name, target] of rotated(order, r)) round[name] = await run(name, target, true);
+      rounds.push(round as CallgrindRound);
+      log(`round ${r + 1}: estimated cycles head ${Math.round(round.head!.estimatedCycles)}, base ${Math.round(round.base!.estimatedCycles)}`);
+    }
+    return rounds;
+  } finally {
+    await head.stop();
+    await base.stop();
+  }
+}
+
+/** The scheduler loop, counted per pod (the binding included, the restore after the pass not). */
+async function countedLoop(settings: Settings, bench: BaseBench): Promise<CallgrindRound[]> {
+  const cluster = cachedClusterFile(join(REPO_ROOT, '.tmp', 'bench'), LARGE_CLUSTER);
+  const pods = loopPods(cluster.pendingPods);
+  const versions = resourceVersions(4_000_000_000);
+  return countedScenario(cluster.file, settings, bench, {
+    measure: async (target) => (await runLoop(target, pods, cluster.nodeNames, LOOP_SEED, versions)).pods,
+    after: (target) => restore([target], pods, versions),
+  });
+}
+
 async function verbScenario(settings: Settings, bench: BaseBench, path: '/filter' | '/prioritize', candidates: number): Promise<AbRound[]> {
   const cluster = cachedClusterFile(join(REPO_ROOT, '.tmp', 'bench'), SMALL_CLUSTER);
   const targets = await startTargets(cluster.file, bench);
@@ -159,6 +220,12 @@ async function main(): Promise<void> {
   bench.useCompiledLedger(bench.compileLedger());
   const lines = [`this tree (HEAD ${head.slice(0, 12)}, uncommitted changes included) against ${sha.slice(0, 12)}; `
     + `${settings.rounds} rounds after ${settings.warmup} warm-up passes each, order rotated`];
+  if (settings.callgrind) {
+    if (!callgrindAvailable()) throw new Error('--callgrind needs valgrind and callgrind_control (Debian: apt-get install valgrind)');
+    lines.push(callgrindSummary('scheduler loop, a pod', await countedLoop(settings, bench)));
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return;
+  }
   if (settings.only !== 'verbs') lines.push(abSummary('scheduler loop, CPU µs a pod', await loopScenario(settings, bench)));
   if (settings.only !== 'loop') {
     lines.push(abSummary('filter, 1 candidate, distinct pods, CPU µs a request', await verbScenario(settings, bench, '/filter', 1)));
