@@ -15,16 +15,16 @@ part: 1
 
 desc: I1 cache: 32768 B, 64 B, 8-way associative
 positions: line
-events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim
 summary: 0
 
 fn=(below main)
-0 5 1 1 0 0 0 0 0 0
-totals: 2000000 700000 300000 10000 20000 5000 50 250 3300
+0 5 1 1 0 0 0 0 0 0 1 0 0 0
+totals: 2000000 700000 300000 10000 20000 5000 50 250 3300 400000 6000 20000 1000
 `;
 
 const counts = (estimatedCycles: number, instructions = estimatedCycles): CallgrindCounts =>
-  ({ estimatedCycles, instructions, l1Misses: 100, lastLevelMisses: 10 });
+  ({ estimatedCycles, instructions, l1Misses: 100, lastLevelMisses: 10, branchMisses: 5 });
 
 describe('A/B bench counting mode (callgrind)', () => {
   it('reads the totals under the event names of the dump', () => {
@@ -43,9 +43,10 @@ describe('A/B bench counting mode (callgrind)', () => {
       instructions: 20_000,
       l1Misses: 350, // (10000 + 20000 + 5000) / 100
       lastLevelMisses: 36, // (50 + 250 + 3300) / 100
-      estimatedCycles: 20_000 + 10 * 350 + 100 * 36,
+      branchMisses: 70, // (6000 conditional + 1000 indirect) / 100
+      estimatedCycles: 20_000 + 10 * (350 + 70) + 100 * 36,
     });
-    assert.throws(() => countsPer(parseCallgrindTotals('events: Ir\nsummary: 5\n'), 1), /no I1mr count \(run with --cache-sim=yes\)/);
+    assert.throws(() => countsPer(parseCallgrindTotals('events: Ir\nsummary: 5\n'), 1), /no I1mr count \(run with --cache-sim=yes --branch-sim=yes\)/);
   });
 
   it('summarises as means over the rounds and their ratio, with the ratio of each round beside', () => {
@@ -65,7 +66,7 @@ describe('A/B bench counting mode (callgrind)', () => {
       assert.equal(target.outFile, join(dir, 'head.callgrind'));
       const script = readFileSync(target.wrapper, 'utf8');
       assert.match(script, /^#!\/bin\/sh\nexec valgrind --tool=callgrind --instr-atstart=no --cache-sim=yes /);
-      assert.match(script, /--LL=33554432,16,64/);
+      assert.match(script, /--LL=33554432,16,64 --branch-sim=yes/);
       assert.ok(script.includes(`--callgrind-out-file=${target.outFile} '/opt/node'"'"'s/bin/node' "$@"`), script);
       assert.equal(statSync(target.wrapper).mode & 0o111, 0o111);
       // The quoting is the shell's: the quoted word comes back whole.

@@ -1,11 +1,11 @@
 /**
  * bench:ab's counting mode (`--callgrind`): both ledgers run under valgrind's callgrind with its cache simulation,
  * instrumented only while a measured pass runs (not the load, the warm-up or the restore after a pass). The figures
- * are counts a pod: instructions, L1 and last-level cache misses, and the cycle estimate KCachegrind derives from them
- * (Ir + 10 × L1 misses + 100 × LL misses). A shared host moves CPU time by a third from one minute to the next; these
+ * are counts a pod: instructions, L1 and last-level cache misses, mispredicted branches, and the cycle estimate
+ * KCachegrind derives from them (Ir + 10 × (L1 misses + branch misses) + 100 × LL misses). A shared host moves CPU time by a third from one minute to the next; these
  * counts do not move with it, so a difference of a few percent that CPU rounds cannot settle can be read here.
- * What they leave out: branch mispredictions, the kernel's time in syscalls (identical counts for both trees, checked
- * with strace -c), and caches shared with other tenants. Read them beside the CPU mode, not instead of it.
+ * What they leave out: the kernel's time in syscalls (identical counts for both trees, checked with strace -c), a real
+ * core's predictors and prefetchers (callgrind's are simple models), and caches shared with other tenants. Read them beside the CPU mode, not instead of it.
  *
  * The simulated caches are fixed (not the host's) so runs on different machines count alike. Needs valgrind (the
  * Debian package `valgrind` has valgrind and callgrind_control); under it a pass takes ~30 times as long.
@@ -19,6 +19,8 @@ export interface CallgrindCounts {
   instructions: number;
   l1Misses: number;
   lastLevelMisses: number;
+  /** Mispredicted conditional and indirect branches (callgrind's simple predictor model). */
+  branchMisses: number;
   estimatedCycles: number;
 }
 
@@ -42,7 +44,7 @@ export function callgrindTarget(dir: string, name: string, nodeExecutable: strin
   const outFile = join(dir, `${name}.callgrind`);
   for (const file of readdirSync(dir)) if (file.startsWith(`${name}.callgrind`)) rmSync(join(dir, file));
   const wrapper = join(dir, `${name}-callgrind.sh`);
-  const command = ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--cache-sim=yes', ...CACHES, '--dump-instr=no',
+  const command = ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--cache-sim=yes', ...CACHES, '--branch-sim=yes', '--dump-instr=no',
     `--callgrind-out-file=${outFile}`, nodeExecutable];
   writeFileSync(wrapper, `#!/bin/sh\nexec ${command.map(shellWord).join(' ')} "$@"\n`, { mode: 0o755 });
   return { wrapper, outFile };
@@ -107,19 +109,20 @@ export function parseCallgrindTotals(text: string): Map<string, number> {
   return counts;
 }
 
-/** Per unit of work: instructions, misses, and Ir + 10 × L1 misses + 100 × LL misses. */
+/** Per unit of work: instructions, misses, and Ir + 10 × (L1 misses + branch misses) + 100 × LL misses. */
 export function countsPer(totals: ReadonlyMap<string, number>, units: number): CallgrindCounts {
   const event = (name: string): number => {
     const value = totals.get(name);
-    if (value === undefined) throw new Error(`callgrind output: no ${name} count (run with --cache-sim=yes)`);
+    if (value === undefined) throw new Error(`callgrind output: no ${name} count (run with --cache-sim=yes --branch-sim=yes)`);
     return value;
   };
   const instructions = event('Ir');
   const l1Misses = event('I1mr') + event('D1mr') + event('D1mw');
   const lastLevelMisses = event('ILmr') + event('DLmr') + event('DLmw');
-  const estimatedCycles = instructions + 10 * l1Misses + 100 * lastLevelMisses;
+  const branchMisses = event('Bcm') + event('Bim');
+  const estimatedCycles = instructions + 10 * (l1Misses + branchMisses) + 100 * lastLevelMisses;
   return { instructions: instructions / units, l1Misses: l1Misses / units, lastLevelMisses: lastLevelMisses / units,
-    estimatedCycles: estimatedCycles / units };
+    branchMisses: branchMisses / units, estimatedCycles: estimatedCycles / units };
 }
 
 /**
@@ -129,7 +132,8 @@ export function countsPer(totals: ReadonlyMap<string, number>, units: number): C
  */
 export function callgrindSummary(name: string, rounds: readonly CallgrindRound[]): string {
   const keys: Array<[keyof CallgrindCounts, string]> = [
-    ['estimatedCycles', 'estimated cycles'], ['instructions', 'instructions'], ['l1Misses', 'L1 misses'], ['lastLevelMisses', 'LL misses']];
+    ['estimatedCycles', 'estimated cycles'], ['instructions', 'instructions'], ['l1Misses', 'L1 misses'], ['lastLevelMisses', 'LL misses'],
+    ['branchMisses', 'branch misses']];
   const mean = (values: number[]): number => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
   const parts = keys.map(([key, label]) => {
     const head = mean(rounds.map((r) => r.head[key]));
