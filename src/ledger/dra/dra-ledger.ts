@@ -459,9 +459,7 @@ export class DraLedger implements DraAccounting {
       this.memories.delete(key);
       return;
     }
-    const lookup: DeviceLookup = (driver, pool, device) => this.devices.device(driver, pool, device);
-    const now = new Date(this.options.now()).toISOString();
-    const { record, memory } = buildClaimRecord(key, claim, this.pods.activeHolders(claim), lookup, this.memories.get(key), old, now);
+    const { record, memory } = this.buildRecord(key, claim, old, this.memories.get(key));
     if (memory) this.memories.set(key, memory);
     else this.memories.delete(key);
     this.records.set(key, record);
@@ -470,12 +468,20 @@ export class DraLedger implements DraAccounting {
     if (record.placement.node) this.settling.markNode(record.placement.node);
   }
 
+  private buildRecord(key: string, claim: ResourceClaimObject, old: ClaimRecord | undefined, memory: ContributionMemory | undefined): { record: ClaimRecord; memory?: ContributionMemory } {
+    const lookup: DeviceLookup = (driver, pool, device) => this.devices.device(driver, pool, device);
+    const now = new Date(this.options.now()).toISOString();
+    return buildClaimRecord(key, claim, this.pods.activeHolders(claim), lookup, memory, old, now);
+  }
+
   private resolveClaim(key: string): void {
-    const record = this.records.get(key);
-    if (!record) return;
-    const rejections = this.indexes.rejectionsFor(record);
-    this.totals.recordRemoved(record);
-    record.accepted = record.counted && rejections.whole.length === 0;
+    const stored = this.records.get(key);
+    if (!stored) return;
+    const rejections = this.indexes.rejectionsFor(stored);
+    this.totals.recordRemoved(stored);
+    const accepted = stored.counted && rejections.whole.length === 0;
+    const record = accepted ? stored : this.withoutMemory(key, stored);
+    record.accepted = accepted;
     this.totals.recordStored(record);
     const reported = [...rejections.whole, ...(record.accepted ? rejections.partial : [])];
     const signatures = reported.map((r) => `${r.node}|${r.reason}`);
@@ -485,6 +491,18 @@ export class DraLedger implements DraAccounting {
     record.rejections = signatures;
     this.reportDivergence(record);
     if (record.placement.node) this.settling.markNode(record.placement.node);
+  }
+
+  /**
+   * A claim that does not count keeps no memory of past prices: what it would carry over depends on a history a
+   * rebuild (a restart) cannot see, and it would count from that history if the claim it lost to went away.
+   */
+  private withoutMemory(key: string, record: ClaimRecord): ClaimRecord {
+    const claim = this.claims.get(key);
+    if (!this.memories.delete(key) || !record.contribution?.carried || !claim) return record;
+    const rebuilt = this.buildRecord(key, claim, record, undefined).record;
+    this.records.set(key, rebuilt);
+    return rebuilt;
   }
 
   private reportDivergence(record: ClaimRecord): void {

@@ -95,6 +95,32 @@ describe('DRA ledger: a claim\'s contribution outlives its slices', () => {
     assert.equal(ledger.stats().carriedOverClaims, 0, 'nothing was ever priced for the new allocation');
     assert.match(ledger.unsafeNodes().get('n1')!, /gpu.example.com\/n1\/g1, which no current ResourceSlice lists/);
   });
+
+  it('drops the carried amounts of a claim that stops counting as another claim\'s UID duplicate, as a rebuild would', () => {
+    const twoClaims = [{ name: 'gpu', claimName: 'z' }, { name: 'gpu2', claimName: 'a' }];
+    const holder = pod('ns', 'a', { uid: 'pod-a', rv: '1', node: 'n1', claims: twoClaims });
+    const first = claim('ns', 'z', 'uid-c', { results: [result(GPU, 'n1', 'g0')], node: 'n1', reservedFor: ['pod-a'] });
+    const duplicate = claim('ns', 'a', 'uid-c', { results: [result(GPU, 'n1', 'g1')], node: 'n1', reservedFor: ['pod-a'] });
+    const ledger = newLedger();
+    ledger.upsertSlice(slice('s', 'n1', GPU, [gpuDevice('g0'), gpuDevice('g1')], {}, '10'));
+    ledger.upsertPod(holder);
+    ledger.upsertClaim(first);
+    ledger.deleteSlice('s');
+    assert.equal(ledger.stats().carriedOverClaims, 1, 'ns/z counts, carried over');
+    ledger.upsertClaim(duplicate);
+    const restarted = newLedger();
+    restarted.upsertPod(holder);
+    restarted.upsertClaim(first);
+    restarted.upsertClaim(duplicate);
+    const exported = ledger.exportAll() as { claims: Record<string, { accepted: boolean; source: string; carriedOver?: unknown }> };
+    assert.equal(exported.claims['ns/z']?.accepted, false, 'ns/a, the smaller key, wins the UID');
+    assert.equal(exported.claims['ns/z']?.carriedOver, undefined);
+    assert.deepEqual(exported, restarted.exportAll());
+    ledger.deleteClaim('ns/a');
+    restarted.deleteClaim('ns/a');
+    assert.deepEqual(ledger.exportAll(), restarted.exportAll(), 'ns/z counts again from what the objects say, nothing remembered');
+    assert.match(ledger.unsafeNodes().get('n1')!, /claim ns\/z is allocated device gpu.example.com\/n1\/g0, which no current ResourceSlice lists/);
+  });
 });
 
 describe('DRA ledger on the demo cluster: a driver restart deletes numa-1\'s slices', () => {
