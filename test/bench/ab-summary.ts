@@ -1,8 +1,8 @@
 /**
  * The figures of an interleaved A/B run (ab-bench.ts): per round, each target's CPU; summarised as medians and as the
  * median of the per-round ratios this/base (a round's two passes share the host's speed of that minute), with a
- * distribution-free confidence interval for that median, so "within 5%" is read from the interval and not from one
- * run's point.
+ * distribution-free confidence interval for that median: how much this run alone can say (runs differ by more, as
+ * each compiles both ledgers afresh; docs/performance.md).
  */
 import { median } from './report.js';
 
