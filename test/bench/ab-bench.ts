@@ -103,17 +103,34 @@ interface Targets {
 
 type Pass = (target: { baseUrl: string; pid: number }, name: string) => Promise<{ cpu: number; helpers: number }>;
 
-async function interleaved(targets: Targets, settings: Settings, pass: Pass): Promise<AbRound[]> {
-  const order: Array<[keyof Targets, { baseUrl: string; pid: number }]> = [['head', targets.head], ['base', targets.base], ['floor', targets.floor]];
-  for (let i = 0; i < settings.warmup; i++) for (const [name, target] of order) await pass(target, name);
-  const rounds: AbRound[] = [];
+/** A run's passes: warm-up passes (figures dropped), measured passes, and how a kept round is logged. */
+interface RoundPasses<K extends string, T, F> {
+  warmUp(name: K, target: T): Promise<unknown>;
+  measure(name: K, target: T): Promise<F>;
+  describe(round: Record<K, F>): string;
+}
+
+/** The run shape of both modes: `settings.warmup` passes a target in a fixed order, then rounds with the order rotated. */
+async function rotatedRounds<K extends string, T, F>(order: Array<[K, T]>, settings: Settings, passes: RoundPasses<K, T, F>): Promise<Array<Record<K, F>>> {
+  for (let i = 0; i < settings.warmup; i++) for (const [name, target] of order) await passes.warmUp(name, target);
+  const rounds: Array<Record<K, F>> = [];
   for (let r = 0; r < settings.rounds; r++) {
-    const round: Partial<AbRound> = {};
-    for (const [name, target] of rotated(order, r)) round[name] = await pass(target, name);
-    rounds.push(round as AbRound);
-    log(`round ${r + 1}: head ${round.head!.cpu.toFixed(1)}, base ${round.base!.cpu.toFixed(1)}, floor ${round.floor!.cpu.toFixed(1)}`);
+    const round = {} as Record<K, F>;
+    for (const [name, target] of rotated(order, r)) round[name] = await passes.measure(name, target);
+    rounds.push(round);
+    log(`round ${r + 1}: ${passes.describe(round)}`);
   }
   return rounds;
+}
+
+async function interleaved(targets: Targets, settings: Settings, pass: Pass): Promise<AbRound[]> {
+  const order: Array<[keyof Targets, { baseUrl: string; pid: number }]> = [['head', targets.head], ['base', targets.base], ['floor', targets.floor]];
+  const measure = (name: keyof Targets, target: { baseUrl: string; pid: number }) => pass(target, name);
+  return rotatedRounds(order, settings, {
+    warmUp: measure,
+    measure,
+    describe: (round) => `head ${round.head.cpu.toFixed(1)}, base ${round.base.cpu.toFixed(1)}, floor ${round.floor.cpu.toFixed(1)}`,
+  });
 }
 
 async function loopScenario(settings: Settings, bench: BaseBench): Promise<AbRound[]> {
@@ -150,24 +167,23 @@ async function countedScenario(clusterFile: string, settings: Settings, bench: B
   const head = await startedUnder(counted.head, () => startLedger({ clusterFile, logPath: join(dir, 'head.log'), readyTimeoutMs }));
   const base = await startedUnder(counted.base, () => bench.startLedger({ clusterFile, logPath: join(dir, 'base.log'), readyTimeoutMs }));
   const dumps = { head: 0, base: 0 };
-  const run = async (name: 'head' | 'base', target: LedgerProcess, count: boolean): Promise<CallgrindCounts | undefined> => {
-    if (count) startCounting(target.pid);
+  const measure = async (name: 'head' | 'base', target: LedgerProcess): Promise<CallgrindCounts> => {
+    startCounting(target.pid);
     const units = await pass.measure(target);
-    if (count) stopCounting(target.pid);
+    stopCounting(target.pid);
     await pass.after?.(target);
-    return count ? readDump(counted[name], ++dumps[name], units) : undefined;
+    return readDump(counted[name], ++dumps[name], units);
   };
   try {
     const order: Array<['head' | 'base', LedgerProcess]> = [['head', head], ['base', base]];
-    for (let i = 0; i < settings.warmup; i++) for (const [name, target] of order) await run(name, target, false);
-    const rounds: CallgrindRound[] = [];
-    for (let r = 0; r < settings.rounds; r++) {
-      const round: Partial<CallgrindRound> = {};
-      for (const [name, target] of rotated(order, r)) round[name] = await run(name, target, true);
-      rounds.push(round as CallgrindRound);
-      log(`round ${r + 1}: estimated cycles head ${Math.round(round.head!.estimatedCycles)}, base ${Math.round(round.base!.estimatedCycles)}`);
-    }
-    return rounds;
+    return await rotatedRounds(order, settings, {
+      warmUp: async (_name, target) => {
+        await pass.measure(target);
+        await pass.after?.(target);
+      },
+      measure,
+      describe: (round) => `estimated cycles head ${Math.round(round.head.estimatedCycles)}, base ${Math.round(round.base.estimatedCycles)}`,
+    });
   } finally {
     await head.stop();
     await base.stop();
